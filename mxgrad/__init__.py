@@ -1,0 +1,27 @@
+"""mxgrad: MXNet's imperative API (NDArray, autograd, Gluon) on plain NumPy.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> x = mx.nd.array([1., 2.]); x.attach_grad()
+>>> with mx.autograd.record():
+...     y = (x ** 2).sum()
+>>> y.backward(); x.grad
+<BLANKLINE>
+[2. 4.]
+<NDArray 2 @cpu(0)>
+"""
+from . import base
+from .base import MXNetError
+from . import context
+from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
+from . import ndarray
+from . import ndarray as nd
+from . import autograd
+from . import random
+from . import test_utils
+
+__version__ = "0.1.0"
+
+__all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Context",
+           "MXNetError", "base", "test_utils", "current_context", "num_gpus"]

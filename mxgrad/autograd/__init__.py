@@ -1,0 +1,22 @@
+"""``mx.autograd``: recording scopes, variables, backward and grad.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> x = mx.nd.array([1., 2., 3.]); x.attach_grad()
+>>> with mx.autograd.record():
+...     y = (x * x).sum()
+>>> y.backward()
+>>> x.grad
+<BLANKLINE>
+[2. 4. 6.]
+<NDArray 3 @cpu(0)>
+"""
+from .scope import (record, pause, train_mode, predict_mode, is_recording, is_training,
+                    set_recording, set_training)
+from .graph import mark_variables, backward, grad, get_symbol, Node, Leaf
+from . import forward_ad
+
+__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
+           "set_recording", "set_training", "mark_variables", "backward", "grad",
+           "get_symbol", "Node", "Leaf", "forward_ad"]

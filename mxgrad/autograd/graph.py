@@ -1,0 +1,462 @@
+"""The recorded graph and the backward walk.
+
+Ownership runs one way: an output NDArray holds its :class:`Node`, a node holds its
+parents' nodes and exactly the values its rule saved; a variable's :class:`Leaf` holds
+the gradient buffer. Nothing global, no reference cycles, so dropping the outputs frees
+the graph at once.
+
+Backward is iterative: nodes are visited newest first (a node is always newer than its
+inputs, so this is a topological order) from a heap, each node's saved values are
+released as soon as it has run (unless ``retain_graph``), and variable gradients are
+written into their buffers only once the whole walk has succeeded.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import weakref
+from typing import List, Optional, Sequence, Union
+
+import numpy as np
+
+from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
+from ..ndarray.ndarray import NDArray, wrap
+from .scope import state
+
+__all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol"]
+
+_seq = itertools.count()
+_FREED = ("freed",)
+_GRAD_REQS = ("write", "add", "null")
+_null_grads: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+class Leaf:
+    """The graph node of a variable: its gradient buffer and how to fill it."""
+
+    __slots__ = ("seq", "grad", "req", "fresh", "__weakref__")
+
+    def __init__(self, grad_buf: NDArray, req: str):
+        self.seq = next(_seq)
+        self.grad = grad_buf
+        self.req = req
+        self.fresh = False
+
+    @property
+    def name(self) -> str:
+        return "Variable"
+
+    @property
+    def next_functions(self) -> tuple:
+        return ()
+
+    def __repr__(self) -> str:
+        return f"<Leaf req={self.req!r} shape={self.grad.shape}>"
+
+
+class Node:
+    """One recorded op application.
+
+    ``parents[i]`` is ``(node, output_index)`` of input ``i`` or ``None`` when that
+    input needs no gradient; ``saved``/``vers`` hold the inputs the rule declared it
+    needs and their versions at record time; ``out`` holds the saved output data.
+    """
+
+    __slots__ = ("op", "seq", "parents", "saved", "vers", "metas", "out", "outvers",
+                 "attrs", "hooks", "metadata", "outmetas", "__weakref__")
+
+    def __init__(self, op, parents, saved, vers, metas, out, outvers, attrs):
+        self.op = op
+        self.seq = next(_seq)
+        self.parents = parents
+        self.saved = saved
+        self.vers = vers
+        self.metas = metas
+        self.out = out
+        self.outvers = outvers
+        self.attrs = attrs
+        self.hooks = None
+        self.metadata = None
+        self.outmetas = None
+
+    @property
+    def name(self) -> str:
+        """The op's name (e.g. ``'exp'`` or a custom Function's class name)."""
+        return self.op.name
+
+    @property
+    def next_functions(self) -> tuple:
+        """``((parent_node, output_index) | (None, 0), ...)`` one per input, as in PyTorch."""
+        return tuple(p if p is not None else (None, 0) for p in self.parents)
+
+    @property
+    def freed(self) -> bool:
+        return self.saved is _FREED
+
+    def __repr__(self) -> str:
+        return f"<Node {self.op.name} #{self.seq}>"
+
+
+# --------------------------------------------------------------------- variables
+def mark_variable(var: NDArray, grad_buf: NDArray, req: str) -> None:
+    if req not in _GRAD_REQS:
+        raise StateError(f"unknown grad_req {req!r}; use one of 'write', 'add', 'null'")
+    if not isinstance(grad_buf, NDArray):
+        raise DTypeError(f"the gradient buffer must be an NDArray, got {type(grad_buf).__name__}")
+    if grad_buf.shape != var.shape:
+        raise ShapeError(f"gradient buffer of shape {grad_buf.shape} does not match its "
+                         f"variable of shape {var.shape}")
+    if req == "null":
+        var._node = None
+        _null_grads[var] = grad_buf
+    else:
+        _null_grads.pop(var, None)
+        var._node = Leaf(grad_buf, req)
+    var._oidx = 0
+
+
+def null_grad(var: NDArray) -> Optional[NDArray]:
+    """The buffer given to a variable marked with grad_req 'null' (or None)."""
+    return _null_grads.get(var)
+
+
+def mark_variables(variables: Union[NDArray, Sequence[NDArray]],
+                   gradients: Union[NDArray, Sequence[NDArray]],
+                   grad_reqs: Union[str, Sequence[str]] = "write") -> None:
+    """Mark arrays as variables whose gradients go into the given buffers.
+
+    Parameters
+    ----------
+    variables : NDArray or list of NDArray
+    gradients : NDArray or list of NDArray
+        One buffer per variable, of its shape; it is written in place.
+    grad_reqs : str or list of str
+        'write', 'add' or 'null', one for all or one per variable.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([1., 2.]); g = mx.nd.zeros((2,))
+    >>> mx.autograd.mark_variables(x, g)
+    >>> with mx.autograd.record():
+    ...     y = x * x + 1
+    >>> mx.autograd.backward(y); g
+    <BLANKLINE>
+    [2. 4.]
+    <NDArray 2 @cpu(0)>
+    """
+    if isinstance(variables, NDArray):
+        variables = [variables]
+    if isinstance(gradients, NDArray):
+        gradients = [gradients]
+    variables, gradients = list(variables), list(gradients)
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    grad_reqs = list(grad_reqs)
+    if not (len(variables) == len(gradients) == len(grad_reqs)):
+        raise StateError(f"mark_variables needs one gradient buffer and one grad_req per "
+                         f"variable: got {len(variables)} variables, {len(gradients)} "
+                         f"gradients and {len(grad_reqs)} grad_reqs")
+    for v in variables:
+        if not isinstance(v, NDArray):
+            raise DTypeError(f"mark_variables takes NDArrays, got {type(v).__name__}")
+    for req in grad_reqs:
+        if req not in _GRAD_REQS:
+            raise StateError(f"unknown grad_req {req!r}; use one of 'write', 'add', 'null'")
+    for v, g, r in zip(variables, gradients, grad_reqs):
+        mark_variable(v, g, r)
+
+
+# ---------------------------------------------------------------------- backward
+def _as_list(x, what):
+    if x is None:
+        return None
+    if isinstance(x, NDArray):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    raise DTypeError(f"{what} must be an NDArray or a list of NDArrays, got {type(x).__name__}")
+
+
+def _seed(heads, head_grads, create_graph):
+    """Return [(node, oidx, grad)] for the heads, checking shapes."""
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    if len(head_grads) != len(heads):
+        raise StateError(f"got {len(heads)} heads but {len(head_grads)} head gradients; "
+                         f"give one per head (None for ones)")
+    seeds = []
+    for i, (h, hg) in enumerate(zip(heads, head_grads)):
+        if not isinstance(h, NDArray):
+            raise DTypeError(f"head {i} is a {type(h).__name__}, not an NDArray")
+        if h._node is None:
+            raise GraphError(
+                f"cannot differentiate head {i} (shape {h.shape}): it was not recorded or no "
+                f"variable upstream needs a gradient. Call attach_grad() on the inputs "
+                f"(with grad_req other than 'null') and compute the head inside "
+                f"`with autograd.record():`")
+        if hg is None:
+            g = np.ones(h._data.shape, h._data.dtype)
+            if create_graph:
+                g = wrap(g)
+        else:
+            if not isinstance(hg, NDArray):
+                if isinstance(hg, np.ndarray):
+                    hg = wrap(hg)
+                else:
+                    raise DTypeError(f"head gradient {i} must be an NDArray, got "
+                                     f"{type(hg).__name__}")
+            if hg.shape != h.shape:
+                raise ShapeError(f"head gradient {i} has shape {hg.shape} but its head has "
+                                 f"shape {h.shape}; pass a gradient of the head's shape")
+            if hg._data.dtype != h._data.dtype:
+                hg = hg.astype(h._data.dtype)
+            g = hg if create_graph else hg._data
+        seeds.append((h._node, h._oidx, g))
+    return seeds
+
+
+def _discover(seeds):
+    """Visit the reachable graph: check it is intact and its saved values unchanged.
+
+    Returns the reached nodes and leaves. Raises before anything is modified."""
+    seen = set()
+    stack = [s[0] for s in seeds]
+    nodes, leaves = [], []
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if type(n) is Leaf:
+            leaves.append(n)
+            continue
+        if n.saved is _FREED:
+            raise GraphError(
+                f"the graph through op '{n.op.name}' was freed by an earlier backward. To "
+                f"differentiate the same graph twice, pass retain_graph=True to the first "
+                f"backward (or record the forward pass again)")
+        saved = n.saved
+        if saved:
+            for i, a in enumerate(saved):
+                if a is not None and a._ver[0] != n.vers[i]:
+                    raise InPlaceError(
+                        f"input {i} of op '{n.op.name}' (shape {a.shape}) was modified in "
+                        f"place after the op saved it for backward (version {n.vers[i]} -> "
+                        f"{a._ver[0]}); its gradient would be wrong. Write to a copy instead "
+                        f"(x = x + 1 rather than x += 1) or recompute the forward pass")
+        if n.outvers:
+            for box, v in n.outvers:
+                if box[0] != v:
+                    raise InPlaceError(
+                        f"the output of op '{n.op.name}' was modified in place after it was "
+                        f"saved for backward; its gradient would be wrong. Write to a copy "
+                        f"instead or recompute the forward pass")
+        for p in n.parents:
+            if p is not None:
+                stack.append(p[0])
+    return nodes, leaves, seen
+
+
+def _needed(seen, targets):
+    """Nodes from which some target is reachable (for autograd.grad pruning)."""
+    need = set(targets)
+    for n in sorted(seen, key=lambda n: n.seq):
+        if n in need or type(n) is Leaf:
+            continue
+        for p in n.parents:
+            if p is not None and p[0] in need:
+                need.add(n)
+                break
+    return need
+
+
+def _accumulate(acc, heap, node, oidx, g):
+    slot = acc.get(node)
+    if slot is None:
+        nout = 1 if type(node) is Leaf else node.op.nout
+        slot = [None] * nout
+        acc[node] = slot
+        heapq.heappush(heap, (-node.seq, id(node), node))
+    prev = slot[oidx]
+    slot[oidx] = g if prev is None else prev + g
+
+
+def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
+    """Run the backward walk. Returns {leaf_or_node: gradient list}."""
+    from ..ops._core import fit_gradient
+    acc, heap = {}, []
+    for node, oidx, g in seeds:
+        _accumulate(acc, heap, node, oidx, g)
+    leaf_grads = {}
+    captured = {}
+    while heap:
+        _, _, node = heapq.heappop(heap)
+        gouts = acc.pop(node)
+        if capture is not None and node in capture:
+            captured[node] = gouts
+        if type(node) is Leaf:
+            leaf_grads[node] = gouts[0]
+            continue
+        parents = node.parents
+        if need is None:
+            needs = tuple(p is not None for p in parents)
+        else:
+            needs = tuple(p is not None and p[0] in need for p in parents)
+        if not any(needs):
+            continue
+        if node.hooks is not None:
+            gouts = node.hooks.run_pre(node, gouts)
+        grads = node.op.backward(node, gouts, needs, create_graph)
+        if node.hooks is not None:
+            grads = node.hooks.run_post(node, grads, gouts)
+        metas = node.metas
+        for i, g in enumerate(grads):
+            if g is None or not needs[i]:
+                continue
+            g = fit_gradient(g, metas[i], node, i, create_graph)
+            p = parents[i]
+            _accumulate(acc, heap, p[0], p[1], g)
+        if not retain_graph:
+            node.saved = _FREED
+            node.out = None
+    return leaf_grads, captured
+
+
+def _backward_scope(create_graph, train_mode):
+    from .scope import _Scope
+    return _Scope(bool(create_graph), bool(train_mode))
+
+
+def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: bool = True,
+             create_graph: bool = False) -> None:
+    """Compute the gradients of ``heads`` with respect to the marked variables.
+
+    Parameters
+    ----------
+    heads : NDArray or list of NDArray
+        Output arrays, recorded inside ``autograd.record()``.
+    head_grads : NDArray or list of (NDArray or None), optional
+        Gradient of each head, of the head's shape; ones where omitted.
+    retain_graph : bool, default False
+        Keep the graph so that it can be differentiated again.
+    train_mode : bool, default True
+        Training mode during the backward pass.
+    create_graph : bool, default False
+        Record the backward pass too: the gradients written into ``.grad`` can then be
+        differentiated again.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([1., 2.]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = 3 * x
+    >>> mx.autograd.backward(y, mx.nd.array([1., 10.])); x.grad
+    <BLANKLINE>
+    [ 3. 30.]
+    <NDArray 2 @cpu(0)>
+    """
+    heads = _as_list(heads, "heads")
+    head_grads = _as_list(head_grads, "head_grads")
+    if head_grads is not None and len(heads) == 1 and len(head_grads) != 1:
+        raise StateError(f"one head but {len(head_grads)} head gradients")
+    seeds = _seed(heads, head_grads, create_graph)
+    _, leaves, _ = _discover(seeds)
+    with _backward_scope(create_graph, train_mode):
+        leaf_grads, _ = _walk(seeds, retain_graph, create_graph)
+        _write_leaves(leaves, leaf_grads, create_graph)
+
+
+def _write_leaves(leaves, leaf_grads, create_graph):
+    for leaf in leaves:
+        buf = leaf.grad
+        g = leaf_grads.get(leaf)
+        if create_graph:
+            if g is None:
+                g = wrap(np.zeros_like(buf._data))
+            if leaf.req == "add":
+                g = buf.detach() + g if buf._node is None else buf + g
+            np.copyto(buf._data, g._data, casting="unsafe")
+            buf._node, buf._oidx = g._node, g._oidx
+        elif leaf.req == "write":
+            if g is None:
+                buf._data.fill(0)
+            else:
+                np.copyto(buf._data, g, casting="unsafe")
+        elif g is not None:
+            buf._data += g
+        buf._ver[0] += 1
+        leaf.fresh = True
+
+
+def grad(heads, variables, head_grads=None, retain_graph: Optional[bool] = None,
+         create_graph: bool = False, train_mode: bool = True) -> List[NDArray]:
+    """Return the gradients of ``heads`` with respect to ``variables``.
+
+    ``.grad`` buffers are not touched. With ``create_graph=True`` the returned gradients
+    are recorded and can be differentiated again.
+
+    Parameters
+    ----------
+    heads : NDArray or list of NDArray
+    variables : NDArray or list of NDArray
+        Marked variables (or recorded intermediate arrays).
+    head_grads : NDArray or list, optional
+    retain_graph : bool, optional
+        Defaults to ``create_graph``.
+    create_graph : bool, default False
+    train_mode : bool, default True
+
+    Returns
+    -------
+    list of NDArray
+        One gradient per variable, also when a single NDArray is passed.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([2.]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x ** 3
+    ...     dy = mx.autograd.grad(y, x, create_graph=True)[0]
+    >>> dy.backward(); x.grad.asscalar()  # d2y/dx2 = 6x
+    12.0
+    """
+    heads = _as_list(heads, "heads")
+    variables = _as_list(variables, "variables")
+    head_grads = _as_list(head_grads, "head_grads")
+    if retain_graph is None:
+        retain_graph = create_graph
+    targets = []
+    for i, v in enumerate(variables):
+        if not isinstance(v, NDArray):
+            raise DTypeError(f"variable {i} is a {type(v).__name__}, not an NDArray")
+        if v._node is None:
+            raise GraphError(f"variable {i} (shape {v.shape}) is not part of any graph: call "
+                             f"attach_grad() on it (grad_req 'write' or 'add') before "
+                             f"recording")
+        targets.append((v._node, v._oidx))
+    seeds = _seed(heads, head_grads, create_graph)
+    _, _, seen = _discover(seeds)
+    tnodes = {t[0] for t in targets}
+    need = _needed(seen, tnodes)
+    with _backward_scope(create_graph, train_mode):
+        _, captured = _walk(seeds, retain_graph, create_graph, need, tnodes)
+    out = []
+    for v, (node, oidx) in zip(variables, targets):
+        gl = captured.get(node)
+        g = None if gl is None else gl[oidx]
+        if g is None:
+            out.append(wrap(np.zeros_like(v._data)))
+        elif create_graph:
+            out.append(g)
+        else:
+            out.append(wrap(g))
+    return out
+
+
+def get_symbol(x: NDArray):
+    """MXNet's graph export is not available; mxgrad keeps the graph on ``x._node``."""
+    raise GraphError("get_symbol is not supported by mxgrad (there is no Symbol API); "
+                     "inspect the recorded graph through the array's node instead")

@@ -1,0 +1,163 @@
+"""Thread-local autograd state: are we recording, are we training.
+
+One :class:`threading.local` subclass with class-level defaults holds the flags, so a
+new thread starts not recording and not training, as in MXNet, and reading a flag is
+one attribute lookup. Every scope restores the previous state in ``finally`` and can
+be used as a context manager or as a decorator.
+
+Examples
+--------
+>>> from mxgrad import autograd
+>>> autograd.is_recording()
+False
+>>> with autograd.record():
+...     print(autograd.is_recording(), autograd.is_training())
+True True
+>>> with autograd.predict_mode():
+...     print(autograd.is_training())
+False
+"""
+from __future__ import annotations
+
+import functools
+import threading
+
+__all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
+           "set_recording", "set_training"]
+
+
+class _State(threading.local):
+    recording = False
+    training = False
+
+
+state = _State()
+
+
+def is_recording() -> bool:
+    """Whether operations in this thread are being recorded for differentiation."""
+    return state.recording
+
+
+def is_training() -> bool:
+    """Whether layers such as Dropout and BatchNorm run in training mode in this thread."""
+    return state.training
+
+
+def set_recording(is_recording: bool) -> bool:  # noqa: A002 - MXNet's name
+    """Turn recording on or off; return the previous value.
+
+    Examples
+    --------
+    >>> prev = set_recording(True); set_recording(prev)
+    True
+    """
+    prev = state.recording
+    state.recording = bool(is_recording)
+    return prev
+
+
+def set_training(train_mode: bool) -> bool:
+    """Turn training mode on or off; return the previous value.
+
+    Examples
+    --------
+    >>> prev = set_training(True); set_training(prev)
+    True
+    """
+    prev = state.training
+    state.training = bool(train_mode)
+    return prev
+
+
+class _Scope:
+    """Sets the recording and/or training flags for a ``with`` block (or a decorated
+    function) and restores the previous values on exit, exceptions included."""
+
+    __slots__ = ("_rec", "_train", "_saved")
+
+    def __init__(self, recording, training):
+        self._rec = recording
+        self._train = training
+        self._saved = []
+
+    def __enter__(self):
+        s = state
+        self._saved.append((s.recording, s.training))
+        if self._rec is not None:
+            s.recording = self._rec
+        if self._train is not None:
+            s.training = self._train
+        return self
+
+    def __exit__(self, *exc):
+        s = state
+        s.recording, s.training = self._saved.pop()
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with _Scope(self._rec, self._train):
+                return func(*args, **kwargs)
+        return wrapper
+
+
+def record(train_mode: bool = True) -> _Scope:
+    """Record operations for differentiation inside the block.
+
+    Parameters
+    ----------
+    train_mode : bool, default True
+        Training mode inside the block (Dropout active, BatchNorm on batch statistics).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([1., 2.]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = (x * x).sum()
+    >>> y.backward(); x.grad
+    <BLANKLINE>
+    [2. 4.]
+    <NDArray 2 @cpu(0)>
+    """
+    return _Scope(True, bool(train_mode))
+
+
+def pause(train_mode: bool = False) -> _Scope:
+    """Stop recording inside the block (training mode off unless ``train_mode=True``).
+
+    Examples
+    --------
+    >>> with record():
+    ...     with pause():
+    ...         print(is_recording(), is_training())
+    False False
+    """
+    return _Scope(False, bool(train_mode))
+
+
+def train_mode() -> _Scope:
+    """Training mode inside the block; recording is left as it is.
+
+    Examples
+    --------
+    >>> with train_mode():
+    ...     print(is_training(), is_recording())
+    True False
+    """
+    return _Scope(None, True)
+
+
+def predict_mode() -> _Scope:
+    """Inference mode inside the block; recording is left as it is.
+
+    Examples
+    --------
+    >>> with record():
+    ...     with predict_mode():
+    ...         print(is_training(), is_recording())
+    False True
+    """
+    return _Scope(None, False)

@@ -1,0 +1,81 @@
+"""Exceptions and dtype defaults shared by every mxgrad module.
+
+Every error mxgrad raises is an :class:`MXNetError` (so MXNet code that catches
+``mx.base.MXNetError`` keeps working) and also the natural built-in exception
+(``ValueError``, ``TypeError``, ...), so plain Python code can catch it too.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> try:
+...     mx.nd.ones((2, 3)) + mx.nd.ones((4,))
+... except ValueError as err:
+...     print(type(err).__name__)
+ShapeError
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "MXNetError", "ShapeError", "DTypeError", "GraphError", "InPlaceError",
+    "StateError", "default_dtype", "as_dtype", "numeric_types",
+]
+
+
+class MXNetError(RuntimeError):
+    """Base class of every error raised by mxgrad (MXNet's ``MXNetError``)."""
+
+
+class ShapeError(MXNetError, ValueError):
+    """Shapes that do not fit together (broadcasting, reshape, head gradients)."""
+
+
+class DTypeError(MXNetError, TypeError):
+    """A dtype or a Python type that an operation cannot take."""
+
+
+class GraphError(MXNetError, RuntimeError):
+    """Backward cannot run: nothing recorded, graph freed, no variable upstream."""
+
+
+class InPlaceError(MXNetError, RuntimeError):
+    """An in-place write that would corrupt a recorded graph or its saved values."""
+
+
+class StateError(MXNetError, ValueError):
+    """A bad argument value (unknown grad_req, mismatched lists, ...)."""
+
+
+numeric_types = (float, int, np.generic, bool)
+
+default_dtype = np.dtype(np.float32)
+
+_DTYPE_ALIASES = {
+    "float32": np.float32, "float64": np.float64, "float16": np.float16,
+    "int32": np.int32, "int64": np.int64, "int8": np.int8, "uint8": np.uint8,
+    "bool": np.bool_, "bfloat16": np.float32,
+}
+
+
+def as_dtype(dtype) -> np.dtype:
+    """Return the NumPy dtype for ``dtype`` (a name, a NumPy type or ``None``).
+
+    ``None`` means mxgrad's default, float32.
+
+    Examples
+    --------
+    >>> as_dtype('float64')
+    dtype('float64')
+    >>> as_dtype(None)
+    dtype('float32')
+    """
+    if dtype is None:
+        return default_dtype
+    if isinstance(dtype, str) and dtype in _DTYPE_ALIASES:
+        return np.dtype(_DTYPE_ALIASES[dtype])
+    try:
+        return np.dtype(dtype)
+    except TypeError as err:
+        raise DTypeError(f"unknown dtype {dtype!r}; use a NumPy dtype or a name "
+                         f"such as 'float32'") from err

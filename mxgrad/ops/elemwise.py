@@ -1,0 +1,801 @@
+"""Elementwise ops: unary math, broadcasting binary arithmetic, scalar arithmetic,
+comparisons, casts, and the NDArray operators that use them.
+
+Each op is one table entry: NumPy forward, gradient rule per input, tangent rule per
+input. Rules use mxgrad ops, so they run on NumPy arrays in an ordinary backward and
+are recorded under ``create_graph=True``.
+"""
+from __future__ import annotations
+
+import math
+from numbers import Number
+
+import numpy as np
+
+from ..base import DTypeError, ShapeError, as_dtype
+from ..ndarray.ndarray import NDArray, wrap
+from ..autograd.scope import state
+from ._core import Op, defop, call1, call2, register_method, inplace_apply, _make_node, \
+    _forward_tangents, as_array
+
+__all__ = [
+    # unary
+    "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "cbrt", "rcbrt",
+    "square", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh",
+    "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sigmoid", "relu", "softsign", "erf",
+    "erfinv", "abs", "negative", "sign", "floor", "ceil", "round", "rint", "fix", "trunc",
+    "degrees", "radians", "gamma", "gammaln", "clip", "cast", "identity_copy", "zeros_like",
+    "ones_like", "stop_gradient", "BlockGrad", "make_loss", "smooth_l1",
+    # binary
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "modulo",
+    "floor_divide", "hypot", "arctan2", "equal", "not_equal", "greater", "greater_equal",
+    "lesser", "lesser_equal", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div",
+    "broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div", "broadcast_plus",
+    "broadcast_minus", "broadcast_maximum", "broadcast_minimum", "broadcast_power",
+    "broadcast_mod", "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
+    "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal",
+    "broadcast_hypot", "broadcast_logical_and", "broadcast_logical_or",
+    "broadcast_logical_xor", "add_n", "ElementWiseSum",
+]
+
+
+def _unary(name, fwd, grad, jvp=None, save=(0,), save_out=False, doc="", example_in="[0.5, 1.]"):
+    """Declare a unary op and its `mx.nd` function."""
+    op = defop(name, fwd, None if grad is None else [grad],
+               None if grad is None and jvp is None else [jvp or _jvp_from_grad(grad)],
+               save=save if grad is not None else (), save_out=save_out)
+
+    def f(data, out=None, name=None, **kwargs):
+        r = call1(op, data)
+        if out is not None:
+            return _write_out(out, r)
+        return r
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"""{doc or name + ' of each element.'}
+
+    Parameters
+    ----------
+    data : NDArray
+        Input array.
+
+    Returns
+    -------
+    NDArray
+        Same shape and dtype as ``data``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> y = mx.nd.{name}(mx.nd.array({example_in}))
+    >>> y.shape
+    (2,)
+    """
+    f.op = op
+    return f
+
+
+def _jvp_from_grad(grad):
+    """For an elementwise unary op the tangent rule equals the gradient rule."""
+    return grad
+
+
+def _write_out(out, r):
+    if not isinstance(out, NDArray):
+        raise DTypeError(f"out= must be an NDArray, got {type(out).__name__}")
+    return inplace_apply(out, r)
+
+
+# --------------------------------------------------------------------- erf
+_erf_vec = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _erf(x):
+    return _erf_vec(x).astype(x.dtype, copy=False)
+
+
+def _erfinv(x):
+    # Newton iterations on erf(y) = x from a good starting point (Giles' approximation)
+    x64 = x.astype(np.float64)
+    w = -np.log((1.0 - x64) * (1.0 + x64))
+    y = np.where(w < 5.0,
+                 _poly(w - 2.5, [2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
+                                 -4.39150654e-06, 0.00021858087, -0.00125372503,
+                                 -0.00417768164, 0.246640727, 1.50140941]),
+                 _poly(np.sqrt(np.maximum(w, 5.0)) - 3.0,
+                       [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                        0.00573950773, -0.0076224613, 0.00943887047, 1.00167406,
+                        2.83297682])) * x64
+    for _ in range(2):
+        err = _erf_vec(y) - x64
+        y = y - err / (2.0 / math.sqrt(math.pi) * np.exp(-y * y))
+    return y.astype(x.dtype, copy=False)
+
+
+def _poly(w, coeffs):
+    p = np.full_like(w, coeffs[0])
+    for c in coeffs[1:]:
+        p = p * w + c
+    return p
+
+
+_lgamma_vec = np.vectorize(math.lgamma, otypes=[np.float64])
+_gamma_vec = np.vectorize(math.gamma, otypes=[np.float64])
+
+
+def _digamma(x):
+    """Digamma by recurrence and an asymptotic series (float64)."""
+    x = np.asarray(x, dtype=np.float64).copy()
+    res = np.zeros_like(x)
+    for _ in range(6):
+        small = x < 6
+        res = np.where(small, res - 1.0 / x, res)
+        x = np.where(small, x + 1, x)
+    inv = 1.0 / x
+    inv2 = inv * inv
+    res = res + np.log(x) - 0.5 * inv - inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 / 252))
+    return res
+
+
+def _sigmoid_fwd(x):
+    # stable for large |x|
+    out = np.empty_like(x)
+    pos = x >= 0
+    np.exp(-x, where=pos, out=out)
+    out[pos] = 1.0 / (1.0 + out[pos])
+    neg = ~pos
+    e = np.exp(x[neg])
+    out[neg] = e / (1.0 + e)
+    return out
+
+
+def _relu_fwd(x):
+    return np.maximum(x, 0, dtype=x.dtype) if x.dtype.kind == "f" else np.maximum(x, 0)
+
+
+def _rsqrt(x):
+    return 1.0 / np.sqrt(x)
+
+
+def _recip(x):
+    return 1.0 / x
+
+
+def _square(x):
+    return x * x
+
+
+# gradient rules (g = output gradient, y = output, x = input); they double as tangent
+# rules for unary elementwise ops, with t in place of g.
+exp = _unary("exp", np.exp, lambda g, y, x: g * y, save=(), save_out=True,
+             doc="Exponential of each element.")
+log = _unary("log", np.log, lambda g, y, x: g / x, doc="Natural logarithm.",
+             example_in="[1., 2.]")
+log2 = _unary("log2", np.log2, lambda g, y, x: g / (x * math.log(2.0)), doc="Base-2 logarithm.",
+              example_in="[1., 2.]")
+log10 = _unary("log10", np.log10, lambda g, y, x: g / (x * math.log(10.0)),
+               doc="Base-10 logarithm.", example_in="[1., 2.]")
+log1p = _unary("log1p", np.log1p, lambda g, y, x: g / (x + 1.0), doc="log(1 + x), accurate near 0.")
+expm1 = _unary("expm1", np.expm1, lambda g, y, x: g * (y + 1.0), save=(), save_out=True,
+               doc="exp(x) - 1, accurate near 0.")
+sqrt = _unary("sqrt", np.sqrt, lambda g, y, x: g / (2.0 * y), save=(), save_out=True,
+              doc="Square root.")
+rsqrt = _unary("rsqrt", _rsqrt, lambda g, y, x: g * (-0.5) * y / x, save=(0,), save_out=True,
+               doc="Reciprocal square root, 1/sqrt(x).")
+cbrt = _unary("cbrt", np.cbrt, lambda g, y, x: g / (3.0 * y * y), save=(), save_out=True,
+              doc="Cube root.")
+rcbrt = _unary("rcbrt", lambda x: 1.0 / np.cbrt(x), lambda g, y, x: g * (-1.0 / 3.0) * y / x,
+               save=(0,), save_out=True, doc="Reciprocal cube root.")
+square = _unary("square", _square, lambda g, y, x: g * 2.0 * x, doc="Square of each element.")
+reciprocal = _unary("reciprocal", _recip, lambda g, y, x: -g * y * y, save=(), save_out=True,
+                    doc="1/x.")
+sin = _unary("sin", np.sin, lambda g, y, x: g * cos(x), doc="Sine.")
+cos = _unary("cos", np.cos, lambda g, y, x: -g * sin(x), doc="Cosine.")
+tan = _unary("tan", np.tan, lambda g, y, x: g * (y * y + 1.0), save=(), save_out=True,
+             doc="Tangent.")
+arcsin = _unary("arcsin", np.arcsin, lambda g, y, x: g * rsqrt(1.0 - x * x), doc="Inverse sine.")
+arccos = _unary("arccos", np.arccos, lambda g, y, x: -g * rsqrt(1.0 - x * x), doc="Inverse cosine.")
+arctan = _unary("arctan", np.arctan, lambda g, y, x: g / (x * x + 1.0), doc="Inverse tangent.")
+sinh = _unary("sinh", np.sinh, lambda g, y, x: g * cosh(x), doc="Hyperbolic sine.")
+cosh = _unary("cosh", np.cosh, lambda g, y, x: g * sinh(x), doc="Hyperbolic cosine.")
+tanh = _unary("tanh", np.tanh, lambda g, y, x: g * (1.0 - y * y), save=(), save_out=True,
+              doc="Hyperbolic tangent.")
+arcsinh = _unary("arcsinh", np.arcsinh, lambda g, y, x: g * rsqrt(x * x + 1.0),
+                 doc="Inverse hyperbolic sine.")
+arccosh = _unary("arccosh", np.arccosh, lambda g, y, x: g * rsqrt(x * x - 1.0),
+                 doc="Inverse hyperbolic cosine.", example_in="[1.5, 2.]")
+arctanh = _unary("arctanh", np.arctanh, lambda g, y, x: g / (1.0 - x * x),
+                 doc="Inverse hyperbolic tangent.")
+sigmoid = _unary("sigmoid", _sigmoid_fwd, lambda g, y, x: g * y * (1.0 - y), save=(),
+                 save_out=True, doc="Logistic sigmoid, 1/(1+exp(-x)).")
+relu = _unary("relu", _relu_fwd, lambda g, y, x: g * (x > 0), doc="max(x, 0); gradient 0 at 0.")
+softsign = _unary("softsign", lambda x: x / (1.0 + np.abs(x)),
+                  lambda g, y, x: g / square(1.0 + abs(x)), doc="x / (1 + |x|).")
+erf = _unary("erf", _erf, lambda g, y, x: g * (2.0 / math.sqrt(math.pi)) * exp(-(x * x)),
+             doc="Gauss error function.")
+erfinv = _unary("erfinv", _erfinv,
+                lambda g, y, x: g * (math.sqrt(math.pi) / 2.0) * exp(y * y), save=(),
+                save_out=True, doc="Inverse error function.", example_in="[0.1, 0.5]")
+abs = _unary("abs", np.abs, lambda g, y, x: g * sign(x), doc="Absolute value; gradient 0 at 0.")
+negative = _unary("negative", np.negative, lambda g, y, x: -g, save=(), doc="-x.")
+degrees = _unary("degrees", np.degrees, lambda g, y, x: g * (180.0 / math.pi), save=(),
+                 doc="Radians to degrees.")
+radians = _unary("radians", np.radians, lambda g, y, x: g * (math.pi / 180.0), save=(),
+                 doc="Degrees to radians.")
+gamma = _unary("gamma", lambda x: _gamma_vec(x).astype(x.dtype, copy=False),
+               lambda g, y, x: g * y * _digamma_op(x), save=(0,), save_out=True,
+               doc="Gamma function.", example_in="[1.5, 2.]")
+gammaln = _unary("gammaln", lambda x: _lgamma_vec(x).astype(x.dtype, copy=False),
+                 lambda g, y, x: g * _digamma_op(x), doc="Log of the absolute gamma function.",
+                 example_in="[1.5, 2.]")
+_digamma_f = _unary("digamma", lambda x: _digamma(x).astype(x.dtype, copy=False), None,
+                    doc="Digamma function (not differentiable in mxgrad).")
+
+
+def _digamma_op(x):
+    return _digamma_f(x)
+
+
+def _zero_rule(g, y, x):
+    return None
+
+
+def _zero_tangent(t, y, x):
+    return None
+
+
+def _piecewise(name, fwd, doc):
+    op = defop(name, fwd, [_zero_rule], [_zero_tangent], save=())
+
+    def f(data, out=None, name=None, **kwargs):
+        r = call1(op, data)
+        return _write_out(out, r) if out is not None else r
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"""{doc} The gradient is zero everywhere (as in MXNet).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.{name}(mx.nd.array([-1.5, 2.5])).shape
+    (2,)
+    """
+    f.op = op
+    return f
+
+
+sign = _piecewise("sign", np.sign, "Sign of each element (-1, 0 or 1).")
+floor = _piecewise("floor", np.floor, "Largest integer not greater than each element.")
+ceil = _piecewise("ceil", np.ceil, "Smallest integer not less than each element.")
+round = _piecewise("round", lambda x: np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5))
+                   .astype(x.dtype, copy=False), "Round half away from zero, as MXNet does.")
+rint = _piecewise("rint", np.rint, "Round to the nearest integer (half to even).")
+fix = _piecewise("fix", np.fix, "Round towards zero.")
+trunc = _piecewise("trunc", np.trunc, "Truncate towards zero.")
+
+
+# --------------------------------------------------------------- clip & casts
+def _clip_fwd(x, a_min, a_max):
+    return np.clip(x, a_min, a_max).astype(x.dtype, copy=False)
+
+
+def _clip_grad(g, y, x, a_min, a_max):
+    # gradient passes on the boundary (as MXNet does)
+    return g * ((x >= a_min) * (x <= a_max))
+
+
+_CLIP = defop("clip", _clip_fwd, [_clip_grad], [_clip_grad], save=(0,))
+
+
+def clip(data, a_min, a_max, out=None, name=None):
+    """Clip each element to ``[a_min, a_max]``; the gradient passes where
+    ``a_min <= x <= a_max`` (boundaries included), as in MXNet.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.clip(mx.nd.array([-2., 0.5, 3.]), -1, 1)
+    <BLANKLINE>
+    [-1.   0.5  1. ]
+    <NDArray 3 @cpu(0)>
+    """
+    r = call1(_CLIP, data, {"a_min": float(a_min), "a_max": float(a_max)})
+    return _write_out(out, r) if out is not None else r
+
+
+def _cast_fwd(x, dtype):
+    return x.astype(dtype)
+
+
+def _cast_grad(g, y, x, dtype):
+    return g  # the engine casts back to the input's dtype
+
+
+_CAST = defop("cast", _cast_fwd, [_cast_grad], [lambda t, y, x, dtype: cast(t, dtype)], save=())
+
+
+def cast(data, dtype, out=None, name=None):
+    """Return ``data`` cast to ``dtype`` (differentiable between float types).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.cast(mx.nd.array([1.5]), dtype='float64').dtype
+    <class 'numpy.float64'>
+    """
+    dt = as_dtype(dtype)
+    if type(data) is np.ndarray:
+        return data.astype(dt)
+    data = as_array(data, "cast")
+    if dt.kind not in "fc" or data._data.dtype.kind not in "fc":
+        return wrap(data._data.astype(dt))
+    return call1(_CAST, data, {"dtype": dt})
+
+
+Cast = cast
+
+_COPY = defop("copy", lambda x: x.copy(), [lambda g, y, x: g], [lambda t, y, x: t], save=())
+
+
+def identity_copy(data):
+    """A recorded copy of ``data`` (gradient passes unchanged).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> identity_copy(mx.nd.array([1.])).asscalar()
+    1.0
+    """
+    return call1(_COPY, data)
+
+
+def zeros_like(data, dtype=None, **kwargs):
+    """An array of zeros with the shape (and dtype) of ``data``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.zeros_like(mx.nd.ones((2,)))
+    <BLANKLINE>
+    [0. 0.]
+    <NDArray 2 @cpu(0)>
+    """
+    if type(data) is np.ndarray:
+        return np.zeros_like(data, dtype=dtype)
+    data = as_array(data, "zeros_like")
+    return wrap(np.zeros_like(data._data, dtype=None if dtype is None else as_dtype(dtype)))
+
+
+def ones_like(data, dtype=None, **kwargs):
+    """An array of ones with the shape (and dtype) of ``data``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.ones_like(mx.nd.zeros((2,)))
+    <BLANKLINE>
+    [1. 1.]
+    <NDArray 2 @cpu(0)>
+    """
+    if type(data) is np.ndarray:
+        return np.ones_like(data, dtype=dtype)
+    data = as_array(data, "ones_like")
+    return wrap(np.ones_like(data._data, dtype=None if dtype is None else as_dtype(dtype)))
+
+
+def stop_gradient(data, name=None, **kwargs):
+    """Return ``data`` as a constant: no gradient flows back through it.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.ones((1,)); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x * mx.nd.stop_gradient(x * 3)
+    >>> y.backward(); x.grad.asscalar()
+    3.0
+    """
+    if type(data) is np.ndarray:
+        return data
+    data = as_array(data, "stop_gradient")
+    out = wrap(data._data)
+    out._ver = data._ver
+    return out
+
+
+BlockGrad = stop_gradient
+
+
+def make_loss(data, **kwargs):
+    """MXNet's ``make_loss``: the identity in mxgrad (the head gradient defaults to ones).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.make_loss(mx.nd.ones((2,))).shape
+    (2,)
+    """
+    return data
+
+
+def _smooth_l1_fwd(x, scalar):
+    s2 = scalar * scalar
+    ax = np.abs(x)
+    return np.where(ax < 1.0 / s2, 0.5 * s2 * x * x, ax - 0.5 / s2).astype(x.dtype, copy=False)
+
+
+def _smooth_l1_grad(g, y, x, scalar):
+    s2 = scalar * scalar
+    return g * where_mask(abs(x) < 1.0 / s2, x * s2, sign(x))
+
+
+def where_mask(mask, a, b):
+    """``a`` where ``mask`` else ``b`` (mask a 0/1 or bool array); works on both kinds."""
+    return a * mask + b * (1 - mask) if not isinstance(mask, np.ndarray) or mask.dtype != bool \
+        else np.where(mask, a, b)
+
+
+_SMOOTH_L1 = defop("smooth_l1", _smooth_l1_fwd, [_smooth_l1_grad], [_smooth_l1_grad], save=(0,))
+
+
+def smooth_l1(data, scalar=1.0, **kwargs):
+    """Smooth L1: ``0.5*(s*x)**2`` where ``|x| < 1/s**2``, else ``|x| - 0.5/s**2``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.smooth_l1(mx.nd.array([0.5, 2.]))
+    <BLANKLINE>
+    [0.125 1.5  ]
+    <NDArray 2 @cpu(0)>
+    """
+    return call1(_SMOOTH_L1, data, {"scalar": float(scalar)})
+
+
+# ------------------------------------------------------------------ binary ops
+def _same_dtype(fn):
+    def f(a, b):
+        r = fn(a, b)
+        if r.dtype != a.dtype:
+            r = r.astype(a.dtype)
+        return r
+    return f
+
+
+def _binary(name, fwd, grads, jvps, save=(0, 1), save_out=False, doc=""):
+    op = defop(name, fwd, grads, jvps, save=save, save_out=save_out)
+
+    def f(lhs, rhs, out=None, name=None, **kwargs):
+        r = call2(op, lhs, rhs)
+        return _write_out(out, r) if out is not None else r
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"""{doc} Broadcasts NumPy-style.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.{name}(mx.nd.array([[1., 2.]]), mx.nd.array([[3.], [4.]])).shape
+    (2, 2)
+    """
+    f.op = op
+    return f
+
+
+def _div_grad_b(g, y, a, b):
+    return -g * a / (b * b)
+
+
+def _pow_grad_a(g, y, a, b):
+    return g * b * a ** (b - 1.0)
+
+
+def _pow_grad_b(g, y, a, b):
+    # d/db a**b = a**b * log(a); defined as 0 where a == 0 (and b > 0)
+    return g * y * log(where_mask(a > 0, a, ones_like(a)))
+
+
+def _max_ga(g, y, a, b):
+    return g * (a >= b)
+
+
+def _max_gb(g, y, a, b):
+    return g * (b >= a)
+
+
+def _min_ga(g, y, a, b):
+    return g * (a <= b)
+
+
+def _min_gb(g, y, a, b):
+    return g * (b <= a)
+
+
+add = _binary("add", np.add, [lambda g, y, a, b: g, lambda g, y, a, b: g],
+              [lambda t, y, a, b: t, lambda t, y, a, b: t], save=(), doc="Elementwise sum.")
+subtract = _binary("subtract", np.subtract, [lambda g, y, a, b: g, lambda g, y, a, b: -g],
+                   [lambda t, y, a, b: t, lambda t, y, a, b: -t], save=(),
+                   doc="Elementwise difference.")
+multiply = _binary("multiply", np.multiply, [lambda g, y, a, b: g * b, lambda g, y, a, b: g * a],
+                   [lambda t, y, a, b: t * b, lambda t, y, a, b: a * t],
+                   doc="Elementwise product.")
+divide = _binary("divide", _same_dtype(np.true_divide),
+                 [lambda g, y, a, b: g / b, _div_grad_b],
+                 [lambda t, y, a, b: t / b, lambda t, y, a, b: _div_grad_b(t, y, a, b)],
+                 doc="Elementwise quotient.")
+power = _binary("power", _same_dtype(np.power), [_pow_grad_a, _pow_grad_b],
+                [_pow_grad_a, _pow_grad_b], save_out=True, doc="Elementwise power a**b.")
+maximum = _binary("maximum", np.maximum, [_max_ga, _max_gb], [_max_ga, _max_gb],
+                  doc="Elementwise maximum; ties give the gradient to both inputs (as MXNet).")
+minimum = _binary("minimum", np.minimum, [_min_ga, _min_gb], [_min_ga, _min_gb],
+                  doc="Elementwise minimum; ties give the gradient to both inputs (as MXNet).")
+modulo = _binary("modulo", _same_dtype(np.mod),
+                 [lambda g, y, a, b: g, lambda g, y, a, b: -g * floor(a / b)],
+                 [lambda t, y, a, b: t, lambda t, y, a, b: -t * floor(a / b)],
+                 doc="Elementwise remainder (sign of the divisor, as NumPy).")
+floor_divide = _binary("floor_divide", _same_dtype(np.floor_divide),
+                       [lambda g, y, a, b: None, lambda g, y, a, b: None],
+                       [lambda t, y, a, b: None, lambda t, y, a, b: None], save=(),
+                       doc="Elementwise floor division (zero gradient).")
+hypot = _binary("hypot", np.hypot, [lambda g, y, a, b: g * a / y, lambda g, y, a, b: g * b / y],
+                [lambda t, y, a, b: t * a / y, lambda t, y, a, b: t * b / y], save_out=True,
+                doc="sqrt(a**2 + b**2).")
+arctan2 = _binary("arctan2", np.arctan2,
+                  [lambda g, y, a, b: g * b / (a * a + b * b),
+                   lambda g, y, a, b: -g * a / (a * a + b * b)],
+                  [lambda t, y, a, b: t * b / (a * a + b * b),
+                   lambda t, y, a, b: -t * a / (a * a + b * b)], doc="Angle of (b, a).")
+
+
+def _compare(name, ufunc, doc):
+    def fwd(a, b):
+        return ufunc(a, b).astype(np.result_type(a, b) if a.dtype != b.dtype else a.dtype)
+    return _binary(name, fwd, None, None, save=(),
+                   doc=doc + " Returns 0/1 in the input dtype (not differentiable).")
+
+
+equal = _compare("equal", np.equal, "a == b.")
+not_equal = _compare("not_equal", np.not_equal, "a != b.")
+greater = _compare("greater", np.greater, "a > b.")
+greater_equal = _compare("greater_equal", np.greater_equal, "a >= b.")
+lesser = _compare("lesser", np.less, "a < b.")
+lesser_equal = _compare("lesser_equal", np.less_equal, "a <= b.")
+logical_and = _compare("logical_and", np.logical_and, "a and b.")
+logical_or = _compare("logical_or", np.logical_or, "a or b.")
+logical_xor = _compare("logical_xor", np.logical_xor, "a xor b.")
+_LNOT = defop("logical_not", lambda x: np.logical_not(x).astype(x.dtype), None, None, save=())
+
+
+def logical_not(data, **kwargs):
+    """1 where ``data`` is 0, else 0, in the input dtype.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.logical_not(mx.nd.array([0., 2.]))
+    <BLANKLINE>
+    [1. 0.]
+    <NDArray 2 @cpu(0)>
+    """
+    return call1(_LNOT, data)
+
+
+# MXNet's aliases
+elemwise_add = broadcast_add = broadcast_plus = add
+elemwise_sub = broadcast_sub = broadcast_minus = subtract
+elemwise_mul = broadcast_mul = multiply
+elemwise_div = broadcast_div = divide
+broadcast_power = power
+broadcast_maximum = maximum
+broadcast_minimum = minimum
+broadcast_mod = modulo
+broadcast_hypot = hypot
+broadcast_equal = equal
+broadcast_not_equal = not_equal
+broadcast_greater = greater
+broadcast_greater_equal = greater_equal
+broadcast_lesser = lesser
+broadcast_lesser_equal = lesser_equal
+broadcast_logical_and = logical_and
+broadcast_logical_or = logical_or
+broadcast_logical_xor = logical_xor
+
+
+def _add_n_fwd(*xs):
+    out = xs[0].copy()
+    for x in xs[1:]:
+        out += x
+    return out
+
+
+def add_n(*args, **kwargs):
+    """Sum of any number of arrays of the same shape.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.add_n(mx.nd.ones((2,)), mx.nd.ones((2,)), mx.nd.ones((2,)))
+    <BLANKLINE>
+    [3. 3.]
+    <NDArray 2 @cpu(0)>
+    """
+    from ._core import call
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    shapes = {a.shape for a in args}
+    if len(shapes) > 1:
+        raise ShapeError(f"add_n: all inputs must have the same shape, got {sorted(shapes)}")
+    n = len(args)
+    op = _ADD_N.get(n)
+    if op is None:
+        op = defop("add_n", _add_n_fwd, [lambda g, y, *xs: g] * n, [lambda t, y, *xs: t] * n,
+                   save=())
+        _ADD_N[n] = op
+    return call(op, args)
+
+
+_ADD_N: dict = {}
+ElementWiseSum = add_n
+
+
+# --------------------------------------------------------------- scalar ops
+def _scalar_op(name, fwd, grad, save=(0,), save_out=False):
+    """A binary op between an array and a Python scalar (the scalar is an attr)."""
+    return defop(name, fwd, [grad], [grad], save=save, save_out=save_out)
+
+
+def _keep(fn):
+    def f(x, scalar):
+        r = fn(x, scalar)
+        if r.dtype != x.dtype:
+            r = r.astype(x.dtype)
+        return r
+    return f
+
+
+_PLUS_S = _scalar_op("_plus_scalar", _keep(np.add), lambda g, y, x, scalar: g, save=())
+_MINUS_S = _scalar_op("_minus_scalar", _keep(np.subtract), lambda g, y, x, scalar: g, save=())
+_RMINUS_S = _scalar_op("_rminus_scalar", _keep(lambda x, s: s - x),
+                       lambda g, y, x, scalar: -g, save=())
+_MUL_S = _scalar_op("_mul_scalar", _keep(np.multiply), lambda g, y, x, scalar: g * scalar, save=())
+_DIV_S = _scalar_op("_div_scalar", _keep(np.true_divide), lambda g, y, x, scalar: g / scalar,
+                    save=())
+_RDIV_S = _scalar_op("_rdiv_scalar", _keep(lambda x, s: s / x),
+                     lambda g, y, x, scalar: -g * y / x, save=(0,), save_out=True)
+_POW_S = _scalar_op("_power_scalar", _keep(np.power),
+                    lambda g, y, x, scalar: g * scalar * x ** (scalar - 1.0)
+                    if scalar != 2.0 else g * 2.0 * x, save=(0,))
+_RPOW_S = _scalar_op("_rpower_scalar", _keep(lambda x, s: np.power(s, x)),
+                     lambda g, y, x, scalar: g * y * math.log(scalar) if scalar > 0 else None,
+                     save=(), save_out=True)
+_MOD_S = _scalar_op("_mod_scalar", _keep(np.mod), lambda g, y, x, scalar: g, save=())
+_RMOD_S = _scalar_op("_rmod_scalar", _keep(lambda x, s: np.mod(s, x)),
+                     lambda g, y, x, scalar: -g * floor(scalar / x), save=(0,))
+_FDIV_S = _scalar_op("_floor_divide_scalar", _keep(np.floor_divide),
+                     lambda g, y, x, scalar: None, save=())
+_RFDIV_S = _scalar_op("_rfloor_divide_scalar", _keep(lambda x, s: np.floor_divide(s, x)),
+                      lambda g, y, x, scalar: None, save=())
+_MAX_S = _scalar_op("_maximum_scalar", _keep(np.maximum),
+                    lambda g, y, x, scalar: g * (x >= scalar), save=(0,))
+_MIN_S = _scalar_op("_minimum_scalar", _keep(np.minimum),
+                    lambda g, y, x, scalar: g * (x <= scalar), save=(0,))
+
+
+def _cmp_s(name, ufunc):
+    return defop(name, lambda x, s: ufunc(x, s).astype(x.dtype), None, None, save=())
+
+
+_EQ_S = _cmp_s("_equal_scalar", np.equal)
+_NE_S = _cmp_s("_not_equal_scalar", np.not_equal)
+_GT_S = _cmp_s("_greater_scalar", np.greater)
+_GE_S = _cmp_s("_greater_equal_scalar", np.greater_equal)
+_LT_S = _cmp_s("_lesser_scalar", np.less)
+_LE_S = _cmp_s("_lesser_equal_scalar", np.less_equal)
+
+
+def scalar_call(op: Op, x: NDArray, s):
+    """Apply an array-scalar op (the hot path of ``x * 2`` and friends)."""
+    if type(s) is not float:
+        s = float(s) if not isinstance(s, (int, bool)) or x._data.dtype.kind == "f" else int(s)
+    data = op.fwd(x._data, s)
+    out = wrap(data)
+    if x._node is not None and state.recording and op.grads is not None:
+        _make_node(op, (x,), (out,), {"scalar": s})
+    if x._tan is not None:
+        _forward_tangents(op, (x,), (out,), {"scalar": s})
+    return out
+
+
+def _is_scalar(x):
+    return isinstance(x, Number) and not isinstance(x, complex)
+
+
+def _dispatch(array_fn, scalar_op, rscalar_op=None):
+    """Build an operator method: NDArray op NDArray, NDArray op scalar, NumPy op."""
+    def method(self, other):
+        t = type(other)
+        if t is NDArray:
+            return array_fn(self, other)
+        if t is float or t is int or _is_scalar(other):
+            return scalar_call(scalar_op, self, other)
+        if t is np.ndarray:
+            return array_fn(self, wrap(other.astype(self._data.dtype, copy=False)))
+        return NotImplemented
+    if rscalar_op is None:
+        return method
+
+    def rmethod(self, other):
+        t = type(other)
+        if t is float or t is int or _is_scalar(other):
+            return scalar_call(rscalar_op, self, other)
+        if t is np.ndarray:
+            return array_fn(wrap(other.astype(self._data.dtype, copy=False)), self)
+        return NotImplemented
+    return method, rmethod
+
+
+def _commutative(array_fn, scalar_op):
+    m = _dispatch(array_fn, scalar_op)
+    return m, m
+
+
+def _neg(self):
+    return negative(self)
+
+
+def _inplace(binop):
+    """Build ``x op= y``: in place on the buffer, or recorded when a graph is involved."""
+    def method(self, other):
+        onode = other._node if type(other) is NDArray else None
+        if state.recording and (self._node is not None or onode is not None):
+            self._check_writable()
+            snapshot = wrap(self._data.copy())
+            return inplace_apply(self, binop(snapshot, other))
+        r = binop(self, other)
+        if r is NotImplemented:
+            return r
+        if r._data.shape != self._data.shape:
+            raise ShapeError(f"in-place operation: the result's shape {r.shape} does not fit "
+                             f"the target's shape {self.shape}")
+        np.copyto(self._data, r._data, casting="unsafe")
+        self._ver[0] += 1
+        return self
+    return method
+
+
+def _register_operators():
+    add_m, radd_m = _commutative(add, _PLUS_S)
+    mul_m, rmul_m = _commutative(multiply, _MUL_S)
+    sub_m, rsub_m = _dispatch(subtract, _MINUS_S, _RMINUS_S)
+    div_m, rdiv_m = _dispatch(divide, _DIV_S, _RDIV_S)
+    pow_m, rpow_m = _dispatch(power, _POW_S, _RPOW_S)
+    mod_m, rmod_m = _dispatch(modulo, _MOD_S, _RMOD_S)
+    fdiv_m, rfdiv_m = _dispatch(floor_divide, _FDIV_S, _RFDIV_S)
+    table = {
+        "__add__": add_m, "__radd__": radd_m, "__sub__": sub_m, "__rsub__": rsub_m,
+        "__mul__": mul_m, "__rmul__": rmul_m, "__truediv__": div_m, "__rtruediv__": rdiv_m,
+        "__div__": div_m, "__rdiv__": rdiv_m,
+        "__pow__": pow_m, "__rpow__": rpow_m, "__mod__": mod_m, "__rmod__": rmod_m,
+        "__floordiv__": fdiv_m, "__rfloordiv__": rfdiv_m,
+        "__neg__": _neg, "__pos__": lambda self: self, "__abs__": lambda self: abs(self),
+        "__eq__": _dispatch(equal, _EQ_S), "__ne__": _dispatch(not_equal, _NE_S),
+        "__gt__": _dispatch(greater, _GT_S), "__ge__": _dispatch(greater_equal, _GE_S),
+        "__lt__": _dispatch(lesser, _LT_S), "__le__": _dispatch(lesser_equal, _LE_S),
+    }
+    table["__iadd__"] = _inplace(add_m)
+    table["__isub__"] = _inplace(sub_m)
+    table["__imul__"] = _inplace(mul_m)
+    table["__itruediv__"] = _inplace(div_m)
+    table["__idiv__"] = table["__itruediv__"]
+    table["__imod__"] = _inplace(mod_m)
+    for k, v in table.items():
+        register_method(k, v)
+    for name in ["exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "cbrt",
+                 "rcbrt", "square", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos",
+                 "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sigmoid",
+                 "relu", "softsign", "erf", "erfinv", "abs", "sign", "floor", "ceil", "round",
+                 "rint", "fix", "trunc", "degrees", "radians", "clip", "zeros_like",
+                 "ones_like", "gamma", "gammaln", "logical_not"]:
+        register_method(name, globals()[name])
+    register_method("negative", negative)
+
+
+_register_operators()

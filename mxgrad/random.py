@@ -1,0 +1,206 @@
+"""Random numbers: ``mx.random.seed`` and samplers (``uniform``, ``normal``, ...), also
+reachable as ``mx.nd.random.*``. float32 unless a dtype is given.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> mx.random.seed(42)
+>>> a = mx.nd.random.uniform(shape=(2,))
+>>> mx.random.seed(42)
+>>> bool((a == mx.nd.random.uniform(shape=(2,))).asnumpy().all())
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import as_dtype, ShapeError
+from .ndarray.ndarray import NDArray, wrap
+
+__all__ = ["seed", "uniform", "normal", "randn", "randint", "shuffle", "exponential",
+           "gamma", "poisson", "multinomial", "bernoulli", "generator"]
+
+_rng = [np.random.default_rng(0)]
+
+
+def generator() -> np.random.Generator:
+    """The NumPy generator behind mxgrad's random functions."""
+    return _rng[0]
+
+
+def seed(seed_state: int, ctx="all") -> None:
+    """Seed mxgrad's random number generator.
+
+    Examples
+    --------
+    >>> seed(0)
+    """
+    _rng[0] = np.random.default_rng(int(seed_state))
+
+
+def _shape(shape):
+    if shape is None or shape == ():
+        return (1,)
+    if isinstance(shape, int):
+        return (shape,)
+    return tuple(shape)
+
+
+def _param(p):
+    return p._data if isinstance(p, NDArray) else p
+
+
+def _sample(draw, params, shape, dtype):
+    arrays = [p for p in params if isinstance(p, NDArray)]
+    if arrays:
+        base = np.broadcast_shapes(*[a.shape for a in arrays])
+        full = base + (tuple(shape) if shape not in (None, ()) else ())
+        vals = [_param(p) for p in params]
+        vals = [v.reshape(v.shape + (1,) * (len(full) - v.ndim)) if isinstance(v, np.ndarray)
+                else v for v in vals]
+        out = draw(*vals, size=full)
+    else:
+        out = draw(*params, size=_shape(shape))
+    return wrap(np.asarray(out).astype(as_dtype(dtype)))
+
+
+def uniform(low=0.0, high=1.0, shape=None, ctx=None, dtype=None, out=None, **kwargs) -> NDArray:
+    """Samples from U[low, high).
+
+    Examples
+    --------
+    >>> uniform(-1, 1, shape=(2, 3)).shape
+    (2, 3)
+    """
+    r = _sample(generator().uniform, (low, high), shape, dtype)
+    return _out(out, r)
+
+
+def normal(loc=0.0, scale=1.0, shape=None, ctx=None, dtype=None, out=None, **kwargs) -> NDArray:
+    """Samples from N(loc, scale**2).
+
+    Examples
+    --------
+    >>> normal(0, 1, shape=(3,)).shape
+    (3,)
+    """
+    r = _sample(generator().normal, (loc, scale), shape, dtype)
+    return _out(out, r)
+
+
+def randn(*shape, loc=0.0, scale=1.0, dtype=None, **kwargs) -> NDArray:
+    """Standard normal samples of the given shape.
+
+    Examples
+    --------
+    >>> randn(2, 2).shape
+    (2, 2)
+    """
+    return normal(loc, scale, shape=shape, dtype=dtype)
+
+
+def randint(low, high, shape=None, ctx=None, dtype="int32", out=None, **kwargs) -> NDArray:
+    """Integers uniformly from ``[low, high)`` (int32 by default, as in MXNet).
+
+    Examples
+    --------
+    >>> int(randint(0, 1, shape=(2,)).sum().asscalar())
+    0
+    """
+    r = wrap(generator().integers(low, high, size=_shape(shape)).astype(as_dtype(dtype)))
+    return _out(out, r)
+
+
+def exponential(scale=1.0, shape=None, ctx=None, dtype=None, **kwargs) -> NDArray:
+    """Samples from an exponential distribution with the given scale (1/lambda).
+
+    Examples
+    --------
+    >>> exponential(1.0, shape=(2,)).shape
+    (2,)
+    """
+    return _sample(generator().exponential, (scale,), shape, dtype)
+
+
+def gamma(alpha=1.0, beta=1.0, shape=None, ctx=None, dtype=None, **kwargs) -> NDArray:
+    """Samples from a gamma distribution (shape ``alpha``, scale ``beta``).
+
+    Examples
+    --------
+    >>> gamma(2.0, 1.0, shape=(2,)).shape
+    (2,)
+    """
+    return _sample(generator().gamma, (alpha, beta), shape, dtype)
+
+
+def poisson(lam=1.0, shape=None, ctx=None, dtype=None, **kwargs) -> NDArray:
+    """Samples from a Poisson distribution.
+
+    Examples
+    --------
+    >>> poisson(3.0, shape=(2,)).shape
+    (2,)
+    """
+    return _sample(generator().poisson, (lam,), shape, dtype)
+
+
+def bernoulli(prob=0.5, shape=None, dtype=None, **kwargs) -> NDArray:
+    """0/1 samples that are 1 with probability ``prob``.
+
+    Examples
+    --------
+    >>> bernoulli(1.0, shape=(2,))
+    <BLANKLINE>
+    [1. 1.]
+    <NDArray 2 @cpu(0)>
+    """
+    p = _param(prob)
+    size = _shape(shape) if not isinstance(p, np.ndarray) else p.shape
+    return wrap((generator().random(size) < p).astype(as_dtype(dtype)))
+
+
+def multinomial(data, shape=None, get_prob=False, dtype="int32", **kwargs):
+    """Draw category indices from the probability rows of ``data``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> multinomial(mx.nd.array([[0., 1.]])).asnumpy().tolist()
+    [1]
+    """
+    p = _param(data).astype(np.float64)
+    n = 1 if shape is None else int(np.prod(_shape(shape)))
+    flat = p.reshape(-1, p.shape[-1])
+    flat = flat / flat.sum(axis=1, keepdims=True)
+    draws = np.stack([generator().choice(flat.shape[1], size=n, p=row) for row in flat])
+    extra = () if shape is None else _shape(shape)
+    idx = draws.reshape(p.shape[:-1] + extra) if extra else draws.reshape(p.shape[:-1] or (1,))
+    out = wrap(idx.astype(as_dtype(dtype)))
+    if get_prob:
+        from .ops.elemwise import log
+        logp = np.log(np.take_along_axis(flat, draws, axis=1)).reshape(idx.shape)
+        return out, wrap(logp.astype(np.float32))
+    return out
+
+
+def shuffle(data, **kwargs) -> NDArray:
+    """A copy of ``data`` with its first axis shuffled.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> sorted(shuffle(mx.nd.arange(4)).asnumpy().tolist())
+    [0.0, 1.0, 2.0, 3.0]
+    """
+    d = _param(data)
+    return wrap(d[generator().permutation(d.shape[0])])
+
+
+def _out(out, r):
+    if out is None:
+        return r
+    if out.shape != r.shape:
+        raise ShapeError(f"out= has shape {out.shape}, the sample has shape {r.shape}")
+    np.copyto(out._data, r._data, casting="unsafe")
+    out._ver[0] += 1
+    return out
