@@ -20,6 +20,11 @@ from . import ndarray as nd
 from . import autograd
 from . import random
 from . import test_utils
+from . import initializer
+from . import initializer as init
+from . import optimizer
+from . import lr_scheduler
+from . import gluon
 
 __version__ = "0.1.0"
 

@@ -16,7 +16,9 @@ from .scope import (record, pause, train_mode, predict_mode, is_recording, is_tr
                     set_recording, set_training)
 from .graph import mark_variables, backward, grad, get_symbol, Node, Leaf
 from . import forward_ad
+from .function import *  # noqa: F401,F403  (Function, function, once_differentiable)
+from . import functional
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "backward", "grad",
-           "get_symbol", "Node", "Leaf", "forward_ad"]
+           "get_symbol", "Node", "Leaf", "forward_ad", "functional"]

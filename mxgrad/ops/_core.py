@@ -173,13 +173,24 @@ def _make_node(op, args, outs, attrs):
 
 
 # ------------------------------------------------------------------- dispatch
+def _shape_error(op, err, args):
+    if isinstance(err, ShapeError):
+        return err
+    shapes = ", ".join(str(a.shape) for a in args if a is not None)
+    return ShapeError(f"{op.name}: inputs of shapes {shapes} do not fit together ({err}). "
+                      f"Check the shapes; binary ops broadcast NumPy-style")
+
+
 def call1(op: Op, x, attrs: Optional[dict] = None):
     """Apply a one-input op to ``x`` (NDArray: recorded if needed; NumPy: raw)."""
     if type(x) is np.ndarray:
         return op.fwd(x, **attrs) if attrs else op.fwd(x)
     if type(x) is not NDArray:
         x = as_array(x, op.name)
-    data = op.fwd(x._data, **attrs) if attrs else op.fwd(x._data)
+    try:
+        data = op.fwd(x._data, **attrs) if attrs else op.fwd(x._data)
+    except ValueError as err:
+        raise _shape_error(op, err, (x,)) from None
     if op.nout == 1:
         out = wrap(data)
         if x._node is not None and state.recording and op.grads is not None:
@@ -204,7 +215,10 @@ def call2(op: Op, a, b, attrs: Optional[dict] = None):
         a = as_array(a, op.name, "lhs")
     if tb is not NDArray:
         b = as_array(b, op.name, "rhs")
-    data = op.fwd(a._data, b._data, **attrs) if attrs else op.fwd(a._data, b._data)
+    try:
+        data = op.fwd(a._data, b._data, **attrs) if attrs else op.fwd(a._data, b._data)
+    except ValueError as err:
+        raise _shape_error(op, err, (a, b)) from None
     out = wrap(data)
     if (a._node is not None or b._node is not None) and state.recording \
             and op.grads is not None:
@@ -226,7 +240,10 @@ def call(op: Op, args: Sequence, attrs: Optional[dict] = None):
     args = tuple(None if x is None else (x if type(x) is NDArray else as_array(x, op.name))
                  for x in args)
     datas = [None if x is None else x._data for x in args]
-    data = op.fwd(*datas, **attrs) if attrs else op.fwd(*datas)
+    try:
+        data = op.fwd(*datas, **attrs) if attrs else op.fwd(*datas)
+    except ValueError as err:
+        raise _shape_error(op, err, args) from None
     outs = (wrap(data),) if op.nout == 1 else tuple(wrap(d) for d in data)
     if op.grads is not None and state.recording:
         for x in args:

@@ -119,6 +119,20 @@ def _poly(w, coeffs):
     return p
 
 
+def _trigamma(x):
+    """Trigamma by recurrence and an asymptotic series (float64)."""
+    x = np.asarray(x, dtype=np.float64).copy()
+    res = np.zeros_like(x)
+    for _ in range(6):
+        small = x < 6
+        res = np.where(small, res + 1.0 / (x * x), res)
+        x = np.where(small, x + 1, x)
+    inv = 1.0 / x
+    inv2 = inv * inv
+    res = res + inv + 0.5 * inv2 + inv * inv2 * (1 / 6 - inv2 * (1 / 30 - inv2 / 42))
+    return res
+
+
 _lgamma_vec = np.vectorize(math.lgamma, otypes=[np.float64])
 _gamma_vec = np.vectorize(math.gamma, otypes=[np.float64])
 
@@ -228,8 +242,10 @@ gamma = _unary("gamma", lambda x: _gamma_vec(x).astype(x.dtype, copy=False),
 gammaln = _unary("gammaln", lambda x: _lgamma_vec(x).astype(x.dtype, copy=False),
                  lambda g, y, x: g * _digamma_op(x), doc="Log of the absolute gamma function.",
                  example_in="[1.5, 2.]")
-_digamma_f = _unary("digamma", lambda x: _digamma(x).astype(x.dtype, copy=False), None,
-                    doc="Digamma function (not differentiable in mxgrad).")
+_trigamma_f = _unary("trigamma", lambda x: _trigamma(x).astype(x.dtype, copy=False), None,
+                     doc="Trigamma function (not differentiable in mxgrad).")
+_digamma_f = _unary("digamma", lambda x: _digamma(x).astype(x.dtype, copy=False),
+                    lambda g, y, x: g * _trigamma_f(x), doc="Digamma function.")
 
 
 def _digamma_op(x):

@@ -1,0 +1,2 @@
+"""Functional transforms (placeholder, filled in by its owner)."""
+__all__ = []

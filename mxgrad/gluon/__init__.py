@@ -1,0 +1,1 @@
+"""Gluon (placeholder, filled in by its owner)."""

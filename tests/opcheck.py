@@ -1,0 +1,143 @@
+"""Declarative op tests: one table entry per op drives the forward check against NumPy,
+the first-order numerical gradient check and the second-order check (float64 central
+differences), and the forward-mode (jvp) check once tangent rules exist.
+
+Use in a test module::
+
+    CASES = [OpCase("exp", nd.exp, [randn(3, 4)], np.exp), ...]
+    test_forward, test_grad, test_second_order = op_tests(CASES)
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mxgrad as mx
+from mxgrad.test_utils import check_numeric_gradient, check_second_order
+
+
+def randn(*shape, seed=0, low=None, high=None):
+    rng = np.random.default_rng(abs(hash((shape, seed))) % (2 ** 32))
+    if low is not None:
+        return rng.uniform(low, high, size=shape)
+    return rng.standard_normal(shape)
+
+
+def uniform(low, high, *shape, seed=0):
+    return randn(*shape, seed=seed, low=low, high=high)
+
+
+class OpCase:
+    """One op test.
+
+    Parameters
+    ----------
+    name : str
+        Test id.
+    fn : callable
+        Takes NDArrays (one per input), returns an NDArray or a tuple of them.
+    inputs : list of NumPy arrays
+        Sample inputs (float64; the forward check runs them in float32 too).
+    ref : callable, optional
+        NumPy reference taking the NumPy inputs; compared with ``fn``'s output.
+    grad, second : bool
+        Run the first / second order numerical checks.
+    grad_inputs : tuple of int, optional
+        Inputs whose gradients are checked (others are data, e.g. indices).
+    """
+
+    def __init__(self, name, fn, inputs, ref=None, grad=True, second=True, jvp=True,
+                 rtol=1e-4, atol=1e-6, eps=1e-6, grad_inputs=None, fwd_dtype="float32",
+                 fwd_rtol=1e-5, fwd_atol=1e-6):
+        self.name = name
+        self.fn = fn
+        self.inputs = [np.asarray(x, dtype=np.float64) if np.asarray(x).dtype.kind == "f"
+                       else np.asarray(x) for x in inputs]
+        self.ref = ref
+        self.grad = grad
+        self.second = second
+        self.jvp = jvp
+        self.rtol, self.atol, self.eps = rtol, atol, eps
+        self.grad_inputs = grad_inputs
+        self.fwd_dtype = fwd_dtype
+        self.fwd_rtol, self.fwd_atol = fwd_rtol, fwd_atol
+
+    def __repr__(self):
+        return self.name
+
+    def diff_fn(self):
+        """``fn`` as a function of the differentiable inputs only."""
+        if self.grad_inputs is None:
+            return self.fn, self.inputs
+        fixed = {i: mx.nd.array(x, dtype=x.dtype) for i, x in enumerate(self.inputs)
+                 if i not in self.grad_inputs}
+
+        def f(*diff):
+            it = iter(diff)
+            args = [fixed[i] if i in fixed else next(it) for i in range(len(self.inputs))]
+            return self.fn(*args)
+        return f, [self.inputs[i] for i in self.grad_inputs]
+
+
+def _outs(r):
+    return list(r) if isinstance(r, (list, tuple)) else [r]
+
+
+def run_forward(case: OpCase):
+    args = [mx.nd.array(x, dtype=case.fwd_dtype if x.dtype.kind == "f" else x.dtype)
+            for x in case.inputs]
+    out = _outs(case.fn(*args))
+    for o in out:
+        assert isinstance(o, mx.nd.NDArray)
+        assert o.ndim >= 1, "mxgrad never returns 0-d arrays"
+    if case.ref is not None:
+        ref_in = [x.astype(case.fwd_dtype) if x.dtype.kind == "f" else x for x in case.inputs]
+        ref = _outs(case.ref(*ref_in))
+        assert len(ref) == len(out)
+        for o, r in zip(out, ref):
+            r = np.asarray(r)
+            if r.ndim == 0:
+                r = r.reshape(1)
+            assert o.shape == r.shape, f"shape {o.shape} != reference {r.shape}"
+            np.testing.assert_allclose(o.asnumpy(), r, rtol=case.fwd_rtol, atol=case.fwd_atol)
+    # float64 in -> float64 out for float ops
+    args64 = [mx.nd.array(x, dtype=x.dtype) for x in case.inputs]
+    out64 = _outs(case.fn(*args64))
+    if case.grad:
+        for o in out64:
+            assert o.dtype == np.float64, f"float64 inputs gave {o.dtype}"
+
+
+def run_grad(case: OpCase):
+    fn, inputs = case.diff_fn()
+    assert check_numeric_gradient(fn, [mx.nd.array(x, dtype=np.float64) for x in inputs],
+                                  eps=case.eps, rtol=case.rtol, atol=case.atol)
+
+
+def run_second(case: OpCase):
+    fn, inputs = case.diff_fn()
+    assert check_second_order(fn, [mx.nd.array(x, dtype=np.float64) for x in inputs],
+                              rtol=max(case.rtol * 10, 1e-3), atol=max(case.atol * 10, 1e-5))
+
+
+def op_tests(cases):
+    """Return (test_forward, test_grad, test_second_order) parametrized over ``cases``."""
+    ids = [c.name for c in cases]
+
+    @pytest.mark.parametrize("case", cases, ids=ids)
+    def test_forward(case):
+        run_forward(case)
+
+    gcases = [c for c in cases if c.grad]
+
+    @pytest.mark.parametrize("case", gcases, ids=[c.name for c in gcases])
+    def test_grad(case):
+        run_grad(case)
+
+    scases = [c for c in cases if c.grad and c.second]
+
+    @pytest.mark.parametrize("case", scases, ids=[c.name for c in scases])
+    def test_second_order(case):
+        run_second(case)
+
+    return test_forward, test_grad, test_second_order
