@@ -1,0 +1,1 @@
+"""gluon.data (placeholder, filled in by its owner)."""
