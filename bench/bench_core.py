@@ -1,0 +1,313 @@
+"""Core engine benchmarks: mxgrad against the same math in NumPy written by hand
+(forward and backward), and against PyTorch when installed. One process, one thread;
+figures are ratios to the NumPy floor.
+
+Run: python bench/bench_core.py
+"""
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import tracemalloc
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import best_time, report, torch_or_none  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import mxgrad as mx  # noqa: E402
+from mxgrad import nd, autograd  # noqa: E402
+
+N_CHAIN = 200
+
+
+# ------------------------------------------------------------ chain of small ops
+def chain_numpy(x0, c):
+    saved = []
+    y = x0
+    for i in range(N_CHAIN):
+        k = i % 4
+        if k == 0:
+            y = np.tanh(y); saved.append(y)
+        elif k == 1:
+            y = y * 1.5; saved.append(None)
+        elif k == 2:
+            y = y + c; saved.append(None)
+        else:
+            saved.append(y); y = np.sin(y)
+    s = y.sum()
+    g = np.ones_like(y)
+    for i in range(N_CHAIN - 1, -1, -1):
+        k = i % 4
+        if k == 0:
+            t = saved[i]; g = g * (1 - t * t)
+        elif k == 1:
+            g = g * 1.5
+        elif k == 3:
+            g = g * np.cos(saved[i])
+    return s, g
+
+
+def chain_numpy_forward(x0, c):
+    y = x0
+    for i in range(N_CHAIN):
+        k = i % 4
+        if k == 0:
+            y = np.tanh(y)
+        elif k == 1:
+            y = y * 1.5
+        elif k == 2:
+            y = y + c
+        else:
+            y = np.sin(y)
+    return y.sum()
+
+
+def chain_mx(x, c):
+    y = x
+    for i in range(N_CHAIN):
+        k = i % 4
+        if k == 0:
+            y = nd.tanh(y)
+        elif k == 1:
+            y = y * 1.5
+        elif k == 2:
+            y = y + c
+        else:
+            y = nd.sin(y)
+    return y.sum()
+
+
+def bench_chain(rows):
+    rng = np.random.default_rng(0)
+    x0 = rng.standard_normal(16).astype(np.float32)
+    c0 = rng.standard_normal(16).astype(np.float32)
+    x, c = nd.array(x0), nd.array(c0)
+    x.attach_grad()
+
+    def mx_fb():
+        with autograd.record():
+            s = chain_mx(x, c)
+        s.backward()
+
+    # check the math agrees
+    mx_fb()
+    np.testing.assert_allclose(x.grad.asnumpy(), chain_numpy(x0, c0)[1], rtol=1e-4, atol=1e-6)
+    t_np = best_time(lambda: chain_numpy(x0, c0))
+    t_mx = best_time(mx_fb)
+    name = f"chain {N_CHAIN} ops (16,) fwd+bwd"
+    rows.append(dict(bench=name, impl="numpy", seconds=t_np, ratio=1.0))
+    rows.append(dict(bench=name, impl="mxgrad", seconds=t_mx, ratio=t_mx / t_np, target=3.5))
+    t_npf = best_time(lambda: chain_numpy_forward(x0, c0))
+    xf = nd.array(x0)
+    t_mxf = best_time(lambda: chain_mx(xf, c))
+    name = f"chain {N_CHAIN} ops (16,) forward, not recorded"
+    rows.append(dict(bench=name, impl="numpy", seconds=t_npf, ratio=1.0))
+    rows.append(dict(bench=name, impl="mxgrad", seconds=t_mxf, ratio=t_mxf / t_npf, target=1.6))
+    torch = torch_or_none()
+    if torch is not None:
+        tx = torch.tensor(x0, requires_grad=True)
+        tc = torch.tensor(c0)
+
+        def torch_fb():
+            y = tx
+            for i in range(N_CHAIN):
+                k = i % 4
+                y = torch.tanh(y) if k == 0 else y * 1.5 if k == 1 else y + tc if k == 2 \
+                    else torch.sin(y)
+            y.sum().backward()
+            tx.grad = None
+        t_t = best_time(torch_fb)
+        rows.append(dict(bench=f"chain {N_CHAIN} ops (16,) fwd+bwd", impl="torch",
+                         seconds=t_t, ratio=t_t / t_np))
+
+
+# --------------------------------------------------------------- big elementwise
+def bench_big(rows):
+    rng = np.random.default_rng(1)
+    x0 = rng.standard_normal((1000, 1000)).astype(np.float32)
+
+    def np_fb():
+        t = np.tanh(x0)
+        sq = x0 * x0
+        e = np.exp(-sq)
+        s = (t * x0 + e).sum()
+        # backward of sum(tanh(x)*x + exp(-x*x))
+        g = (1 - t * t) * x0
+        g += t
+        e *= x0
+        e *= -2.0
+        g += e
+        return s, g
+
+    x = nd.array(x0)
+    x.attach_grad()
+
+    def mx_fb():
+        with autograd.record():
+            s = (nd.tanh(x) * x + nd.exp(-x * x)).sum()
+        s.backward()
+
+    mx_fb()
+    np.testing.assert_allclose(x.grad.asnumpy(), np_fb()[1], rtol=1e-4, atol=1e-5)
+    t_np = best_time(np_fb, repeat=5)
+    t_mx = best_time(mx_fb, repeat=5)
+    name = "sum(tanh(x)*x+exp(-x*x)) (1000,1000) f+b"
+    rows.append(dict(bench=name, impl="numpy", seconds=t_np, ratio=1.0))
+    rows.append(dict(bench=name, impl="mxgrad", seconds=t_mx, ratio=t_mx / t_np, target=1.4))
+    torch = torch_or_none()
+    if torch is not None:
+        tx = torch.tensor(x0, requires_grad=True)
+
+        def torch_fb():
+            (torch.tanh(tx) * tx + torch.exp(-tx * tx)).sum().backward()
+            tx.grad = None
+        t_t = best_time(torch_fb, repeat=5)
+        rows.append(dict(bench=name, impl="torch", seconds=t_t, ratio=t_t / t_np))
+
+
+# ------------------------------------------------------------------------ MLP
+def _mlp_params(rng):
+    sizes = [784, 512, 512, 10]
+    ws = [(rng.standard_normal((o, i)) * np.sqrt(2.0 / i)).astype(np.float32)
+          for i, o in zip(sizes[:-1], sizes[1:])]
+    bs = [np.zeros(o, np.float32) for o in sizes[1:]]
+    return ws, bs
+
+
+def mlp_numpy(x, labels, ws, bs):
+    acts = [x]
+    h = x
+    pre = []
+    for k, (w, b) in enumerate(zip(ws, bs)):
+        z = h @ w.T + b
+        pre.append(z)
+        h = np.maximum(z, 0) if k < len(ws) - 1 else z
+        acts.append(h)
+    z = acts[-1]
+    m = z.max(axis=1, keepdims=True)
+    e = np.exp(z - m)
+    ssum = e.sum(axis=1, keepdims=True)
+    logp = z - m - np.log(ssum)
+    n = x.shape[0]
+    loss = -logp[np.arange(n), labels].sum()
+    g = e / ssum
+    g[np.arange(n), labels] -= 1.0
+    grads = []
+    for k in range(len(ws) - 1, -1, -1):
+        if k < len(ws) - 1:
+            g = g * (pre[k] > 0)
+        gw = g.T @ acts[k]
+        gb = g.sum(axis=0)
+        grads.append((gw, gb))
+        if k > 0:
+            g = g @ ws[k]
+    return loss, grads
+
+
+def bench_mlp(rows):
+    if not hasattr(nd, "FullyConnected") or not hasattr(nd, "log_softmax") \
+            or not hasattr(nd, "pick"):
+        print("# MLP benchmark skipped: nd.FullyConnected/log_softmax/pick not available")
+        return
+    rng = np.random.default_rng(2)
+    ws0, bs0 = _mlp_params(rng)
+    x0 = rng.standard_normal((128, 784)).astype(np.float32)
+    lab0 = rng.integers(0, 10, 128)
+    ws = [nd.array(w) for w in ws0]
+    bs = [nd.array(b) for b in bs0]
+    for p in ws + bs:
+        p.attach_grad()
+    x, lab = nd.array(x0), nd.array(lab0)
+
+    def mx_fb():
+        with autograd.record():
+            h = x
+            for k in range(3):
+                h = nd.FullyConnected(h, ws[k], bs[k], num_hidden=ws[k].shape[0])
+                if k < 2:
+                    h = nd.relu(h)
+            loss = -nd.pick(nd.log_softmax(h), lab).sum()
+        loss.backward()
+
+    mx_fb()
+    ref = mlp_numpy(x0, lab0, ws0, bs0)[1]
+    np.testing.assert_allclose(ws[0].grad.asnumpy(), ref[-1][0], rtol=1e-3, atol=1e-3)
+    t_np = best_time(lambda: mlp_numpy(x0, lab0, ws0, bs0), repeat=7)
+    t_mx = best_time(mx_fb, repeat=7)
+    name = "MLP 784-512-512-10 b128 f+b (nd ops)"
+    rows.append(dict(bench=name, impl="numpy", seconds=t_np, ratio=1.0))
+    rows.append(dict(bench=name, impl="mxgrad", seconds=t_mx, ratio=t_mx / t_np, target=1.1))
+    torch = torch_or_none()
+    if torch is not None:
+        tws = [torch.tensor(w, requires_grad=True) for w in ws0]
+        tbs = [torch.tensor(b, requires_grad=True) for b in bs0]
+        tx, tl = torch.tensor(x0), torch.tensor(lab0)
+
+        def torch_fb():
+            h = tx
+            for k in range(3):
+                h = torch.nn.functional.linear(h, tws[k], tbs[k])
+                if k < 2:
+                    h = torch.relu(h)
+            torch.nn.functional.cross_entropy(h, tl, reduction="sum").backward()
+            for p in tws + tbs:
+                p.grad = None
+        t_t = best_time(torch_fb, repeat=7)
+        rows.append(dict(bench=name, impl="torch", seconds=t_t, ratio=t_t / t_np))
+
+
+# --------------------------------------------------------------------- memory
+def bench_memory(rows):
+    rng = np.random.default_rng(3)
+    w = nd.array(rng.standard_normal((64, 64)).astype(np.float32) * 0.1)
+    w.attach_grad()
+    x = nd.array(rng.standard_normal((32, 64)).astype(np.float32))
+
+    def step():
+        nonlocal w
+        with autograd.record():
+            h = nd.tanh(x * 1.0)
+            for _ in range(5):
+                h = nd.tanh((h * w.sum(axis=0)) + h)
+            loss = (h * h).mean()
+        loss.backward()
+        with autograd.pause():
+            w -= 0.01 * w.grad
+
+    gc.collect()
+    tracemalloc.start()
+    for i in range(300):
+        step()
+        if i == 49:
+            gc.collect()
+            at50 = tracemalloc.get_traced_memory()[0]
+    gc.collect()
+    at300 = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    rows.append(dict(bench="memory after 300 steps / after 50", impl="mxgrad",
+                     seconds=0.0, ratio=at300 / max(at50, 1), target=1.0,
+                     bytes_50=at50, bytes_300=at300))
+    # a recorded forward never differentiated frees its graph with its outputs
+    import weakref
+    with autograd.record():
+        y = nd.tanh(x * w.sum(axis=0))
+    ref = weakref.ref(y._node)
+    del y
+    gc.collect()
+    rows.append(dict(bench="undifferentiated graph freed (1=yes)", impl="mxgrad",
+                     seconds=0.0, ratio=1.0 if ref() is None else 0.0))
+
+
+def main():
+    rows = []
+    bench_chain(rows)
+    bench_big(rows)
+    bench_mlp(rows)
+    bench_memory(rows)
+    report(rows, "mxgrad core benchmarks (ratio = time / NumPy by hand, one process)")
+
+
+if __name__ == "__main__":
+    main()
