@@ -1,15 +1,31 @@
-"""Reductions (sum, mean, ...) and the broadcast pair the engine relies on
-(``broadcast_to`` and ``sum_to``, each the other's gradient)."""
+"""Reductions (sum, mean, prod, max, min, norm, nansum, nanprod) and the broadcast pair
+the engine relies on (``broadcast_to`` and ``sum_to``, each the other's gradient).
+
+Every reduction takes MXNet's ``axis`` (int, tuple or None for all axes), ``keepdims``
+and ``exclude`` (reduce over every axis *not* listed). A reduction over all axes has
+shape ``(1,)``: MXNet has no 0-d arrays.
+
+Gradients follow MXNet where users rely on it and are exact where MXNet is not:
+
+* ``max``/``min`` give the *full* output gradient to every tied extreme element;
+* ``prod`` is exact also where some elements are zero (MXNet divides by the input);
+* ``norm`` (ord 2) has gradient ``x / norm``, defined as 0 where the norm is 0.
+
+All rules are written with mxgrad ops, so every reduction has derivatives of any order.
+"""
 from __future__ import annotations
+
+import builtins
 
 import numpy as np
 
-from ..base import ShapeError
+from ..base import DTypeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray
-from ._core import defop, call1, register_method, as_array
+from ._core import defop, call1, register_method, as_array, inplace_apply
 
-__all__ = ["sum", "mean", "sum_to", "broadcast_to", "reshape_exact", "normalize_axes",
-           "nansum", "nanprod"]
+__all__ = ["sum", "mean", "prod", "max", "min", "norm", "nansum", "nanprod",
+           "sum_axis", "max_axis", "min_axis", "sum_to", "broadcast_to", "reshape_exact",
+           "normalize_axes"]
 
 
 def normalize_axes(axis, ndim: int, exclude: bool = False, op: str = "reduce"):
@@ -22,7 +38,7 @@ def normalize_axes(axis, ndim: int, exclude: bool = False, op: str = "reduce"):
         axes = []
         for a in axis:
             a = int(a)
-            if not -ndim <= a < max(ndim, 1):
+            if not -ndim <= a < builtins.max(ndim, 1):
                 raise ShapeError(f"{op}: axis {a} is out of range for an array with {ndim} "
                                  f"dimensions")
             axes.append(a % ndim if ndim else 0)
@@ -40,6 +56,37 @@ def _no0d(r):
     if not isinstance(r, np.ndarray) or r.ndim == 0:
         return np.reshape(r, (1,))
     return r
+
+
+def _keep(a, axis, keepdims, ishape):
+    """Give a reduced array (gradient or output) the kept-dims shape, so that it
+    broadcasts against the reduction's input."""
+    return a if keepdims else reshape_exact(a, _kshape(ishape, axis))
+
+
+def _raw(a):
+    """The NumPy data of an array argument of a rule (NumPy array or NDArray)."""
+    return a if type(a) is np.ndarray else a._data
+
+
+def _fmask(cond, like):
+    """A comparison result as a 0/1 mask of ``like``'s dtype (NumPy comparisons give
+    bool; NDArray ones already give 0/1 of the input's dtype)."""
+    if type(cond) is np.ndarray:
+        return cond.astype(like.dtype if like.dtype.kind == "f" else np.float32)
+    return cond
+
+
+def _to_out(r, out):
+    if out is None:
+        return r
+    if not isinstance(out, NDArray):
+        raise DTypeError(f"out= must be an NDArray, got {type(out).__name__}")
+    return inplace_apply(out, r)
+
+
+def _prep(data, op):
+    return data if type(data) is np.ndarray else as_array(data, op)
 
 
 # ----------------------------------------------------------- reshape (exact)
@@ -163,7 +210,9 @@ def sum_to(data, shape):
 
 # ------------------------------------------------------------------ sum, mean
 def _sum_fwd(x, axis, keepdims, ishape):
-    return _no0d(np.sum(x, axis=axis, keepdims=keepdims))
+    # integer sums keep their dtype, as in MXNet (NumPy would widen int32 to int64)
+    return _no0d(np.sum(x, axis=axis, keepdims=keepdims,
+                        dtype=x.dtype if x.dtype.kind in "iu" else None))
 
 
 def _sum_grad(g, y, x, axis, keepdims, ishape):
@@ -206,9 +255,8 @@ def sum(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **k
     >>> mx.nd.sum(x, axis=1, keepdims=True).shape
     (2, 1)
     """
-    if type(data) is not np.ndarray:
-        data = as_array(data, "sum")
-    return call1(_SUM, data, _reduce_attrs(data, axis, keepdims, exclude, "sum"))
+    data = _prep(data, "sum")
+    return _to_out(call1(_SUM, data, _reduce_attrs(data, axis, keepdims, exclude, "sum")), out)
 
 
 def _count(ishape, axis):
@@ -224,7 +272,7 @@ def _mean_fwd(x, axis, keepdims, ishape):
 
 
 def _mean_grad(g, y, x, axis, keepdims, ishape):
-    return _sum_grad(g, y, x, axis, keepdims, ishape) / float(max(_count(ishape, axis), 1))
+    return _sum_grad(g, y, x, axis, keepdims, ishape) / float(builtins.max(_count(ishape, axis), 1))
 
 
 def _mean_jvp(t, y, x, axis, keepdims, ishape):
@@ -245,51 +293,340 @@ def mean(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **
     [2. 3.]
     <NDArray 2 @cpu(0)>
     """
-    if type(data) is not np.ndarray:
-        data = as_array(data, "mean")
-    return call1(_MEAN, data, _reduce_attrs(data, axis, keepdims, exclude, "mean"))
+    data = _prep(data, "mean")
+    return _to_out(call1(_MEAN, data, _reduce_attrs(data, axis, keepdims, exclude, "mean")),
+                   out)
 
 
-def _nan_fwd(fn):
+
+
+# ------------------------------------------------------------------- prod
+def _prod_fwd(x, axis, keepdims, ishape):
+    return _no0d(np.prod(x, axis=axis, keepdims=keepdims,
+                         dtype=x.dtype if x.dtype.kind in "iu" else None))
+
+
+def _prod_partials(y, x, axis, keepdims, ishape):
+    """d prod(x) / d x_i = prod of the other elements, exact also where x has zeros.
+
+    Without zeros this is ``y / x``. With zeros, per reduced slice with ``nz`` zeros
+    and ``P`` the product of its non-zero elements (``S`` is the sum of the zero
+    elements: 0 in value, but it carries their derivative, which makes the second
+    derivative exact as well)::
+
+        nz == 1:  P at the zero, S * P / x elsewhere
+        nz == 2:  (S - x) * P at the zeros, 0 elsewhere
+        nz >= 3:  0
+    """
+    if not (_raw(x) == 0).any():
+        return _keep(y, axis, keepdims, ishape) / x
+    from .elemwise import where_mask
+    m = _fmask(x == 0, x)
+    xs = where_mask(x == 0, 1.0, x)
+    p = prod(xs, axis=axis, keepdims=True)
+    nz = sum(m, axis=axis, keepdims=True)
+    s = sum(x * m, axis=axis, keepdims=True)
+    c0, c1, c2 = _fmask(nz == 0, x), _fmask(nz == 1, x), _fmask(nz == 2, x)
+    return c0 * p / xs + c1 * (m * p + (1.0 - m) * s * p / xs) + c2 * m * (s - x) * p
+
+
+def _prod_grad(g, y, x, axis, keepdims, ishape):
+    return _keep(g, axis, keepdims, ishape) * _prod_partials(y, x, axis, keepdims, ishape)
+
+
+def _prod_jvp(t, y, x, axis, keepdims, ishape):
+    return sum(t * _prod_partials(y, x, axis, keepdims, ishape), axis=axis, keepdims=keepdims)
+
+
+_PROD = defop("prod", _prod_fwd, [_prod_grad], [_prod_jvp], save=(0,), save_out=True)
+
+
+def prod(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **kwargs):
+    """Product over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
+
+    The gradient is the product of the other elements, exact also where some
+    elements are zero (MXNet divides the output by the input there).
+
+    Parameters
+    ----------
+    data : NDArray
+    axis : int or tuple of int, optional
+    keepdims : bool, default False
+    exclude : bool, default False
+        Reduce over every axis *except* those in ``axis``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1., 2.], [3., 4.]])
+    >>> x.prod()
+    <BLANKLINE>
+    [24.]
+    <NDArray 1 @cpu(0)>
+    >>> mx.nd.prod(x, axis=0)
+    <BLANKLINE>
+    [3. 8.]
+    <NDArray 2 @cpu(0)>
+    >>> x = mx.nd.array([0., 2., 3.]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x.prod()
+    >>> y.backward(); x.grad
+    <BLANKLINE>
+    [6. 0. 0.]
+    <NDArray 3 @cpu(0)>
+    """
+    data = _prep(data, "prod")
+    return _to_out(call1(_PROD, data, _reduce_attrs(data, axis, keepdims, exclude, "prod")),
+                   out)
+
+
+# --------------------------------------------------------------- max, min
+def _extreme_fwd(fn):
     def f(x, axis, keepdims, ishape):
-        return _no0d(fn(x, axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
+        if x.size == 0 and axis:
+            raise ShapeError(f"reduction over axes {axis} of an empty array of shape "
+                             f"{x.shape} has no maximum/minimum")
+        return _no0d(fn(x, axis=axis, keepdims=keepdims))
     return f
 
 
-def _nansum_grad(g, y, x, axis, keepdims, ishape):
-    from .elemwise import where_mask
-    return where_mask(x == x, _sum_grad(g, y, x, axis, keepdims, ishape), 0.0)
+def _extreme_mask(y, x, axis, keepdims, ishape):
+    # every element equal to the extreme gets the full gradient (MXNet semantics)
+    return _fmask(x == _keep(y, axis, keepdims, ishape), x)
 
 
-_NANSUM = defop("nansum", _nan_fwd(np.nansum), [_nansum_grad], None, save=(0,))
-_NANPROD = defop("nanprod", _nan_fwd(np.nanprod), None, None, save=())
+def _extreme_grad(g, y, x, axis, keepdims, ishape):
+    return _keep(g, axis, keepdims, ishape) * _extreme_mask(y, x, axis, keepdims, ishape)
 
 
-def nansum(data, axis=None, keepdims=False, exclude=False, **kwargs):
-    """Sum treating NaN as zero.
+def _extreme_jvp(t, y, x, axis, keepdims, ishape):
+    # the transpose of the gradient rule: tied elements' tangents are summed
+    return sum(t * _extreme_mask(y, x, axis, keepdims, ishape), axis=axis, keepdims=keepdims)
+
+
+_MAX = defop("max", _extreme_fwd(np.max), [_extreme_grad], [_extreme_jvp], save=(0,),
+             save_out=True)
+_MIN = defop("min", _extreme_fwd(np.min), [_extreme_grad], [_extreme_jvp], save=(0,),
+             save_out=True)
+
+
+def max(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **kwargs):
+    """Maximum over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
+
+    As in MXNet, every element equal to the maximum receives the full output
+    gradient (ties are not split).
+
+    Parameters
+    ----------
+    data : NDArray
+    axis : int or tuple of int, optional
+    keepdims : bool, default False
+    exclude : bool, default False
+        Reduce over every axis *except* those in ``axis``.
 
     Examples
     --------
     >>> import mxgrad as mx
-    >>> mx.nd.nansum(mx.nd.array([1., float('nan'), 2.])).asscalar()
+    >>> x = mx.nd.array([[1., 5.], [5., 2.]])
+    >>> x.max()
+    <BLANKLINE>
+    [5.]
+    <NDArray 1 @cpu(0)>
+    >>> mx.nd.max(x, axis=1, keepdims=True).shape
+    (2, 1)
+    >>> x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x.max()
+    >>> y.backward(); x.grad
+    <BLANKLINE>
+    [[0. 1.]
+     [1. 0.]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    data = _prep(data, "max")
+    return _to_out(call1(_MAX, data, _reduce_attrs(data, axis, keepdims, exclude, "max")), out)
+
+
+def min(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **kwargs):
+    """Minimum over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
+
+    As in MXNet, every element equal to the minimum receives the full output
+    gradient (ties are not split).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1., 5.], [3., 2.]])
+    >>> x.min(axis=0)
+    <BLANKLINE>
+    [1. 2.]
+    <NDArray 2 @cpu(0)>
+    >>> mx.nd.min(x, axis=0, exclude=True)
+    <BLANKLINE>
+    [1. 2.]
+    <NDArray 2 @cpu(0)>
+    """
+    data = _prep(data, "min")
+    return _to_out(call1(_MIN, data, _reduce_attrs(data, axis, keepdims, exclude, "min")), out)
+
+
+sum_axis = sum
+max_axis = max
+min_axis = min
+
+
+# -------------------------------------------------------------------- norm
+def _l2(x, axis, keepdims):
+    with np.errstate(over="ignore", under="ignore"):
+        r = np.sqrt(np.sum(np.square(x), axis=axis, keepdims=keepdims))
+    if r.size and (not np.isfinite(r).all() or not r.all()) and np.isfinite(x).all():
+        # overflow or underflow of the squares: rescale by the largest magnitude
+        m = np.max(np.abs(x), axis=axis, keepdims=True)
+        m = np.where(m == 0, 1, m).astype(x.dtype, copy=False)
+        r = np.sqrt(np.sum(np.square(x / m), axis=axis, keepdims=True)) * m
+        if not keepdims:
+            r = np.squeeze(r, axis=axis)
+    return r
+
+
+def _norm_fwd(x, ord, axis, keepdims, ishape):
+    xf = x if x.dtype.kind == "f" else x.astype(np.float64)
+    if ord == 1:
+        r = np.sum(np.abs(xf), axis=axis, keepdims=keepdims)
+    else:
+        r = _l2(xf, axis, keepdims)
+    return _no0d(r).astype(x.dtype, copy=False)
+
+
+def _norm_partials(y, x, ord, axis, keepdims, ishape):
+    from .elemwise import sign, where_mask
+    if ord == 1:
+        return sign(x)
+    yk = _keep(y, axis, keepdims, ishape)
+    return x / where_mask(yk == 0, 1.0, yk)  # x / norm, 0 where the norm is 0
+
+
+def _norm_grad(g, y, x, ord, axis, keepdims, ishape):
+    return _keep(g, axis, keepdims, ishape) * _norm_partials(y, x, ord, axis, keepdims, ishape)
+
+
+def _norm_jvp(t, y, x, ord, axis, keepdims, ishape):
+    return sum(t * _norm_partials(y, x, ord, axis, keepdims, ishape), axis=axis,
+               keepdims=keepdims)
+
+
+_NORM = defop("norm", _norm_fwd, [_norm_grad], [_norm_jvp], save=(0,), save_out=True)
+
+
+def norm(data, ord=2, axis=None, out_dtype=None, keepdims=False, exclude=False, out=None,
+         name=None, **kwargs):
+    """The L2 (``ord=2``, default) or L1 (``ord=1``) norm over ``axis``.
+
+    By default the norm of all elements, of shape ``(1,)``. A 2-tuple ``axis`` gives
+    the Frobenius norm (``ord=2``) or the sum of absolute values (``ord=1``) of the
+    matrices in those axes.
+
+    Parameters
+    ----------
+    data : NDArray
+    ord : {2, 1}, default 2
+    axis : int or tuple of int, optional
+    out_dtype : str, optional
+        The dtype of the result (default: the input's).
+    keepdims : bool, default False
+    exclude : bool, default False
+        Reduce over every axis *except* those in ``axis`` (an mxgrad extension).
+
+    The gradient is ``x / norm`` (0 where the norm is 0) for ``ord=2`` and
+    ``sign(x)`` for ``ord=1``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[3., 4.], [6., 8.]])
+    >>> mx.nd.norm(x, axis=1)
+    <BLANKLINE>
+    [ 5. 10.]
+    <NDArray 2 @cpu(0)>
+    >>> x.norm(ord=1)
+    <BLANKLINE>
+    [21.]
+    <NDArray 1 @cpu(0)>
+    """
+    data = _prep(data, "norm")
+    if ord not in (1, 2):
+        raise StateError(f"norm: ord must be 1 or 2 (as in MXNet), got {ord!r}")
+    attrs = _reduce_attrs(data, axis, keepdims, exclude, "norm")
+    attrs["ord"] = int(ord)
+    r = call1(_NORM, data, attrs)
+    if out_dtype is not None and as_dtype(out_dtype) != r.dtype:
+        from .elemwise import cast
+        r = cast(r, as_dtype(out_dtype))
+    return _to_out(r, out)
+
+
+# --------------------------------------------------------- nansum, nanprod
+def _nansum_fwd(x, axis, keepdims, ishape):
+    return _no0d(np.nansum(x, axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
+
+
+def _notnan(x):
+    return _fmask(x == x, x)
+
+
+def _nansum_grad(g, y, x, axis, keepdims, ishape):
+    return _sum_grad(g, y, x, axis, keepdims, ishape) * _notnan(x)
+
+
+def _nansum_jvp(t, y, x, axis, keepdims, ishape):
+    return sum(t * _notnan(x), axis=axis, keepdims=keepdims)
+
+
+_NANSUM = defop("nansum", _nansum_fwd, [_nansum_grad], [_nansum_jvp], save=(0,))
+
+
+def _nan_to_one_fwd(x):
+    if x.dtype.kind != "f":
+        return x.copy()
+    return np.where(np.isnan(x), np.ones((), x.dtype), x)
+
+
+def _nan_to_one_rule(g, y, x):
+    return g * _notnan(x)
+
+
+_NAN_TO_ONE = defop("nan_to_one", _nan_to_one_fwd, [_nan_to_one_rule], [_nan_to_one_rule],
+                    save=(0,))
+
+
+def nansum(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **kwargs):
+    """Sum treating NaN as zero (NaN elements get zero gradient).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> print(mx.nd.nansum(mx.nd.array([1., float('nan'), 2.])).asscalar())
     3.0
     """
-    data = as_array(data, "nansum") if type(data) is not np.ndarray else data
-    return call1(_NANSUM, data, _reduce_attrs(data, axis, keepdims, exclude, "nansum"))
+    data = _prep(data, "nansum")
+    return _to_out(call1(_NANSUM, data, _reduce_attrs(data, axis, keepdims, exclude, "nansum")),
+                   out)
 
 
-def nanprod(data, axis=None, keepdims=False, exclude=False, **kwargs):
-    """Product treating NaN as one (not differentiable).
+def nanprod(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **kwargs):
+    """Product treating NaN as one (NaN elements get zero gradient).
 
     Examples
     --------
     >>> import mxgrad as mx
-    >>> mx.nd.nanprod(mx.nd.array([2., float('nan'), 3.])).asscalar()
+    >>> print(mx.nd.nanprod(mx.nd.array([2., float('nan'), 3.])).asscalar())
     6.0
     """
-    data = as_array(data, "nanprod") if type(data) is not np.ndarray else data
-    return call1(_NANPROD, data, _reduce_attrs(data, axis, keepdims, exclude, "nanprod"))
+    data = _prep(data, "nanprod")
+    return prod(call1(_NAN_TO_ONE, data), axis=axis, keepdims=keepdims, exclude=exclude,
+                out=out)
 
 
-for _n in ("sum", "mean", "nansum", "nanprod", "broadcast_to"):
+for _n in ("sum", "mean", "prod", "max", "min", "norm", "nansum", "nanprod", "broadcast_to",
+           "sum_axis", "max_axis", "min_axis"):
     register_method(_n, globals()[_n])
