@@ -1,2 +1,393 @@
-"""(placeholder, filled in by its owner)"""
-__all__ = []
+"""Matrix products: ``dot`` (MXNet's N-D semantics), ``batch_dot``, ``linalg_gemm2``,
+``linalg_gemm`` and the ``@`` operator (NumPy ``matmul`` semantics).
+
+Every product is one BLAS call on (views of) the inputs: transposes are passed to BLAS
+as strides, never copied. The gradient of a product is again a product with other
+transpose flags (the same op), so products have derivatives of any order.
+
+``dot`` follows MXNet, not NumPy: for N-D inputs it contracts the *last* axis of
+``lhs`` with the *first* axis of ``rhs`` (``(2, 3, 4) . (4, 5, 6) -> (2, 3, 5, 6)``);
+``transpose_a`` views ``lhs`` as a matrix ``(lhs.shape[0], rest)`` and transposes it,
+``transpose_b`` views ``rhs`` as ``(rest, rhs.shape[-1])`` and transposes it. The dot
+of two vectors has shape ``(1,)`` (MXNet has no 0-d arrays).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import DTypeError, ShapeError
+from ..ndarray.ndarray import NDArray
+from ._core import defop, call2, register_method, as_array
+from .reduce import reshape_exact
+
+__all__ = ["dot", "batch_dot", "linalg_gemm2", "linalg_gemm", "matmul"]
+
+
+def _check_dtypes(op, a, b):
+    if a.dtype != b.dtype:
+        raise DTypeError(f"{op}: both inputs must have the same dtype, got {a.dtype} and "
+                         f"{b.dtype}; cast one with .astype(...)")
+
+
+# --------------------------------------------------------------------- dot
+def _dot_dims(ashape, bshape, ta, tb):
+    """MXNet's 2-D views of dot's operands: ((ma, na), (mb, nb)) and the output shape."""
+    asize = 1
+    for s in ashape:
+        asize *= s
+    bsize = 1
+    for s in bshape:
+        bsize *= s
+    if ta:
+        ma = ashape[0]
+        na = asize // ma if ma else 0
+        lpart = ashape[1:]
+    else:
+        na = ashape[-1]
+        ma = asize // na if na else 0
+        lpart = ashape[:-1]
+    if tb:
+        nb = bshape[-1]
+        mb = bsize // nb if nb else 0
+        rpart = bshape[:-1]
+    else:
+        mb = bshape[0]
+        nb = bsize // mb if mb else 0
+        rpart = bshape[1:]
+    k_a = ma if ta else na
+    k_b = nb if tb else mb
+    if k_a != k_b:
+        raise ShapeError(
+            f"dot: shapes {tuple(ashape)} and {tuple(bshape)} do not fit (transpose_a="
+            f"{ta}, transpose_b={tb}): the contracted dimensions are {k_a} and {k_b}. "
+            f"dot contracts the last axis of lhs with the first axis of rhs")
+    oshape = (tuple(lpart) if len(ashape) > 1 else ()) + (tuple(rpart) if len(bshape) > 1
+                                                         else ())
+    return (ma, na), (mb, nb), oshape
+
+
+def _dot_fwd(a, b, transpose_a, transpose_b):
+    if a.ndim == 0 or b.ndim == 0:
+        raise ShapeError("dot: scalar (0-d) inputs are not supported")
+    if a.ndim == 1 and b.ndim == 1:
+        if transpose_a or transpose_b:
+            raise ShapeError("dot: cannot transpose vectors (both inputs are 1-D)")
+        if a.shape[0] != b.shape[0]:
+            raise ShapeError(f"dot: vectors of lengths {a.shape[0]} and {b.shape[0]} "
+                             f"cannot be multiplied")
+        return np.reshape(np.dot(a, b), (1,))
+    sa, sb, oshape = _dot_dims(a.shape, b.shape, transpose_a, transpose_b)
+    a2 = a.reshape(sa)
+    b2 = b.reshape(sb)
+    r = np.dot(a2.T if transpose_a else a2, b2.T if transpose_b else b2)
+    return r.reshape(oshape) if oshape else r.reshape(1)
+
+
+def _dot_2d(g, a, b, ta, tb):
+    """The 2-D views (as mxgrad ops) of the output gradient and both operands."""
+    sa, sb, _ = _dot_dims(a.shape, b.shape, ta, tb)
+    m = sa[1] if ta else sa[0]
+    n = sb[0] if tb else sb[1]
+    return reshape_exact(g, (m, n)), reshape_exact(a, sa), reshape_exact(b, sb)
+
+
+def _dot_ga(g, y, a, b, transpose_a, transpose_b):
+    if a.ndim == 1 and b.ndim == 1:
+        return g * b
+    g2, a2, b2 = _dot_2d(g, a, b, transpose_a, transpose_b)
+    if transpose_a:
+        r = dot(b2, g2, transpose_a=transpose_b, transpose_b=True)
+    else:
+        r = dot(g2, b2, transpose_b=not transpose_b)
+    return reshape_exact(r, a.shape)
+
+
+def _dot_gb(g, y, a, b, transpose_a, transpose_b):
+    if a.ndim == 1 and b.ndim == 1:
+        return g * a
+    g2, a2, b2 = _dot_2d(g, a, b, transpose_a, transpose_b)
+    if transpose_b:
+        r = dot(g2, a2, transpose_a=True, transpose_b=transpose_a)
+    else:
+        r = dot(a2, g2, transpose_a=not transpose_a)
+    return reshape_exact(r, b.shape)
+
+
+_DOT = defop("dot", _dot_fwd, [_dot_ga, _dot_gb],
+             [lambda t, y, a, b, transpose_a, transpose_b:
+              dot(t, b, transpose_a=transpose_a, transpose_b=transpose_b),
+              lambda t, y, a, b, transpose_a, transpose_b:
+              dot(a, t, transpose_a=transpose_a, transpose_b=transpose_b)])
+
+
+def dot(lhs, rhs, transpose_a: bool = False, transpose_b: bool = False, forward_stype=None,
+        out=None, name=None, **kwargs):
+    """Dot product with MXNet's semantics.
+
+    * 1-D . 1-D: inner product, shape ``(1,)``;
+    * 2-D . 2-D: matrix product;
+    * N-D: sum product over the last axis of ``lhs`` and the first axis of ``rhs``
+      (``(n, m, k) . (k, r, s) -> (n, m, r, s)``).
+
+    Parameters
+    ----------
+    lhs, rhs : NDArray
+    transpose_a : bool, default False
+        Use ``lhs`` viewed as ``(lhs.shape[0], -1)`` and transposed: the first axis of
+        ``lhs`` is contracted and the output starts with ``lhs.shape[1:]``.
+    transpose_b : bool, default False
+        Use ``rhs`` viewed as ``(-1, rhs.shape[-1])`` and transposed: the last axis of
+        ``rhs`` is contracted and the output ends with ``rhs.shape[:-1]``.
+
+    Returns
+    -------
+    NDArray
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> a = mx.nd.array([[1., 2.], [3., 4.]])
+    >>> mx.nd.dot(a, a)
+    <BLANKLINE>
+    [[ 7. 10.]
+     [15. 22.]]
+    <NDArray 2x2 @cpu(0)>
+    >>> mx.nd.dot(a, a, transpose_a=True)
+    <BLANKLINE>
+    [[10. 14.]
+     [14. 20.]]
+    <NDArray 2x2 @cpu(0)>
+    >>> mx.nd.dot(mx.nd.array([1., 2.]), mx.nd.array([3., 4.]))
+    <BLANKLINE>
+    [11.]
+    <NDArray 1 @cpu(0)>
+    >>> mx.nd.dot(mx.nd.ones((2, 3, 4)), mx.nd.ones((4, 5, 6))).shape
+    (2, 3, 5, 6)
+    """
+    attrs = {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
+    if type(lhs) is np.ndarray and type(rhs) is np.ndarray:
+        return _dot_fwd(lhs, rhs, **attrs)
+    if type(lhs) is not NDArray:
+        lhs = as_array(lhs, "dot", "lhs")
+    if type(rhs) is not NDArray:
+        rhs = as_array(rhs, "dot", "rhs")
+    _check_dtypes("dot", lhs._data, rhs._data)
+    r = call2(_DOT, lhs, rhs, attrs)
+    return _to_out(out, r)
+
+
+def _to_out(out, r):
+    if out is None:
+        return r
+    from ._core import inplace_apply
+    if not isinstance(out, NDArray):
+        raise DTypeError(f"out= must be an NDArray, got {type(out).__name__}")
+    return inplace_apply(out, r)
+
+
+# ------------------------------------------------- batched matrix products
+def _swap(x, axis):
+    return x if axis == -2 else np.swapaxes(x, axis, -2)
+
+
+def _gemm2_fwd(a, b, transpose_a, transpose_b, alpha, axis):
+    if a.ndim < 2 or b.ndim < 2:
+        raise ShapeError(f"linalg_gemm2: inputs need at least 2 dimensions, got shapes "
+                         f"{a.shape} and {b.shape}")
+    a = _swap(a, axis)
+    b = _swap(b, axis)
+    ka = a.shape[-2] if transpose_a else a.shape[-1]
+    kb = b.shape[-1] if transpose_b else b.shape[-2]
+    if ka != kb:
+        raise ShapeError(
+            f"matrix product: inner dimensions differ ({ka} vs {kb}) for shapes "
+            f"{a.shape} and {b.shape} (transpose_a={transpose_a}, "
+            f"transpose_b={transpose_b})")
+    r = np.matmul(np.swapaxes(a, -1, -2) if transpose_a else a,
+                  np.swapaxes(b, -1, -2) if transpose_b else b)
+    if alpha != 1.0:
+        r *= alpha
+    return _swap(r, axis)
+
+
+def _gemm2(a, b, ta, tb, alpha, axis):
+    return call2(_GEMM2, a, b, {"transpose_a": ta, "transpose_b": tb, "alpha": alpha,
+                                "axis": axis})
+
+
+def _gemm2_ga(g, y, a, b, transpose_a, transpose_b, alpha, axis):
+    if transpose_a:
+        return _gemm2(b, g, transpose_b, True, alpha, axis)
+    return _gemm2(g, b, False, not transpose_b, alpha, axis)
+
+
+def _gemm2_gb(g, y, a, b, transpose_a, transpose_b, alpha, axis):
+    if transpose_b:
+        return _gemm2(g, a, True, transpose_a, alpha, axis)
+    return _gemm2(a, g, not transpose_a, False, alpha, axis)
+
+
+_GEMM2 = defop("linalg_gemm2", _gemm2_fwd, [_gemm2_ga, _gemm2_gb],
+               [lambda t, y, a, b, transpose_a, transpose_b, alpha, axis:
+                _gemm2(t, b, transpose_a, transpose_b, alpha, axis),
+                lambda t, y, a, b, transpose_a, transpose_b, alpha, axis:
+                _gemm2(a, t, transpose_a, transpose_b, alpha, axis)])
+
+
+def _prep2(op, lhs, rhs):
+    if type(lhs) is not NDArray and type(lhs) is not np.ndarray:
+        lhs = as_array(lhs, op, "lhs")
+    if type(rhs) is not NDArray and type(rhs) is not np.ndarray:
+        rhs = as_array(rhs, op, "rhs")
+    _check_dtypes(op, lhs if type(lhs) is np.ndarray else lhs._data,
+                  rhs if type(rhs) is np.ndarray else rhs._data)
+    return lhs, rhs
+
+
+def batch_dot(lhs, rhs, transpose_a: bool = False, transpose_b: bool = False,
+              forward_stype=None, out=None, name=None, **kwargs):
+    """Batched matrix product of N-D arrays (N >= 3) with equal leading dimensions.
+
+    ``(B, n, k) x (B, k, m) -> (B, n, m)``; ``transpose_a``/``transpose_b`` transpose
+    the last two axes of the corresponding input first.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.batch_dot(mx.nd.ones((2, 3, 4)), mx.nd.ones((2, 4, 5))).shape
+    (2, 3, 5)
+    >>> mx.nd.batch_dot(mx.nd.ones((2, 4, 3)), mx.nd.ones((2, 5, 4)),
+    ...                 transpose_a=True, transpose_b=True).shape
+    (2, 3, 5)
+    """
+    lhs, rhs = _prep2("batch_dot", lhs, rhs)
+    if lhs.ndim < 3 or lhs.ndim != rhs.ndim or lhs.shape[:-2] != rhs.shape[:-2]:
+        raise ShapeError(f"batch_dot: inputs must be N-D arrays (N >= 3) with the same "
+                         f"leading (batch) dimensions, got shapes {lhs.shape} and "
+                         f"{rhs.shape}")
+    r = _gemm2(lhs, rhs, bool(transpose_a), bool(transpose_b), 1.0, -2)
+    return _to_out(out, r)
+
+
+def _row_axis(axis, ndim):
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ShapeError(f"linalg_gemm2: axis {axis} is out of range for {ndim}-D inputs")
+    if axis % ndim == ndim - 1:
+        raise ShapeError("linalg_gemm2: axis (the row axis) cannot be the last axis, which "
+                         "holds the columns")
+    return -2 if axis % ndim == ndim - 2 else axis % ndim
+
+
+def linalg_gemm2(A, B, transpose_a: bool = False, transpose_b: bool = False,
+                 alpha: float = 1.0, axis: int = -2, out=None, name=None, **kwargs):
+    """``alpha * op(A) . op(B)`` on the trailing two axes, batched over the others.
+
+    Parameters
+    ----------
+    A, B : NDArray
+        Arrays with at least 2 dimensions and the same leading dimensions.
+    transpose_a, transpose_b : bool, default False
+        Transpose the matrices of ``A`` / ``B`` first.
+    alpha : float, default 1.0
+    axis : int, default -2
+        The axis holding the matrix rows (columns are the last axis); another value
+        works like swapping ``axis`` with ``-2`` before and after the product.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> A = mx.nd.array([[1., 2.], [3., 4.]])
+    >>> mx.nd.linalg_gemm2(A, A, transpose_b=True, alpha=0.5)
+    <BLANKLINE>
+    [[ 2.5  5.5]
+     [ 5.5 12.5]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    A, B = _prep2("linalg_gemm2", A, B)
+    r = _gemm2(A, B, bool(transpose_a), bool(transpose_b), float(alpha),
+               _row_axis(axis, A.ndim))
+    return _to_out(out, r)
+
+
+def linalg_gemm(A, B, C, transpose_a: bool = False, transpose_b: bool = False,
+                alpha: float = 1.0, beta: float = 1.0, axis: int = -2, out=None, name=None,
+                **kwargs):
+    """``alpha * op(A) . op(B) + beta * C`` (see :func:`linalg_gemm2`).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> A = mx.nd.array([[1., 2.], [3., 4.]])
+    >>> mx.nd.linalg_gemm(A, A, mx.nd.ones((2, 2)), beta=2.)
+    <BLANKLINE>
+    [[ 9. 12.]
+     [17. 24.]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    r = linalg_gemm2(A, B, transpose_a, transpose_b, alpha, axis)
+    if type(C) is not NDArray and type(C) is not np.ndarray:
+        C = as_array(C, "linalg_gemm", "C")
+    if C.shape != r.shape:
+        raise ShapeError(f"linalg_gemm: C has shape {C.shape} but op(A).op(B) has shape "
+                         f"{r.shape}")
+    r = r + (C * float(beta) if beta != 1.0 else C)
+    return _to_out(out, r)
+
+
+# ------------------------------------------------------------ matmul / @
+def matmul(a, b):
+    """NumPy-style ``matmul`` (the ``@`` operator): batched over broadcast leading axes;
+    a 1-D operand is a vector (and the product of two vectors has shape ``(1,)``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> (mx.nd.ones((5, 2, 3)) @ mx.nd.ones((3, 4))).shape
+    (5, 2, 4)
+    >>> (mx.nd.ones((2, 3)) @ mx.nd.ones((3,))).shape
+    (2,)
+    """
+    a, b = _prep2("matmul", a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ShapeError("matmul: scalar (0-d) operands are not supported; use *")
+    if a.ndim == 1 and b.ndim == 1:
+        return dot(a, b)
+    squeeze = None
+    if a.ndim == 1:
+        a = reshape_exact(a, (1, a.shape[0]))
+        squeeze = -2
+    if b.ndim == 1:
+        b = reshape_exact(b, (b.shape[0], 1))
+        squeeze = -1
+    r = _gemm2(a, b, False, False, 1.0, -2)
+    if squeeze is not None:
+        shape = list(r.shape)
+        del shape[squeeze]
+        r = reshape_exact(r, tuple(shape))
+    return r
+
+
+def _matmul_method(self, other):
+    if type(other) is np.ndarray:
+        other = as_array(other.astype(self._data.dtype, copy=False), "matmul")
+    elif not isinstance(other, NDArray):
+        return NotImplemented
+    return matmul(self, other)
+
+
+def _rmatmul_method(self, other):
+    if type(other) is np.ndarray:
+        return matmul(as_array(other.astype(self._data.dtype, copy=False), "matmul"), self)
+    return NotImplemented
+
+
+def _dot_method(self, rhs, transpose_a=False, transpose_b=False, **kwargs):
+    return dot(self, rhs, transpose_a=transpose_a, transpose_b=transpose_b)
+
+
+register_method("__matmul__", _matmul_method)
+register_method("__rmatmul__", _rmatmul_method)
+register_method("dot", _dot_method)
+register_method("batch_dot", lambda self, rhs, transpose_a=False, transpose_b=False, **kw:
+                batch_dot(self, rhs, transpose_a, transpose_b))
