@@ -271,27 +271,22 @@ def _needed(seen, targets):
     return need
 
 
-def _accumulate(acc, heap, node, oidx, g):
-    slot = acc.get(node)
-    if slot is None:
-        nout = 1 if type(node) is Leaf else node.op.nout
-        slot = [None] * nout
-        acc[node] = slot
-        heapq.heappush(heap, (-node.seq, id(node), node))
-    prev = slot[oidx]
-    slot[oidx] = g if prev is None else prev + g
-
-
 def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
-    """Run the backward walk. Returns {leaf_or_node: gradient list}."""
+    """Run the backward walk; return ({leaf: gradient}, {captured node: gradients})."""
     from ..ops._core import fit_gradient
     acc, heap = {}, []
+    push, pop = heapq.heappush, heapq.heappop
     for node, oidx, g in seeds:
-        _accumulate(acc, heap, node, oidx, g)
+        slot = acc.get(node)
+        if slot is None:
+            slot = acc[node] = [None] * (1 if type(node) is Leaf else node.op.nout)
+            push(heap, (-node.seq, node))
+        slot[oidx] = g if slot[oidx] is None else slot[oidx] + g
     leaf_grads = {}
     captured = {}
+    freed = _FREED
     while heap:
-        _, _, node = heapq.heappop(heap)
+        node = pop(heap)[1]
         gouts = acc.pop(node)
         if capture is not None and node in capture:
             captured[node] = gouts
@@ -300,25 +295,36 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
             continue
         parents = node.parents
         if need is None:
-            needs = tuple(p is not None for p in parents)
+            needs = parents  # a parent entry is truthy exactly when its input needs a grad
         else:
             needs = tuple(p is not None and p[0] in need for p in parents)
-        if not any(needs):
-            continue
-        if node.hooks is not None:
-            gouts = node.hooks.run_pre(node, gouts)
-        grads = node.op.backward(node, gouts, needs, create_graph)
-        if node.hooks is not None:
-            grads = node.hooks.run_post(node, grads, gouts)
-        metas = node.metas
-        for i, g in enumerate(grads):
-            if g is None or not needs[i]:
+            if not any(needs):
                 continue
-            g = fit_gradient(g, metas[i], node, i, create_graph)
-            p = parents[i]
-            _accumulate(acc, heap, p[0], p[1], g)
+        hooks = node.hooks
+        if hooks is not None:
+            gouts = hooks.run_pre(node, gouts)
+        grads = node.op.backward(node, gouts, needs, create_graph)
+        if hooks is not None:
+            grads = hooks.run_post(node, grads, gouts)
+        metas = node.metas
+        i = 0
+        for g in grads:
+            if g is not None and needs[i]:
+                shape, dtype = metas[i]
+                if g.shape != shape or g.dtype != dtype:
+                    g = fit_gradient(g, metas[i], node, i, create_graph)
+                p = parents[i]
+                pnode = p[0]
+                slot = acc.get(pnode)
+                if slot is None:
+                    slot = acc[pnode] = [None] * (1 if type(pnode) is Leaf else pnode.op.nout)
+                    push(heap, (-pnode.seq, pnode))
+                k = p[1]
+                prev = slot[k]
+                slot[k] = g if prev is None else prev + g
+            i += 1
         if not retain_graph:
-            node.saved = _FREED
+            node.saved = freed
             node.out = None
     return leaf_grads, captured
 

@@ -54,37 +54,52 @@ class Op:
 
     def backward(self, node, gouts, needs, create_graph):
         """Run the gradient rules of the inputs in ``needs``; return one grad per input."""
-        saved = node.saved
         if create_graph:
-            ins = saved
-            if self.save_out:
-                out = _bound_output(node, node.out, 0) if self.nout == 1 else tuple(
-                    _bound_output(node, o, k) for k, o in enumerate(node.out))
-            else:
-                out = None
-            if self.nout == 1:
-                g = gouts[0]
-            else:
-                g = tuple(x if x is not None else wrap(np.zeros(m[0], m[1]))
-                          for x, m in zip(gouts, node.outmetas))
-        else:
-            ins = tuple(None if a is None else a._data for a in saved) if saved else ()
-            out = node.out
-            if self.nout == 1:
-                g = gouts[0]
-            else:
-                g = tuple(x if x is not None else np.zeros(m[0], m[1])
-                          for x, m in zip(gouts, node.outmetas))
-        if not ins:
-            ins = (None,) * len(needs)
+            return self._backward_recorded(node, gouts, needs)
+        saved = node.saved
         attrs = node.attrs
-        res = []
-        for i, rule in enumerate(self.grads):
-            if needs[i]:
-                res.append(rule(g, out, *ins, **attrs) if attrs else rule(g, out, *ins))
-            else:
-                res.append(None)
-        return res
+        grads = self.grads
+        g = gouts[0] if self.nout == 1 else tuple(
+            x if x is not None else np.zeros(m[0], m[1]) for x, m in zip(gouts, node.outmetas))
+        out = node.out
+        n = len(grads)
+        if n == 1:
+            x = saved[0] if saved else None
+            if x is not None:
+                x = x._data
+            return (grads[0](g, out, x, **attrs) if attrs else grads[0](g, out, x),)
+        if saved:
+            ins = [None if a is None else a._data for a in saved]
+        else:
+            ins = [None] * n
+        if n == 2:
+            a, b = ins
+            if attrs:
+                return (grads[0](g, out, a, b, **attrs) if needs[0] else None,
+                        grads[1](g, out, a, b, **attrs) if needs[1] else None)
+            return (grads[0](g, out, a, b) if needs[0] else None,
+                    grads[1](g, out, a, b) if needs[1] else None)
+        if attrs:
+            return [rule(g, out, *ins, **attrs) if needs[i] else None
+                    for i, rule in enumerate(grads)]
+        return [rule(g, out, *ins) if needs[i] else None for i, rule in enumerate(grads)]
+
+    def _backward_recorded(self, node, gouts, needs):
+        """create_graph=True: run the rules on NDArrays while recording."""
+        ins = node.saved or (None,) * len(self.grads)
+        if self.save_out:
+            out = _bound_output(node, node.out, 0) if self.nout == 1 else tuple(
+                _bound_output(node, o, k) for k, o in enumerate(node.out))
+        else:
+            out = None
+        if self.nout == 1:
+            g = gouts[0]
+        else:
+            g = tuple(x if x is not None else wrap(np.zeros(m[0], m[1]))
+                      for x, m in zip(gouts, node.outmetas))
+        attrs = node.attrs
+        return [(rule(g, out, *ins, **attrs) if attrs else rule(g, out, *ins))
+                if needs[i] else None for i, rule in enumerate(self.grads)]
 
 
 def _bound_output(node, data, k):
@@ -135,6 +150,8 @@ def as_array(x, op_name: str, arg: str = "data") -> NDArray:
 
 # ------------------------------------------------------------------ recording
 def _make_node(op, args, outs, attrs):
+    if len(args) == 2 and len(outs) == 1:
+        return _make_node2(op, args[0], args[1], outs[0], attrs)
     parents = []
     saved = None
     vers = None
@@ -172,6 +189,51 @@ def _make_node(op, args, outs, attrs):
     return node
 
 
+def _make_node2(op, a, b, out, attrs):
+    """``_make_node`` for two array inputs and one output."""
+    na, nb = a._node, b._node
+    da, db = a._data, b._data
+    parents = (None if na is None else (na, a._oidx), None if nb is None else (nb, b._oidx))
+    metas = (None if na is None else (da.shape, da.dtype),
+             None if nb is None else (db.shape, db.dtype))
+    save = op.save_in
+    if save == _ALL:
+        saved = (a, b)
+        vers = (a._ver[0], b._ver[0])
+    elif save:
+        saved = (a if 0 in save else None, b if 1 in save else None)
+        vers = tuple(None if x is None else x._ver[0] for x in saved)
+    else:
+        saved = vers = None
+    if op.save_out:
+        box = out._ver
+        node = Node(op, parents, saved, vers, metas, out._data, ((box, box[0]),), attrs)
+    else:
+        node = Node(op, parents, saved, vers, metas, None, None, attrs)
+    out._node = node
+    out._oidx = 0
+    return node
+
+
+def _make_node1(op, x, out, attrs):
+    """``_make_node`` for the common one-input, one-output case."""
+    d = x._data
+    if op.save_in:
+        saved = (x,)
+        vers = (x._ver[0],)
+    else:
+        saved = vers = None
+    if op.save_out:
+        box = out._ver
+        node = Node(op, ((x._node, x._oidx),), saved, vers, ((d.shape, d.dtype),), out._data,
+                    ((box, box[0]),), attrs)
+    else:
+        node = Node(op, ((x._node, x._oidx),), saved, vers, ((d.shape, d.dtype),), None, None,
+                    attrs)
+    out._node = node
+    return node
+
+
 # ------------------------------------------------------------------- dispatch
 def _shape_error(op, err, args):
     if isinstance(err, ShapeError):
@@ -194,7 +256,7 @@ def call1(op: Op, x, attrs: Optional[dict] = None):
     if op.nout == 1:
         out = wrap(data)
         if x._node is not None and state.recording and op.grads is not None:
-            _make_node(op, (x,), (out,), attrs)
+            _make_node1(op, x, out, attrs)
         if x._tan is not None:
             _forward_tangents(op, (x,), (out,), attrs)
         return out
@@ -255,6 +317,64 @@ def call(op: Op, args: Sequence, attrs: Optional[dict] = None):
             _forward_tangents(op, args, outs, attrs)
             break
     return outs[0] if op.nout == 1 else outs
+
+
+# ------------------------------------------------- specialised fast dispatchers
+_new = object.__new__
+
+
+def unary_fast(op: Op):
+    """A dispatcher for a one-input op without attrs, inlined for the NDArray case
+    (this is the per-op overhead everyone pays, so it avoids every avoidable call)."""
+    fwd = op.fwd
+    differentiable = op.grads is not None
+
+    def apply(x):
+        if type(x) is NDArray:
+            try:
+                data = fwd(x._data)
+            except ValueError as err:
+                raise _shape_error(op, err, (x,)) from None
+            out = _new(NDArray)
+            out._data = data
+            out._node = None
+            out._oidx = 0
+            out._ver = [0]
+            out._tan = None
+            if x._node is not None and differentiable and state.recording:
+                _make_node1(op, x, out, None)
+            if x._tan is not None:
+                _forward_tangents(op, (x,), (out,), None)
+            return out
+        return call1(op, x)
+    return apply
+
+
+def binary_fast(op: Op):
+    """A dispatcher for a two-input op without attrs, inlined for two NDArrays."""
+    fwd = op.fwd
+    differentiable = op.grads is not None
+
+    def apply(a, b):
+        if type(a) is NDArray and type(b) is NDArray:
+            try:
+                data = fwd(a._data, b._data)
+            except ValueError as err:
+                raise _shape_error(op, err, (a, b)) from None
+            out = _new(NDArray)
+            out._data = data
+            out._node = None
+            out._oidx = 0
+            out._ver = [0]
+            out._tan = None
+            if (a._node is not None or b._node is not None) and differentiable \
+                    and state.recording:
+                _make_node(op, (a, b), (out,), None)
+            if a._tan is not None or b._tan is not None:
+                _forward_tangents(op, (a, b), (out,), None)
+            return out
+        return call2(op, a, b)
+    return apply
 
 
 # ------------------------------------------------------------- engine helpers

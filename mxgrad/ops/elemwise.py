@@ -16,7 +16,7 @@ from ..base import DTypeError, ShapeError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
 from ._core import Op, defop, call1, call2, register_method, inplace_apply, _make_node, \
-    _forward_tangents, as_array
+    _make_node1, _forward_tangents, as_array, unary_fast, binary_fast
 
 __all__ = [
     # unary
@@ -46,11 +46,12 @@ def _unary(name, fwd, grad, jvp=None, save=(0,), save_out=False, doc="", example
                None if grad is None and jvp is None else [jvp or _jvp_from_grad(grad)],
                save=save if grad is not None else (), save_out=save_out)
 
-    def f(data, out=None, name=None, **kwargs):
-        r = call1(op, data)
-        if out is not None:
-            return _write_out(out, r)
-        return r
+    fast = unary_fast(op)
+
+    def f(data, out=None, name=None):
+        if out is None:
+            return fast(data)
+        return _write_out(out, fast(data))
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"""{doc or name + ' of each element.'}
 
@@ -479,10 +480,13 @@ def _same_dtype(fn):
 
 def _binary(name, fwd, grads, jvps, save=(0, 1), save_out=False, doc=""):
     op = defop(name, fwd, grads, jvps, save=save, save_out=save_out)
+    fast = binary_fast(op)
 
-    def f(lhs, rhs, out=None, name=None, **kwargs):
-        r = call2(op, lhs, rhs)
-        return _write_out(out, r) if out is not None else r
+    def f(lhs, rhs, out=None, name=None):
+        if out is None:
+            return fast(lhs, rhs)
+        return _write_out(out, fast(lhs, rhs))
+    f.fast = fast
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"""{doc} Broadcasts NumPy-style.
 
@@ -714,7 +718,7 @@ def scalar_call(op: Op, x: NDArray, s):
     data = op.fwd(x._data, s)
     out = wrap(data)
     if x._node is not None and state.recording and op.grads is not None:
-        _make_node(op, (x,), (out,), {"scalar": s})
+        _make_node1(op, x, out, {"scalar": s})
     if x._tan is not None:
         _forward_tangents(op, (x,), (out,), {"scalar": s})
     return out
@@ -724,37 +728,72 @@ def _is_scalar(x):
     return isinstance(x, Number) and not isinstance(x, complex)
 
 
-def _dispatch(array_fn, scalar_op, rscalar_op=None):
+_new = object.__new__
+
+
+def _scalar_fast(op: Op, np_fn):
+    """``x <op> python_scalar`` for an NDArray x, inlined (the hot path of ``x * 2``)."""
+    differentiable = op.grads is not None
+
+    def apply(x, s):
+        d = x._data
+        if type(s) is not float and (type(s) is not int or d.dtype.kind != "f"):
+            s = float(s) if not isinstance(s, (int, bool, np.integer)) or d.dtype.kind == "f" \
+                else int(s)
+        data = np_fn(d, s)
+        if data.dtype is not d.dtype and data.dtype != d.dtype:
+            data = data.astype(d.dtype)
+        out = _new(NDArray)
+        out._data = data
+        out._node = None
+        out._oidx = 0
+        out._ver = [0]
+        out._tan = None
+        if x._node is not None and differentiable and state.recording:
+            _make_node1(op, x, out, {"scalar": s})
+        if x._tan is not None:
+            _forward_tangents(op, (x,), (out,), {"scalar": s})
+        return out
+    return apply
+
+
+def _dispatch(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
     """Build an operator method: NDArray op NDArray, NDArray op scalar, NumPy op."""
+    fast = _scalar_fast(scalar_op, np_fn) if np_fn is not None else \
+        (lambda x, s: scalar_call(scalar_op, x, s))
+    binary = getattr(array_fn, "fast", array_fn)
+
     def method(self, other):
         t = type(other)
         if t is NDArray:
-            return array_fn(self, other)
+            return binary(self, other)
         if t is float or t is int or _is_scalar(other):
-            return scalar_call(scalar_op, self, other)
+            return fast(self, other)
         if t is np.ndarray:
-            return array_fn(self, wrap(other.astype(self._data.dtype, copy=False)))
+            return binary(self, wrap(other.astype(self._data.dtype, copy=False)))
         return NotImplemented
     if rscalar_op is None:
         return method
+    rfast = _scalar_fast(rscalar_op, rnp_fn) if rnp_fn is not None else \
+        (lambda x, s: scalar_call(rscalar_op, x, s))
 
     def rmethod(self, other):
         t = type(other)
         if t is float or t is int or _is_scalar(other):
-            return scalar_call(rscalar_op, self, other)
+            return rfast(self, other)
         if t is np.ndarray:
-            return array_fn(wrap(other.astype(self._data.dtype, copy=False)), self)
+            return binary(wrap(other.astype(self._data.dtype, copy=False)), self)
         return NotImplemented
     return method, rmethod
 
 
-def _commutative(array_fn, scalar_op):
-    m = _dispatch(array_fn, scalar_op)
+def _commutative(array_fn, scalar_op, np_fn):
+    m = _dispatch(array_fn, scalar_op, np_fn=np_fn)
     return m, m
 
 
 def _neg(self):
-    return negative(self)
+    return _neg_fast(self)
 
 
 def _inplace(binop):
@@ -777,11 +816,19 @@ def _inplace(binop):
     return method
 
 
+def _rsub(x, s):
+    return s - x
+
+
+def _rdiv(x, s):
+    return s / x
+
+
 def _register_operators():
-    add_m, radd_m = _commutative(add, _PLUS_S)
-    mul_m, rmul_m = _commutative(multiply, _MUL_S)
-    sub_m, rsub_m = _dispatch(subtract, _MINUS_S, _RMINUS_S)
-    div_m, rdiv_m = _dispatch(divide, _DIV_S, _RDIV_S)
+    add_m, radd_m = _commutative(add, _PLUS_S, np.add)
+    mul_m, rmul_m = _commutative(multiply, _MUL_S, np.multiply)
+    sub_m, rsub_m = _dispatch(subtract, _MINUS_S, _RMINUS_S, np.subtract, _rsub)
+    div_m, rdiv_m = _dispatch(divide, _DIV_S, _RDIV_S, np.true_divide, _rdiv)
     pow_m, rpow_m = _dispatch(power, _POW_S, _RPOW_S)
     mod_m, rmod_m = _dispatch(modulo, _MOD_S, _RMOD_S)
     fdiv_m, rfdiv_m = _dispatch(floor_divide, _FDIV_S, _RFDIV_S)
@@ -814,4 +861,6 @@ def _register_operators():
     register_method("negative", negative)
 
 
+_neg_fast = unary_fast(negative.op)
+_neg_fast = unary_fast(negative.op)
 _register_operators()
