@@ -284,6 +284,7 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
         slot[oidx] = g if slot[oidx] is None else slot[oidx] + g
     leaf_grads = {}
     captured = {}
+    owned = set()  # (node, output index) slots holding a sum we allocated: add in place
     freed = _FREED
     while heap:
         node = pop(heap)[1]
@@ -321,7 +322,15 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
                     push(heap, (-pnode.seq, pnode))
                 k = p[1]
                 prev = slot[k]
-                slot[k] = g if prev is None else prev + g
+                if prev is None:
+                    slot[k] = g
+                elif create_graph:
+                    slot[k] = prev + g
+                elif (pnode, k) in owned:
+                    prev += g
+                else:
+                    slot[k] = prev + g
+                    owned.add((pnode, k))
             i += 1
         if not retain_graph:
             node.saved = freed

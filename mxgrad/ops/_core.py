@@ -38,12 +38,13 @@ _ALL = "all"
 class Op:
     """One op of the table: forward, gradient rules, tangent rules and what to save."""
 
-    __slots__ = ("name", "fwd", "grads", "jvps", "save_in", "save_out", "nout")
+    __slots__ = ("name", "fwd", "grads", "jvps", "save_in", "save_out", "nout", "raw_grads")
 
-    def __init__(self, name, fwd, grads, jvps, save_in, save_out, nout):
+    def __init__(self, name, fwd, grads, jvps, save_in, save_out, nout, raw_grads=None):
         self.name = name
         self.fwd = fwd
         self.grads = grads
+        self.raw_grads = raw_grads or grads
         self.jvps = jvps
         self.save_in = save_in
         self.save_out = save_out
@@ -58,7 +59,7 @@ class Op:
             return self._backward_recorded(node, gouts, needs)
         saved = node.saved
         attrs = node.attrs
-        grads = self.grads
+        grads = self.raw_grads
         g = gouts[0] if self.nout == 1 else tuple(
             x if x is not None else np.zeros(m[0], m[1]) for x, m in zip(gouts, node.outmetas))
         out = node.out
@@ -110,7 +111,7 @@ def _bound_output(node, data, k):
 
 def defop(name: str, fwd: Callable, grads: Optional[Sequence[Callable]] = None,
           jvps: Optional[Sequence[Callable]] = None, save=_ALL, save_out: bool = False,
-          nout: int = 1) -> Op:
+          nout: int = 1, raw_grads: Optional[Sequence[Callable]] = None) -> Op:
     """Declare an op.
 
     Parameters
@@ -130,12 +131,18 @@ def defop(name: str, fwd: Callable, grads: Optional[Sequence[Callable]] = None,
         Whether the rules read the output.
     nout : int
         Number of outputs.
+    raw_grads : sequence of callables, optional
+        Fused NumPy-only versions of ``grads`` (same signature, NumPy arguments) used in an
+        ordinary backward to save temporaries; ``grads`` still serve ``create_graph=True``.
+        They must not modify their arguments.
     """
     if grads is not None:
         grads = tuple(grads)
     if jvps is not None:
         jvps = tuple(jvps)
-    return Op(name, fwd, grads, jvps, save, save_out, nout)
+    if raw_grads is not None:
+        raw_grads = tuple(raw_grads)
+    return Op(name, fwd, grads, jvps, save, save_out, nout, raw_grads)
 
 
 def as_array(x, op_name: str, arg: str = "data") -> NDArray:

@@ -40,11 +40,13 @@ __all__ = [
 ]
 
 
-def _unary(name, fwd, grad, jvp=None, save=(0,), save_out=False, doc="", example_in="[0.5, 1.]"):
+def _unary(name, fwd, grad, jvp=None, save=(0,), save_out=False, doc="", example_in="[0.5, 1.]",
+           raw=None):
     """Declare a unary op and its `mx.nd` function."""
     op = defop(name, fwd, None if grad is None else [grad],
                None if grad is None and jvp is None else [jvp or _jvp_from_grad(grad)],
-               save=save if grad is not None else (), save_out=save_out)
+               save=save if grad is not None else (), save_out=save_out,
+               raw_grads=None if raw is None else [raw])
 
     fast = unary_fast(op)
 
@@ -180,6 +182,24 @@ def _square(x):
     return x * x
 
 
+def _tanh_raw(g, y, x):
+    t = y * y
+    np.subtract(1.0, t, out=t)
+    t *= g
+    return t
+
+
+def _sigmoid_raw(g, y, x):
+    t = 1.0 - y
+    t *= y
+    t *= g
+    return t
+
+
+def _relu_raw(g, y, x):
+    return np.multiply(g, x > 0, dtype=x.dtype)
+
+
 # gradient rules (g = output gradient, y = output, x = input); they double as tangent
 # rules for unary elementwise ops, with t in place of g.
 exp = _unary("exp", np.exp, lambda g, y, x: g * y, save=(), save_out=True,
@@ -214,7 +234,7 @@ arctan = _unary("arctan", np.arctan, lambda g, y, x: g / (x * x + 1.0), doc="Inv
 sinh = _unary("sinh", np.sinh, lambda g, y, x: g * cosh(x), doc="Hyperbolic sine.")
 cosh = _unary("cosh", np.cosh, lambda g, y, x: g * sinh(x), doc="Hyperbolic cosine.")
 tanh = _unary("tanh", np.tanh, lambda g, y, x: g * (1.0 - y * y), save=(), save_out=True,
-              doc="Hyperbolic tangent.")
+              doc="Hyperbolic tangent.", raw=_tanh_raw)
 arcsinh = _unary("arcsinh", np.arcsinh, lambda g, y, x: g * rsqrt(x * x + 1.0),
                  doc="Inverse hyperbolic sine.")
 arccosh = _unary("arccosh", np.arccosh, lambda g, y, x: g * rsqrt(x * x - 1.0),
@@ -222,8 +242,9 @@ arccosh = _unary("arccosh", np.arccosh, lambda g, y, x: g * rsqrt(x * x - 1.0),
 arctanh = _unary("arctanh", np.arctanh, lambda g, y, x: g / (1.0 - x * x),
                  doc="Inverse hyperbolic tangent.")
 sigmoid = _unary("sigmoid", _sigmoid_fwd, lambda g, y, x: g * y * (1.0 - y), save=(),
-                 save_out=True, doc="Logistic sigmoid, 1/(1+exp(-x)).")
-relu = _unary("relu", _relu_fwd, lambda g, y, x: g * (x > 0), doc="max(x, 0); gradient 0 at 0.")
+                 save_out=True, doc="Logistic sigmoid, 1/(1+exp(-x)).", raw=_sigmoid_raw)
+relu = _unary("relu", _relu_fwd, lambda g, y, x: g * (x > 0), doc="max(x, 0); gradient 0 at 0.",
+              raw=_relu_raw)
 softsign = _unary("softsign", lambda x: x / (1.0 + np.abs(x)),
                   lambda g, y, x: g / square(1.0 + abs(x)), doc="x / (1 + |x|).")
 erf = _unary("erf", _erf, lambda g, y, x: g * (2.0 / math.sqrt(math.pi)) * exp(-(x * x)),
