@@ -1,2 +1,866 @@
-"""(placeholder, filled in by its owner)"""
-__all__ = []
+"""Convolution, transposed convolution (``Deconvolution``) and pooling.
+
+Everything is built from a few private linear (or bilinear) ops whose gradients are
+each other, so every public op is differentiable to any order:
+
+* ``_conv(x, w, b)``      -- convolution (cross-correlation), im2col + one batched GEMM;
+* ``_deconv(u, w, b)``    -- its transpose w.r.t. the data (GEMM + col2im);
+* ``_wgrad(x, g)``        -- the weight gradient, bilinear in ``x`` and ``g``;
+* ``_winsum``/``_winsum_t`` -- window sums (sum/avg pooling) and their transpose;
+* ``_gather``/``_scatter``  -- read at / add to fixed flat positions (max pooling
+  reads each window at its argmax, its gradient scatters back there).
+
+Gradient table (``g`` is the output gradient)::
+
+    _conv:    dx = _deconv(g, w)     dw = _wgrad(x, g)      db = sum(g)
+    _deconv:  du = _conv(g, w)       dw = _wgrad(g, u)      db = sum(g)
+    _wgrad:   dx = _deconv(g, gw)    dg = _conv(x, gw)
+    _winsum <-> _winsum_t,  _gather <-> _scatter
+
+The loops that remain run over kernel offsets (``kh*kw`` iterations) or groups, never
+over pixels or the batch.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Optional, Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..base import MXNetError, ShapeError, StateError
+from ..ndarray.ndarray import NDArray
+from ._core import defop, call, call1, as_array
+from .reduce import sum as _nd_sum, reshape_exact
+
+__all__ = ["Convolution", "Deconvolution", "Pooling"]
+
+_ALL = slice(None)
+
+
+# ----------------------------------------------------------------- helpers
+def _tuple(v, n: int, default: int, what: str, op: str):
+    """MXNet shape parameter -> tuple of ``n`` ints (``()``/None -> default)."""
+    if v is None or (isinstance(v, (tuple, list)) and len(v) == 0):
+        return (default,) * n
+    if isinstance(v, (int, np.integer)):
+        return (int(v),) * n
+    v = tuple(int(a) for a in v)
+    if len(v) != n:
+        raise StateError(f"{op}: {what}={v} has {len(v)} dimensions but kernel has {n}; "
+                         f"give one value per spatial dimension")
+    return v
+
+
+def _prod(seq) -> int:
+    r = 1
+    for s in seq:
+        r *= int(s)
+    return r
+
+
+def _pad_input(x, pad, padr=None, value=0):
+    """Pad the spatial axes of ``x`` (N, C, *spatial): ``pad`` before, ``padr`` after."""
+    if padr is None:
+        padr = pad
+    if not any(pad) and not any(padr):
+        return x
+    nd = len(pad)
+    shape = x.shape[:2] + tuple(s + a + b for s, a, b in zip(x.shape[2:], pad, padr))
+    xp = np.full(shape, value, dtype=x.dtype) if value != 0 else np.zeros(shape, x.dtype)
+    xp[(_ALL, _ALL) + tuple(slice(a, a + s) for a, s in zip(pad, x.shape[2:]))] = x
+    del nd
+    return xp
+
+
+def _windows(xp, kernel, stride, dilate, osize):
+    """Strided view (N, C, *osize, *kernel) of the windows of a padded input."""
+    nd = len(kernel)
+    dk = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilate))
+    axes = tuple(range(2, 2 + nd))
+    w = sliding_window_view(xp, dk, axis=axes)
+    sl = (_ALL, _ALL) + tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(osize, stride)) \
+        + tuple(slice(None, None, d) for d in dilate)
+    return w[sl]
+
+
+def _im2col(xp, kernel, stride, dilate, osize):
+    """Contiguous columns (N, C, *kernel, *osize) of a padded input."""
+    nd = len(kernel)
+    w = _windows(xp, kernel, stride, dilate, osize)
+    perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
+    return np.ascontiguousarray(w.transpose(perm))
+
+
+def _offsets(kernel):
+    return itertools.product(*[range(k) for k in kernel])
+
+
+def _offset_slices(off, dilate, stride, isize):
+    return tuple(slice(o * d, o * d + (n - 1) * s + 1, s)
+                 for o, d, s, n in zip(off, dilate, stride, isize))
+
+
+def _conv_osize(isize, kernel, stride, pad, dilate):
+    return tuple((x + 2 * p - d * (k - 1) - 1) // s + 1
+                 for x, k, s, p, d in zip(isize, kernel, stride, pad, dilate))
+
+
+def _bias_shape(b, nd):
+    return (1, b.shape[0]) + (1,) * nd
+
+
+def _add_bias(y, b):
+    if b is not None:
+        y += b.reshape(_bias_shape(b, y.ndim - 2)).astype(y.dtype, copy=False)
+    return y
+
+
+# --------------------------------------------------------- the three conv ops
+def _conv_fwd(x, w, b, stride, pad, dilate, groups):
+    """y[n, f, o] = sum_{c, k} xpad[n, g*Cg + c, o*s + k*d] * w[f, c, k] (+ b[f])."""
+    N, C = x.shape[:2]
+    nd = x.ndim - 2
+    F = w.shape[0]
+    kernel = w.shape[2:]
+    osize = _conv_osize(x.shape[2:], kernel, stride, pad, dilate)
+    G = groups
+    K = _prod(kernel)
+    L = _prod(osize)
+    if K == 1 and not any(pad) and all(s == 1 for s in stride):
+        col = x.reshape(N, G, C // G, L)
+    else:
+        col = _im2col(_pad_input(x, pad), kernel, stride, dilate, osize)
+        col = col.reshape(N, G, (C // G) * K, L)
+    w2 = w.reshape(G, F // G, (C // G) * K).astype(x.dtype, copy=False)
+    y = np.matmul(w2, col).reshape((N, F) + osize)
+    return _add_bias(y, b)
+
+
+def _col2im(col, isize, kernel, stride, pad, dilate, osize):
+    """Add columns (N, C, *kernel, *isize) back into an image of spatial size ``osize``
+    (the adjoint of im2col; ``isize`` is the number of window positions)."""
+    N, C = col.shape[:2]
+    full = tuple(max(o + 2 * p, (i - 1) * s + d * (k - 1) + 1)
+                 for o, p, i, s, d, k in zip(osize, pad, isize, stride, dilate, kernel))
+    buf = np.zeros((N, C) + full, dtype=col.dtype)
+    for off in _offsets(kernel):
+        buf[(_ALL, _ALL) + _offset_slices(off, dilate, stride, isize)] += \
+            col[(_ALL, _ALL) + off]
+    crop = (_ALL, _ALL) + tuple(slice(p, p + o) for p, o in zip(pad, osize))
+    out = buf[crop]
+    if out.shape != buf.shape:
+        out = np.ascontiguousarray(out)
+    return out
+
+
+def _deconv_fwd(u, w, b, stride, pad, dilate, groups, osize):
+    """Transposed convolution: the adjoint of ``_conv_fwd`` (w.r.t. its data) whose data
+    has spatial size ``osize``; ``w`` has shape (C_in, F/groups, *kernel)."""
+    N, Cin = u.shape[:2]
+    isize = u.shape[2:]
+    G = groups
+    Fg = w.shape[1]
+    kernel = w.shape[2:]
+    K = _prod(kernel)
+    L = _prod(isize)
+    u2 = u.reshape(N, G, Cin // G, L)
+    w2 = w.reshape(G, Cin // G, Fg * K).astype(u.dtype, copy=False)
+    col = np.matmul(w2.transpose(0, 2, 1), u2)  # (N, G, Fg*K, L)
+    F = G * Fg
+    if K == 1 and not any(pad) and all(s == 1 for s in stride) and tuple(osize) == isize:
+        y = col.reshape((N, F) + tuple(osize))
+    else:
+        y = _col2im(col.reshape((N, F) + kernel + isize), isize, kernel, stride, pad,
+                    dilate, osize)
+    return _add_bias(y, b)
+
+
+def _wgrad_fwd(x, g, stride, pad, dilate, groups, kernel):
+    """dw[f, c, k] = sum_{n, o} g[n, f, o] * xpad[n, g*Cg + c, o*s + k*d]."""
+    N, C = x.shape[:2]
+    F = g.shape[1]
+    osize = g.shape[2:]
+    G = groups
+    K = _prod(kernel)
+    L = _prod(osize)
+    if K == 1 and not any(pad) and all(s == 1 for s in stride) and osize == x.shape[2:]:
+        col = x.reshape(N, G, C // G, L)
+    else:
+        col = _im2col(_pad_input(x, pad), kernel, stride, dilate, osize)
+        col = col.reshape(N, G, (C // G) * K, L)
+    g2 = g.reshape(N, G, F // G, L).astype(x.dtype, copy=False)
+    if G == 1:
+        dw = np.tensordot(g2[:, 0], col[:, 0], axes=([0, 2], [0, 2]))[None]
+    else:
+        dw = np.stack([np.tensordot(g2[:, i], col[:, i], axes=([0, 2], [0, 2]))
+                       for i in range(G)])
+    return dw.reshape((F, C // G) + tuple(kernel))
+
+
+def _sum_axes(nd):
+    return (0,) + tuple(range(2, 2 + nd))
+
+
+def _conv(x, w, b, stride, pad, dilate, groups):
+    return call(_CONV, (x, w, b), {"stride": stride, "pad": pad, "dilate": dilate,
+                                   "groups": groups})
+
+
+def _deconv(u, w, b, stride, pad, dilate, groups, osize):
+    return call(_DECONV, (u, w, b), {"stride": stride, "pad": pad, "dilate": dilate,
+                                     "groups": groups, "osize": tuple(osize)})
+
+
+def _wgrad(x, g, stride, pad, dilate, groups, kernel):
+    return call(_WGRAD, (x, g), {"stride": stride, "pad": pad, "dilate": dilate,
+                                 "groups": groups, "kernel": tuple(kernel)})
+
+
+def _bias_tangent(t, nd):
+    return reshape_exact(t, (1, t.shape[0]) + (1,) * nd)
+
+
+# _conv(x, w, b)
+def _conv_gx(g, y, x, w, b, stride, pad, dilate, groups):
+    return _deconv(g, w, None, stride, pad, dilate, groups, x.shape[2:])
+
+
+def _conv_gw(g, y, x, w, b, stride, pad, dilate, groups):
+    return _wgrad(x, g, stride, pad, dilate, groups, w.shape[2:])
+
+
+def _conv_gb(g, y, x, w, b, stride, pad, dilate, groups):
+    return _nd_sum(g, axis=_sum_axes(len(stride)))
+
+
+_CONV = defop("Convolution", _conv_fwd, [_conv_gx, _conv_gw, _conv_gb], [
+    lambda t, y, x, w, b, **a: _conv(t, w, None, **a),
+    lambda t, y, x, w, b, **a: _conv(x, t, None, **a),
+    lambda t, y, x, w, b, **a: _bias_tangent(t, len(a["stride"])),
+], save=(0, 1))
+
+
+# _deconv(u, w, b)
+def _deconv_gu(g, y, u, w, b, stride, pad, dilate, groups, osize):
+    return _conv(g, w, None, stride, pad, dilate, groups)
+
+
+def _deconv_gw(g, y, u, w, b, stride, pad, dilate, groups, osize):
+    return _wgrad(g, u, stride, pad, dilate, groups, w.shape[2:])
+
+
+def _deconv_gb(g, y, u, w, b, stride, pad, dilate, groups, osize):
+    return _nd_sum(g, axis=_sum_axes(len(stride)))
+
+
+_DECONV = defop("Deconvolution", _deconv_fwd, [_deconv_gu, _deconv_gw, _deconv_gb], [
+    lambda t, y, u, w, b, **a: _deconv(t, w, None, **a),
+    lambda t, y, u, w, b, **a: _deconv(u, t, None, **a),
+    lambda t, y, u, w, b, **a: _bias_tangent(t, len(a["stride"])),
+], save=(0, 1))
+
+
+# _wgrad(x, g) -> dw
+def _wgrad_gx(gw, y, x, g, stride, pad, dilate, groups, kernel):
+    return _deconv(g, gw, None, stride, pad, dilate, groups, x.shape[2:])
+
+
+def _wgrad_gg(gw, y, x, g, stride, pad, dilate, groups, kernel):
+    return _conv(x, gw, None, stride, pad, dilate, groups)
+
+
+_WGRAD = defop("Convolution_weight_grad", _wgrad_fwd, [_wgrad_gx, _wgrad_gg], [
+    lambda t, y, x, g, **a: _wgrad(t, g, **a),
+    lambda t, y, x, g, **a: _wgrad(x, t, **a),
+])
+
+
+# ------------------------------------------------------------------ layouts
+def _transpose_fwd(x, axes):
+    return np.ascontiguousarray(np.transpose(x, axes))
+
+
+def _inverse(axes):
+    inv = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inv[a] = i
+    return tuple(inv)
+
+
+_TRANSPOSE = defop("transpose", _transpose_fwd,
+                   [lambda g, y, x, axes: _transpose(g, _inverse(axes))],
+                   [lambda t, y, x, axes: _transpose(t, axes)], save=())
+
+
+def _transpose(x, axes):
+    return call1(_TRANSPOSE, x, {"axes": tuple(axes)})
+
+
+def _to_channel_first(nd):
+    return (0, nd + 1) + tuple(range(1, nd + 1))
+
+
+def _to_channel_last(nd):
+    return (0,) + tuple(range(2, nd + 2)) + (1,)
+
+
+_LAYOUTS = {"NCW": (1, False), "NCHW": (2, False), "NCDHW": (3, False),
+            "NWC": (1, True), "NHWC": (2, True), "NDHWC": (3, True)}
+
+
+def _check_layout(layout, nd, op):
+    """Return True for a channel-last layout; validate against the kernel's dims."""
+    if layout is None:
+        return False
+    if layout not in _LAYOUTS:
+        raise StateError(f"{op}: unknown layout {layout!r}; use one of "
+                         f"{', '.join(_LAYOUTS)}")
+    lnd, last = _LAYOUTS[layout]
+    if lnd != nd:
+        raise StateError(f"{op}: layout {layout!r} is for {lnd}-D data but the kernel "
+                         f"has {nd} dimensions")
+    return last
+
+
+def _as_input(x, op, arg="data"):
+    if type(x) is np.ndarray or type(x) is NDArray:
+        return x
+    return as_array(x, op, arg)
+
+
+# ------------------------------------------------------------- Convolution
+def _conv_params(op, data, weight, kernel, stride, dilate, pad, nd_hint=None):
+    if kernel is None or (isinstance(kernel, (tuple, list)) and len(kernel) == 0):
+        if weight is None:
+            raise StateError(f"{op}: 'kernel' is required")
+        kernel = tuple(weight.shape[2:])
+    kernel = _tuple(kernel, len(kernel) if isinstance(kernel, (tuple, list)) else 1, 1,
+                    "kernel", op)
+    nd = len(kernel)
+    if nd not in (1, 2, 3):
+        raise StateError(f"{op}: kernel={kernel}: only 1-D, 2-D and 3-D kernels are "
+                         f"supported")
+    if any(k <= 0 for k in kernel):
+        raise StateError(f"{op}: kernel={kernel} must be positive")
+    stride = _tuple(stride, nd, 1, "stride", op)
+    dilate = _tuple(dilate, nd, 1, "dilate", op)
+    pad = _tuple(pad, nd, 0, "pad", op)
+    if any(s <= 0 for s in stride) or any(d <= 0 for d in dilate):
+        raise StateError(f"{op}: stride={stride} and dilate={dilate} must be positive")
+    if any(p < 0 for p in pad):
+        raise StateError(f"{op}: pad={pad} must not be negative")
+    if data.ndim != nd + 2:
+        raise ShapeError(f"{op}: data of shape {tuple(data.shape)} must be {nd + 2}-D "
+                         f"(batch, channel, {', '.join('spatial' for _ in range(nd))}) "
+                         f"for the {nd}-D kernel {kernel}")
+    return kernel, stride, dilate, pad
+
+
+def _check_groups(op, C, num_filter, num_group, what="num_filter"):
+    if num_group <= 0:
+        raise StateError(f"{op}: num_group={num_group} must be positive")
+    if C % num_group:
+        raise ShapeError(f"{op}: the {C} input channels cannot be split into "
+                         f"num_group={num_group} groups")
+    if num_filter % num_group:
+        raise ShapeError(f"{op}: {what}={num_filter} is not divisible by "
+                         f"num_group={num_group}")
+
+
+def _check_bias(op, bias, num_filter):
+    if bias is not None and tuple(bias.shape) != (num_filter,):
+        raise ShapeError(f"{op}: bias has shape {tuple(bias.shape)}, expected "
+                         f"({num_filter},) (one value per output channel)")
+
+
+def Convolution(data=None, weight=None, bias=None, kernel=None, stride=(), dilate=(),
+                pad=(), num_filter=None, num_group=1, workspace=1024, no_bias=False,
+                cudnn_tune=None, cudnn_off=False, layout=None, out=None, name=None,
+                **kwargs):
+    """N-D convolution (cross-correlation) of (N+2)-D input, as MXNet's
+    ``Convolution``.
+
+    For 2-D data of shape ``(batch, channel, height, width)`` and a weight of shape
+    ``(num_filter, channel/num_group, kernel[0], kernel[1])``::
+
+        out[n, f, i, j] = bias[f] + sum_{c, a, b} data[n, c', i*s0 + a*d0 - p0,
+                                                       j*s1 + b*d1 - p1] * weight[f, c, a, b]
+
+    with ``c'`` running over the channels of ``f``'s group. The output size per
+    spatial dimension is ``floor((x + 2*p - d*(k-1) - 1)/s) + 1``.
+
+    Parameters
+    ----------
+    data : NDArray
+        ``(batch, channel, width)``, ``(batch, channel, height, width)`` or 3-D
+        ``(batch, channel, depth, height, width)`` (channel-last with ``layout``).
+    weight : NDArray
+        ``(num_filter, channel/num_group, *kernel)``.
+    bias : NDArray, optional
+        ``(num_filter,)``; ignored when ``no_bias=True``.
+    kernel : tuple of int
+        Kernel size (taken from ``weight`` when omitted).
+    stride, dilate, pad : tuple of int, optional
+        Default 1, 1 and 0 in each dimension.
+    num_filter : int
+        Number of output channels (taken from ``weight`` when omitted).
+    num_group : int, default 1
+        Split channels and filters into this many groups.
+    no_bias : bool, default False
+    layout : str, optional
+        ``NCW``/``NCHW``/``NCDHW`` (default) or channel-last ``NWC``/``NHWC``/``NDHWC``
+        (then the weight is ``(num_filter, *kernel, channel/num_group)``).
+    workspace, cudnn_tune, cudnn_off
+        Accepted for compatibility; ignored.
+
+    Returns
+    -------
+    NDArray
+        ``(batch, num_filter, *out_spatial)``, the dtype of ``data``.
+
+    Examples
+    --------
+    >>> import numpy as np, mxgrad as mx
+    >>> x = mx.nd.array(np.arange(16).reshape(1, 1, 4, 4))
+    >>> w = mx.nd.ones((1, 1, 2, 2))
+    >>> mx.nd.Convolution(x, w, kernel=(2, 2), num_filter=1, no_bias=True, stride=(2, 2))
+    <BLANKLINE>
+    [[[[10. 18.]
+       [42. 50.]]]]
+    <NDArray 1x1x2x2 @cpu(0)>
+    """
+    op = "Convolution"
+    if data is None or weight is None:
+        raise StateError(f"{op}: 'data' and 'weight' are required")
+    data = _as_input(data, op)
+    weight = _as_input(weight, op, "weight")
+    kernel, stride, dilate, pad = _conv_params(op, data, weight, kernel, stride, dilate,
+                                               pad)
+    nd = len(kernel)
+    last = _check_layout(layout, nd, op)
+    if last:
+        data = _transpose(data, _to_channel_first(nd))
+        if weight.ndim == nd + 2:
+            weight = _transpose(weight, _to_channel_first(nd))
+    C = data.shape[1]
+    if num_filter is None:
+        num_filter = weight.shape[0] if weight.ndim else 0
+    num_filter, num_group = int(num_filter), int(num_group)
+    _check_groups(op, C, num_filter, num_group)
+    expected = (num_filter, C // num_group) + kernel
+    if tuple(weight.shape) != expected:
+        shown = expected if not last else (num_filter,) + kernel + (C // num_group,)
+        got = tuple(weight.shape) if not last else \
+            tuple(weight.shape[i] for i in _to_channel_last(nd)) \
+            if weight.ndim == nd + 2 else tuple(weight.shape)
+        raise ShapeError(f"{op}: weight has shape {got}, expected {shown} = (num_filter, "
+                         f"channels/num_group, *kernel) for data of shape "
+                         f"{tuple(data.shape) if not last else _cl_shape(data.shape)}, "
+                         f"num_filter={num_filter}, num_group={num_group}, "
+                         f"kernel={kernel}")
+    osize = _conv_osize(data.shape[2:], kernel, stride, pad, dilate)
+    if any(o <= 0 for o in osize):
+        dk = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilate))
+        raise ShapeError(f"{op}: the (dilated) kernel {dk} does not fit in the input of "
+                         f"spatial shape {tuple(data.shape[2:])} padded by {pad}")
+    if no_bias:
+        bias = None
+    elif bias is not None:
+        bias = _as_input(bias, op, "bias")
+        _check_bias(op, bias, num_filter)
+    y = _conv(data, weight, bias, stride, pad, dilate, num_group)
+    if last:
+        y = _transpose(y, _to_channel_last(nd))
+    return y
+
+
+def _cl_shape(shape):
+    nd = len(shape) - 2
+    return tuple(shape[i] for i in _to_channel_last(nd))
+
+
+# ----------------------------------------------------------- Deconvolution
+def Deconvolution(data=None, weight=None, bias=None, kernel=None, stride=(), dilate=(),
+                  pad=(), adj=(), target_shape=(), num_filter=None, num_group=1,
+                  workspace=512, no_bias=True, cudnn_tune=None, cudnn_off=False,
+                  layout=None, out=None, name=None, **kwargs):
+    """Transposed convolution (the gradient of ``Convolution`` w.r.t. its data), as
+    MXNet's ``Deconvolution``.
+
+    The weight has shape ``(channel, num_filter/num_group, *kernel)`` (the same array
+    a ``Convolution`` from ``num_filter`` to ``channel`` channels would use). Each
+    spatial output size is ``s*(x-1) + d*(k-1) + 1 - 2*p + adj``; with
+    ``target_shape`` the padding and ``adj`` are computed to reach it (MXNet's rule:
+    ``total = s*(x-1) + d*(k-1) + 1 - target``, ``pad = ceil(total/2)``,
+    ``adj = total % 2``). Note MXNet's default ``no_bias=True`` here.
+
+    Parameters
+    ----------
+    data : NDArray
+        ``(batch, channel, *spatial)``.
+    weight : NDArray
+        ``(channel, num_filter/num_group, *kernel)``.
+    bias : NDArray, optional
+        ``(num_filter,)``, used only when ``no_bias=False``.
+    kernel, stride, dilate, pad, adj, target_shape : tuple of int
+        ``adj`` must be smaller than ``stride`` in each dimension.
+    num_filter : int
+        Output channels (taken from ``weight`` when omitted).
+    num_group : int, default 1
+    no_bias : bool, default True
+    layout : str, optional
+        ``NCW``/``NCHW``/``NCDHW`` or channel-last.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[[1., 2.]]])
+    >>> w = mx.nd.array([[[1., 1., 1.]]])
+    >>> mx.nd.Deconvolution(x, w, kernel=(3,), stride=(2,), num_filter=1)
+    <BLANKLINE>
+    [[[1. 1. 3. 2. 2.]]]
+    <NDArray 1x1x5 @cpu(0)>
+    """
+    op = "Deconvolution"
+    if data is None or weight is None:
+        raise StateError(f"{op}: 'data' and 'weight' are required")
+    data = _as_input(data, op)
+    weight = _as_input(weight, op, "weight")
+    kernel, stride, dilate, pad = _conv_params(op, data, weight, kernel, stride, dilate,
+                                               pad)
+    nd = len(kernel)
+    adj = _tuple(adj, nd, 0, "adj", op)
+    last = _check_layout(layout, nd, op)
+    if last:
+        data = _transpose(data, _to_channel_first(nd))
+        if weight.ndim == nd + 2:
+            weight = _transpose(weight, _to_channel_first(nd))
+    C = data.shape[1]
+    isize = tuple(data.shape[2:])
+    dk = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilate))
+    if target_shape is not None and len(tuple(target_shape)) and any(target_shape):
+        target = _tuple(target_shape, nd, 0, "target_shape", op)
+        pad_l, adj_l = [], []
+        for i in range(nd):
+            total = stride[i] * (isize[i] - 1) + dk[i] - target[i]
+            if total < 0:
+                raise ShapeError(f"{op}: target_shape={target} is too big for input of "
+                                 f"spatial shape {isize} (at most "
+                                 f"{tuple(s * (x - 1) + k for s, x, k in zip(stride, isize, dk))})")
+            adj_l.append(total % 2)
+            pad_l.append((total + 1) // 2)
+        pad, adj = tuple(pad_l), tuple(adj_l)
+    for a, s in zip(adj, stride):
+        if a < 0 or a >= s:
+            raise StateError(f"{op}: adj={adj} must be smaller than stride={stride} "
+                             f"(and not negative)")
+    if num_filter is None:
+        num_filter = weight.shape[1] * int(num_group) if weight.ndim > 1 else 0
+    num_filter, num_group = int(num_filter), int(num_group)
+    _check_groups(op, C, num_filter, num_group)
+    expected = (C, num_filter // num_group) + kernel
+    if tuple(weight.shape) != expected:
+        shown = expected if not last else (C,) + kernel + (num_filter // num_group,)
+        got = tuple(weight.shape) if not last else \
+            tuple(weight.shape[i] for i in _to_channel_last(nd)) \
+            if weight.ndim == nd + 2 else tuple(weight.shape)
+        raise ShapeError(f"{op}: weight has shape {got}, expected {shown} = (channels, "
+                         f"num_filter/num_group, *kernel) for data of shape "
+                         f"{tuple(data.shape) if not last else _cl_shape(data.shape)}, "
+                         f"num_filter={num_filter}, num_group={num_group}, "
+                         f"kernel={kernel}")
+    osize = tuple(s * (x - 1) + k - 2 * p + a
+                  for s, x, k, p, a in zip(stride, isize, dk, pad, adj))
+    if any(o <= 0 for o in osize):
+        raise ShapeError(f"{op}: output spatial shape {osize} is not positive for input "
+                         f"{isize}, kernel {kernel}, stride {stride}, pad {pad}, adj {adj}")
+    if no_bias:
+        bias = None
+    elif bias is not None:
+        bias = _as_input(bias, op, "bias")
+        _check_bias(op, bias, num_filter)
+    y = _deconv(data, weight, bias, stride, pad, dilate, num_group, osize)
+    if last:
+        y = _transpose(y, _to_channel_last(nd))
+    return y
+
+
+# ------------------------------------------------------------------ pooling
+def _pool_divisor(isize, osize, kernel, stride, pad, include_pad, dtype):
+    """Per-output-position window counts (avg pooling), MXNet's rule: with
+    ``count_include_pad`` a window counts the padding but not what lies beyond it."""
+    div = None
+    for d, (x, o, k, s, p) in enumerate(zip(isize, osize, kernel, stride, pad)):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, x + p)
+        if include_pad:
+            cnt = end - start
+        else:
+            cnt = np.minimum(end, x) - np.maximum(start, 0)
+        cnt = np.maximum(cnt, 1).astype(np.float64)
+        shape = [1] * len(isize)
+        shape[d] = o
+        cnt = cnt.reshape(shape)
+        div = cnt if div is None else div * cnt
+    return (1.0 / div).astype(dtype)[None, None]
+
+
+def _winsum_fwd(x, kernel, stride, pad, padr, isize, osize, avg, include_pad):
+    """Sum (or average) of every pooling window."""
+    if all(o == 1 for o in osize) and tuple(kernel) == tuple(isize) and not any(pad) \
+            and not any(padr):
+        y = x.sum(axis=tuple(range(2, x.ndim)), keepdims=True, dtype=x.dtype)
+    else:
+        xp = _pad_input(x, pad, padr)
+        y = None
+        for off in _offsets(kernel):
+            v = xp[(_ALL, _ALL) + _offset_slices(off, (1,) * len(kernel), stride, osize)]
+            y = v.copy() if y is None else np.add(y, v, out=y)
+    if avg:
+        y *= _pool_divisor(isize, osize, kernel, stride, pad, include_pad, y.dtype)
+    return y
+
+
+def _winsum_t_fwd(g, kernel, stride, pad, padr, isize, osize, avg, include_pad):
+    """The transpose of ``_winsum_fwd``: spread each window's gradient over it."""
+    if avg:
+        g = g * _pool_divisor(isize, osize, kernel, stride, pad, include_pad, g.dtype)
+    if all(o == 1 for o in osize) and tuple(kernel) == tuple(isize) and not any(pad) \
+            and not any(padr):
+        out = np.empty(g.shape[:2] + tuple(isize), dtype=g.dtype)
+        out[...] = g
+        return out
+    full = tuple(x + a + b for x, a, b in zip(isize, pad, padr))
+    buf = np.zeros(g.shape[:2] + full, dtype=g.dtype)
+    for off in _offsets(kernel):
+        buf[(_ALL, _ALL) + _offset_slices(off, (1,) * len(kernel), stride, osize)] += g
+    crop = (_ALL, _ALL) + tuple(slice(p, p + x) for p, x in zip(pad, isize))
+    out = buf[crop]
+    return out if out.shape == buf.shape else np.ascontiguousarray(out)
+
+
+_WINSUM = defop("Pooling", _winsum_fwd,
+                [lambda g, y, x, **a: call1(_WINSUM_T, g, a)],
+                [lambda t, y, x, **a: call1(_WINSUM, t, a)], save=())
+_WINSUM_T = defop("Pooling_backward", _winsum_t_fwd,
+                  [lambda g, y, x, **a: call1(_WINSUM, g, a)],
+                  [lambda t, y, x, **a: call1(_WINSUM_T, t, a)], save=())
+
+
+def _gather_fwd(x, idx, valid, ishape, oshape, unique):
+    """Read ``x`` (of shape ``ishape``) at flat positions ``idx`` (shape ``oshape``)."""
+    flat = x.reshape(-1)
+    y = flat[idx]
+    if valid is not None:
+        y[~valid] = 0
+    return y
+
+
+def _scatter_fwd(g, idx, valid, ishape, oshape, unique):
+    """Add ``g`` (shape ``oshape``) into zeros of ``ishape`` at flat positions ``idx``."""
+    size = _prod(ishape)
+    if valid is not None:
+        idx, g = idx[valid], g[valid]
+    if unique:
+        out = np.zeros(size, dtype=g.dtype)
+        out[idx.reshape(-1)] = g.reshape(-1)
+    else:
+        out = np.bincount(idx.reshape(-1), weights=g.reshape(-1), minlength=size)
+        out = out.astype(g.dtype, copy=False)
+    return out.reshape(ishape)
+
+
+_GATHER = defop("Pooling", _gather_fwd,
+                [lambda g, y, x, **a: call1(_SCATTER, g, a)],
+                [lambda t, y, x, **a: call1(_GATHER, t, a)], save=())
+_SCATTER = defop("Pooling_backward", _scatter_fwd,
+                 [lambda g, y, x, **a: call1(_GATHER, g, a)],
+                 [lambda t, y, x, **a: call1(_SCATTER, t, a)], save=())
+
+
+def _lowest(dtype):
+    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _argmax_positions(x, kernel, stride, pad, padr, osize):
+    """Flat input index of the (first) maximum of every window, and a validity mask
+    (None when every window holds at least one real element)."""
+    N, C = x.shape[:2]
+    isize = x.shape[2:]
+    nd = len(kernel)
+    fill = -np.inf if x.dtype.kind == "f" else _lowest(x.dtype)
+    if all(o == 1 for o in osize) and tuple(kernel) == tuple(isize) and not any(pad) \
+            and not any(padr):
+        local = x.reshape(N, C, -1).argmax(axis=-1).reshape((N, C) + (1,) * nd)
+        base = (np.arange(N * C) * _prod(isize)).reshape((N, C) + (1,) * nd)
+        return local + base, None
+    xp = _pad_input(x, pad, padr, fill)
+    win = _windows(xp, kernel, stride, (1,) * nd, osize)
+    K = _prod(kernel)
+    win = win.reshape((N, C) + tuple(osize) + (K,))
+    local = win.argmax(axis=-1)
+    # position of the maximum along each spatial dim
+    offs = np.unravel_index(local, kernel)
+    flat = np.arange(N * C).reshape((N, C) + (1,) * nd)
+    valid = None
+    for d in range(nd):
+        shape = [1] * (nd + 2)
+        shape[2 + d] = osize[d]
+        start = (np.arange(osize[d]) * stride[d] - pad[d]).reshape(shape)
+        pos = start + offs[d]
+        ok = (pos >= 0) & (pos < isize[d])
+        if not ok.all():
+            valid = ok if valid is None else valid & ok
+        flat = flat * isize[d] + pos
+    if valid is not None:
+        flat = np.where(valid, flat, 0)
+        if valid.all():
+            valid = None
+    return flat, valid
+
+
+_POOL_TYPES = ("max", "avg", "sum", "lp")
+_CONVENTIONS = ("valid", "full", "same")
+
+
+def Pooling(data=None, kernel=(), pool_type="max", global_pool=False, cudnn_off=False,
+            pooling_convention="valid", stride=(), pad=(), p_value=None,
+            count_include_pad=None, layout=None, out=None, name=None, **kwargs):
+    """Max, average, sum or Lp pooling over 1-D, 2-D or 3-D windows, as MXNet's
+    ``Pooling``.
+
+    The output size per spatial dimension is ``floor((x + 2*p - k)/s) + 1`` with
+    ``pooling_convention='valid'`` (default), ``ceil((x + 2*p - k)/s) + 1`` with
+    ``'full'`` (Caffe's rule; the last window may hang over the padded input) and
+    ``ceil(x/s)`` with ``'same'`` (no padding allowed). ``global_pool=True`` pools
+    each channel over its whole spatial extent (kernel, stride and pad ignored).
+
+    Max pooling never picks padding; its gradient goes to the first maximum of each
+    window and accumulates where windows overlap. Average pooling divides by the
+    window size counting padding (``count_include_pad=True``, the default) but not
+    what a ``'full'`` window hangs over; ``count_include_pad=False`` counts only real
+    elements. Lp pooling (``p_value`` 1, 2 or 3) is ``(sum x**p)**(1/p)``.
+
+    Parameters
+    ----------
+    data : NDArray
+        ``(batch, channel, *spatial)`` (channel-last with ``layout='NWC'`` etc.).
+    kernel : tuple of int
+    pool_type : {'max', 'avg', 'sum', 'lp'}, default 'max'
+    global_pool : bool, default False
+    pooling_convention : {'valid', 'full', 'same'}, default 'valid'
+    stride, pad : tuple of int, optional
+        Default 1 and 0 in each dimension.
+    p_value : int, optional
+        Required for ``pool_type='lp'``.
+    count_include_pad : bool, optional
+        Default True.
+    layout : str, optional
+    cudnn_off
+        Accepted for compatibility; ignored.
+
+    Examples
+    --------
+    >>> import numpy as np, mxgrad as mx
+    >>> x = mx.nd.array(np.arange(16).reshape(1, 1, 4, 4))
+    >>> mx.nd.Pooling(x, kernel=(2, 2), stride=(2, 2))
+    <BLANKLINE>
+    [[[[ 5.  7.]
+       [13. 15.]]]]
+    <NDArray 1x1x2x2 @cpu(0)>
+    >>> mx.nd.Pooling(x, pool_type='avg', global_pool=True).asnumpy()
+    array([[[[7.5]]]], dtype=float32)
+    """
+    op = "Pooling"
+    if data is None:
+        raise StateError(f"{op}: 'data' is required")
+    data = _as_input(data, op)
+    if pool_type not in _POOL_TYPES:
+        raise StateError(f"{op}: pool_type={pool_type!r}; use one of {_POOL_TYPES}")
+    if pooling_convention not in _CONVENTIONS:
+        raise StateError(f"{op}: pooling_convention={pooling_convention!r}; use one of "
+                         f"{_CONVENTIONS}")
+    if global_pool:
+        nd = data.ndim - 2
+        if nd not in (1, 2, 3):
+            raise ShapeError(f"{op}: data of shape {tuple(data.shape)} must be 3-D, 4-D "
+                             f"or 5-D (batch, channel, *spatial)")
+    else:
+        if kernel is None or len(tuple(np.atleast_1d(kernel))) == 0:
+            raise StateError(f"{op}: 'kernel' is required unless global_pool=True")
+        kernel = tuple(int(k) for k in np.atleast_1d(kernel))
+        nd = len(kernel)
+        if nd not in (1, 2, 3):
+            raise StateError(f"{op}: kernel={kernel}: only 1-D, 2-D and 3-D pooling is "
+                             f"supported")
+        if data.ndim != nd + 2:
+            raise ShapeError(f"{op}: data of shape {tuple(data.shape)} must be "
+                             f"{nd + 2}-D (batch, channel, "
+                             f"{', '.join('spatial' for _ in range(nd))}) for the "
+                             f"{nd}-D kernel {kernel}")
+    last = _check_layout(layout, nd, op)
+    if last:
+        data = _transpose(data, _to_channel_first(nd))
+    isize = tuple(data.shape[2:])
+    if global_pool:
+        kernel, stride, pad = isize, (1,) * nd, (0,) * nd
+        osize = (1,) * nd
+        padr = pad
+    else:
+        if any(k <= 0 for k in kernel):
+            raise StateError(f"{op}: kernel={kernel} must be positive")
+        stride = _tuple(stride, nd, 1, "stride", op)
+        pad = _tuple(pad, nd, 0, "pad", op)
+        if any(s <= 0 for s in stride):
+            raise StateError(f"{op}: stride={stride} must be positive")
+        if any(p < 0 for p in pad):
+            raise StateError(f"{op}: pad={pad} must not be negative")
+        for k, x, p in zip(kernel, isize, pad):
+            if k > x + 2 * p:
+                raise ShapeError(f"{op}: kernel {kernel} exceeds the input of spatial "
+                                 f"shape {isize} padded by {pad}")
+        if pooling_convention == "valid":
+            osize = tuple((x + 2 * p - k) // s + 1
+                          for x, k, s, p in zip(isize, kernel, stride, pad))
+        elif pooling_convention == "full":
+            osize = tuple(-(-(x + 2 * p - k) // s) + 1
+                          for x, k, s, p in zip(isize, kernel, stride, pad))
+        else:
+            if any(pad):
+                raise StateError(f"{op}: pooling_convention='same' does not take pad "
+                                 f"(got pad={pad})")
+            osize = tuple(-(-x // s) for x, s in zip(isize, stride))
+        padr = tuple(max(p, (o - 1) * s + k - x - p)
+                     for o, s, k, x, p in zip(osize, stride, kernel, isize, pad))
+    include_pad = True if count_include_pad is None else bool(count_include_pad)
+    geo = {"kernel": tuple(kernel), "stride": tuple(stride), "pad": tuple(pad),
+           "padr": tuple(padr), "isize": isize, "osize": tuple(osize)}
+    if pool_type == "max":
+        raw = data if type(data) is np.ndarray else data._data
+        idx, valid = _argmax_positions(raw, geo["kernel"], geo["stride"], geo["pad"],
+                                       geo["padr"], geo["osize"])
+        unique = all(s >= k for s, k in zip(geo["stride"], geo["kernel"]))
+        y = call1(_GATHER, data, {"idx": idx, "valid": valid, "ishape": tuple(data.shape),
+                                  "oshape": idx.shape, "unique": unique})
+        if valid is not None:
+            fill = np.where(valid, 0, _lowest(raw.dtype)).astype(raw.dtype)
+            y = y + (fill if type(y) is np.ndarray else NDArray(fill))
+    elif pool_type in ("avg", "sum"):
+        y = call1(_WINSUM, data, dict(geo, avg=pool_type == "avg", include_pad=include_pad))
+    else:
+        p = 1 if p_value is None else int(p_value)
+        if p not in (1, 2, 3):
+            raise StateError(f"{op}: p_value={p_value} is not supported; use 1, 2 or 3")
+        from .elemwise import square, sqrt, cbrt
+        if p == 1:
+            y = call1(_WINSUM, data, dict(geo, avg=False, include_pad=include_pad))
+        elif p == 2:
+            y = sqrt(call1(_WINSUM, square(data), dict(geo, avg=False,
+                                                       include_pad=include_pad)))
+        else:
+            y = cbrt(call1(_WINSUM, data * data * data, dict(geo, avg=False,
+                                                             include_pad=include_pad)))
+    if last:
+        y = _transpose(y, _to_channel_last(nd))
+    return y
