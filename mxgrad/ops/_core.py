@@ -336,7 +336,9 @@ def unary_fast(op: Op):
     fwd = op.fwd
     differentiable = op.grads is not None
 
-    def apply(x):
+    def apply(x, out=None, name=None):
+        if out is not None:
+            return inplace_apply(out, apply(x))
         if type(x) is NDArray:
             try:
                 data = fwd(x._data)
@@ -362,7 +364,9 @@ def binary_fast(op: Op):
     fwd = op.fwd
     differentiable = op.grads is not None
 
-    def apply(a, b):
+    def apply(a, b, out=None, name=None):
+        if out is not None:
+            return inplace_apply(out, apply(a, b))
         if type(a) is NDArray and type(b) is NDArray:
             try:
                 data = fwd(a._data, b._data)

@@ -48,12 +48,7 @@ def _unary(name, fwd, grad, jvp=None, save=(0,), save_out=False, doc="", example
                save=save if grad is not None else (), save_out=save_out,
                raw_grads=None if raw is None else [raw])
 
-    fast = unary_fast(op)
-
-    def f(data, out=None, name=None):
-        if out is None:
-            return fast(data)
-        return _write_out(out, fast(data))
+    f = unary_fast(op)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"""{doc or name + ' of each element.'}
 
@@ -501,13 +496,7 @@ def _same_dtype(fn):
 
 def _binary(name, fwd, grads, jvps, save=(0, 1), save_out=False, doc=""):
     op = defop(name, fwd, grads, jvps, save=save, save_out=save_out)
-    fast = binary_fast(op)
-
-    def f(lhs, rhs, out=None, name=None):
-        if out is None:
-            return fast(lhs, rhs)
-        return _write_out(out, fast(lhs, rhs))
-    f.fast = fast
+    f = binary_fast(op)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"""{doc} Broadcasts NumPy-style.
 
@@ -782,7 +771,7 @@ def _dispatch(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
     """Build an operator method: NDArray op NDArray, NDArray op scalar, NumPy op."""
     fast = _scalar_fast(scalar_op, np_fn) if np_fn is not None else \
         (lambda x, s: scalar_call(scalar_op, x, s))
-    binary = getattr(array_fn, "fast", array_fn)
+    binary = array_fn
 
     def method(self, other):
         t = type(other)
