@@ -1,0 +1,536 @@
+"""Image transforms (``gluon.data.vision.transforms``), for ``Dataset.transform_first``.
+
+Images are NDArrays (NumPy arrays are accepted too) in MXNet's layouts: ``(H, W, C)``
+or a batch ``(N, H, W, C)`` before :class:`ToTensor`, ``(C, H, W)`` / ``(N, C, H, W)``
+after it. Random transforms draw from mxgrad's generator (``mx.random.seed``).
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> from mxgrad.gluon.data.vision import transforms
+>>> t = transforms.Compose([transforms.ToTensor(), transforms.Normalize(0.5, 0.5)])
+>>> img = mx.nd.array([[[0], [255]]], dtype='uint8')        # H=1, W=2, C=1
+>>> t(img)
+<BLANKLINE>
+[[[-1.  1.]]]
+<NDArray 1x1x2 @cpu(0)>
+"""
+from __future__ import annotations
+
+from numbers import Number
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ....base import DTypeError, ShapeError, StateError, as_dtype
+from ....ndarray.ndarray import NDArray, wrap
+from .... import random as _random
+
+__all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomCrop",
+           "RandomResizedCrop", "RandomFlipLeftRight", "RandomFlipTopBottom",
+           "RandomBrightness", "RandomContrast"]
+
+
+class _Transform:
+    """Base of the transforms: a callable block without parameters (``__call__`` runs
+    ``forward``). ``hybridize`` and ``collect_params`` exist so that Block-style code
+    calling them keeps working."""
+
+    def __call__(self, x, *args):
+        return self.forward(x, *args)
+
+    def forward(self, x, *args):
+        raise NotImplementedError
+
+    def hybridize(self, active: bool = True, **kwargs) -> None:
+        """No-op (there is no graph compilation in mxgrad's transforms)."""
+
+    def collect_params(self, select=None) -> dict:
+        """Transforms have no parameters."""
+        return {}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k.lstrip('_')}={v!r}" for k, v in vars(self).items()
+                         if not k.startswith("__"))
+        return f"{type(self).__name__}({args})"
+
+
+def _np(x, what: str) -> np.ndarray:
+    if isinstance(x, NDArray):
+        return x._data
+    if isinstance(x, np.ndarray):
+        return x
+    raise DTypeError(f"{what}: expected an NDArray image, got {type(x).__name__}")
+
+
+def _image_dims(a: np.ndarray, what: str, layout: str = "HWC") -> None:
+    if a.ndim not in (3, 4):
+        raise ShapeError(f"{what}: expected an image of shape ({', '.join(layout)}) or a "
+                         f"batch (N, {', '.join(layout)}), got shape {a.shape}")
+
+
+def _wh(size, what: str):
+    """MXNet's size argument: an int (square) or a (width, height) pair."""
+    if isinstance(size, Number):
+        return int(size), int(size)
+    if isinstance(size, (tuple, list)) and len(size) == 2:
+        return int(size[0]), int(size[1])
+    raise StateError(f"{what}: size must be an int or a (width, height) pair, got {size!r}")
+
+
+def _resize_hwc(a: np.ndarray, w: int, h: int, interpolation: int) -> np.ndarray:
+    """Resize the H, W axes (-3, -2) of ``a`` to (h, w). ``interpolation`` 0 is nearest
+    neighbour; every other value is bilinear (OpenCV's pixel-centre convention)."""
+    if w < 1 or h < 1:
+        raise ShapeError(f"Resize: target size (w={w}, h={h}) must be positive")
+    in_h, in_w = a.shape[-3], a.shape[-2]
+    if (in_h, in_w) == (h, w):
+        return a.copy()
+    if interpolation == 0:
+        ys = np.minimum((np.arange(h) * (in_h / h)).astype(np.intp), in_h - 1)
+        xs = np.minimum((np.arange(w) * (in_w / w)).astype(np.intp), in_w - 1)
+        return a[..., ys, :, :][..., :, xs, :]
+    src = a.astype(np.float32, copy=False)
+
+    def axis(n_out, n_in):
+        pos = (np.arange(n_out, dtype=np.float64) + 0.5) * (n_in / n_out) - 0.5
+        pos = np.clip(pos, 0, n_in - 1)
+        lo = np.floor(pos).astype(np.intp)
+        hi = np.minimum(lo + 1, n_in - 1)
+        return lo, hi, (pos - lo).astype(np.float32)
+
+    y0, y1, fy = axis(h, in_h)
+    x0, x1, fx = axis(w, in_w)
+    rows = src[..., y0, :, :] * (1 - fy)[:, None, None] + src[..., y1, :, :] * fy[:, None, None]
+    out = rows[..., :, x0, :] * (1 - fx)[:, None] + rows[..., :, x1, :] * fx[:, None]
+    if a.dtype.kind in "iu":
+        info = np.iinfo(a.dtype)
+        out = np.clip(np.rint(out), info.min, info.max)
+    return out.astype(a.dtype, copy=False)
+
+
+def _scale_down(src_w: int, src_h: int, w: int, h: int):
+    """Shrink a (w, h) crop, keeping its aspect ratio, until it fits in the image."""
+    fw, fh = float(w), float(h)
+    if src_h < fh:
+        fw, fh = fw * src_h / fh, float(src_h)
+    if src_w < fw:
+        fw, fh = float(src_w), fh * src_w / fw
+    return int(fw), int(fh)
+
+
+def _crop_resize(a: np.ndarray, x0: int, y0: int, cw: int, ch: int, size, interp: int):
+    out = a[..., y0:y0 + ch, x0:x0 + cw, :]
+    if size is not None and (cw, ch) != tuple(size):
+        return _resize_hwc(out, size[0], size[1], interp)
+    return np.ascontiguousarray(out)
+
+
+class Compose(_Transform):
+    """Applies transforms one after the other. A transform returning a tuple passes its
+    first element on as the data and the rest as extra arguments (as Gluon's
+    ``Sequential``).
+
+    Parameters
+    ----------
+    transforms : list of callables
+        The transforms, applied in order.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> t = Compose([Cast('float64'), lambda x: x * 2])
+    >>> t(mx.nd.ones((1, 1, 1))).dtype
+    <class 'numpy.float64'>
+    """
+
+    def __init__(self, transforms: Sequence[Callable]):
+        self._transforms = list(transforms)
+        for t in self._transforms:
+            if not callable(t):
+                raise DTypeError(f"Compose: every transform must be callable, got "
+                                 f"{type(t).__name__}")
+
+    def forward(self, x, *args):
+        for t in self._transforms:
+            x = t(x, *args)
+            args = ()
+            if isinstance(x, (tuple, list)):
+                x, args = x[0], tuple(x[1:])
+        if args:
+            return (x,) + args
+        return x
+
+    def __len__(self) -> int:
+        return len(self._transforms)
+
+    def __getitem__(self, i):
+        return self._transforms[i]
+
+    def __repr__(self) -> str:
+        inner = "".join(f"\n  ({i}): {t!r}" for i, t in enumerate(self._transforms))
+        return f"Compose({inner}\n)"
+
+
+class Cast(_Transform):
+    """Casts the input to ``dtype`` (float32 by default).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> Cast()(mx.nd.array([1, 2], dtype='uint8')).dtype
+    <class 'numpy.float32'>
+    """
+
+    def __init__(self, dtype="float32"):
+        self._dtype = dtype
+
+    def forward(self, x, *args):
+        if isinstance(x, np.ndarray):
+            x = wrap(x)
+        return x.astype(self._dtype)
+
+
+class ToTensor(_Transform):
+    """Converts an image ``(H, W, C)`` (or a batch ``(N, H, W, C)``) with values in
+    [0, 255] to a float32 tensor ``(C, H, W)`` (``(N, C, H, W)``) with values in [0, 1].
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> img = mx.nd.array([[[0, 51], [102, 255]]], dtype='uint8')   # 1x2x2
+    >>> ToTensor()(img)
+    <BLANKLINE>
+    [[[0.  0.4]]
+    <BLANKLINE>
+     [[0.2 1. ]]]
+    <NDArray 2x1x2 @cpu(0)>
+    """
+
+    def forward(self, x, *args):
+        a = _np(x, "ToTensor")
+        _image_dims(a, "ToTensor")
+        axes = (2, 0, 1) if a.ndim == 3 else (0, 3, 1, 2)
+        out = np.ascontiguousarray(a.transpose(axes), dtype=np.float32)
+        out /= np.float32(255.0)
+        return wrap(out)
+
+
+class Normalize(_Transform):
+    """Normalizes a tensor ``(C, H, W)`` or ``(N, C, H, W)`` channel by channel:
+    ``out[c] = (x[c] - mean[c]) / std[c]``.
+
+    Parameters
+    ----------
+    mean : float or sequence of floats, default 0.0
+        One mean for all channels, or one per channel.
+    std : float or sequence of floats, default 1.0
+        One standard deviation for all channels, or one per channel.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.ones((2, 1, 1))
+    >>> Normalize(mean=(0.5, 0.0), std=(0.25, 2.0))(x).asnumpy().ravel().tolist()
+    [2.0, 0.5]
+    """
+
+    def __init__(self, mean=0.0, std=1.0):
+        self._mean = mean
+        self._std = std
+
+    def forward(self, x, *args):
+        if isinstance(x, np.ndarray):
+            x = wrap(x)
+        a = _np(x, "Normalize")
+        if a.ndim not in (3, 4):
+            raise ShapeError(f"Normalize: expected a tensor (C, H, W) or (N, C, H, W), got "
+                             f"shape {a.shape}; apply ToTensor first")
+        c = a.shape[-3]
+        dt = a.dtype if a.dtype.kind == "f" else np.dtype(np.float32)
+        if a.dtype.kind != "f":
+            x = x.astype(dt)
+        stats = []
+        for name, v in (("mean", self._mean), ("std", self._std)):
+            v = np.asarray(v, dtype=dt).reshape(-1)
+            if v.size not in (1, c):
+                raise ShapeError(f"Normalize: {name} has {v.size} values but the input has "
+                                 f"{c} channels (shape {a.shape}); give 1 or {c} values")
+            stats.append(wrap(np.ascontiguousarray(np.broadcast_to(v, (c,)))
+                              .reshape(c, 1, 1)))
+        mean, std = stats
+        return (x - mean) / std
+
+
+class Resize(_Transform):
+    """Resizes an image ``(H, W, C)`` or a batch ``(N, H, W, C)``.
+
+    Parameters
+    ----------
+    size : int or (width, height)
+        Target size. An int gives a square unless ``keep_ratio``.
+    keep_ratio : bool, default False
+        With an int ``size``: resize the shorter side to ``size`` keeping the aspect
+        ratio.
+    interpolation : int, default 1
+        0 nearest neighbour, 1 bilinear (other OpenCV codes use bilinear too).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> img = mx.nd.array([[[0], [10]], [[20], [30]]], dtype='uint8')     # 2x2x1
+    >>> Resize(4)(img).shape, Resize((3, 1), interpolation=0)(img).shape
+    ((4, 4, 1), (1, 3, 1))
+    """
+
+    def __init__(self, size, keep_ratio: bool = False, interpolation: int = 1):
+        self._size = size
+        self._keep = keep_ratio
+        self._interpolation = interpolation
+        _wh(size, "Resize")
+
+    def forward(self, x, *args):
+        a = _np(x, "Resize")
+        _image_dims(a, "Resize")
+        h, w = a.shape[-3], a.shape[-2]
+        if isinstance(self._size, Number) and self._keep:
+            s = int(self._size)
+            if h > w:
+                wsize, hsize = s, int(h * s / w)
+            else:
+                hsize, wsize = s, int(w * s / h)
+        else:
+            wsize, hsize = _wh(self._size, "Resize")
+        return wrap(_resize_hwc(a, wsize, hsize, self._interpolation))
+
+
+class CenterCrop(_Transform):
+    """Crops the centre of an image ``(H, W, C)`` (or batch) to ``size``; an image
+    smaller than ``size`` gives the largest centred crop of that aspect ratio, resized
+    up to ``size``.
+
+    Parameters
+    ----------
+    size : int or (width, height)
+        Output size.
+    interpolation : int, default 1
+        Interpolation for the resize when one is needed (see :class:`Resize`).
+
+    Examples
+    --------
+    >>> import numpy as np, mxgrad as mx
+    >>> img = mx.nd.array(np.arange(16).reshape(4, 4, 1))
+    >>> CenterCrop(2)(img).asnumpy().ravel().tolist()
+    [5.0, 6.0, 9.0, 10.0]
+    """
+
+    def __init__(self, size, interpolation: int = 1):
+        self._size = _wh(size, "CenterCrop")
+        self._interpolation = interpolation
+
+    def forward(self, x, *args):
+        a = _np(x, "CenterCrop")
+        _image_dims(a, "CenterCrop")
+        h, w = a.shape[-3], a.shape[-2]
+        cw, ch = _scale_down(w, h, *self._size)
+        x0, y0 = int((w - cw) / 2), int((h - ch) / 2)
+        return wrap(_crop_resize(a, x0, y0, cw, ch, self._size, self._interpolation))
+
+
+class RandomCrop(_Transform):
+    """Crops a random ``size`` window from an image ``(H, W, C)`` (or batch), after
+    optional padding.
+
+    Parameters
+    ----------
+    size : int or (width, height)
+        Output size.
+    pad : int or tuple, optional
+        Padding added around the image first (``numpy.pad`` widths for H and W).
+    pad_value : number, default 0
+        Value of the padding.
+    interpolation : int, default 1
+        Used when the image is smaller than ``size`` (it is then resized).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> RandomCrop(2, pad=1)(mx.nd.ones((3, 3, 1))).shape
+    (2, 2, 1)
+    """
+
+    def __init__(self, size, pad=None, pad_value=0, interpolation: int = 1):
+        self._size = _wh(size, "RandomCrop")
+        self._pad = pad
+        self._pad_value = pad_value
+        self._interpolation = interpolation
+
+    def forward(self, x, *args):
+        a = _np(x, "RandomCrop")
+        _image_dims(a, "RandomCrop")
+        if self._pad:
+            widths = [(0, 0)] * a.ndim
+            p = self._pad
+            if isinstance(p, Number):
+                p = ((int(p), int(p)), (int(p), int(p)))
+            elif len(p) == 2 and all(isinstance(v, Number) for v in p):
+                p = ((int(p[0]), int(p[0])), (int(p[1]), int(p[1])))
+            widths[-3], widths[-2] = tuple(p[0]), tuple(p[1])
+            a = np.pad(a, widths, constant_values=self._pad_value)
+        h, w = a.shape[-3], a.shape[-2]
+        cw, ch = _scale_down(w, h, *self._size)
+        rng = _random.generator()
+        x0 = int(rng.integers(0, w - cw + 1))
+        y0 = int(rng.integers(0, h - ch + 1))
+        return wrap(_crop_resize(a, x0, y0, cw, ch, self._size, self._interpolation))
+
+
+class RandomResizedCrop(_Transform):
+    """Crops a random area (fraction ``scale`` of the image, aspect ratio in ``ratio``)
+    and resizes it to ``size``; falls back to a centre crop after 10 failed draws.
+
+    Parameters
+    ----------
+    size : int or (width, height)
+        Output size.
+    scale : (float, float), default (0.08, 1.0)
+        Range of the crop's area as a fraction of the image's.
+    ratio : (float, float), default (3/4, 4/3)
+        Range of the crop's aspect ratio (width / height).
+    interpolation : int, default 1
+        See :class:`Resize`.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> RandomResizedCrop((4, 3))(mx.nd.ones((10, 10, 3))).shape
+    (3, 4, 3)
+    """
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0),
+                 interpolation: int = 1):
+        self._size = _wh(size, "RandomResizedCrop")
+        self._scale = scale
+        self._ratio = ratio
+        self._interpolation = interpolation
+
+    def forward(self, x, *args):
+        a = _np(x, "RandomResizedCrop")
+        _image_dims(a, "RandomResizedCrop")
+        h, w = a.shape[-3], a.shape[-2]
+        rng = _random.generator()
+        area = h * w
+        log_ratio = (np.log(self._ratio[0]), np.log(self._ratio[1]))
+        for _ in range(10):
+            target = rng.uniform(*self._scale) * area
+            aspect = float(np.exp(rng.uniform(*log_ratio)))
+            cw = int(round(np.sqrt(target * aspect)))
+            ch = int(round(np.sqrt(target / aspect)))
+            if 0 < cw <= w and 0 < ch <= h:
+                x0 = int(rng.integers(0, w - cw + 1))
+                y0 = int(rng.integers(0, h - ch + 1))
+                return wrap(_crop_resize(a, x0, y0, cw, ch, self._size,
+                                         self._interpolation))
+        cw, ch = _scale_down(w, h, *self._size)
+        x0, y0 = int((w - cw) / 2), int((h - ch) / 2)
+        return wrap(_crop_resize(a, x0, y0, cw, ch, self._size, self._interpolation))
+
+
+class _RandomFlip(_Transform):
+    _axis = -2
+
+    def __init__(self, p: float = 0.5):
+        self._p = p
+
+    def forward(self, x, *args):
+        a = _np(x, type(self).__name__)
+        if a.ndim < 2:
+            raise ShapeError(f"{type(self).__name__}: expected an image (H, W, C), got shape "
+                             f"{a.shape}")
+        if _random.generator().random() < self._p:
+            return wrap(np.ascontiguousarray(np.flip(a, axis=self._axis if a.ndim >= 3
+                                                     else self._axis + 1)))
+        return x if isinstance(x, NDArray) else wrap(a)
+
+
+class RandomFlipLeftRight(_RandomFlip):
+    """Flips an image ``(H, W, C)`` left to right with probability ``p`` (0.5).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> RandomFlipLeftRight(p=1.0)(mx.nd.array([[[1], [2]]])).asnumpy().ravel().tolist()
+    [2.0, 1.0]
+    """
+
+    _axis = -2
+
+
+class RandomFlipTopBottom(_RandomFlip):
+    """Flips an image ``(H, W, C)`` top to bottom with probability ``p`` (0.5).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> RandomFlipTopBottom(p=1.0)(mx.nd.array([[[1]], [[2]]])).asnumpy().ravel().tolist()
+    [2.0, 1.0]
+    """
+
+    _axis = -3
+
+
+class RandomBrightness(_Transform):
+    """Multiplies the image by a random factor in ``[max(0, 1 - b), 1 + b]``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> RandomBrightness(0.0)(mx.nd.ones((1, 1, 3))).asnumpy().ravel().tolist()
+    [1.0, 1.0, 1.0]
+    """
+
+    def __init__(self, brightness: float):
+        self._brightness = brightness
+
+    def forward(self, x, *args):
+        a = _np(x, "RandomBrightness")
+        b = self._brightness
+        alpha = _random.generator().uniform(max(0.0, 1 - b), 1 + b)
+        out = a.astype(np.float32) * np.float32(alpha)
+        return wrap(_back_to(out, a.dtype))
+
+
+class RandomContrast(_Transform):
+    """Blends the image with its mean grey level by a random factor in
+    ``[max(0, 1 - c), 1 + c]`` (factor 1 keeps the image).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> RandomContrast(0.0)(mx.nd.ones((1, 1, 3))).asnumpy().ravel().tolist()
+    [1.0, 1.0, 1.0]
+    """
+
+    def __init__(self, contrast: float):
+        self._contrast = contrast
+
+    def forward(self, x, *args):
+        a = _np(x, "RandomContrast")
+        c = self._contrast
+        alpha = np.float32(_random.generator().uniform(max(0.0, 1 - c), 1 + c))
+        f = a.astype(np.float32)
+        if f.shape[-1] == 3:
+            grey = f @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
+        else:
+            grey = f.mean(axis=-1)
+        mean = grey.mean(axis=(-2, -1), keepdims=True)[..., None]
+        out = f * alpha + mean * (1 - alpha)
+        return wrap(_back_to(out, a.dtype))
+
+
+def _back_to(out: np.ndarray, dtype) -> np.ndarray:
+    dtype = as_dtype(dtype)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        out = np.clip(np.rint(out), info.min, info.max)
+    return out.astype(dtype, copy=False)
