@@ -16,7 +16,7 @@ from ..base import DTypeError, ShapeError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
 from ._core import Op, defop, call1, call2, register_method, inplace_apply, _make_node, \
-    _make_node1, _forward_tangents, as_array, unary_fast, binary_fast
+    _make_node1, _make_node2, _forward_tangents, _shape_error, as_array, unary_fast, binary_fast
 
 __all__ = [
     # unary
@@ -768,16 +768,55 @@ def _scalar_fast(op: Op, np_fn):
 
 
 def _dispatch(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
-    """Build an operator method: NDArray op NDArray, NDArray op scalar, NumPy op."""
+    """Build an operator method: NDArray op NDArray, NDArray op scalar, NumPy op.
+
+    The NDArray-NDArray and NDArray-scalar paths are inlined: these methods are the
+    per-op overhead of every ``x * y`` and ``x + 1`` in user code."""
     fast = _scalar_fast(scalar_op, np_fn) if np_fn is not None else \
         (lambda x, s: scalar_call(scalar_op, x, s))
     binary = array_fn
+    bop = array_fn.op
+    bfwd = bop.fwd
+    bdiff = bop.grads is not None
+    sop = scalar_op
+    sdiff = sop.grads is not None
 
     def method(self, other):
         t = type(other)
         if t is NDArray:
-            return binary(self, other)
-        if t is float or t is int or _is_scalar(other):
+            try:
+                data = bfwd(self._data, other._data)
+            except ValueError as err:
+                raise _shape_error(bop, err, (self, other)) from None
+            out = _new(NDArray)
+            out._data = data
+            out._node = None
+            out._oidx = 0
+            out._ver = [0]
+            out._tan = None
+            if (self._node is not None or other._node is not None) and bdiff \
+                    and state.recording:
+                _make_node2(bop, self, other, out, None)
+            if self._tan is not None or other._tan is not None:
+                _forward_tangents(bop, (self, other), (out,), None)
+            return out
+        if t is float and np_fn is not None:
+            d = self._data
+            data = np_fn(d, other)
+            if data.dtype is not d.dtype and data.dtype != d.dtype:
+                data = data.astype(d.dtype)
+            out = _new(NDArray)
+            out._data = data
+            out._node = None
+            out._oidx = 0
+            out._ver = [0]
+            out._tan = None
+            if self._node is not None and sdiff and state.recording:
+                _make_node1(sop, self, out, {"scalar": other})
+            if self._tan is not None:
+                _forward_tangents(sop, (self,), (out,), {"scalar": other})
+            return out
+        if t is int or _is_scalar(other):
             return fast(self, other)
         if t is np.ndarray:
             return binary(self, wrap(other.astype(self._data.dtype, copy=False)))
