@@ -1,2 +1,538 @@
-"""(placeholder, filled in by its owner)"""
-__all__ = []
+"""Indexing: ``take``, ``pick``, ``gather_nd``/``scatter_nd``, ``one_hot``, ``where``,
+``boolean_mask`` and the NDArray ``[]`` operators.
+
+Every gather is the ``_index`` op of :mod:`mxgrad.ops.shape` (its gradient scatters
+back with accumulation, so repeated indices add up) and every scatter its adjoint
+``_index_add``; both are linear and differentiable to any order.
+
+``x[key]`` follows MXNet 1.9: ints, slices (with steps), ``...``, ``None`` and integer
+arrays (NDArray, NumPy or lists; float arrays are truncated to ints, as MXNet does),
+NumPy-style advanced indexing. Indexing every dimension with an int gives shape
+``(1,)`` (MXNet has no 0-d arrays). A basic index whose result is contiguous in
+memory returns a view sharing the buffer (as in MXNet); otherwise a copy. Boolean
+index arrays (NumPy ``bool`` or NDArrays of dtype ``bool``) select like NumPy's masks;
+note that a float NDArray such as ``x > 0`` is 0.0/1.0 and indexes like integers, as
+in MXNet.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> x = mx.nd.arange(6).reshape((2, 3))
+>>> x[1, 2]
+<BLANKLINE>
+[5.]
+<NDArray 1 @cpu(0)>
+>>> x[:, [0, 2]].shape
+(2, 2)
+"""
+from __future__ import annotations
+
+from numbers import Number
+
+import numpy as np
+
+from ..base import DTypeError, ShapeError, StateError, as_dtype
+from ..ndarray.ndarray import NDArray, wrap
+from ..autograd.scope import state
+from ._core import defop, call, call1, register_method, as_array, inplace_apply
+from .reduce import reshape_exact, broadcast_to
+from .shape import index_spec, index_apply, index_add_apply, _axis, _arr, _isint
+
+__all__ = ["take", "batch_take", "pick", "gather_nd", "scatter_nd", "one_hot", "where",
+           "boolean_mask"]
+
+
+def _int_indices(indices, op):
+    """Index values as an int64 NumPy array (floats truncated, as MXNet casts them)."""
+    if isinstance(indices, NDArray):
+        a = indices._data
+    elif isinstance(indices, np.ndarray):
+        a = indices
+    elif isinstance(indices, (list, tuple, range)) or _isint(indices):
+        a = np.asarray(indices)
+    else:
+        raise DTypeError(f"{op}: indices must be an NDArray, a NumPy array or a list, got "
+                         f"{type(indices).__name__}")
+    if a.dtype.kind not in "iu":
+        if a.dtype.kind not in "fb":
+            raise DTypeError(f"{op}: indices must be numbers, got dtype {a.dtype}")
+        if a.dtype.kind == "f" and not np.all(np.isfinite(a)):
+            raise ShapeError(f"{op}: indices contain NaN or infinity")
+        a = a.astype(np.int64)
+    return a
+
+
+def _fix_mode(idx, n, mode, op):
+    if mode == "clip":
+        return np.clip(idx, 0, max(n - 1, 0))
+    if mode == "wrap":
+        return np.mod(idx, n) if n else idx
+    if mode == "raise":
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            bad = idx.min() if idx.min() < 0 else idx.max()
+            raise IndexError(f"{op}: index {int(bad)} is out of range [0, {n}) (mode='raise')")
+        return idx
+    raise StateError(f"{op}: unknown mode {mode!r}; use 'clip', 'wrap' or 'raise'")
+
+
+# ===================================================================== take
+def take(a, indices, axis: int = 0, mode: str = "clip", **kwargs):
+    """Take slices of ``a`` along ``axis`` at ``indices``.
+
+    The result has shape ``a.shape[:axis] + indices.shape + a.shape[axis+1:]``.
+    ``mode='clip'`` (default) clamps indices into range (so -1 becomes 0), ``'wrap'``
+    wraps them around, ``'raise'`` refuses them. The gradient accumulates over repeated
+    indices.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1, 2], [3, 4], [5, 6]])
+    >>> mx.nd.take(x, mx.nd.array([0, 2, 2]))
+    <BLANKLINE>
+    [[1. 2.]
+     [5. 6.]
+     [5. 6.]]
+    <NDArray 3x2 @cpu(0)>
+    >>> mx.nd.take(x, mx.nd.array([-1, 3]), mode='wrap')[:, 0]
+    <BLANKLINE>
+    [5. 1.]
+    <NDArray 2 @cpu(0)>
+    """
+    a = _arr(a, "take")
+    ax = _axis(axis, a.ndim, "take")
+    idx = _int_indices(indices, "take")
+    if idx.ndim == 0:
+        idx = idx.reshape(1)
+    idx = _fix_mode(idx, a.shape[ax], mode, "take")
+    if a.shape[ax] == 0 and idx.size:
+        raise ShapeError(f"take: cannot take from the empty axis {ax} of shape {a.shape}")
+    key = (slice(None),) * ax + (idx,)
+    return index_apply(a, index_spec(a.shape, key, copy=True))
+
+
+def batch_take(a, indices, **kwargs):
+    """``out[i] = a[i, indices[i]]`` for a 2-D ``a`` (clipped indices).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.batch_take(mx.nd.array([[1, 2], [3, 4]]), mx.nd.array([1, 0]))
+    <BLANKLINE>
+    [2. 3.]
+    <NDArray 2 @cpu(0)>
+    """
+    a = _arr(a, "batch_take")
+    if a.ndim != 2:
+        raise ShapeError(f"batch_take needs a 2-D array, got shape {a.shape}")
+    return pick(a, indices, axis=1)
+
+
+# ===================================================================== pick
+def pick(data, index, axis=-1, keepdims: bool = False, mode: str = "clip", **kwargs):
+    """Pick one element along ``axis`` for every position of the other axes.
+
+    ``index`` has the shape of ``data`` without ``axis`` (or with it as 1). Indices
+    are clipped (``mode='clip'``, default) or wrapped (``'wrap'``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1, 2], [3, 4], [5, 6]])
+    >>> mx.nd.pick(x, mx.nd.array([0, 1, 0]), axis=1)
+    <BLANKLINE>
+    [1. 4. 5.]
+    <NDArray 3 @cpu(0)>
+    >>> mx.nd.pick(x, mx.nd.array([0, 1, 0]), axis=1, keepdims=True).shape
+    (3, 1)
+    """
+    data = _arr(data, "pick")
+    idx = _int_indices(index, "pick")
+    if axis is None:
+        flat = reshape_exact(data, (data.size,))
+        idx = _fix_mode(idx.reshape(-1), data.size, mode, "pick")
+        r = index_apply(flat, index_spec(flat.shape, (idx,), copy=True))
+        return r
+    ax = _axis(axis, data.ndim, "pick")
+    shape = tuple(data.shape)
+    kshape = shape[:ax] + (1,) + shape[ax + 1:]
+    rshape = shape[:ax] + shape[ax + 1:]
+    if idx.shape == rshape or (idx.size == 1 and not rshape):
+        idx = idx.reshape(kshape)
+    elif idx.shape != kshape:
+        try:
+            idx = np.broadcast_to(idx.reshape(idx.shape[:ax] + (1,) + idx.shape[ax:])
+                                  if idx.ndim == len(rshape) else idx, kshape)
+        except ValueError:
+            raise ShapeError(f"pick: index of shape {idx.shape} does not fit data of shape "
+                             f"{shape} along axis {ax}; it must have shape {rshape} or "
+                             f"{kshape}") from None
+    idx = _fix_mode(idx, shape[ax], mode, "pick")
+    key = []
+    for i, n in enumerate(shape):
+        if i == ax:
+            key.append(idx)
+        else:
+            g = np.arange(n).reshape(tuple(n if j == i else 1 for j in range(len(shape))))
+            key.append(g)
+    kn = index_spec(shape, tuple(key), copy=True)
+    kn["oshape"] = kshape if keepdims else (rshape or (1,))
+    return index_apply(data, kn)
+
+
+# ========================================================= gather / scatter nd
+def _nd_key(indices, op):
+    idx = _int_indices(indices, op)
+    if idx.ndim == 0:
+        idx = idx.reshape(1)
+    return tuple(idx[i] for i in range(idx.shape[0])), idx
+
+
+def gather_nd(data, indices, **kwargs):
+    """Gather by multi-indices: ``indices`` of shape ``(M, Y0, ..., Yk)`` indexes the
+    first ``M`` dimensions; the result has shape ``(Y0, ..., Yk) + data.shape[M:]``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> data = mx.nd.array([[0, 1], [2, 3]])
+    >>> mx.nd.gather_nd(data, mx.nd.array([[1, 1, 0], [0, 1, 0]]))
+    <BLANKLINE>
+    [2. 3. 0.]
+    <NDArray 3 @cpu(0)>
+    """
+    data = _arr(data, "gather_nd")
+    key, idx = _nd_key(indices, "gather_nd")
+    if len(key) > data.ndim:
+        raise ShapeError(f"gather_nd: indices of shape {idx.shape} index {len(key)} "
+                         f"dimensions, data of shape {data.shape} has {data.ndim}")
+    kn = index_spec(data.shape, key, copy=True)
+    kn["oshape"] = (tuple(idx.shape[1:]) + tuple(data.shape[len(key):])) or (1,)
+    return index_apply(data, kn)
+
+
+def scatter_nd(data, indices, shape, **kwargs):
+    """Scatter ``data`` into zeros of ``shape`` at the multi-indices ``indices`` (the
+    inverse of :func:`gather_nd`; repeated indices add up).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.scatter_nd(mx.nd.array([2, 3, 0]), mx.nd.array([[1, 1, 0], [0, 1, 0]]),
+    ...                  shape=(2, 2))
+    <BLANKLINE>
+    [[0. 0.]
+     [2. 3.]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    data = _arr(data, "scatter_nd")
+    shape = tuple(int(s) for s in shape)
+    key, idx = _nd_key(indices, "scatter_nd")
+    if len(key) > len(shape):
+        raise ShapeError(f"scatter_nd: indices of shape {idx.shape} index {len(key)} "
+                         f"dimensions, the target shape {shape} has {len(shape)}")
+    want = tuple(idx.shape[1:]) + shape[len(key):]
+    if tuple(data.shape) != (want or (1,)):
+        raise ShapeError(f"scatter_nd: data of shape {data.shape} does not fit indices of "
+                         f"shape {idx.shape} and target shape {shape}; data must have shape "
+                         f"{want or (1,)}")
+    kn = index_spec(shape, key, copy=True)
+    kn["oshape"] = want or (1,)
+    return index_add_apply(data, kn)
+
+
+# ================================================================== one_hot
+def _one_hot_fwd(idx, depth, on, off, dtype):
+    i = idx.astype(np.int64) if idx.dtype.kind != "i" else idx
+    hot = i[..., None] == np.arange(depth)
+    return np.where(hot, np.asarray(on, dtype), np.asarray(off, dtype))
+
+
+_ONE_HOT = defop("one_hot", _one_hot_fwd, None, None, save=())
+
+
+def one_hot(indices, depth: int, on_value: float = 1.0, off_value: float = 0.0,
+            dtype="float32", **kwargs):
+    """One-hot encoding: shape ``indices.shape + (depth,)``, float32 by default.
+    Indices outside ``[0, depth)`` give a row of ``off_value``. Not differentiable.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.one_hot(mx.nd.array([1, 0, 2]), 3)
+    <BLANKLINE>
+    [[0. 1. 0.]
+     [1. 0. 0.]
+     [0. 0. 1.]]
+    <NDArray 3x3 @cpu(0)>
+    """
+    if isinstance(indices, (list, tuple)):
+        indices = np.asarray(indices)
+    if type(indices) is not np.ndarray:
+        indices = as_array(indices, "one_hot", "indices")
+    return call1(_ONE_HOT, indices, {"depth": int(depth), "on": float(on_value),
+                                     "off": float(off_value), "dtype": as_dtype(dtype)})
+
+
+# ==================================================================== where
+def _cond_mask(c, xshape):
+    if c.shape != xshape and c.ndim == 1 and len(xshape) > 1:
+        c = c.reshape(c.shape + (1,) * (len(xshape) - 1))
+    return c != 0
+
+
+def _where_fwd(c, x, y):
+    m = _cond_mask(c, x.shape)
+    r = np.where(m, x, y)
+    if r.dtype != x.dtype:
+        r = r.astype(x.dtype)
+    return r
+
+
+def _zeros(g):
+    from .elemwise import zeros_like
+    return zeros_like(g)
+
+
+_WHERE = defop(
+    "where", _where_fwd,
+    [lambda g, out, c, x, y: None,
+     lambda g, out, c, x, y: where(c, g, _zeros(g)),
+     lambda g, out, c, x, y: where(c, _zeros(g), g)],
+    [lambda t, out, c, x, y: None,
+     lambda t, out, c, x, y: where(c, t, _zeros(t)),
+     lambda t, out, c, x, y: where(c, _zeros(t), t)],
+    save=(0,))
+
+
+def where(condition, x, y, **kwargs):
+    """``x`` where ``condition`` is non-zero, else ``y``.
+
+    ``condition`` has the shape of ``x`` or is 1-D of length ``x.shape[0]`` (it then
+    selects whole rows, as in MXNet). The gradient goes to ``x`` where the condition
+    holds and to ``y`` elsewhere; none to the condition.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> c = mx.nd.array([[1, 0], [0, 1]])
+    >>> mx.nd.where(c, mx.nd.ones((2, 2)), mx.nd.zeros((2, 2)))
+    <BLANKLINE>
+    [[1. 0.]
+     [0. 1.]]
+    <NDArray 2x2 @cpu(0)>
+    >>> mx.nd.where(mx.nd.array([0, 1]), mx.nd.ones((2, 2)), mx.nd.zeros((2, 2)))
+    <BLANKLINE>
+    [[0. 0.]
+     [1. 1.]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    args = []
+    for name, v in (("condition", condition), ("x", x), ("y", y)):
+        if type(v) is not np.ndarray and type(v) is not NDArray:
+            v = as_array(v, "where", name)
+        args.append(v)
+    c, xa, ya = args
+    if tuple(c.shape) != tuple(xa.shape) and not (c.ndim == 1 and xa.ndim >= 1
+                                                   and c.shape[0] == xa.shape[0]):
+        raise ShapeError(f"where: condition of shape {tuple(c.shape)} must have the shape of "
+                         f"x {tuple(xa.shape)} or be 1-D of length x.shape[0]")
+    return call(_WHERE, (c, xa, ya))
+
+
+# ============================================================= boolean_mask
+def boolean_mask(data, index, axis: int = 0, **kwargs):
+    """Keep the slices along ``axis`` where ``index`` is non-zero (``index`` is 1-D of
+    length ``data.shape[axis]``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.boolean_mask(mx.nd.array([[1, 2], [3, 4], [5, 6]]), mx.nd.array([0, 1, 1]))
+    <BLANKLINE>
+    [[3. 4.]
+     [5. 6.]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    data = _arr(data, "boolean_mask")
+    ax = _axis(axis, data.ndim, "boolean_mask")
+    m = index._data if isinstance(index, NDArray) else np.asarray(index)
+    if m.ndim != 1 or m.shape[0] != data.shape[ax]:
+        raise ShapeError(f"boolean_mask: index of shape {m.shape} must be 1-D of length "
+                         f"{data.shape[ax]} (axis {ax} of shape {data.shape})")
+    sel = np.nonzero(m)[0]
+    key = (slice(None),) * ax + (sel,)
+    return index_apply(data, index_spec(data.shape, key, copy=True))
+
+
+# ======================================================== __getitem__ / set
+def _getitem(self, key):
+    """``x[key]``: see the module docstring for the supported keys.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.arange(8).reshape((2, 2, 2))
+    >>> x[0, ..., 1]
+    <BLANKLINE>
+    [1. 3.]
+    <NDArray 2 @cpu(0)>
+    >>> x[None, 1].shape
+    (1, 2, 2)
+    """
+    d = self._data
+    # fast path: one int on an array of 2+ dims (a contiguous row view)
+    if _isint(key) and d.ndim > 1 and d.flags.c_contiguous:
+        n = d.shape[0]
+        if not -n <= key < n:
+            raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
+        kn = {"key": (slice(int(key) % n, int(key) % n + 1),), "xshape": d.shape,
+              "ishape": d.shape, "mid": (1,) + d.shape[1:], "oshape": d.shape[1:],
+              "basic": True, "copy": False}
+        return index_apply(self, kn)
+    kn = index_spec(d.shape, key, copy=False)
+    if kn["basic"]:
+        xs = kn["xshape"]
+        probe = (d.reshape(xs) if xs != d.shape else d)[kn["key"]]
+        kn["copy"] = not probe.flags.c_contiguous
+    else:
+        kn["copy"] = True
+    return index_apply(self, kn)
+
+
+def _prepare_value(value, oshape, dtype, op="setitem"):
+    """Value as an array broadcastable to ``oshape`` (leading 1-dims trimmed, as MXNet)."""
+    if isinstance(value, NDArray):
+        v = value
+        vs = v.shape
+    else:
+        v = np.asarray(value, dtype=dtype)
+        vs = v.shape
+    if len(vs) > len(oshape):
+        lead = len(vs) - len(oshape)
+        if any(s != 1 for s in vs[:lead]):
+            raise ShapeError(f"{op}: cannot assign a value of shape {vs} to a region of shape "
+                             f"{oshape}")
+        vs = vs[lead:] or (1,)
+        v = reshape_exact(v, vs) if isinstance(v, NDArray) else v.reshape(vs)
+    try:
+        np.broadcast_shapes(vs, oshape)
+        if np.broadcast_shapes(vs, oshape) != tuple(oshape):
+            raise ValueError
+    except ValueError:
+        raise ShapeError(f"{op}: cannot broadcast a value of shape {tuple(vs)} to the indexed "
+                         f"region of shape {tuple(oshape)}") from None
+    return v
+
+
+def _target(d, xshape):
+    """``d`` reshaped to ``xshape`` as a view, or (copy, True) when it cannot be."""
+    if d.shape == xshape:
+        return d, False
+    v = d.reshape(xshape)
+    if np.may_share_memory(v, d):
+        return v, False
+    return v, True
+
+
+def _setitem_fwd(old, v, key, xshape, ishape, mid, oshape, basic, copy):
+    r = old.copy()
+    t = r.reshape(xshape)
+    t[key] = v.reshape(mid)
+    return r
+
+
+def _fill0_fwd(g, key, xshape, ishape, mid, oshape, basic, copy):
+    r = g.copy()
+    r.reshape(xshape)[key] = 0
+    return r
+
+
+def _fill0(g, kn):
+    return call1(_FILL0, g, kn)
+
+
+_FILL0 = defop("_index_fill0", _fill0_fwd, [lambda g, y, x, **kn: _fill0(g, kn)],
+               [lambda t, y, x, **kn: _fill0(t, kn)], save=())
+
+_SETITEM = defop(
+    "setitem", _setitem_fwd,
+    [lambda g, y, old, v, **kn: _fill0(g, kn),
+     lambda g, y, old, v, **kn: index_apply(g, dict(kn, copy=False))],
+    [lambda t, y, old, v, **kn: _fill0(t, kn),
+     lambda t, y, old, v, **kn: index_add_apply(t, kn)],
+    save=())
+
+
+def _setitem(self, key, value):
+    """``x[key] = value``: writes into ``x``'s buffer (a scalar, a NumPy array, a list
+    or an NDArray broadcast to the indexed region).
+
+    Outside ``autograd.record()`` (or when nothing is in a graph) this is a plain
+    in-place write that bumps the array's version, so a saved copy of it is detected
+    at backward. Inside ``record()``, writing into an array that is in the graph raises
+    :class:`~mxgrad.base.InPlaceError`; writing a recorded value into an array that is
+    not in the graph records the write: the array takes the new history and gradients
+    flow to the value.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.zeros((2, 3))
+    >>> x[:, 1:] = 2
+    >>> x[1] = mx.nd.array([7, 8, 9])
+    >>> x
+    <BLANKLINE>
+    [[0. 2. 2.]
+     [7. 8. 9.]]
+    <NDArray 2x3 @cpu(0)>
+    """
+    self._check_writable()
+    d = self._data
+    kn = index_spec(d.shape, key, copy=False)
+    oshape, mid = kn["oshape"], kn["mid"]
+    is_nd = isinstance(value, NDArray)
+    if is_nd and ((state.recording and value._node is not None)
+                  or value._tan is not None or self._tan is not None):
+        v = _prepare_value(value, oshape, d.dtype)
+        if v.dtype != d.dtype:
+            v = v.astype(d.dtype)
+        if tuple(v.shape) != tuple(oshape):
+            v = broadcast_to(v, oshape)
+        snap = wrap(d.copy())
+        snap._tan = self._tan
+        r = call(_SETITEM, (snap, v), kn)
+        inplace_apply(self, r)
+        self._tan = r._tan
+        return
+    if isinstance(value, Number) and not isinstance(value, complex):
+        val = value
+    else:
+        val = _prepare_value(value._data if is_nd else value, oshape, d.dtype)
+        if tuple(val.shape) != tuple(oshape):
+            val = np.broadcast_to(val, oshape)
+        val = val.reshape(mid)
+    t, copied = _target(d, kn["xshape"])
+    try:
+        t[kn["key"]] = val
+    except ValueError as err:
+        raise ShapeError(f"setitem: cannot assign the value to the region of shape {oshape} "
+                         f"({err})") from None
+    if copied:
+        d[...] = t.reshape(d.shape)
+    self._ver[0] += 1
+    if self._tan is not None:
+        tz = self._tan._data.copy()
+        tz.reshape(kn["xshape"])[kn["key"]] = 0
+        self._tan = wrap(tz)
+
+
+# ================================================================= methods
+def _register():
+    register_method("__getitem__", _getitem)
+    register_method("__setitem__", _setitem)
+    for name in ("take", "pick", "one_hot", "batch_take"):
+        register_method(name, globals()[name])
+
+
+_register()

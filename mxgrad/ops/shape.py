@@ -1,2 +1,1254 @@
-"""(placeholder, filled in by its owner)"""
-__all__ = []
+"""Shape manipulation: reshape (with MXNet's special codes), transpose, expand_dims,
+squeeze, flatten, concat/stack/split, slicing, broadcasting helpers, tile, repeat,
+flip, pad, depth_to_space/space_to_depth.
+
+Two internal ops carry every gather and scatter of the family (and of
+:mod:`mxgrad.ops.indexing`): ``_index`` reads ``x[key]`` for a NumPy key (basic or
+advanced) and ``_index_add`` adds an array into zeros at ``key``. They are linear and
+each is the other's gradient, so every op built on them has gradients of any order.
+
+Results that are pure reshapes of the input (``reshape``, ``expand_dims``,
+``squeeze``, ``flatten``, ``reshape_like``) are views sharing the input's buffer and
+version counter, as ``x.reshape`` is in MXNet; the other ops return new arrays, as
+MXNet's do.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> x = mx.nd.arange(24).reshape((2, 3, 4))
+>>> x.reshape((-1, 0)).shape
+(8, 3)
+>>> mx.nd.concat(mx.nd.ones((2, 1)), mx.nd.zeros((2, 2))).shape
+(2, 3)
+"""
+from __future__ import annotations
+
+import builtins
+from numbers import Integral
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..base import DTypeError, ShapeError, StateError
+from ..ndarray.ndarray import NDArray, wrap
+from ._core import defop, call, call1, register_method, as_array
+from .reduce import reshape_exact, broadcast_to, sum as _sum, normalize_axes
+
+__all__ = [
+    "reshape", "Reshape", "reshape_like", "transpose", "swapaxes", "SwapAxis", "moveaxis",
+    "expand_dims", "squeeze", "flatten", "Flatten", "concat", "Concat", "concatenate",
+    "stack", "split", "SliceChannel", "split_v2", "slice", "crop", "slice_axis",
+    "slice_like", "broadcast_axis", "broadcast_axes", "broadcast_like", "tile", "repeat",
+    "flip", "reverse", "pad", "Pad", "depth_to_space", "space_to_depth", "shape_array",
+    "size_array",
+]
+
+_pyslice = builtins.slice
+
+
+def _isint(v) -> bool:
+    return isinstance(v, (Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _arr(data, op):
+    """Keep NumPy arrays (raw mode inside gradient rules), check everything else."""
+    if type(data) is np.ndarray or type(data) is NDArray:
+        return data
+    return as_array(data, op)
+
+
+def _axis(axis, ndim, op, extra=0):
+    """Normalise one axis in ``[-ndim-extra, ndim+extra)``."""
+    if not _isint(axis):
+        raise DTypeError(f"{op}: axis must be an int, got {axis!r}")
+    axis = int(axis)
+    n = ndim + extra
+    if not -n <= axis < n:
+        raise ShapeError(f"{op}: axis {axis} is out of range for an array with {ndim} "
+                         f"dimensions")
+    return axis % n
+
+
+def _share(out, src):
+    """Give a view the version box of the array whose memory it shares."""
+    if type(out) is NDArray and type(src) is NDArray and out._data.base is not None \
+            and np.may_share_memory(out._data, src._data):
+        out._ver = src._ver
+    return out
+
+
+# ===================================================== gather / scatter core ops
+def _index_fwd(x, key, xshape, ishape, mid, oshape, basic, copy):
+    if x.shape != xshape:
+        x = x.reshape(xshape)
+    r = x[key]
+    if oshape is not None and r.shape != oshape:
+        r = r.reshape(oshape)
+    if copy and np.may_share_memory(r, x):
+        r = r.copy()
+    return r
+
+
+def _index_add_fwd(g, key, xshape, ishape, mid, oshape, basic, copy):
+    z = np.zeros(xshape, dtype=g.dtype)
+    if mid is not None and g.shape != mid:
+        g = g.reshape(mid)
+    if basic:
+        z[key] = g
+    else:
+        np.add.at(z, key, g)
+    if xshape != ishape:
+        z = z.reshape(ishape)
+    return z
+
+
+def _index_rule(g, y, x, **kn):
+    return index_add_apply(g, kn)
+
+
+def _index_add_rule(g, y, x, **kn):
+    return index_apply(g, kn)
+
+
+_INDEX = defop("_index", _index_fwd, [_index_rule],
+               [lambda t, y, x, **kn: index_apply(t, kn)], save=())
+_INDEX_ADD = defop("_index_add", _index_add_fwd, [_index_add_rule],
+                   [lambda t, y, x, **kn: index_add_apply(t, kn)], save=())
+
+
+def index_apply(x, kn: dict):
+    """Gather ``x[key]`` described by ``kn`` (see :func:`index_spec`); differentiable."""
+    r = call1(_INDEX, x, kn)
+    if not kn["copy"]:
+        _share(r, x)
+    return r
+
+
+def index_add_apply(g, kn: dict):
+    """Scatter-add ``g`` into zeros of the input shape at ``key``; differentiable."""
+    return call1(_INDEX_ADD, g, kn)
+
+
+def _slice_len(s, n):
+    return len(range(*s.indices(n)))
+
+
+def index_spec(shape, key, copy=True):
+    """Normalise an indexing key for ``_index``/``_index_add``.
+
+    Returns the attrs dict: ``key`` (ints, slices and int arrays only), ``xshape`` (the
+    input shape with a 1 inserted for each ``None``), ``ishape`` (the input shape),
+    ``mid`` (the shape of ``x.reshape(xshape)[key]``), ``oshape`` (the MXNet-visible
+    result shape: never 0-d), ``basic`` (no advanced index) and ``copy``.
+    Boolean arrays become their ``nonzero()`` index arrays; NDArrays, lists and
+    float arrays become int64 arrays.
+    """
+    shape = tuple(shape)
+    if not isinstance(key, tuple):
+        key = (key,)
+    items = []
+    ell = False
+    for k in key:
+        if k is None or isinstance(k, _pyslice):
+            items.append(k)
+        elif k is Ellipsis:
+            if ell:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            ell = True
+            items.append(k)
+        elif _isint(k):
+            items.append(int(k))
+        else:
+            if isinstance(k, NDArray):
+                a = k._data
+            elif isinstance(k, np.ndarray):
+                a = k
+            elif isinstance(k, (list, tuple, range)):
+                a = np.asarray(k)
+                if a.size == 0:
+                    a = a.astype(np.int64)
+            elif isinstance(k, (bool, np.bool_)):
+                raise IndexError("indexing an NDArray with a Python bool is not supported; "
+                                 "use a boolean array of the indexed dimensions' shape")
+            else:
+                raise IndexError(f"NDArray indices must be integers, slices, Ellipsis, None, "
+                                 f"lists, NumPy arrays or NDArrays, not {type(k).__name__}")
+            if a.dtype == np.bool_:
+                if a.ndim == 0:
+                    raise IndexError("indexing with a 0-d boolean array is not supported")
+                items.extend(np.nonzero(a))
+                continue
+            if a.dtype.kind not in "iu":
+                if a.dtype.kind not in "fb":
+                    raise IndexError(f"index arrays must be integer, float or boolean, not "
+                                     f"{a.dtype}")
+                a = a.astype(np.int64)
+            if a.ndim == 0:
+                items.append(int(a))
+            else:
+                items.append(a)
+    consumed = builtins.sum(1 for k in items if k is not None and k is not Ellipsis)
+    ndim = len(shape)
+    if consumed > ndim:
+        raise IndexError(f"too many indices ({consumed}) for an array with {ndim} "
+                         f"dimensions (shape {shape})")
+    fill = (_pyslice(None),) * (ndim - consumed)
+    if ell:
+        i = items.index(Ellipsis)
+        items[i:i + 1] = fill
+    else:
+        items.extend(fill)
+    xshape, knd, dims = [], [], 0
+    advanced = False
+    for k in items:
+        if k is None:
+            xshape.append(1)
+            knd.append(_pyslice(None))
+            continue
+        n = shape[dims]
+        xshape.append(n)
+        if isinstance(k, int):
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis {dims} with size {n}")
+            knd.append(k % n)
+        else:
+            if isinstance(k, np.ndarray):
+                advanced = True
+            knd.append(k)
+        dims += 1
+    xshape = tuple(xshape)
+    if advanced:
+        key_out = tuple(knd)
+        mid = _adv_shape(xshape, key_out)
+        oshape = mid if mid else (1,)
+    else:
+        key_out = []
+        mid, oshape = [], []
+        for k, n in zip(knd, xshape):
+            if isinstance(k, int):
+                key_out.append(_pyslice(k, k + 1))
+                mid.append(1)
+            else:
+                key_out.append(k)
+                m = _slice_len(k, n)
+                mid.append(m)
+                oshape.append(m)
+        key_out, mid = tuple(key_out), tuple(mid)
+        oshape = tuple(oshape) or (1,)
+    return {"key": key_out, "xshape": xshape, "ishape": shape, "mid": mid,
+            "oshape": oshape, "basic": not advanced, "copy": copy}
+
+
+def _adv_shape(xshape, key):
+    """Result shape of NumPy advanced indexing without touching data."""
+    probe = np.broadcast_to(np.zeros((), np.int8), xshape)
+    return probe[key].shape
+
+
+# ================================================================= reshape
+def _infer_reshape(ishape, shape, reverse=False):
+    """MXNet's reshape codes (0, -1, -2, -3, -4) applied to ``ishape``."""
+    req = tuple(int(s) for s in shape)
+    src = list(ishape)
+    codes = list(req)
+    if reverse:
+        src.reverse()
+        codes.reverse()
+
+    def bad(msg):
+        return ShapeError(f"reshape: cannot reshape an array of shape {tuple(ishape)} to "
+                          f"{req}{' (reverse=True)' if reverse else ''}: {msg}")
+    out = []
+    inf = -1
+    si = 0
+    i = 0
+    n = len(src)
+    while i < len(codes):
+        c = codes[i]
+        if c == 0:
+            if si >= n:
+                raise bad(f"code 0 at position {i} copies input dimension {si}, which does "
+                          f"not exist")
+            out.append(src[si])
+            si += 1
+        elif c == -1:
+            if inf >= 0:
+                raise bad("at most one dimension can be -1")
+            inf = len(out)
+            out.append(1)
+            si += 1
+        elif c == -2:
+            out.extend(src[si:])
+            si = n
+        elif c == -3:
+            if si + 1 >= n:
+                raise bad(f"code -3 at position {i} needs two input dimensions from "
+                          f"dimension {si}")
+            out.append(src[si] * src[si + 1])
+            si += 2
+        elif c == -4:
+            if si >= n:
+                raise bad(f"code -4 at position {i} splits input dimension {si}, which does "
+                          f"not exist")
+            if i + 2 >= len(codes):
+                raise bad("code -4 must be followed by the two sizes to split into")
+            d0 = src[si]
+            d1, d2 = codes[i + 1], codes[i + 2]
+            if d1 == -1 and d2 == -1:
+                raise bad("code -4 cannot be followed by two -1")
+            if d1 == -1:
+                d1 = d0 // d2 if d2 else 0
+            elif d2 == -1:
+                d2 = d0 // d1 if d1 else 0
+            if d1 < 0 or d2 < 0 or d1 * d2 != d0:
+                raise bad(f"code -4 splits dimension {si} of size {d0} into {codes[i + 1]} x "
+                          f"{codes[i + 2]}, whose product differs")
+            out.extend((d1, d2))
+            si += 1
+            i += 2
+        elif c > 0:
+            out.append(c)
+            si += 1
+        else:
+            raise bad(f"unknown code {c} (special values are 0, -1, -2, -3, -4)")
+        i += 1
+    total = int(np.prod(ishape, dtype=np.int64))
+    if inf >= 0:
+        rest = int(np.prod(out, dtype=np.int64))
+        if rest == 0 or total % rest:
+            raise bad(f"the {total} elements cannot be split with the other dimensions "
+                      f"{tuple(o for j, o in enumerate(out) if j != inf)} (product {rest})")
+        out[inf] = total // rest
+    if reverse:
+        out.reverse()
+    out = tuple(out)
+    if int(np.prod(out, dtype=np.int64)) != total:
+        raise bad(f"the result {out} has {int(np.prod(out, dtype=np.int64))} elements, the "
+                  f"input {total}")
+    return out
+
+
+def _shape_arg(shape):
+    if _isint(shape):
+        return (int(shape),)
+    try:
+        return tuple(int(s) for s in shape)
+    except TypeError:
+        raise DTypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+
+
+def reshape(data, shape=None, reverse: bool = False, **kwargs):
+    """Reshape with MXNet's special codes; a view of ``data``.
+
+    ``0`` copies the input dimension at that position, ``-1`` infers one dimension,
+    ``-2`` copies all remaining input dimensions, ``-3`` merges two consecutive input
+    dimensions, ``-4`` splits one input dimension into the two sizes that follow it
+    (one may be ``-1``). ``reverse=True`` matches the codes from the right.
+
+    Parameters
+    ----------
+    data : NDArray
+    shape : tuple of int
+    reverse : bool, default False
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.zeros((2, 3, 4))
+    >>> mx.nd.reshape(x, (-1, 0)).shape
+    (8, 3)
+    >>> x.reshape((-4, 1, 2, -2)).shape
+    (1, 2, 3, 4)
+    >>> x.reshape(-3, 4).shape
+    (6, 4)
+    >>> mx.nd.reshape(mx.nd.zeros((10, 5, 4)), (-1, 0), reverse=True).shape
+    (50, 4)
+    """
+    if shape is None:
+        shape = kwargs.pop("target_shape", None)
+        if shape is None:
+            raise StateError("reshape: the target shape is required (shape=...)")
+    data = _arr(data, "reshape")
+    target = _infer_reshape(data.shape, _shape_arg(shape), bool(reverse))
+    return _share(reshape_exact(data, target), data)
+
+
+Reshape = reshape
+
+
+def _reshape_method(self, *shape, **kwargs):
+    """``x.reshape(4, 6)``, ``x.reshape((4, 6))`` or ``x.reshape(shape=(4, 6))``;
+    MXNet's codes and ``reverse=`` apply (see :func:`mxgrad.nd.reshape`).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.zeros((2, 3, 4)).reshape(4, 6).shape
+    (4, 6)
+    """
+    unknown = set(kwargs) - {"shape", "reverse"}
+    if unknown:
+        raise TypeError(f"reshape() got unknown keyword arguments {sorted(unknown)}; use "
+                        f"shape= and reverse=")
+    if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+        shape = shape[0]
+    elif not shape:
+        shape = kwargs.get("shape")
+        if shape is None:
+            raise StateError("reshape() needs a shape: x.reshape(2, 3) or x.reshape((2, 3))")
+    elif "shape" in kwargs:
+        raise TypeError("reshape() got the shape both positionally and as shape=")
+    return reshape(self, shape, kwargs.get("reverse", False))
+
+
+def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end=None,
+                 **kwargs):
+    """Reshape ``lhs`` to the shape of ``rhs`` (or replace the dimensions
+    ``lhs_begin:lhs_end`` of ``lhs`` by ``rhs``'s ``rhs_begin:rhs_end``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.reshape_like(mx.nd.zeros((6,)), mx.nd.zeros((2, 3))).shape
+    (2, 3)
+    >>> mx.nd.reshape_like(mx.nd.zeros((30, 7)), mx.nd.zeros((15, 2, 4)),
+    ...                    lhs_begin=0, lhs_end=1, rhs_begin=0, rhs_end=2).shape
+    (15, 2, 7)
+    """
+    lhs = _arr(lhs, "reshape_like")
+    rshape = tuple(rhs.shape)
+    ls = tuple(lhs.shape)
+    lb, le = _pyslice(lhs_begin, lhs_end).indices(len(ls))[:2]
+    rb, re_ = _pyslice(rhs_begin, rhs_end).indices(len(rshape))[:2]
+    target = ls[:lb] + rshape[rb:re_] + ls[le:]
+    if int(np.prod(target, dtype=np.int64)) != lhs.size:
+        raise ShapeError(f"reshape_like: cannot reshape shape {ls} to {target} (taken from "
+                         f"shape {rshape}): the sizes differ")
+    return _share(reshape_exact(lhs, target), lhs)
+
+
+# ================================================================ transpose
+def _transpose_fwd(x, axes):
+    return np.ascontiguousarray(np.transpose(x, axes))
+
+
+_TRANSPOSE = defop("transpose", _transpose_fwd,
+                   [lambda g, y, x, axes: transpose(g, tuple(np.argsort(axes)))],
+                   [lambda t, y, x, axes: transpose(t, axes)], save=())
+
+
+def transpose(data, axes=None, **kwargs):
+    """Permute the axes (reverse them when ``axes`` is empty or None). Returns a copy.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.transpose(mx.nd.zeros((2, 3, 4))).shape
+    (4, 3, 2)
+    >>> mx.nd.transpose(mx.nd.zeros((2, 3, 4)), axes=(1, 0, 2)).shape
+    (3, 2, 4)
+    """
+    data = _arr(data, "transpose")
+    nd_ = data.ndim
+    if axes is None or axes == ():
+        axes = tuple(range(nd_ - 1, -1, -1))
+    else:
+        if _isint(axes):
+            axes = (axes,)
+        axes = tuple(_axis(a, nd_, "transpose") for a in axes)
+        if sorted(axes) != list(range(nd_)):
+            raise ShapeError(f"transpose: axes {axes} are not a permutation of the "
+                             f"{nd_} dimensions of shape {data.shape}")
+    if axes == tuple(range(nd_)):
+        from .elemwise import identity_copy
+        return identity_copy(data)
+    return call1(_TRANSPOSE, data, {"axes": tuple(int(a) for a in axes)})
+
+
+def _transpose_method(self, *axes, **kwargs):
+    """``x.transpose()``, ``x.transpose((1, 0))``, ``x.transpose(1, 0)`` or ``axes=``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.zeros((2, 3)).transpose().shape
+    (3, 2)
+    """
+    if len(axes) == 1 and (isinstance(axes[0], (list, tuple)) or axes[0] is None):
+        axes = axes[0]
+    elif not axes:
+        axes = kwargs.get("axes")
+    return transpose(self, axes)
+
+
+def _T(self):
+    """The transpose (the array itself when it has fewer than 2 dimensions)."""
+    if self.ndim < 2:
+        return self
+    return transpose(self)
+
+
+def swapaxes(data, dim1: int = 0, dim2: int = 0, **kwargs):
+    """Interchange two axes. Returns a copy.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.swapaxes(mx.nd.zeros((2, 3, 4)), 0, 2).shape
+    (4, 3, 2)
+    """
+    data = _arr(data, "swapaxes")
+    a = _axis(dim1, data.ndim, "swapaxes")
+    b = _axis(dim2, data.ndim, "swapaxes")
+    axes = list(range(data.ndim))
+    axes[a], axes[b] = axes[b], axes[a]
+    return transpose(data, tuple(axes))
+
+
+SwapAxis = swapaxes
+
+
+def moveaxis(tensor, source, destination):
+    """Move axis ``source`` to position ``destination``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.moveaxis(mx.nd.zeros((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
+    tensor = _arr(tensor, "moveaxis")
+    n = tensor.ndim
+    s = _axis(source, n, "moveaxis")
+    d = _axis(destination, n, "moveaxis")
+    order = [i for i in range(n) if i != s]
+    order.insert(d, s)
+    return transpose(tensor, tuple(order))
+
+
+# ========================================================= reshape family views
+def expand_dims(data, axis: int, **kwargs):
+    """Insert a dimension of size 1 at ``axis`` (a view).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.expand_dims(mx.nd.zeros((2, 3)), axis=1).shape
+    (2, 1, 3)
+    >>> mx.nd.zeros((2, 3)).expand_dims(-1).shape
+    (2, 3, 1)
+    """
+    data = _arr(data, "expand_dims")
+    ax = _axis(axis, data.ndim, "expand_dims", extra=1)
+    s = tuple(data.shape)
+    return _share(reshape_exact(data, s[:ax] + (1,) + s[ax:]), data)
+
+
+def squeeze(data, axis=None, **kwargs):
+    """Remove dimensions of size 1 (all of them, or those in ``axis``). A view; when
+    every dimension is removed the result has shape ``(1,)``, as in MXNet.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.squeeze(mx.nd.zeros((2, 1, 3, 1))).shape
+    (2, 3)
+    >>> mx.nd.squeeze(mx.nd.zeros((1, 1))).shape
+    (1,)
+    >>> mx.nd.zeros((2, 1, 3, 1)).squeeze(axis=1).shape
+    (2, 3, 1)
+    """
+    data = _arr(data, "squeeze")
+    s = tuple(data.shape)
+    if axis is None:
+        axes = [i for i, d in enumerate(s) if d == 1]
+    else:
+        axes = normalize_axes(axis, len(s), op="squeeze")
+        for a in axes:
+            if s[a] != 1:
+                raise ShapeError(f"squeeze: axis {a} of shape {s} has size {s[a]}, not 1; only "
+                                 f"dimensions of size 1 can be removed")
+    target = tuple(d for i, d in enumerate(s) if i not in axes) or (1,)
+    return _share(reshape_exact(data, target), data)
+
+
+def flatten(data, **kwargs):
+    """Collapse all dimensions but the first: shape ``(N, -1)`` (a 1-D input gives
+    ``(N, 1)``). A view.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.flatten(mx.nd.zeros((2, 3, 4))).shape
+    (2, 12)
+    """
+    data = _arr(data, "flatten")
+    s = tuple(data.shape)
+    rest = int(np.prod(s[1:], dtype=np.int64))
+    return _share(reshape_exact(data, (s[0], rest)), data)
+
+
+Flatten = flatten
+
+
+# ============================================================ concat / split
+def _concat_fwd(*xs, dim, parts, oshape):
+    return np.concatenate(xs, axis=dim)
+
+
+def _concat_op(n):
+    op = _CONCAT.get(n)
+    if op is None:
+        def grad(i):
+            return lambda g, y, *xs, dim, parts, oshape: index_apply(g, parts[i])
+
+        def jvp(i):
+            return lambda t, y, *xs, dim, parts, oshape: index_add_apply(t, parts[i])
+        op = defop("concat", _concat_fwd, [grad(i) for i in range(n)],
+                   [jvp(i) for i in range(n)], save=())
+        _CONCAT[n] = op
+    return op
+
+
+_CONCAT: dict = {}
+
+
+def _axis_key(ndim, axis, k):
+    return (_pyslice(None),) * axis + (k,)
+
+
+def concat(*data, dim: int = 1, num_args=None, **kwargs):
+    """Join arrays along ``dim`` (default 1, as in MXNet).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> a, b = mx.nd.ones((2, 2)), mx.nd.zeros((2, 1))
+    >>> mx.nd.concat(a, b)
+    <BLANKLINE>
+    [[1. 1. 0.]
+     [1. 1. 0.]]
+    <NDArray 2x3 @cpu(0)>
+    >>> mx.nd.concat(a, a, dim=0).shape
+    (4, 2)
+    """
+    if len(data) == 1 and isinstance(data[0], (list, tuple)):
+        data = tuple(data[0])
+    if not data:
+        raise StateError("concat needs at least one array")
+    data = tuple(_arr(d, "concat") for d in data)
+    nd_ = data[0].ndim
+    ax = _axis(dim, nd_, "concat")
+    s0 = tuple(data[0].shape)
+    for d in data[1:]:
+        s = tuple(d.shape)
+        if len(s) != nd_ or s[:ax] + s[ax + 1:] != s0[:ax] + s0[ax + 1:]:
+            raise ShapeError(f"concat: shapes {[tuple(x.shape) for x in data]} do not match "
+                             f"except along dim {ax}")
+    if len(data) == 1:
+        from .elemwise import identity_copy
+        return identity_copy(data[0])
+    total = builtins.sum(d.shape[ax] for d in data)
+    oshape = s0[:ax] + (total,) + s0[ax + 1:]
+    parts, off = [], 0
+    for d in data:
+        n = d.shape[ax]
+        parts.append(index_spec(oshape, _axis_key(nd_, ax, _pyslice(off, off + n)),
+                                copy=False))
+        off += n
+    return call(_concat_op(len(data)), data, {"dim": ax, "parts": tuple(parts),
+                                               "oshape": oshape})
+
+
+Concat = concat
+
+
+def concatenate(arrays, axis: int = 0, always_copy: bool = True):
+    """Join a list of arrays along ``axis`` (default 0), as ``mx.nd.concatenate``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.concatenate([mx.nd.ones((1, 2)), mx.nd.zeros((1, 2))]).shape
+    (2, 2)
+    """
+    return concat(*arrays, dim=axis)
+
+
+def stack(*data, axis: int = 0, num_args=None, **kwargs):
+    """Join arrays of the same shape along a new axis.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.stack(mx.nd.ones((2, 3)), mx.nd.zeros((2, 3))).shape
+    (2, 2, 3)
+    >>> mx.nd.stack(mx.nd.ones((2, 3)), mx.nd.zeros((2, 3)), axis=-1).shape
+    (2, 3, 2)
+    """
+    if len(data) == 1 and isinstance(data[0], (list, tuple)):
+        data = tuple(data[0])
+    if not data:
+        raise StateError("stack needs at least one array")
+    data = tuple(_arr(d, "stack") for d in data)
+    shapes = {tuple(d.shape) for d in data}
+    if len(shapes) > 1:
+        raise ShapeError(f"stack: all arrays must have the same shape, got "
+                         f"{[tuple(d.shape) for d in data]}")
+    ax = _axis(axis, data[0].ndim, "stack", extra=1)
+    parts = [expand_dims(d, ax) for d in data]
+    if len(parts) == 1:
+        from .elemwise import identity_copy
+        return identity_copy(parts[0])
+    return concat(*parts, dim=ax)
+
+
+def _split_fwd(x, axis, n, squeeze, ishape):
+    outs = np.split(x, n, axis=axis)
+    if squeeze:
+        part = ishape[:axis] + ishape[axis + 1:] or (1,)
+        return tuple(o.reshape(part).copy() for o in outs)
+    return tuple(o.copy() for o in outs)
+
+
+def _split_grad_rule(g, y, x, axis, n, squeeze, ishape):
+    gs = list(g)
+    if squeeze:
+        part = ishape[:axis] + (1,) + ishape[axis + 1:]
+        gs = [reshape_exact(gi, part) for gi in gs]
+    return concat(*gs, dim=axis)
+
+
+def _split_jvp(t, y, x, axis, n, squeeze, ishape):
+    r = split(t, n, axis=axis, squeeze_axis=squeeze)
+    return tuple(r) if isinstance(r, (list, tuple)) else (r,)
+
+
+def _split_op(n):
+    op = _SPLIT.get(n)
+    if op is None:
+        op = defop("split", _split_fwd,
+                   [_split_grad_rule], [_split_jvp], save=(), nout=n)
+        _SPLIT[n] = op
+    return op
+
+
+_SPLIT: dict = {}
+
+
+def split(data, num_outputs: int, axis: int = 1, squeeze_axis: bool = False, **kwargs):
+    """Split ``data`` into ``num_outputs`` equal parts along ``axis`` (default 1).
+
+    Returns a list of arrays, or a single array when ``num_outputs`` is 1 (as MXNet
+    does). ``squeeze_axis=True`` removes the split axis (its size must then equal
+    ``num_outputs``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> parts = mx.nd.split(mx.nd.zeros((2, 6)), num_outputs=3)
+    >>> [p.shape for p in parts]
+    [(2, 2), (2, 2), (2, 2)]
+    >>> [p.shape for p in mx.nd.split(mx.nd.zeros((3, 4)), 3, axis=0, squeeze_axis=True)]
+    [(4,), (4,), (4,)]
+    """
+    data = _arr(data, "split")
+    n = int(num_outputs)
+    ax = _axis(axis, data.ndim, "split")
+    size = data.shape[ax]
+    if n < 1 or size % n:
+        raise ShapeError(f"split: axis {ax} of shape {tuple(data.shape)} (size {size}) cannot "
+                         f"be split into {n} equal parts")
+    if squeeze_axis and size != n:
+        raise ShapeError(f"split: squeeze_axis=True needs the split axis size ({size}) to "
+                         f"equal num_outputs ({n})")
+    if n == 1:
+        from .elemwise import identity_copy
+        r = identity_copy(data)
+        return squeeze(r, axis=ax) if squeeze_axis else r
+    attrs = {"axis": ax, "n": n, "squeeze": bool(squeeze_axis), "ishape": tuple(data.shape)}
+    return list(call1(_split_op(n), data, attrs))
+
+
+SliceChannel = split
+
+
+def split_v2(ary, indices_or_sections, axis: int = 0, squeeze_axis: bool = False):
+    """Split like ``numpy.split``: into equal sections or at the given indices.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> [p.shape for p in mx.nd.split_v2(mx.nd.zeros((6, 2)), [1, 4])]
+    [(1, 2), (3, 2), (2, 2)]
+    """
+    ary = _arr(ary, "split_v2")
+    ax = _axis(axis, ary.ndim, "split_v2")
+    size = ary.shape[ax]
+    if _isint(indices_or_sections):
+        n = int(indices_or_sections)
+        if n < 1 or size % n:
+            raise ShapeError(f"split_v2: axis {ax} of size {size} cannot be split into {n} "
+                             f"equal sections")
+        bounds = [i * (size // n) for i in range(n + 1)]
+    else:
+        bounds = [0] + [int(i) for i in indices_or_sections] + [size]
+    outs = []
+    for b, e in zip(bounds[:-1], bounds[1:]):
+        part = slice_axis(ary, ax, b, e)
+        if squeeze_axis:
+            part = squeeze(part, axis=ax)
+        outs.append(part)
+    return outs if len(outs) > 1 else outs[0]
+
+
+# ================================================================== slicing
+def _norm_triplet(v, m, what):
+    if v is None:
+        return (None,) * m
+    if _isint(v):
+        v = (v,)
+    v = tuple(None if e is None else int(e) for e in v)
+    if len(v) != m:
+        raise ShapeError(f"slice: {what} has {len(v)} entries, begin has {m}")
+    return v
+
+
+def slice(data, begin, end, step=None, **kwargs):
+    """Slice a region: ``data[b0:e0:s0, b1:e1:s1, ...]`` for the leading axes given.
+
+    ``None`` entries take the defaults (whole axis; for a negative step from the last
+    element down to the first). Returns a copy.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]])
+    >>> mx.nd.slice(x, begin=(0, 1), end=(2, 4))
+    <BLANKLINE>
+    [[2. 3. 4.]
+     [6. 7. 8.]]
+    <NDArray 2x3 @cpu(0)>
+    >>> mx.nd.slice(x, begin=(None, 0), end=(None, 3), step=(-1, 2))
+    <BLANKLINE>
+    [[ 9. 11.]
+     [ 5.  7.]
+     [ 1.  3.]]
+    <NDArray 3x2 @cpu(0)>
+    """
+    data = _arr(data, "slice")
+    if _isint(begin) or begin is None:
+        begin = (begin,)
+    begin = tuple(None if b is None else int(b) for b in begin)
+    m = len(begin)
+    if m > data.ndim:
+        raise ShapeError(f"slice: begin has {m} entries but the array has {data.ndim} "
+                         f"dimensions (shape {tuple(data.shape)})")
+    end = _norm_triplet(end, m, "end")
+    step = _norm_triplet(step, m, "step") if step is not None and step != () else (None,) * m
+    key = []
+    for b, e, s in zip(begin, end, step):
+        if s == 0:
+            raise ShapeError("slice: step cannot be 0")
+        key.append(_pyslice(b, e, s))
+    kn = index_spec(data.shape, tuple(key), copy=True)
+    return index_apply(data, kn)
+
+
+crop = slice
+
+
+def _slice_method(self, begin, end, step=None, **kwargs):
+    return slice(self, begin, end, step)
+
+
+def slice_axis(data, axis: int, begin: int, end: Optional[int], **kwargs):
+    """Slice ``begin:end`` along one axis (``end=None`` means to the end). A copy.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]])
+    >>> mx.nd.slice_axis(x, axis=1, begin=-3, end=-1)
+    <BLANKLINE>
+    [[ 2.  3.]
+     [ 6.  7.]
+     [10. 11.]]
+    <NDArray 3x2 @cpu(0)>
+    """
+    data = _arr(data, "slice_axis")
+    ax = _axis(axis, data.ndim, "slice_axis")
+    kn = index_spec(data.shape, _axis_key(data.ndim, ax, _pyslice(begin, end)), copy=True)
+    return index_apply(data, kn)
+
+
+def slice_like(data, shape_like, axes=(), **kwargs):
+    """Slice ``data`` to the shape of ``shape_like`` (on ``axes``, all by default),
+    starting at index 0.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.slice_like(mx.nd.zeros((3, 4)), mx.nd.zeros((2, 3))).shape
+    (2, 3)
+    >>> mx.nd.slice_like(mx.nd.zeros((3, 4)), mx.nd.zeros((2, 3)), axes=(1,)).shape
+    (3, 3)
+    """
+    data = _arr(data, "slice_like")
+    ls = tuple(shape_like.shape)
+    nd_ = data.ndim
+    if axes is None or axes == ():
+        if len(ls) != nd_:
+            raise ShapeError(f"slice_like: shape_like has {len(ls)} dimensions, data has "
+                             f"{nd_}; give axes= to slice only some axes")
+        axes = tuple(range(nd_))
+    elif _isint(axes):
+        axes = (axes,)
+    key = [_pyslice(None)] * nd_
+    for a in axes:
+        a = int(a)
+        if not -len(ls) <= a < len(ls):
+            raise ShapeError(f"slice_like: axis {a} is out of range for shape_like of shape "
+                             f"{ls}")
+        ai = _axis(a, nd_, "slice_like")
+        if ls[a] > data.shape[ai]:
+            raise ShapeError(f"slice_like: shape_like's size {ls[a]} on axis {a} exceeds data's "
+                             f"{data.shape[ai]}")
+        key[ai] = _pyslice(0, ls[a])
+    return index_apply(data, index_spec(data.shape, tuple(key), copy=True))
+
+
+# ============================================================== broadcasting
+def broadcast_axis(data, axis=(), size=(), **kwargs):
+    """Broadcast size-1 axes to ``size``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.broadcast_axis(mx.nd.zeros((1, 2, 1)), axis=(0, 2), size=(3, 4)).shape
+    (3, 2, 4)
+    """
+    data = _arr(data, "broadcast_axis")
+    if _isint(axis):
+        axis = (axis,)
+    if _isint(size):
+        size = (size,)
+    axis, size = tuple(axis), tuple(size)
+    if len(axis) != len(size):
+        raise ShapeError(f"broadcast_axis: axis {axis} and size {size} must have the same "
+                         f"length")
+    shape = list(data.shape)
+    for a, s in zip(axis, size):
+        ai = _axis(a, data.ndim, "broadcast_axis")
+        if shape[ai] != 1 and shape[ai] != s:
+            raise ShapeError(f"broadcast_axis: axis {ai} of shape {tuple(data.shape)} has size "
+                             f"{shape[ai]}; only size-1 axes can be broadcast")
+        shape[ai] = int(s)
+    return broadcast_to(data, tuple(shape))
+
+
+broadcast_axes = broadcast_axis
+
+
+def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None, **kwargs):
+    """Broadcast ``lhs`` to the shape of ``rhs`` (or only ``lhs_axes`` to the sizes of
+    ``rhs_axes``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.broadcast_like(mx.nd.ones((1, 3)), mx.nd.zeros((2, 3))).shape
+    (2, 3)
+    >>> mx.nd.broadcast_like(mx.nd.ones((1, 2)), mx.nd.zeros((3, 4)), lhs_axes=(0,),
+    ...                      rhs_axes=(0,)).shape
+    (3, 2)
+    """
+    lhs = _arr(lhs, "broadcast_like")
+    rshape = tuple(rhs.shape)
+    if lhs_axes is None and rhs_axes is None:
+        if len(rshape) < lhs.ndim:
+            raise ShapeError(f"broadcast_like: cannot broadcast shape {tuple(lhs.shape)} to "
+                             f"{rshape}")
+        return broadcast_to(lhs, rshape)
+    if lhs_axes is None or rhs_axes is None:
+        raise ShapeError("broadcast_like: give both lhs_axes and rhs_axes, or neither")
+    if _isint(lhs_axes):
+        lhs_axes = (lhs_axes,)
+    if _isint(rhs_axes):
+        rhs_axes = (rhs_axes,)
+    if len(lhs_axes) != len(rhs_axes):
+        raise ShapeError(f"broadcast_like: lhs_axes {tuple(lhs_axes)} and rhs_axes "
+                         f"{tuple(rhs_axes)} must have the same length")
+    shape = list(lhs.shape)
+    for la, ra in zip(lhs_axes, rhs_axes):
+        shape[_axis(la, lhs.ndim, "broadcast_like")] = rshape[_axis(ra, len(rshape),
+                                                                   "broadcast_like")]
+    return broadcast_to(lhs, tuple(shape))
+
+
+def tile(data, reps, **kwargs):
+    """Repeat the whole array ``reps`` times along each axis (NumPy's ``tile``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.tile(mx.nd.array([[1, 2], [3, 4]]), reps=(2, 3)).shape
+    (4, 6)
+    >>> mx.nd.tile(mx.nd.array([1, 2]), reps=(2,))
+    <BLANKLINE>
+    [1. 2. 1. 2.]
+    <NDArray 4 @cpu(0)>
+    """
+    data = _arr(data, "tile")
+    if _isint(reps):
+        reps = (reps,)
+    reps = tuple(int(r) for r in reps)
+    if any(r < 0 for r in reps):
+        raise ShapeError(f"tile: reps {reps} must be non-negative")
+    shape = tuple(data.shape)
+    d = max(len(reps), len(shape))
+    reps = (1,) * (d - len(reps)) + reps
+    shape = (1,) * (d - len(shape)) + shape
+    inter = []
+    big = []
+    for r, s in zip(reps, shape):
+        inter += [1, s]
+        big += [r, s]
+    x = reshape_exact(data, tuple(inter))
+    x = broadcast_to(x, tuple(big))
+    r = reshape_exact(x, tuple(r * s for r, s in zip(reps, shape)))
+    if r is data:
+        from .elemwise import identity_copy
+        r = identity_copy(data)
+    return r
+
+
+def repeat(data, repeats: int, axis=None, **kwargs):
+    """Repeat each element ``repeats`` times along ``axis`` (of the flattened array
+    when ``axis`` is None).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.repeat(mx.nd.array([[1, 2], [3, 4]]), repeats=2)
+    <BLANKLINE>
+    [1. 1. 2. 2. 3. 3. 4. 4.]
+    <NDArray 8 @cpu(0)>
+    >>> mx.nd.repeat(mx.nd.array([[1, 2], [3, 4]]), repeats=2, axis=1).shape
+    (2, 4)
+    """
+    data = _arr(data, "repeat")
+    if not _isint(repeats) or int(repeats) < 0:
+        raise ShapeError(f"repeat: repeats must be a non-negative int, got {repeats!r}")
+    rep = int(repeats)
+    if axis is None:
+        data = reshape_exact(data, (data.size,))
+        ax = 0
+    else:
+        ax = _axis(axis, data.ndim, "repeat")
+    s = tuple(data.shape)
+    x = reshape_exact(data, s[:ax + 1] + (1,) + s[ax + 1:])
+    x = broadcast_to(x, s[:ax + 1] + (rep,) + s[ax + 1:])
+    r = reshape_exact(x, s[:ax] + (s[ax] * rep,) + s[ax + 1:])
+    if r is data:
+        from .elemwise import identity_copy
+        r = identity_copy(data)
+    return r
+
+
+def flip(data, axis, **kwargs):
+    """Reverse the order of elements along ``axis`` (an int or a tuple). A copy.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.flip(mx.nd.array([[1, 2], [3, 4]]), axis=1)
+    <BLANKLINE>
+    [[2. 1.]
+     [4. 3.]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    data = _arr(data, "flip")
+    axes = normalize_axes(axis, data.ndim, op="flip")
+    key = tuple(_pyslice(None, None, -1) if i in axes else _pyslice(None)
+                for i in range(data.ndim))
+    return index_apply(data, index_spec(data.shape, key, copy=True))
+
+
+reverse = flip
+
+
+# ====================================================================== pad
+def _pad_fwd(x, widths, value):
+    return np.pad(x, widths, mode="constant", constant_values=value)
+
+
+def _pad_interior(widths, oshape):
+    return index_spec(oshape, tuple(_pyslice(b, n - a) for (b, a), n in zip(widths, oshape)),
+                      copy=False)
+
+
+def _pad_grad(g, y, x, widths, value):
+    return index_apply(g, _pad_interior(widths, g.shape))
+
+
+def _pad_jvp(t, y, x, widths, value):
+    return call1(_PAD, t, {"widths": widths, "value": 0.0})
+
+
+_PAD = defop("pad", _pad_fwd, [_pad_grad], [_pad_jvp], save=())
+
+
+def pad(data, mode: str = "constant", pad_width=None, constant_value: float = 0.0, **kwargs):
+    """Pad with a constant, the edge values or a reflection.
+
+    ``pad_width`` is MXNet's flat tuple ``(before_1, after_1, ..., before_N, after_N)``,
+    two entries per axis. MXNet accepts only 4-D and 5-D inputs with no padding on the
+    first two axes; mxgrad pads any axis of any array.
+
+    Parameters
+    ----------
+    data : NDArray
+    mode : {'constant', 'edge', 'reflect'}
+    pad_width : tuple of int
+    constant_value : float
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[[[1, 2, 3], [4, 5, 6]]]])
+    >>> mx.nd.pad(x, mode='edge', pad_width=(0, 0, 0, 0, 1, 1, 1, 1)).shape
+    (1, 1, 4, 5)
+    >>> mx.nd.pad(x, mode='constant', pad_width=(0, 0, 0, 0, 0, 0, 1, 0),
+    ...           constant_value=9)[0, 0]
+    <BLANKLINE>
+    [[9. 1. 2. 3.]
+     [9. 4. 5. 6.]]
+    <NDArray 2x4 @cpu(0)>
+    """
+    data = _arr(data, "pad")
+    if pad_width is None:
+        raise StateError("pad: pad_width is required, e.g. (0, 0, 0, 0, 1, 1, 1, 1)")
+    pw = tuple(int(p) for p in pad_width)
+    nd_ = data.ndim
+    if len(pw) != 2 * nd_:
+        raise ShapeError(f"pad: pad_width must have 2 entries per axis ({2 * nd_} for shape "
+                         f"{tuple(data.shape)}), got {len(pw)}: {pw}")
+    if any(p < 0 for p in pw):
+        raise ShapeError(f"pad: pad_width {pw} must be non-negative")
+    widths = tuple((pw[2 * i], pw[2 * i + 1]) for i in range(nd_))
+    if mode == "constant":
+        return call1(_PAD, data, {"widths": widths, "value": float(constant_value)})
+    if mode not in ("edge", "reflect"):
+        raise StateError(f"pad: unknown mode {mode!r}; use 'constant', 'edge' or 'reflect'")
+    out = data
+    for ax, (b, a) in enumerate(widths):
+        if b == 0 and a == 0:
+            continue
+        n = data.shape[ax]
+        if mode == "reflect" and (b >= n or a >= n):
+            raise ShapeError(f"pad: reflect padding ({b}, {a}) on axis {ax} must be smaller than "
+                             f"the axis size {n}")
+        idx = np.pad(np.arange(n), (b, a), mode=mode)
+        out = index_apply(out, index_spec(out.shape, _axis_key(nd_, ax, idx), copy=True))
+    if out is data:
+        from .elemwise import identity_copy
+        out = identity_copy(data)
+    return out
+
+
+Pad = pad
+
+
+# ========================================================= depth <-> space
+def depth_to_space(data, block_size: int, **kwargs):
+    """Move depth blocks into spatial blocks: ``(N, C, H, W)`` to
+    ``(N, C/b**2, H*b, W*b)`` (MXNet's layout).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.depth_to_space(mx.nd.arange(8).reshape((1, 4, 1, 2)), 2).shape
+    (1, 1, 2, 4)
+    """
+    data = _arr(data, "depth_to_space")
+    b = int(block_size)
+    if data.ndim != 4:
+        raise ShapeError(f"depth_to_space needs a 4-D (N, C, H, W) input, got shape "
+                         f"{tuple(data.shape)}")
+    n, c, h, w = data.shape
+    if b < 1 or c % (b * b):
+        raise ShapeError(f"depth_to_space: channels {c} must be divisible by block_size**2 "
+                         f"({b * b})")
+    x = reshape_exact(data, (n, b, b, c // (b * b), h, w))
+    x = transpose(x, (0, 3, 4, 1, 5, 2))
+    return reshape_exact(x, (n, c // (b * b), h * b, w * b))
+
+
+def space_to_depth(data, block_size: int, **kwargs):
+    """Move spatial blocks into depth: ``(N, C, H, W)`` to ``(N, C*b**2, H/b, W/b)``
+    (the inverse of :func:`depth_to_space`).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.arange(8).reshape((1, 4, 1, 2))
+    >>> (mx.nd.space_to_depth(mx.nd.depth_to_space(x, 2), 2) == x).min().asscalar()
+    1.0
+    """
+    data = _arr(data, "space_to_depth")
+    b = int(block_size)
+    if data.ndim != 4:
+        raise ShapeError(f"space_to_depth needs a 4-D (N, C, H, W) input, got shape "
+                         f"{tuple(data.shape)}")
+    n, c, h, w = data.shape
+    if b < 1 or h % b or w % b:
+        raise ShapeError(f"space_to_depth: height {h} and width {w} must be divisible by "
+                         f"block_size {b}")
+    x = reshape_exact(data, (n, c, h // b, b, w // b, b))
+    x = transpose(x, (0, 3, 5, 1, 2, 4))
+    return reshape_exact(x, (n, c * b * b, h // b, w // b))
+
+
+# ====================================================== shape as an array
+def shape_array(data, **kwargs):
+    """The shape as a 1-D int64 array.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.shape_array(mx.nd.zeros((2, 3)))
+    <BLANKLINE>
+    [2 3]
+    <NDArray 2 @cpu(0)>
+    """
+    return wrap(np.array(data.shape, dtype=np.int64))
+
+
+def size_array(data, **kwargs):
+    """The number of elements as a 1-element int64 array.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.size_array(mx.nd.zeros((2, 3))).asscalar()
+    6
+    """
+    return wrap(np.array([data.size], dtype=np.int64))
+
+
+# ================================================================= methods
+def _register():
+    register_method("reshape", _reshape_method)
+    register_method("transpose", _transpose_method)
+    register_method("T", property(_T))
+    register_method("slice", _slice_method)
+    for name in ("reshape_like", "swapaxes", "expand_dims", "squeeze", "flatten", "split",
+                 "split_v2", "slice_axis", "slice_like", "broadcast_axes", "broadcast_like",
+                 "tile", "repeat", "flip", "pad", "depth_to_space", "space_to_depth",
+                 "moveaxis"):
+        register_method(name, globals()[name])
+    register_method("broadcast_axis", broadcast_axis)
+
+
+_register()
