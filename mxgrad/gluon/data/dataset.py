@@ -256,8 +256,8 @@ class ArrayDataset(Dataset):
     >>> import mxgrad as mx
     >>> ds = ArrayDataset(mx.nd.ones((4, 2)), mx.nd.array([0, 1, 2, 3]))
     >>> x, y = ds[2]
-    >>> x.shape, y
-    ((2,), np.float32(2.0))
+    >>> x.shape, float(y)
+    ((2,), 2.0)
     """
 
     def __init__(self, *args):
