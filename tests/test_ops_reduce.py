@@ -7,6 +7,8 @@ from hypothesis import given, settings, strategies as st
 
 import mxgrad as mx
 from mxgrad import nd
+from mxgrad.autograd import forward_ad as fwAD
+from mxgrad.autograd.functional import hvp
 from mxgrad.base import MXNetError, ShapeError, StateError, DTypeError
 from opcheck import OpCase, op_tests, randn, uniform
 
@@ -127,13 +129,13 @@ def _numeric_jvp(fn, x, t, eps=1e-6):
 def test_jvp(case):
     x = case.inputs[0]
     t = np.random.default_rng(5).standard_normal(x.shape)
-    xv = nd.array(x, dtype="float64")
-    xv._tan = nd.array(t, dtype="float64")
-    out = case.fn(xv)
-    assert out._tan is not None, "no tangent reached the output"
-    expected = _numeric_jvp(case.fn, np.where(np.isnan(x), np.nan, x), t)
-    np.testing.assert_allclose(out._tan.asnumpy(), np.nan_to_num(expected), rtol=1e-4,
-                               atol=1e-6)
+    with fwAD.dual_level():
+        xd = fwAD.make_dual(nd.array(x, dtype="float64"), nd.array(t, dtype="float64"))
+        tangent = fwAD.unpack_dual(case.fn(xd)).tangent
+        assert tangent is not None, "no tangent reached the output"
+        tangent = tangent.asnumpy()
+    expected = _numeric_jvp(case.fn, x, t)
+    np.testing.assert_allclose(tangent, np.nan_to_num(expected), rtol=1e-4, atol=1e-6)
 
 
 def test_jvp_agrees_with_vjp_for_ties():
@@ -141,9 +143,9 @@ def test_jvp_agrees_with_vjp_for_ties():
     x = nd.array([[1., 3., 3.], [2., 0., 2.]], dtype="float64")
     t = np.array([[0.5, -1., 2.], [1., 3., -2.]])
     u = np.array([0.7, -1.3])
-    xv = x.copy()
-    xv._tan = nd.array(t, dtype="float64")
-    jvp = nd.max(xv, axis=1)._tan.asnumpy()
+    with fwAD.dual_level():
+        xd = fwAD.make_dual(x, nd.array(t, dtype="float64"))
+        jvp = fwAD.unpack_dual(nd.max(xd, axis=1)).tangent.asnumpy()
     x.attach_grad()
     with mx.autograd.record():
         y = nd.max(x, axis=1)
@@ -221,6 +223,24 @@ def test_max_second_derivative_is_zero_and_norm_hessian():
     np.testing.assert_allclose(h, expected[0], rtol=1e-12)
 
 
+def test_forward_over_reverse_hvp():
+    # Hessian-vector products through the gradient rules (masks carry no tangent)
+    v = nd.array([1., 0.5, 0.], dtype="float64")
+    cases = [(lambda a: a.prod(), [0., 0., 2.], [1., 2., 0.]),
+             (lambda a: a.prod(), [1., 3., 2.], [1., 2., 3.5]),
+             (lambda a: a.max(), [1., 3., 2.], [0., 0., 0.]),
+             (lambda a: a.norm(), [0., 0., 2.], [0.5, 0.25, 0.]),
+             (lambda a: nd.topk(a, k=2, ret_typ="value").prod(), [1., 3., 2.], [0., 0., 0.5])]
+    for f, x, expected in cases:
+        _, hv = hvp(f, nd.array(x, dtype="float64"), v)
+        np.testing.assert_allclose(hv.asnumpy(), expected, rtol=1e-12, atol=1e-12)
+    with fwAD.dual_level():
+        xd = fwAD.make_dual(nd.array([1., 3., 2.]), nd.array([1., 1., 1.]))
+        assert fwAD.unpack_dual(nd.argmax(xd)).tangent is None
+        assert fwAD.unpack_dual(nd.topk(xd, k=2)).tangent is None
+        assert fwAD.unpack_dual(nd.sort(xd)).tangent.asnumpy().tolist() == [1, 1, 1]
+
+
 def test_norm_gradient_at_zero_is_zero():
     g = _grad(lambda a: nd.norm(a, axis=1), [[0., 0.], [3., 4.]])
     np.testing.assert_allclose(g, [[0, 0], [0.6, 0.8]], rtol=1e-6)
@@ -266,6 +286,10 @@ def test_full_reductions_have_shape_1_and_keepdims():
         assert f(x, axis=(0, 2), keepdims=True).shape == (1, 3, 1), f.__name__
         assert f(x, axis=1, exclude=True).shape == (3,), f.__name__
     assert nd.max(nd.array([1., 5., 2.]), axis=0).shape == (1,)
+    # as in MXNet, no axis reduces everything even with exclude=True
+    assert nd.max(x, exclude=True).shape == (1,)
+    assert nd.sum(x, axis=(), exclude=True, keepdims=True).shape == (1, 1, 1)
+    assert nd.prod(x, axis=(0, 1, 2), exclude=True).shape == (2, 3, 4)
     assert nd.max(nd.array([1., 5., 2.])).asscalar() == 5.0
 
 
@@ -453,7 +477,7 @@ def _reduce_case(draw):
                           st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim,
                                    unique=True).map(tuple)))
     keepdims = draw(st.booleans())
-    exclude = draw(st.booleans()) if axes is not None else False
+    exclude = draw(st.booleans())
     seed = draw(st.integers(0, 2 ** 16))
     return shape, axes, keepdims, exclude, seed
 

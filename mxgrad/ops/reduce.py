@@ -20,7 +20,7 @@ import builtins
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError, as_dtype
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, wrap
 from ._core import defop, call1, register_method, as_array, inplace_apply
 
 __all__ = ["sum", "mean", "prod", "max", "min", "norm", "nansum", "nanprod",
@@ -30,8 +30,9 @@ __all__ = ["sum", "mean", "prod", "max", "min", "norm", "nansum", "nanprod",
 
 def normalize_axes(axis, ndim: int, exclude: bool = False, op: str = "reduce"):
     """Turn MXNet's ``axis``/``exclude`` into a sorted tuple of non-negative axes."""
-    if axis is None or axis == ():
-        axes = tuple(range(ndim))
+    if axis is None or (isinstance(axis, (tuple, list)) and len(axis) == 0):
+        # MXNet: no axis means every axis, with or without exclude
+        return tuple(range(ndim))
     else:
         if isinstance(axis, (int, np.integer)):
             axis = (int(axis),)
@@ -69,12 +70,16 @@ def _raw(a):
     return a if type(a) is np.ndarray else a._data
 
 
-def _fmask(cond, like):
-    """A comparison result as a 0/1 mask of ``like``'s dtype (NumPy comparisons give
-    bool; NDArray ones already give 0/1 of the input's dtype)."""
-    if type(cond) is np.ndarray:
-        return cond.astype(like.dtype if like.dtype.kind == "f" else np.float32)
-    return cond
+def _cmask(like, cond):
+    """A constant 0/1 mask from a NumPy bool array ``cond``, of ``like``'s dtype and
+    kind (a NumPy array in a raw backward, an NDArray outside any graph otherwise).
+
+    Masks are constants of the gradient rules (comparisons are not differentiable), so
+    they are computed on the data directly: no graph node and no tangent to carry."""
+    dt = _raw(like).dtype
+    dt = dt if dt.kind == "f" else np.dtype(np.float32)
+    m = cond.astype(dt)
+    return m if type(like) is np.ndarray else wrap(m)
 
 
 def _to_out(r, out):
@@ -318,15 +323,15 @@ def _prod_partials(y, x, axis, keepdims, ishape):
         nz == 2:  (S - x) * P at the zeros, 0 elsewhere
         nz >= 3:  0
     """
-    if not (_raw(x) == 0).any():
+    zero = _raw(x) == 0
+    if not zero.any():
         return _keep(y, axis, keepdims, ishape) / x
-    from .elemwise import where_mask
-    m = _fmask(x == 0, x)
-    xs = where_mask(x == 0, 1.0, x)
+    m = _cmask(x, zero)
+    xs = x * (1.0 - m) + m  # zeros replaced by ones
     p = prod(xs, axis=axis, keepdims=True)
-    nz = sum(m, axis=axis, keepdims=True)
     s = sum(x * m, axis=axis, keepdims=True)
-    c0, c1, c2 = _fmask(nz == 0, x), _fmask(nz == 1, x), _fmask(nz == 2, x)
+    nz = np.sum(zero, axis=axis, keepdims=True)
+    c0, c1, c2 = _cmask(x, nz == 0), _cmask(x, nz == 1), _cmask(x, nz == 2)
     return c0 * p / xs + c1 * (m * p + (1.0 - m) * s * p / xs) + c2 * m * (s - x) * p
 
 
@@ -392,7 +397,7 @@ def _extreme_fwd(fn):
 
 def _extreme_mask(y, x, axis, keepdims, ishape):
     # every element equal to the extreme gets the full gradient (MXNet semantics)
-    return _fmask(x == _keep(y, axis, keepdims, ishape), x)
+    return _cmask(x, _raw(x) == _raw(_keep(y, axis, keepdims, ishape)))
 
 
 def _extreme_grad(g, y, x, axis, keepdims, ishape):
@@ -499,11 +504,12 @@ def _norm_fwd(x, ord, axis, keepdims, ishape):
 
 
 def _norm_partials(y, x, ord, axis, keepdims, ishape):
-    from .elemwise import sign, where_mask
+    from .elemwise import sign
     if ord == 1:
         return sign(x)
     yk = _keep(y, axis, keepdims, ishape)
-    return x / where_mask(yk == 0, 1.0, yk)  # x / norm, 0 where the norm is 0
+    m = _cmask(yk, _raw(yk) == 0)
+    return x / (yk * (1.0 - m) + m)  # x / norm, 0 where the norm is 0
 
 
 def _norm_grad(g, y, x, ord, axis, keepdims, ishape):
@@ -571,7 +577,8 @@ def _nansum_fwd(x, axis, keepdims, ishape):
 
 
 def _notnan(x):
-    return _fmask(x == x, x)
+    d = _raw(x)
+    return _cmask(x, d == d)
 
 
 def _nansum_grad(g, y, x, axis, keepdims, ishape):
