@@ -6,6 +6,7 @@ Use in a test module::
 
     CASES = [OpCase("exp", nd.exp, [randn(3, 4)], np.exp), ...]
     test_forward, test_grad, test_second_order = op_tests(CASES)
+    test_jvp = jvp_tests(CASES)        # forward mode (tangent rules)
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 import mxgrad as mx
+from mxgrad.autograd import forward_ad
 from mxgrad.test_utils import check_numeric_gradient, check_second_order
 
 
@@ -118,6 +120,52 @@ def run_second(case: OpCase):
     fn, inputs = case.diff_fn()
     assert check_second_order(fn, [mx.nd.array(x, dtype=np.float64) for x in inputs],
                               rtol=max(case.rtol * 10, 1e-3), atol=max(case.atol * 10, 1e-5))
+
+
+def run_jvp(case: OpCase, seeds=(0, 1)):
+    """Forward mode: the tangents of ``case.fn``'s outputs for random tangents on the
+    (float64) differentiable inputs, computed with ``forward_ad.make_dual``, against
+    central differences of ``fn`` along the tangents."""
+    fn, inputs = case.diff_fn()
+    xs = [np.asarray(x, dtype=np.float64) for x in inputs]
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        ts = [rng.standard_normal(x.shape) for x in xs]
+        with forward_ad.dual_level():
+            duals = [forward_ad.make_dual(mx.nd.array(x, dtype=np.float64),
+                                          mx.nd.array(t, dtype=np.float64))
+                     for x, t in zip(xs, ts)]
+            outs = _outs(fn(*duals))
+            analytic = []
+            for o in outs:
+                primal, tangent = forward_ad.unpack_dual(o)
+                if tangent is not None:
+                    assert tangent.shape == primal.shape, \
+                        f"tangent shape {tangent.shape} != output shape {primal.shape}"
+                    assert tangent.dtype == primal.dtype, \
+                        f"tangent dtype {tangent.dtype} != output dtype {primal.dtype}"
+                    analytic.append(tangent.asnumpy())
+                else:
+                    analytic.append(np.zeros(primal.shape))
+        eps = case.eps
+        plus = _outs(fn(*[mx.nd.array(x + eps * t, dtype=np.float64) for x, t in zip(xs, ts)]))
+        minus = _outs(fn(*[mx.nd.array(x - eps * t, dtype=np.float64) for x, t in zip(xs, ts)]))
+        for k, (a, p, m) in enumerate(zip(analytic, plus, minus)):
+            num = (p.asnumpy().astype(np.float64) - m.asnumpy().astype(np.float64)) / (2 * eps)
+            np.testing.assert_allclose(a, num, rtol=case.rtol, atol=case.atol,
+                                       err_msg=f"{case.name}: tangent of output {k} differs "
+                                               f"from central differences (seed {seed})")
+
+
+def jvp_tests(cases):
+    """Return ``test_jvp`` parametrized over the differentiable cases with ``jvp=True``."""
+    jcases = [c for c in cases if c.grad and c.jvp]
+
+    @pytest.mark.parametrize("case", jcases, ids=[c.name for c in jcases])
+    def test_jvp(case):
+        run_jvp(case)
+
+    return test_jvp
 
 
 def op_tests(cases):

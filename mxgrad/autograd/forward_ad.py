@@ -61,7 +61,7 @@ class _LevelState(threading.local):
 
     def __init__(self):
         self.level = -1
-        # id(array) -> weakref(array) for every array given a tangent in the level
+        # (id(obj), attr) -> weakref(obj) for everything given a tangent in the level
         self.registry = {}
 
 
@@ -73,18 +73,19 @@ def level_active() -> bool:
     return _state.level >= 0
 
 
-def note_tangent(arr) -> None:
-    """Register an array that was just given a tangent, so that the tangent is dropped
-    when the current level exits. Called by :func:`make_dual` and by the op dispatcher
-    for op outputs (a no-op outside a level)."""
+def note_tangent(obj, attr: str = "_tan") -> None:
+    """Register ``obj`` (an array just given a tangent), so that ``obj.<attr>`` is reset
+    to None when the current level exits. Called by :func:`make_dual` and by the op
+    dispatcher for op outputs; ``attr`` lets the engine register other per-level state
+    (e.g. a graph node's saved output tangents). A no-op outside a level."""
     st = _state
     if st.level < 0:
         return
     reg = st.registry
-    key = id(arr)
+    key = (id(obj), attr)
     if key in reg:
         return
-    reg[key] = weakref.ref(arr, lambda _r, _k=key, _reg=reg: _reg.pop(_k, None))
+    reg[key] = weakref.ref(obj, lambda _r, _k=key, _reg=reg: _reg.pop(_k, None))
 
 
 def enter_dual_level() -> int:
@@ -127,10 +128,10 @@ def exit_dual_level(*, level=None) -> None:
     reg = st.registry
     st.registry = {}
     st.level = -1
-    for ref in list(reg.values()):
-        a = ref()
-        if a is not None:
-            a._tan = None
+    for (_, attr), ref in list(reg.items()):
+        obj = ref()
+        if obj is not None:
+            setattr(obj, attr, None)
 
 
 class dual_level:  # noqa: N801 - PyTorch's name
