@@ -356,6 +356,13 @@ def test_argmax_first_occurrence_and_no_gradient():
     assert i._node is None
 
 
+def test_argmax_nan_like_numpy():
+    # MXNet >= 1.6 treats NaN as the maximum, as NumPy does
+    x = nd.array([[1., 5., 3.], [np.nan, 2., 6.]])
+    assert nd.argmax(x, axis=0).asnumpy().tolist() == [1, 0, 1]
+    assert nd.argmax(x, axis=1).asnumpy().tolist() == [1, 0]
+
+
 def test_arg_errors():
     with pytest.raises(ShapeError, match="argmax: axis 3"):
         nd.argmax(nd.ones((2, 3)), axis=3)

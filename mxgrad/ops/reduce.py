@@ -388,9 +388,10 @@ def prod(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **
 # --------------------------------------------------------------- max, min
 def _extreme_fwd(fn):
     def f(x, axis, keepdims, ishape):
-        if x.size == 0 and axis:
-            raise ShapeError(f"reduction over axes {axis} of an empty array of shape "
-                             f"{x.shape} has no maximum/minimum")
+        if x.size == 0 and builtins.any(x.shape[a] == 0 for a in axis):
+            raise ShapeError(f"{fn.__name__}: cannot reduce over axes {axis} of the empty "
+                             f"array of shape {x.shape} (no elements to take the "
+                             f"{fn.__name__} of)")
         return _no0d(fn(x, axis=axis, keepdims=keepdims))
     return f
 
