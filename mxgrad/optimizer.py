@@ -1,1 +1,851 @@
-"""(placeholder, filled in by its owner)"""
+"""Optimizers (``mx.optimizer``) with MXNet 1.x's update formulas.
+
+``opt.update(index, weight, grad, state)`` updates the NDArray ``weight`` in place
+(its version is bumped, so a graph recorded before the update notices it). States come
+from ``opt.create_state(index, weight)``. Gradients are first multiplied by
+``rescale_grad`` (``gluon.Trainer`` sets it to ``1/batch_size``) and clipped to
+``[-clip_gradient, clip_gradient]`` when ``clip_gradient`` is set. Learning rate and
+weight decay are multiplied per parameter by ``lr_mult``/``wd_mult`` (from the Gluon
+parameters in ``param_dict``, or set with ``set_lr_mult``/``set_wd_mult``).
+
+The arithmetic runs on the NumPy buffers directly: an update is not an op to record.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> opt = mx.optimizer.create('sgd', learning_rate=0.1, momentum=0.9)
+>>> w = mx.nd.array([1.0, 2.0]); g = mx.nd.array([0.5, -1.0])
+>>> state = opt.create_state(0, w)
+>>> opt.update(0, w, g, state); w
+<BLANKLINE>
+[0.95 2.1 ]
+<NDArray 2 @cpu(0)>
+>>> opt.update(0, w, g, state); w      # mom = 0.9*mom - 0.1*g
+<BLANKLINE>
+[0.855 2.29 ]
+<NDArray 2 @cpu(0)>
+"""
+from __future__ import annotations
+
+import math
+import pickle
+import warnings
+
+import numpy as np
+
+from .base import DTypeError, ShapeError, StateError
+from .ndarray.ndarray import NDArray, wrap
+
+__all__ = ["Optimizer", "register", "create", "get_updater", "Updater", "SGD", "NAG",
+           "Adam", "AdamW", "RMSProp", "AdaGrad", "AdaDelta", "Adamax", "Nadam", "Signum",
+           "Ftrl", "SGLD", "DCASGD", "Test"]
+
+
+def _zeros_like(weight: NDArray, dtype=None) -> NDArray:
+    return wrap(np.zeros(weight.shape, dtype=weight._data.dtype if dtype is None else dtype))
+
+
+def _buf(a) -> np.ndarray:
+    if isinstance(a, NDArray):
+        return a._data
+    raise DTypeError(f"optimizers update NDArrays, got {type(a).__name__}")
+
+
+def _touch(a: NDArray) -> None:
+    a._ver[0] += 1
+
+
+class Optimizer:
+    """Base class of optimizers.
+
+    Parameters
+    ----------
+    rescale_grad : float, default 1.0
+        Multiplies the gradient before the update (``1/batch_size`` from the Trainer).
+    param_idx2name : dict of int to str, optional
+        Parameter names by index (used for ``lr_mult``/``wd_mult`` given by name).
+    wd : float, default 0.0
+        Weight decay (L2 penalty) coefficient.
+    clip_gradient : float, optional
+        Clip the rescaled gradient to ``[-clip_gradient, clip_gradient]``.
+    learning_rate : float, optional
+        Defaults to 0.01, or to the scheduler's ``base_lr`` when ``lr_scheduler`` is
+        given (a given ``learning_rate`` overrides the scheduler's ``base_lr``).
+    lr_scheduler : LRScheduler, optional
+        Called with ``num_update`` to give the learning rate.
+    begin_num_update : int, default 0
+    multi_precision : bool
+        Accepted and ignored (updates run in the weight's dtype).
+    param_dict : dict of int to gluon.Parameter, optional
+        Set by ``gluon.Trainer``; supplies each parameter's ``lr_mult``/``wd_mult``.
+    """
+
+    opt_registry: dict = {}
+
+    def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None,
+                 learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
+                 multi_precision=False, param_dict=None, aggregate_num=None, **kwargs):
+        self.rescale_grad = rescale_grad
+        self.lr_scheduler = lr_scheduler
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
+        self.lr = learning_rate
+        if lr_scheduler is not None and learning_rate is not None:
+            if lr_scheduler.base_lr != learning_rate:
+                warnings.warn("learning rate from ``lr_scheduler`` has been overwritten by "
+                              "``learning_rate`` in optimizer.", stacklevel=2)
+            lr_scheduler.base_lr = learning_rate
+            if hasattr(lr_scheduler, "base_lr_orig"):
+                lr_scheduler.base_lr_orig = learning_rate
+            if hasattr(lr_scheduler, "warmup_final_lr"):
+                lr_scheduler.warmup_final_lr = learning_rate
+        self.wd = wd
+        self.lr_mult: dict = {}
+        self.wd_mult: dict = {}
+        self.begin_num_update = begin_num_update
+        self.num_update = begin_num_update
+        self._all_index_update_counts = {0: {}}
+        self._index_update_count = self._all_index_update_counts[0]
+        self.clip_gradient = clip_gradient
+        self.multi_precision = multi_precision
+        self.aggregate_num = 0 if aggregate_num is None else aggregate_num
+        if param_idx2name is None:
+            param_idx2name = {}
+        if not isinstance(param_idx2name, dict):
+            raise StateError("param_idx2name should be a dict of param indexes to names.")
+        self.idx2name = param_idx2name.copy()
+        self.sym_info = ()
+        self.param_dict = param_dict if param_dict else {}
+        self.set_lr_mult({})
+        self.set_wd_mult({})
+
+    # --------------------------------------------------------------- registry
+    @staticmethod
+    def register(klass):
+        """Register an optimizer class under its lower-cased name."""
+        if not isinstance(klass, type):
+            raise DTypeError("register takes an Optimizer subclass")
+        name = klass.__name__.lower()
+        if name in Optimizer.opt_registry and Optimizer.opt_registry[name] is not klass:
+            warnings.warn(f"WARNING: New optimizer {klass.__module__}.{klass.__name__} is "
+                          f"overriding existing optimizer "
+                          f"{Optimizer.opt_registry[name].__module__}."
+                          f"{Optimizer.opt_registry[name].__name__}", stacklevel=2)
+        Optimizer.opt_registry[name] = klass
+        return klass
+
+    @staticmethod
+    def create_optimizer(name, **kwargs) -> "Optimizer":
+        """Create a registered optimizer by (case-insensitive) name.
+
+        Examples
+        --------
+        >>> type(Optimizer.create_optimizer('adam')).__name__
+        'Adam'
+        """
+        if isinstance(name, Optimizer):
+            return name
+        key = str(name).lower()
+        if key in Optimizer.opt_registry:
+            return Optimizer.opt_registry[key](**kwargs)
+        raise StateError(f"Cannot find optimizer {name!r}; known optimizers: "
+                         f"{', '.join(sorted(Optimizer.opt_registry))}")
+
+    # ------------------------------------------------------------- lr and wd
+    @property
+    def learning_rate(self) -> float:
+        """The current learning rate (from the scheduler when there is one)."""
+        if self.lr_scheduler is not None:
+            return self.lr_scheduler(self.num_update)
+        return self.lr
+
+    def set_learning_rate(self, lr: float) -> None:
+        """Set the learning rate (an error when a scheduler controls it)."""
+        if self.lr_scheduler is not None:
+            raise UserWarning("LRScheduler of the optimizer has already been defined. Note "
+                              "that set_learning_rate can mutate the value of the learning "
+                              "rate of the optimizer only when the LRScheduler of the "
+                              "optimizer is undefined.")
+        self.lr = lr
+
+    def set_lr_mult(self, args_lr_mult: dict) -> None:
+        """Per-parameter learning-rate multipliers, keyed by index or name."""
+        self.lr_mult = {}
+        self.lr_mult.update(args_lr_mult)
+
+    def set_wd_mult(self, args_wd_mult: dict) -> None:
+        """Per-parameter weight-decay multipliers, keyed by index or name.
+
+        Names in ``param_idx2name`` not ending in ``_weight`` or ``_gamma`` get 0."""
+        self.wd_mult = {}
+        for n in self.idx2name.values():
+            if not (n.endswith("_weight") or n.endswith("_gamma")):
+                self.wd_mult[n] = 0.0
+        self.wd_mult.update(args_wd_mult)
+
+    def _set_current_context(self, device_id):
+        if device_id not in self._all_index_update_counts:
+            self._all_index_update_counts[device_id] = {}
+        self._index_update_count = self._all_index_update_counts[device_id]
+
+    def _update_count(self, index):
+        if not isinstance(index, (list, tuple)):
+            index = [index]
+        for idx in index:
+            if idx not in self._index_update_count:
+                self._index_update_count[idx] = self.begin_num_update
+            self._index_update_count[idx] += 1
+            self.num_update = max(self._index_update_count[idx], self.num_update)
+
+    def _get_lrs(self, indices):
+        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        lrs = [lr for _ in indices]
+        for i, index in enumerate(indices):
+            if index in self.param_dict:
+                lrs[i] *= self.param_dict[index].lr_mult
+            elif index in self.lr_mult:
+                lrs[i] *= self.lr_mult[index]
+            elif index in self.idx2name:
+                lrs[i] *= self.lr_mult.get(self.idx2name[index], 1.0)
+        return lrs
+
+    def _get_lr(self, index) -> float:
+        return self._get_lrs([index])[0]
+
+    def _get_wds(self, indices):
+        wds = [self.wd for _ in indices]
+        for i, index in enumerate(indices):
+            if index in self.param_dict:
+                wds[i] *= self.param_dict[index].wd_mult
+            elif index in self.wd_mult:
+                wds[i] *= self.wd_mult[index]
+            elif index in self.idx2name:
+                wds[i] *= self.wd_mult.get(self.idx2name[index], 1.0)
+        return wds
+
+    def _get_wd(self, index) -> float:
+        return self._get_wds([index])[0]
+
+    # ------------------------------------------------------------------ update
+    def create_state(self, index, weight):
+        """The auxiliary state of ``weight`` (momentum, moments...), or None."""
+        return None
+
+    def create_state_multi_precision(self, index, weight):
+        """Same as :meth:`create_state` (mxgrad updates in the weight's own dtype)."""
+        return self.create_state(index, weight)
+
+    def update(self, index, weight, grad, state):
+        """Update ``weight`` (NDArray, in place) from ``grad`` and ``state``."""
+        raise NotImplementedError()
+
+    def update_multi_precision(self, index, weight, grad, state):
+        """Same as :meth:`update`."""
+        if isinstance(index, (list, tuple)):
+            for i, w, g, s in zip(index, weight, grad, state):
+                self.update(i, w, g, s)
+        else:
+            self.update(index, weight, grad, state)
+
+    def _prepare(self, index, weight, grad):
+        """Count the update; return (lr, wd, w, g) with g = rescaled gradient (a copy)."""
+        w, g = _buf(weight), _buf(grad)
+        if w.shape != g.shape:
+            raise ShapeError(f"{type(self).__name__}.update: gradient of shape {g.shape} does "
+                             f"not match weight {index!r} of shape {w.shape}")
+        weight._check_writable()
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        g = g * np.asarray(self.rescale_grad, dtype=w.dtype) if g.dtype == w.dtype else \
+            (g * self.rescale_grad).astype(w.dtype)
+        return lr, wd, w, g
+
+    def _clip(self, g):
+        c = self.clip_gradient
+        if c is not None and c > 0:
+            np.clip(g, -c, c, out=g)
+        return g
+
+    def __getstate__(self):
+        ret = self.__dict__.copy()
+        ret.pop("param_dict", None)   # the Trainer sets it again
+        return ret
+
+    def __setstate__(self, state):
+        self.__dict__ = state
+        self.param_dict = {}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(learning_rate={self.learning_rate}, wd={self.wd})"
+
+
+register = Optimizer.register
+create = Optimizer.create_optimizer
+
+
+@register
+class SGD(Optimizer):
+    """Stochastic gradient descent with optional momentum (MXNet's formula)::
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        without momentum:  weight -= lr * (g + wd * weight)
+        with momentum:     mom = momentum * mom - lr * (g + wd * weight); weight += mom
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> w = mx.nd.array([1.0]); opt = SGD(learning_rate=0.5, wd=0.1)
+    >>> opt.update(0, w, mx.nd.array([2.0]), None); round(float(w.asscalar()), 6)
+    -0.05
+    """
+
+    def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.lazy_update = lazy_update
+
+    def create_state(self, index, weight):
+        if self.momentum != 0.0:
+            return _zeros_like(weight)
+        return None
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        self._clip(g)
+        if wd:
+            g += wd * w
+        if state is None:
+            g *= lr
+            w -= g
+        else:
+            m = _buf(state)
+            m *= self.momentum
+            g *= lr
+            m -= g
+            w += m
+            _touch(state)
+        _touch(weight)
+
+
+@register
+class NAG(Optimizer):
+    """Nesterov accelerated SGD::
+
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        mom = momentum * mom + g
+        weight -= lr * (g + momentum * mom)
+
+    Without momentum it is plain SGD.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> w = mx.nd.array([1.0]); opt = NAG(momentum=0.5, learning_rate=0.1)
+    >>> s = opt.create_state(0, w); opt.update(0, w, mx.nd.array([1.0]), s)
+    >>> round(float(w.asscalar()), 6)       # 1 - 0.1 * (1 + 0.5 * 1)
+    0.85
+    """
+
+    def __init__(self, momentum=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+
+    def create_state(self, index, weight):
+        if self.momentum != 0.0:
+            return _zeros_like(weight)
+        return None
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        self._clip(g)
+        if wd:
+            g += wd * w
+        if state is None:
+            w -= lr * g
+        else:
+            m = _buf(state)
+            m *= self.momentum
+            m += g
+            w -= lr * (g + self.momentum * m)
+            _touch(state)
+        _touch(weight)
+
+
+@register
+class Adam(Optimizer):
+    """Adam, with MXNet's bias correction folded into the learning rate::
+
+        g = clip(rescale_grad * grad + wd * weight, clip_gradient)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g**2
+        lr_t = lr * sqrt(1 - beta2**t) / (1 - beta1**t)
+        weight -= lr_t * m / (sqrt(v) + epsilon)
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> w = mx.nd.array([1.0]); opt = Adam(learning_rate=0.1)
+    >>> s = opt.create_state(0, w); opt.update(0, w, mx.nd.array([3.0]), s)
+    >>> round(float(w.asscalar()), 5)    # the first Adam step moves by ~lr
+    0.9
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 lazy_update=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.lazy_update = lazy_update
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        t = self._index_update_count[index]
+        lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
+        if wd:
+            g += wd * w
+        self._clip(g)
+        mean, var = state
+        m, v = _buf(mean), _buf(var)
+        m *= self.beta1
+        m += (1.0 - self.beta1) * g
+        v *= self.beta2
+        v += (1.0 - self.beta2) * np.square(g)
+        w -= lr * m / (np.sqrt(v) + self.epsilon)
+        _touch(mean), _touch(var), _touch(weight)
+
+
+@register
+class AdamW(Optimizer):
+    """Adam with decoupled weight decay (as MXNet 2's ``AdamW``)::
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g**2
+        lr_t = lr * sqrt(1 - beta2**t) / (1 - beta1**t)   (lr_t = lr if not correct_bias)
+        weight -= lr_t * (m / (sqrt(v) + epsilon) + wd * weight)
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> w = mx.nd.array([1.0]); opt = AdamW(learning_rate=0.1, wd=0.5)
+    >>> s = opt.create_state(0, w); opt.update(0, w, mx.nd.array([0.0]), s)
+    >>> round(float(w.asscalar()), 6)   # only the decay acts: 1 - lr_1 * 0.5 * 1
+    0.984189
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
+                 correct_bias=True, **kwargs):
+        kwargs.pop("use_fused_step", None)
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.correct_bias = correct_bias
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        t = self._index_update_count[index]
+        if self.correct_bias:
+            lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
+        self._clip(g)
+        mean, var = state
+        m, v = _buf(mean), _buf(var)
+        m *= self.beta1
+        m += (1.0 - self.beta1) * g
+        v *= self.beta2
+        v += (1.0 - self.beta2) * np.square(g)
+        w -= lr * (m / (np.sqrt(v) + self.epsilon) + wd * w)
+        _touch(mean), _touch(var), _touch(weight)
+
+
+@register
+class RMSProp(Optimizer):
+    """RMSProp (Tieleman & Hinton), or Graves' centered version with ``centered=True``::
+
+        g = clip(rescale_grad * grad + wd * weight, clip_gradient)
+        n = (1 - gamma1) * g**2 + gamma1 * n
+        not centered: weight -= lr * g / sqrt(n + epsilon)
+        centered:     m = (1 - gamma1) * g + gamma1 * m
+                      delta = gamma2 * delta - lr * g / sqrt(n - m**2 + epsilon)
+                      weight += delta
+        then weight is clipped to [-clip_weights, clip_weights] if given.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> w = mx.nd.array([1.0]); opt = RMSProp(learning_rate=0.1, gamma1=0.0)
+    >>> s = opt.create_state(0, w); opt.update(0, w, mx.nd.array([2.0]), s)
+    >>> round(float(w.asscalar()), 5)    # 1 - 0.1 * 2 / sqrt(4)
+    0.9
+    """
+
+    def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8,
+                 centered=False, clip_weights=None, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.gamma1 = gamma1
+        self.gamma2 = gamma2
+        self.centered = centered
+        self.epsilon = epsilon
+        self.clip_weights = clip_weights
+
+    def create_state(self, index, weight):
+        if self.centered:
+            return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
+        return (_zeros_like(weight),)
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        if wd:
+            g += wd * w
+        self._clip(g)
+        n = _buf(state[0])
+        n *= self.gamma1
+        n += (1.0 - self.gamma1) * np.square(g)
+        if not self.centered:
+            w -= lr * g / np.sqrt(n + self.epsilon)
+        else:
+            m, delta = _buf(state[1]), _buf(state[2])
+            m *= self.gamma1
+            m += (1.0 - self.gamma1) * g
+            delta *= self.gamma2
+            delta -= lr * g / np.sqrt(n - np.square(m) + self.epsilon)
+            w += delta
+        if self.clip_weights:
+            np.clip(w, -self.clip_weights, self.clip_weights, out=w)
+        for s in state:
+            _touch(s)
+        _touch(weight)
+
+
+@register
+class AdaGrad(Optimizer):
+    """AdaGrad::
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        history += g**2
+        weight -= lr * (g / sqrt(history + eps) + wd * weight)
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> w = mx.nd.array([1.0]); opt = AdaGrad(learning_rate=0.1)
+    >>> s = opt.create_state(0, w); opt.update(0, w, mx.nd.array([2.0]), s)
+    >>> round(float(w.asscalar()), 5)
+    0.9
+    """
+
+    def __init__(self, eps=1e-7, **kwargs):
+        super().__init__(**kwargs)
+        self.float_stable_eps = eps
+
+    def create_state(self, index, weight):
+        return _zeros_like(weight)
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        self._clip(g)
+        h = _buf(state)
+        h += np.square(g)
+        w -= lr * (g / np.sqrt(h + self.float_stable_eps) + wd * w)
+        _touch(state), _touch(weight)
+
+
+@register
+class AdaDelta(Optimizer):
+    """AdaDelta (no learning rate)::
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        acc_g = rho * acc_g + (1 - rho) * g**2
+        delta = sqrt(acc_delta + epsilon) / sqrt(acc_g + epsilon) * g
+        acc_delta = rho * acc_delta + (1 - rho) * delta**2
+        weight -= delta + wd * weight
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> w = mx.nd.array([1.0]); opt = AdaDelta(rho=0.9, epsilon=1e-2)
+    >>> s = opt.create_state(0, w); opt.update(0, w, mx.nd.array([1.0]), s)
+    >>> round(float(w.asscalar()), 4)    # 1 - sqrt(0.01) / sqrt(0.1 + 0.01)
+    0.6985
+    """
+
+    def __init__(self, rho=0.90, epsilon=1e-5, **kwargs):
+        super().__init__(**kwargs)
+        self.rho = rho
+        self.epsilon = epsilon
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def update(self, index, weight, grad, state):
+        _, wd, w, g = self._prepare(index, weight, grad)
+        self._clip(g)
+        acc_g, acc_delta = _buf(state[0]), _buf(state[1])
+        acc_g *= self.rho
+        acc_g += (1.0 - self.rho) * np.square(g)
+        delta = np.sqrt(acc_delta + self.epsilon) / np.sqrt(acc_g + self.epsilon) * g
+        acc_delta *= self.rho
+        acc_delta += (1.0 - self.rho) * np.square(delta)
+        w -= delta + wd * w
+        _touch(state[0]), _touch(state[1]), _touch(weight)
+
+
+@register
+class Adamax(Optimizer):
+    """AdaMax (Adam with the infinity norm)::
+
+        g = clip(rescale_grad * grad + wd * weight, clip_gradient)
+        m = beta1 * m + (1 - beta1) * g
+        u = maximum(beta2 * u, |g|)
+        weight -= lr / (1 - beta1**t) * m / u
+    """
+
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        t = self._index_update_count[index]
+        lr /= (1.0 - self.beta1 ** t)
+        if wd:
+            g += wd * w
+        self._clip(g)
+        m, u = _buf(state[0]), _buf(state[1])
+        m *= self.beta1
+        m += (1.0 - self.beta1) * g
+        np.maximum(self.beta2 * u, np.abs(g), out=u)
+        w -= lr * m / u
+        _touch(state[0]), _touch(state[1]), _touch(weight)
+
+
+@register
+class Nadam(Optimizer):
+    """Nesterov Adam (Dozat), with MXNet's momentum schedule ``schedule_decay``."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 schedule_decay=0.004, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.schedule_decay = schedule_decay
+        self.m_schedule = 1.0
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        t = self._index_update_count[index]
+        if wd:
+            g += wd * w
+        self._clip(g)
+        momentum_t = self.beta1 * (1.0 - 0.5 * (pow(0.96, t * self.schedule_decay)))
+        momentum_t_1 = self.beta1 * (1.0 - 0.5 * (pow(0.96, (t + 1) * self.schedule_decay)))
+        self.m_schedule = self.m_schedule * momentum_t
+        m_schedule_next = self.m_schedule * momentum_t_1
+        m, v = _buf(state[0]), _buf(state[1])
+        m *= self.beta1
+        m += (1.0 - self.beta1) * g
+        v *= self.beta2
+        v += (1.0 - self.beta2) * np.square(g)
+        grad_prime = g / (1.0 - self.m_schedule)
+        m_t_prime = m / (1.0 - m_schedule_next)
+        v_t_prime = v / (1.0 - pow(self.beta2, t))
+        m_t_bar = (1.0 - momentum_t) * grad_prime + momentum_t_1 * m_t_prime
+        w -= lr * m_t_bar / (np.sqrt(v_t_prime) + self.epsilon)
+        _touch(state[0]), _touch(state[1]), _touch(weight)
+
+
+@register
+class Signum(Optimizer):
+    """signSGD / Signum::
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        without momentum: weight = (1 - lr * wd) * weight - lr * sign(g)
+        with momentum:    mom = momentum * mom + (1 - momentum) * (g + wd * weight)
+                          weight = (1 - lr * wd_lh) * weight - lr * sign(mom)
+    """
+
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.momentum = momentum
+        self.wd_lh = wd_lh
+
+    def create_state(self, index, weight):
+        if self.momentum != 0.0:
+            return _zeros_like(weight)
+        return None
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        self._clip(g)
+        if state is None:
+            w *= (1.0 - lr * wd)
+            w -= lr * np.sign(g)
+        else:
+            m = _buf(state)
+            m *= self.momentum
+            m += (1.0 - self.momentum) * (g + wd * w)
+            w *= (1.0 - lr * self.wd_lh)
+            w -= lr * np.sign(m)
+            _touch(state)
+        _touch(weight)
+
+
+@register
+class Ftrl(Optimizer):
+    """FTRL-Proximal::
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        z += g - (sqrt(n + g**2) - sqrt(n)) * weight / lr
+        n += g**2
+        weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)
+    """
+
+    def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.lamda1 = lamda1
+        self.beta = beta
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        self._clip(g)
+        z, n = _buf(state[0]), _buf(state[1])
+        z += g - (np.sqrt(n + np.square(g)) - np.sqrt(n)) * w / lr
+        n += np.square(g)
+        w[...] = ((np.sign(z) * self.lamda1 - z) / ((self.beta + np.sqrt(n)) / lr + wd)
+                  * (np.abs(z) > self.lamda1))
+        _touch(state[0]), _touch(state[1]), _touch(weight)
+
+
+@register
+class SGLD(Optimizer):
+    """Stochastic gradient Langevin dynamics:
+    ``weight += -lr/2 * (g + wd * weight) + N(0, sqrt(lr))``."""
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        self._clip(g)
+        from .random import generator
+        w -= lr / 2 * (g + wd * w)
+        w += generator().normal(0.0, math.sqrt(lr), size=w.shape).astype(w.dtype)
+        _touch(weight)
+
+
+@register
+class DCASGD(Optimizer):
+    """Delay-compensated asynchronous SGD::
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        mom = momentum * mom - lr * (g + wd * weight + lamda * g**2 * (weight - prev))
+        prev = weight;  weight += mom
+    """
+
+    def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.weight_previous = {}
+        self.lamda = lamda
+
+    def create_state(self, index, weight):
+        if self.momentum == 0.0:
+            return (None, wrap(weight._data.copy()))
+        return (_zeros_like(weight), wrap(weight._data.copy()))
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        self._clip(g)
+        mom, prev = state
+        p = _buf(prev)
+        step = -lr * (g + wd * w + self.lamda * g * g * (w - p))
+        if mom is not None:
+            m = _buf(mom)
+            m *= self.momentum
+            m += step
+            step = m
+            _touch(mom)
+        p[...] = w
+        w += step
+        _touch(prev), _touch(weight)
+
+
+@register
+class Test(Optimizer):
+    """Test optimizer: ``weight += rescale_grad * grad``; state holds a copy of weight."""
+
+    __test__ = False   # not a pytest test class
+
+    def create_state(self, index, weight):
+        return _zeros_like(weight)
+
+    def update(self, index, weight, grad, state):
+        w = _buf(weight)
+        w += _buf(grad) * self.rescale_grad
+        _buf(state)[...] = w
+        _touch(weight), _touch(state)
+
+
+class Updater:
+    """Applies an optimizer to (index, gradient, weight) triples, keeping the states.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> upd = get_updater(SGD(learning_rate=1.0))
+    >>> w = mx.nd.array([1.0]); upd(0, mx.nd.array([0.25]), w); w.asscalar()
+    0.75
+    """
+
+    def __init__(self, optimizer: Optimizer):
+        self.optimizer = optimizer
+        self.states: dict = {}
+        self.states_synced: dict = {}
+        self.aggregate_updates = False
+
+    def __call__(self, index, grad, weight):
+        if not isinstance(index, (list, tuple)):
+            index, grad, weight = [index], [grad], [weight]
+        for i, g, w in zip(index, grad, weight):
+            if i not in self.states:
+                self.states[i] = self.optimizer.create_state_multi_precision(i, w)
+                self.states_synced[i] = True
+            self.optimizer.update_multi_precision(i, w, g, self.states[i])
+
+    def sync_state_context(self, state, context):
+        """States live on the CPU: returned unchanged."""
+        return state
+
+    def set_states(self, states: bytes) -> None:
+        """Restore states (and the optimizer, if it was dumped) from :meth:`get_states`."""
+        states = pickle.loads(states)
+        if isinstance(states, tuple) and len(states) == 2:
+            self.states, self.optimizer = states
+        else:
+            self.states = states
+        self.states_synced = dict.fromkeys(self.states.keys(), False)
+
+    def get_states(self, dump_optimizer: bool = False) -> bytes:
+        """The states (and the optimizer with ``dump_optimizer``), pickled."""
+        return pickle.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+
+
+def get_updater(optimizer: Optimizer) -> Updater:
+    """An :class:`Updater` for ``optimizer``."""
+    return Updater(optimizer)
