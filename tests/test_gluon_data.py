@@ -456,16 +456,23 @@ def test_cifar10_reads_binary_batches(tmp_path, no_download):
 def test_digits_bundled_split():
     train = gdata.vision.Digits()
     test = gdata.vision.Digits(train=False)
-    assert len(train) == 1437 and len(test) == 360
+    assert len(train) == 1442 and len(test) == 355
     img, label = train[0]
     assert img.shape == (8, 8, 1) and img.dtype == np.uint8 and label.dtype == np.int32
     table = np.loadtxt(gzip.open(vdatasets._bundled_digits_path(), "rt"), delimiter=",")
+    labels = table[:, 64].astype(int)
     np.testing.assert_array_equal(img.asnumpy().ravel(), table[0, :64])
-    last_img, last_label = test[359]
-    np.testing.assert_array_equal(last_img.asnumpy().ravel(), table[-1, :64])
-    assert last_label == table[-1, 64]
-    xb, yb = next(iter(DataLoader(test, batch_size=360)))
-    assert xb.asnumpy().max() <= 16 and sorted(set(yb.asnumpy().tolist())) == list(range(10))
+    # the test set is every fifth image of each digit, in file order
+    expect = np.concatenate([np.flatnonzero(labels == c)[4::5] for c in range(10)])
+    expect.sort()
+    xb, yb = next(iter(DataLoader(test, batch_size=400)))
+    assert xb.shape == (355, 8, 8, 1) and xb.dtype == np.uint8
+    np.testing.assert_array_equal(xb.asnumpy().reshape(355, 64), table[expect, :64])
+    np.testing.assert_array_equal(yb.asnumpy(), labels[expect])
+    assert np.bincount(yb.asnumpy()).min() >= 34
+    xt, _ = next(iter(DataLoader(train, batch_size=2000)))
+    rest = np.setdiff1d(np.arange(len(table)), expect)
+    np.testing.assert_array_equal(xt.asnumpy().reshape(-1, 64), table[rest, :64])
 
 
 def test_digits_transform_and_root(tmp_path):
@@ -473,11 +480,15 @@ def test_digits_transform_and_root(tmp_path):
     x, _ = ds[0]
     assert x.dtype == np.float32 and x.asnumpy().max() <= 1.0
     small = tmp_path / "digits.csv.gz"
-    rows = np.hstack([np.full((5, 64), 3), np.arange(5)[:, None]])
+    labels = [0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 1]
+    rows = np.hstack([np.arange(11)[:, None].repeat(64, 1), np.array(labels)[:, None]])
     with gzip.open(str(small), "wt") as f:
         np.savetxt(f, rows, fmt="%d", delimiter=",")
-    ds = gdata.vision.Digits(train=True, root=str(tmp_path), test_size=2)
-    assert len(ds) == 3 and int(ds[2][1]) == 2
+    test = gdata.vision.Digits(train=False, root=str(tmp_path))
+    # fifth 0 is row 6, fifth 1 is row 9
+    assert [int(img.asnumpy()[0, 0, 0]) for img, _ in test] == [6, 9]
+    train = gdata.vision.Digits(train=True, root=str(small))
+    assert len(train) == 9 and int(train[6][0].asnumpy()[0, 0, 0]) == 7
     with pytest.raises(mx.MXNetError, match="not found"):
         gdata.vision.Digits(root=str(tmp_path / "nope.csv.gz"))
 

@@ -13,7 +13,7 @@ Examples
 >>> from mxgrad.gluon.data.vision import Digits
 >>> train, test = Digits(train=True), Digits(train=False)
 >>> len(train), len(test)
-(1437, 360)
+(1442, 355)
 >>> image, label = test[0]
 >>> image.shape, image.dtype, label.dtype
 ((8, 8, 1), <class 'numpy.uint8'>, dtype('int32'))
@@ -337,14 +337,28 @@ def _load_digits(path: str) -> np.ndarray:
     return _DIGITS_CACHE[key]
 
 
+def _digits_test_mask(labels: np.ndarray) -> np.ndarray:
+    """True for every fifth image of each label (in file order): the Digits test set."""
+    order = np.argsort(labels, kind="stable")
+    ordered = labels[order]
+    rank = np.empty(len(labels), dtype=np.int64)
+    rank[order] = np.arange(len(labels)) - np.searchsorted(ordered, ordered, side="left")
+    return rank % 5 == 4
+
+
 class Digits(_DownloadedDataset):
     """The UCI 8x8 handwritten digits bundled with mxgrad (1,797 images, no download).
 
     Each sample is ``(image, label)``: a ``uint8`` NDArray of shape ``(8, 8, 1)`` with
     pixel values **0..16** (not 0..255: divide by 16 to scale to [0, 1]) and an ``int32``
-    label 0..9. The split is fixed and deterministic: the last ``test_size`` (360)
-    images form the test set, the first 1,437 the training set (every digit appears
-    33..37 times in the test set).
+    label 0..9.
+
+    The split is fixed, deterministic and stratified: of the images of each digit, in
+    file order, every fifth one (the 5th, 10th, ...) is in the test set (355 images,
+    34..36 per digit), the others in the training set (1,442 images). Interleaving
+    spreads every writer over both parts, like a random split; the file's last rows
+    come from writers that are rare earlier, so a "last N rows" split would measure
+    writer shift more than learning.
 
     Parameters
     ----------
@@ -355,23 +369,20 @@ class Digits(_DownloadedDataset):
         values then the label per row); the bundled copy by default.
     transform : callable, optional
         ``transform(data, label) -> sample`` applied to each sample.
-    test_size : int, default 360
-        Number of images (from the end) in the test set.
 
     Examples
     --------
     >>> from mxgrad.gluon.data.vision import Digits
     >>> ds = Digits(train=False)
     >>> image, label = ds[0]
-    >>> image.shape, int(image.asnumpy().max()) <= 16, 0 <= int(label) <= 9
-    ((8, 8, 1), True, True)
+    >>> len(ds), image.shape, int(image.asnumpy().max()) <= 16, 0 <= int(label) <= 9
+    (355, (8, 8, 1), True, True)
     """
 
     def __init__(self, train: bool = True, root: Optional[str] = None,
-                 transform: Optional[Callable] = None, test_size: int = 360):
+                 transform: Optional[Callable] = None):
         self._train = train
         self._transform = transform
-        self._test_size = int(test_size)
         if root is None:
             path = _bundled_digits_path()
         else:
@@ -382,9 +393,7 @@ class Digits(_DownloadedDataset):
                              f"copy bundled with mxgrad")
         self._root = os.path.dirname(path)
         table = _load_digits(path)
-        if not 0 < self._test_size < len(table):
-            raise MXNetError(f"Digits: test_size must be between 1 and {len(table) - 1}, "
-                             f"got {test_size}")
-        part = table[:-self._test_size] if train else table[-self._test_size:]
+        is_test = _digits_test_mask(table[:, 64])
+        part = table[~is_test] if train else table[is_test]
         self._data = wrap(part[:, :64].astype(np.uint8).reshape(-1, 8, 8, 1))
         self._label = part[:, 64].astype(np.int32)
