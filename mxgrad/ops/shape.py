@@ -77,6 +77,17 @@ def _share(out, src):
     return out
 
 
+def _fresh(r, src):
+    """A copy of ``r`` if it shares memory with ``src`` (for ops that MXNet computes
+    into new memory)."""
+    d = r._data if type(r) is NDArray else r
+    s = src._data if type(src) is NDArray else src
+    if d.base is not None and np.may_share_memory(d, s):
+        from .elemwise import identity_copy
+        r = identity_copy(r)
+    return r
+
+
 # ===================================================== gather / scatter core ops
 def _index_fwd(x, key, xshape, ishape, mid, oshape, basic, copy):
     if x.shape != xshape:
@@ -1017,10 +1028,7 @@ def tile(data, reps, **kwargs):
     x = reshape_exact(data, tuple(inter))
     x = broadcast_to(x, tuple(big))
     r = reshape_exact(x, tuple(r * s for r, s in zip(reps, shape)))
-    if r is data:
-        from .elemwise import identity_copy
-        r = identity_copy(data)
-    return r
+    return _fresh(r, data)
 
 
 def repeat(data, repeats: int, axis=None, **kwargs):
@@ -1050,10 +1058,7 @@ def repeat(data, repeats: int, axis=None, **kwargs):
     x = reshape_exact(data, s[:ax + 1] + (1,) + s[ax + 1:])
     x = broadcast_to(x, s[:ax + 1] + (rep,) + s[ax + 1:])
     r = reshape_exact(x, s[:ax] + (s[ax] * rep,) + s[ax + 1:])
-    if r is data:
-        from .elemwise import identity_copy
-        r = identity_copy(data)
-    return r
+    return _fresh(r, data)
 
 
 def flip(data, axis, **kwargs):
@@ -1151,10 +1156,7 @@ def pad(data, mode: str = "constant", pad_width=None, constant_value: float = 0.
                              f"the axis size {n}")
         idx = np.pad(np.arange(n), (b, a), mode=mode)
         out = index_apply(out, index_spec(out.shape, _axis_key(nd_, ax, idx), copy=True))
-    if out is data:
-        from .elemwise import identity_copy
-        out = identity_copy(data)
-    return out
+    return _fresh(out, data)
 
 
 Pad = pad
