@@ -545,3 +545,30 @@ def test_ordering_matches_numpy(case, is_ascend, k):
         ref = np.argmax(x, axis=axis)
         ref = ref.reshape(1) if ref.ndim == 0 else ref
     np.testing.assert_array_equal(nd.argmax(nd.array(x), axis=axis).asnumpy(), ref)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 ** 16), st.integers(1, 3), st.integers(1, 40), st.booleans(),
+       st.integers(1, 6), st.sampled_from(["float32", "int32", "uint8"]))
+def test_ordering_with_ties_is_stable(seed, rows, n, is_ascend, k, dtype):
+    # few distinct values: many ties, in every lane or only some; k small enough for the
+    # partition path when n is long
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, rng.integers(1, 5), size=(rows, n)).astype(dtype)
+    key = x.astype(np.int64) if is_ascend else -x.astype(np.int64)
+    ref = np.argsort(key, axis=1, kind="stable")
+    got = nd.argsort(nd.array(x, dtype=dtype), is_ascend=is_ascend).asnumpy()
+    np.testing.assert_array_equal(got, ref)
+    kk = min(k, n)
+    got = nd.topk(nd.array(x, dtype=dtype), k=kk, is_ascend=is_ascend).asnumpy()
+    np.testing.assert_array_equal(got, ref[:, :kk])
+    got = nd.topk(nd.array(x.T.copy(), dtype=dtype), axis=0, k=kk, is_ascend=is_ascend)
+    np.testing.assert_array_equal(got.asnumpy(), ref[:, :kk].T)
+    # the sorted values are the same with and without a recorded graph
+    xv = nd.array(x, dtype="float32")
+    plain = nd.sort(xv, is_ascend=is_ascend).asnumpy()
+    xv.attach_grad()
+    with mx.autograd.record():
+        recorded = nd.sort(xv, is_ascend=is_ascend)
+    np.testing.assert_array_equal(plain, recorded.asnumpy())
+    np.testing.assert_array_equal(plain, np.take_along_axis(x.astype(np.float32), ref, 1))
