@@ -422,6 +422,8 @@ def _forward_tangents(op, args, outs, attrs):
     """Propagate tangents (forward-mode AD) through one op application."""
     from ..autograd.forward_ad import tangent_rule_missing
     if op.jvps is None:
+        if op.grads is None:  # not differentiable (comparisons, argmax): no tangent
+            return
         raise tangent_rule_missing(op.name)
     clean = tuple(_strip_tangent(a) for a in args)
     outv = _strip_tangent(outs[0]) if len(outs) == 1 else tuple(_strip_tangent(o) for o in outs)
