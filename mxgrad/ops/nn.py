@@ -1,2 +1,1291 @@
-"""(placeholder, filled in by its owner)"""
-__all__ = []
+"""Neural-network ops: FullyConnected, activations, softmax family, Dropout, the
+normalisations (BatchNorm, LayerNorm, InstanceNorm, GroupNorm), Embedding and the
+softmax losses. Convolution and pooling live in ``conv``.
+
+Hot paths have fused NumPy forwards and fused backward *ops*: the gradient of softmax is
+the op ``_softmax_backward``, the gradient of a normalisation is ``_norm_backward``.
+Those backward ops have their own gradient rules, written with mxgrad ops, so every op
+here has derivatives of any order while an ordinary backward costs a handful of NumPy
+calls.
+
+Normalisations are built from two pieces:
+
+* ``_normalize(x, axes, eps) -> (xhat, mean, var)`` standardises ``x`` over ``axes``
+  (biased variance), in one fused forward;
+* ``_affine(x, scale, shift) = x * scale + shift`` with broadcast parameters.
+
+BatchNorm in training mode updates ``moving_mean``/``moving_var`` **in the forward
+call** (``running = momentum * running + (1 - momentum) * batch``, biased batch
+variance); MXNet's CPU kernel does it during backward, so a training forward without
+backward leaves MXNet's statistics stale.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..base import DTypeError, ShapeError, StateError, as_dtype
+from ..ndarray.ndarray import NDArray, wrap
+from ..autograd.scope import state
+from ._core import defop, call, call1, call2, register_method, as_array
+from .reduce import sum as _sum, mean as _mean, reshape_exact
+from .linalg import dot
+from . import elemwise as _ew
+
+__all__ = ["FullyConnected", "Activation", "LeakyReLU", "softmax", "log_softmax", "softmin",
+           "SoftmaxActivation", "Dropout", "BatchNorm", "LayerNorm", "InstanceNorm",
+           "GroupNorm", "Embedding", "softmax_cross_entropy", "SoftmaxOutput", "Softmax",
+           "log_sigmoid", "mish", "hard_sigmoid", "softrelu", "gelu"]
+
+
+def _arr(x, op, arg="data"):
+    if type(x) is NDArray or type(x) is np.ndarray:
+        return x
+    return as_array(x, op, arg)
+
+
+def _raw(x):
+    return x if type(x) is np.ndarray else x._data
+
+
+def _is_const_zero(a):
+    """True if ``a`` is an all-zero cotangent that carries no graph (safe to skip)."""
+    if a is None:
+        return True
+    if type(a) is np.ndarray:
+        return not a.any()
+    return a._node is None and not a._data.any()
+
+
+# ============================================================ FullyConnected
+def _fc_shapes(xshape, wshape, flatten):
+    if flatten:
+        m = xshape[0] if xshape else 1
+        k = 1
+        for s in xshape[1:]:
+            k *= s
+        oshape = (m, wshape[0])
+    else:
+        k = xshape[-1]
+        m = 1
+        for s in xshape[:-1]:
+            m *= s
+        oshape = tuple(xshape[:-1]) + (wshape[0],)
+    return m, k, oshape
+
+
+def _fc_fwd(x, w, b, flatten):
+    m, k, oshape = _fc_shapes(x.shape, w.shape, flatten)
+    if w.ndim != 2 or w.shape[1] != k:
+        raise ShapeError(
+            f"FullyConnected: weight of shape {w.shape} does not fit data of shape {x.shape} "
+            f"(flatten={flatten}): the weight must be (num_hidden, {k})")
+    out = np.dot(x.reshape(m, k), w.T)
+    if b is not None:
+        out += b
+    return out.reshape(oshape)
+
+
+def _fc_gx(g, y, x, w, b, flatten):
+    m, k, _ = _fc_shapes(x.shape, w.shape, flatten)
+    return reshape_exact(dot(reshape_exact(g, (m, w.shape[0])), w), x.shape)
+
+
+def _fc_gw(g, y, x, w, b, flatten):
+    m, k, _ = _fc_shapes(x.shape, w.shape, flatten)
+    return dot(reshape_exact(g, (m, w.shape[0])), reshape_exact(x, (m, k)), transpose_a=True)
+
+
+def _fc_gb(g, y, x, w, b, flatten):
+    return _sum(reshape_exact(g, (_prod(g.shape[:-1]), w.shape[0])), axis=0)
+
+
+def _prod(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+_FC = defop("FullyConnected", _fc_fwd, [_fc_gx, _fc_gw, _fc_gb],
+            [lambda t, y, x, w, b, flatten: call(_FC, (t, w, None), {"flatten": flatten}),
+             lambda t, y, x, w, b, flatten: call(_FC, (x, t, None), {"flatten": flatten}),
+             lambda t, y, x, w, b, flatten: t])
+
+
+def FullyConnected(data, weight, bias=None, num_hidden=None, no_bias=False, flatten=True,
+                   **kwargs):
+    """Fully connected layer: ``out = data . weight^T + bias``.
+
+    Parameters
+    ----------
+    data : NDArray
+        With ``flatten=True`` (default) shape ``(batch, ...)``, all axes after the
+        first are flattened; with ``flatten=False`` the product applies to the last
+        axis and the other axes are kept.
+    weight : NDArray
+        Shape ``(num_hidden, in_units)``.
+    bias : NDArray, optional
+        Shape ``(num_hidden,)``; ignored when ``no_bias=True``.
+    num_hidden : int, optional
+        Number of outputs (checked against ``weight``; inferred when omitted).
+    no_bias : bool, default False
+    flatten : bool, default True
+
+    Returns
+    -------
+    NDArray
+        ``(batch, num_hidden)`` or ``data.shape[:-1] + (num_hidden,)``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.ones((2, 3, 4))
+    >>> w = mx.nd.ones((5, 12)); b = mx.nd.arange(5)
+    >>> mx.nd.FullyConnected(x, w, b, num_hidden=5)
+    <BLANKLINE>
+    [[12. 13. 14. 15. 16.]
+     [12. 13. 14. 15. 16.]]
+    <NDArray 2x5 @cpu(0)>
+    >>> mx.nd.FullyConnected(x, mx.nd.ones((5, 4)), no_bias=True, flatten=False).shape
+    (2, 3, 5)
+    """
+    data = _arr(data, "FullyConnected")
+    weight = _arr(weight, "FullyConnected", "weight")
+    if no_bias:
+        bias = None
+    elif bias is not None:
+        bias = _arr(bias, "FullyConnected", "bias")
+    wshape = weight.shape
+    if len(wshape) != 2:
+        raise ShapeError(f"FullyConnected: weight must be 2-D (num_hidden, in_units), got "
+                         f"shape {wshape}")
+    if num_hidden is not None and int(num_hidden) != wshape[0]:
+        raise ShapeError(f"FullyConnected: num_hidden={num_hidden} but weight has shape "
+                         f"{wshape} (num_hidden rows)")
+    if bias is not None and tuple(bias.shape) != (wshape[0],):
+        raise ShapeError(f"FullyConnected: bias must have shape ({wshape[0]},), got "
+                         f"{bias.shape}")
+    if data.ndim == 0:
+        raise ShapeError("FullyConnected: data must have at least one dimension")
+    dd = _raw(data).dtype
+    if _raw(weight).dtype != dd:
+        raise DTypeError(f"FullyConnected: data ({dd}) and weight ({_raw(weight).dtype}) "
+                         f"must have the same dtype")
+    return call(_FC, (data, weight, bias), {"flatten": bool(flatten)})
+
+
+# ============================================================ activations
+def _softrelu_fwd(x):
+    return np.logaddexp(0, x).astype(x.dtype, copy=False)
+
+
+_SOFTRELU = defop("softrelu", _softrelu_fwd, [lambda g, y, x: g * _ew.sigmoid(x)],
+                  [lambda t, y, x: t * _ew.sigmoid(x)], save=(0,))
+
+
+def softrelu(data, **kwargs):
+    """Soft ReLU (softplus), ``log(1 + exp(x))``, computed stably.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.softrelu(mx.nd.array([0., 100.]))
+    <BLANKLINE>
+    [  0.6931472 100.       ]
+    <NDArray 2 @cpu(0)>
+    """
+    return call1(_SOFTRELU, _arr(data, "softrelu"))
+
+
+def _log_sigmoid_fwd(x):
+    return (-np.logaddexp(0, -x)).astype(x.dtype, copy=False)
+
+
+_LOG_SIGMOID = defop("log_sigmoid", _log_sigmoid_fwd,
+                     [lambda g, y, x: g * _ew.sigmoid(-x)],
+                     [lambda t, y, x: t * _ew.sigmoid(-x)], save=(0,))
+
+
+def log_sigmoid(data, **kwargs):
+    """``log(sigmoid(x))``, computed stably.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> round(float(mx.nd.log_sigmoid(mx.nd.array([0.])).asscalar()), 4)
+    -0.6931
+    """
+    return call1(_LOG_SIGMOID, _arr(data, "log_sigmoid"))
+
+
+def mish(data, **kwargs):
+    """Mish, ``x * tanh(softrelu(x))``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> round(float(mx.nd.mish(mx.nd.array([1.])).asscalar()), 4)
+    0.8651
+    """
+    data = _arr(data, "mish")
+    return data * _ew.tanh(softrelu(data))
+
+
+def hard_sigmoid(data, alpha=0.2, beta=0.5, **kwargs):
+    """``clip(alpha * x + beta, 0, 1)`` (gradient ``alpha`` inside, 0 outside).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.hard_sigmoid(mx.nd.array([-5., 0., 5.]))
+    <BLANKLINE>
+    [0.  0.5 1. ]
+    <NDArray 3 @cpu(0)>
+    """
+    data = _arr(data, "hard_sigmoid")
+    return _ew.clip(data * float(alpha) + float(beta), 0.0, 1.0)
+
+
+_ACT_TYPES = {
+    "relu": lambda x: _ew.relu(x),
+    "sigmoid": lambda x: _ew.sigmoid(x),
+    "tanh": lambda x: _ew.tanh(x),
+    "softrelu": softrelu,
+    "softsign": lambda x: _ew.softsign(x),
+    "log_sigmoid": log_sigmoid,
+    "mish": mish,
+}
+
+
+def Activation(data, act_type, **kwargs):
+    """Apply an activation function elementwise.
+
+    Parameters
+    ----------
+    data : NDArray
+    act_type : {'relu', 'sigmoid', 'tanh', 'softrelu', 'softsign', 'log_sigmoid', 'mish'}
+        ``softrelu`` is ``log(1 + exp(x))``; ``softsign`` is ``x / (1 + |x|)``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.Activation(mx.nd.array([-1., 2.]), act_type='relu')
+    <BLANKLINE>
+    [0. 2.]
+    <NDArray 2 @cpu(0)>
+    """
+    fn = _ACT_TYPES.get(act_type)
+    if fn is None:
+        raise StateError(f"Activation: unknown act_type {act_type!r}; choose one of "
+                         f"{sorted(_ACT_TYPES)}")
+    return fn(_arr(data, "Activation"))
+
+
+# ------------------------------------------------------------- LeakyReLU
+def _pos_mask_fwd(x):
+    return (x > 0).astype(x.dtype)
+
+
+_POS_MASK = defop("_positive_mask", _pos_mask_fwd, None, None, save=())
+
+
+def _pos_mask(x):
+    return call1(_POS_MASK, x)
+
+
+def _leaky_fwd(x, slope):
+    return np.where(x > 0, x, x * slope).astype(x.dtype, copy=False)
+
+
+def _leaky_factor_fwd(x, slope):
+    return np.where(x > 0, np.ones((), x.dtype), slope).astype(x.dtype, copy=False)
+
+
+_LEAKY_FACTOR = defop("_leaky_factor", _leaky_factor_fwd, None, None, save=())
+
+
+def _leaky_rule(g, y, x, slope):
+    return g * call1(_LEAKY_FACTOR, x, {"slope": slope})
+
+
+_LEAKY = defop("leaky_relu", _leaky_fwd, [_leaky_rule], [_leaky_rule], save=(0,))
+
+
+def _prelu_fwd(x, gamma):
+    return np.where(x > 0, x, x * gamma).astype(x.dtype, copy=False)
+
+
+def _prelu_gx(g, y, x, gamma):
+    pos = _pos_mask(x)
+    return g * (pos + (1.0 - pos) * gamma)
+
+
+def _prelu_gg(g, y, x, gamma):
+    return g * x * (1.0 - _pos_mask(x))
+
+
+_PRELU = defop("prelu", _prelu_fwd, [_prelu_gx, _prelu_gg], [_prelu_gx, _prelu_gg])
+
+
+def _elu_fwd(x, alpha, scale):
+    neg = np.minimum(x, 0)
+    np.expm1(neg, out=neg)
+    neg *= alpha
+    r = np.where(x > 0, x, neg)
+    if scale != 1.0:
+        r *= scale
+    return r.astype(x.dtype, copy=False)
+
+
+def _elu_deriv_fwd(x, alpha, scale, order):
+    e = np.exp(np.minimum(x, 0))
+    e *= alpha * scale
+    return np.where(x > 0, np.asarray(scale if order == 1 else 0.0, x.dtype), e) \
+        .astype(x.dtype, copy=False)
+
+
+def _elu_deriv(x, alpha, scale, order):
+    return call1(_ELU_DERIV, x, {"alpha": alpha, "scale": scale, "order": order})
+
+
+_ELU_DERIV = defop("_elu_derivative", _elu_deriv_fwd,
+                   [lambda g, y, x, alpha, scale, order: g * _elu_deriv(x, alpha, scale, 2)],
+                   [lambda t, y, x, alpha, scale, order: t * _elu_deriv(x, alpha, scale, 2)],
+                   save=(0,))
+_ELU = defop("elu", _elu_fwd,
+             [lambda g, y, x, alpha, scale: g * _elu_deriv(x, alpha, scale, 1)],
+             [lambda t, y, x, alpha, scale: t * _elu_deriv(x, alpha, scale, 1)], save=(0,))
+
+_SQRT_HALF = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_LAMBDA = 1.0507009873554804934193349852946
+
+
+def _gelu_fwd(x):
+    e = _ew.erf(x * _SQRT_HALF)
+    e += 1.0
+    e *= x
+    e *= 0.5
+    return e.astype(x.dtype, copy=False)
+
+
+def _gelu_deriv(x):
+    # Phi(x) + x * phi(x)
+    return 0.5 * (_ew.erf(x * _SQRT_HALF) + 1.0) + x * _ew.exp(x * x * -0.5) * _INV_SQRT_2PI
+
+
+_GELU = defop("gelu", _gelu_fwd, [lambda g, y, x: g * _gelu_deriv(x)],
+              [lambda t, y, x: t * _gelu_deriv(x)], save=(0,))
+
+
+def gelu(data, **kwargs):
+    """GELU, ``0.5 * x * (1 + erf(x / sqrt(2)))`` (the erf form, as MXNet).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> round(float(mx.nd.gelu(mx.nd.array([1.])).asscalar()), 4)
+    0.8413
+    """
+    return call1(_GELU, _arr(data, "gelu"))
+
+
+_LEAKY_TYPES = ("elu", "gelu", "leaky", "prelu", "rrelu", "selu")
+
+
+def LeakyReLU(data, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125,
+              upper_bound=0.334, **kwargs):
+    """Leaky rectified linear units and relatives.
+
+    * ``leaky``: ``x if x > 0 else slope * x``;
+    * ``prelu``: like leaky with a learnable slope ``gamma``, one per channel (axis 1)
+      or a single value;
+    * ``rrelu``: leaky with a slope drawn uniformly from ``[lower_bound, upper_bound)``
+      per element in training mode, ``(lower_bound + upper_bound) / 2`` otherwise;
+    * ``elu``: ``x if x > 0 else slope * (exp(x) - 1)``;
+    * ``selu``: ``lambda * (x if x > 0 else alpha * (exp(x) - 1))`` with the standard
+      constants;
+    * ``gelu``: ``0.5 * x * (1 + erf(x / sqrt(2)))``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([-2., 3.])
+    >>> mx.nd.LeakyReLU(x, slope=0.1)
+    <BLANKLINE>
+    [-0.2  3. ]
+    <NDArray 2 @cpu(0)>
+    >>> mx.nd.LeakyReLU(mx.nd.ones((1, 2)) * -1, gamma=mx.nd.array([0.5, 0.25]),
+    ...                 act_type='prelu')
+    <BLANKLINE>
+    [[-0.5  -0.25]]
+    <NDArray 1x2 @cpu(0)>
+    """
+    data = _arr(data, "LeakyReLU")
+    if act_type == "leaky":
+        return call1(_LEAKY, data, {"slope": float(slope)})
+    if act_type == "elu":
+        return call1(_ELU, data, {"alpha": float(slope), "scale": 1.0})
+    if act_type == "selu":
+        return call1(_ELU, data, {"alpha": _SELU_ALPHA, "scale": _SELU_LAMBDA})
+    if act_type == "gelu":
+        return call1(_GELU, data)
+    if act_type == "prelu":
+        if gamma is None:
+            raise StateError("LeakyReLU(act_type='prelu') needs the learnable slope `gamma`")
+        gamma = _arr(gamma, "LeakyReLU", "gamma")
+        return call2(_PRELU, data, _channel_param(gamma, data.shape, 1, "LeakyReLU", "gamma",
+                                                  allow_scalar=True))
+    if act_type == "rrelu":
+        lo, hi = float(lower_bound), float(upper_bound)
+        if state.training:
+            from ..random import generator
+            dt = _raw(data).dtype
+            sl = generator().uniform(lo, hi, size=data.shape).astype(dt)
+        else:
+            sl = (lo + hi) / 2.0
+        return call1(_LEAKY, data, {"slope": sl})
+    raise StateError(f"LeakyReLU: unknown act_type {act_type!r}; choose one of "
+                     f"{list(_LEAKY_TYPES)}")
+
+
+def _channel_param(p, dshape, axis, op, arg, allow_scalar=False):
+    """Reshape a per-channel parameter ``(C,)`` to broadcast along ``axis`` of ``dshape``."""
+    nd_ = len(dshape)
+    size = p.size if type(p) is np.ndarray else p._data.size
+    if allow_scalar and size == 1:
+        return reshape_exact(p, (1,) * nd_)
+    if nd_ <= axis:
+        if tuple(p.shape) == tuple(dshape):
+            return p
+        raise ShapeError(f"{op}: {arg} of shape {p.shape} does not fit data of shape {dshape}")
+    c = dshape[axis]
+    if tuple(p.shape) != (c,):
+        raise ShapeError(f"{op}: {arg} must have shape ({c},) (the size of axis {axis} of "
+                         f"data {dshape}), got {p.shape}")
+    bshape = (1,) * axis + (c,) + (1,) * (nd_ - axis - 1)
+    return reshape_exact(p, bshape)
+
+
+# ============================================================ softmax family
+def _norm_axis(axis, ndim, op):
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise ShapeError(f"{op}: axis {axis} is out of range for an array with {ndim} "
+                         f"dimensions")
+    return axis % ndim
+
+
+def _softmax_fwd(x, axis, temperature, mask):
+    z = x / temperature if temperature != 1.0 else x
+    if mask is not None:
+        z = np.where(mask, z, -np.inf)
+    m = np.max(z, axis=axis, keepdims=True)
+    if mask is not None:
+        m[~np.isfinite(m)] = 0
+    e = np.subtract(z, m, out=z if z is not x else None)
+    np.exp(e, out=e)
+    s = np.sum(e, axis=axis, keepdims=True)
+    if mask is not None:
+        s[s == 0] = 1
+    e /= s
+    return e.astype(x.dtype, copy=False)
+
+
+def _sm_bwd_fwd(g, y, axis):
+    r = g - np.sum(g * y, axis=axis, keepdims=True)
+    r *= y
+    return r
+
+
+def _sm_bwd(g, y, axis):
+    return call2(_SM_BWD, g, y, {"axis": axis})
+
+
+def _sm_bwd_gy(h, r, g, y, axis):
+    s = _sum(g * y, axis=axis, keepdims=True)
+    return h * (g - s) - g * _sum(h * y, axis=axis, keepdims=True)
+
+
+def _sm_bwd_jy(t, r, g, y, axis):
+    return t * (g - _sum(g * y, axis=axis, keepdims=True)) - \
+        y * _sum(g * t, axis=axis, keepdims=True)
+
+
+_SM_BWD = defop("_softmax_backward", _sm_bwd_fwd,
+                [lambda h, r, g, y, axis: _sm_bwd(h, y, axis), _sm_bwd_gy],
+                [lambda t, r, g, y, axis: _sm_bwd(t, y, axis), _sm_bwd_jy])
+
+
+def _scaled(r, temperature):
+    return r if temperature == 1.0 else r * (1.0 / temperature)
+
+
+_SOFTMAX = defop(
+    "softmax", _softmax_fwd,
+    [lambda g, y, x, axis, temperature, mask: _scaled(_sm_bwd(g, y, axis), temperature)],
+    [lambda t, y, x, axis, temperature, mask: _scaled(_sm_bwd(t, y, axis), temperature)],
+    save=(), save_out=True)
+
+
+def _log_softmax_fwd(x, axis, temperature):
+    z = x / temperature if temperature != 1.0 else x
+    z = np.subtract(z, np.max(z, axis=axis, keepdims=True), out=z if z is not x else None)
+    z -= np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
+    return z.astype(x.dtype, copy=False)
+
+
+def _lsm_bwd_fwd(g, y, axis):
+    r = np.exp(y)
+    r *= np.sum(g, axis=axis, keepdims=True)
+    np.subtract(g, r, out=r)
+    return r
+
+
+def _lsm_bwd(g, y, axis):
+    return call2(_LSM_BWD, g, y, {"axis": axis})
+
+
+_LSM_BWD = defop(
+    "_log_softmax_backward", _lsm_bwd_fwd,
+    [lambda h, r, g, y, axis: h - _sum(h * _ew.exp(y), axis=axis, keepdims=True),
+     lambda h, r, g, y, axis: -(h * _ew.exp(y)) * _sum(g, axis=axis, keepdims=True)],
+    [lambda t, r, g, y, axis: _lsm_bwd(t, y, axis),
+     lambda t, r, g, y, axis: -(t * _ew.exp(y)) * _sum(g, axis=axis, keepdims=True)])
+
+_LOG_SOFTMAX = defop(
+    "log_softmax", _log_softmax_fwd,
+    [lambda g, y, x, axis, temperature: _scaled(_lsm_bwd(g, y, axis), temperature)],
+    [lambda t, y, x, axis, temperature:
+     _scaled(t - _sum(_ew.exp(y) * t, axis=axis, keepdims=True), temperature)],
+    save=(), save_out=True)
+
+
+def _temperature(t, op):
+    if t is None:
+        return 1.0
+    t = float(t)
+    if t == 0.0:
+        raise StateError(f"{op}: temperature must be non-zero")
+    return t
+
+
+def _length_mask(data, length, axis):
+    length = _raw(_arr(length, "softmax", "length"))
+    shape = data.shape
+    expect = shape[:axis] + shape[axis + 1:]
+    if tuple(length.shape) != tuple(expect):
+        raise ShapeError(f"softmax: length must have shape {expect} (data {shape} without "
+                         f"axis {axis}), got {length.shape}")
+    idx = np.arange(shape[axis]).reshape((-1,) + (1,) * (len(shape) - axis - 1))
+    return idx < np.expand_dims(length.astype(np.int64), axis)
+
+
+def _out_dtype(r, dtype):
+    if dtype is None:
+        return r
+    dt = as_dtype(dtype)
+    return r if _raw(r).dtype == dt else _ew.cast(r, dt)
+
+
+def softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length=False,
+            **kwargs):
+    """Softmax along ``axis``: ``exp(x/t) / sum(exp(x/t))``, computed stably.
+
+    Parameters
+    ----------
+    data : NDArray
+    length : NDArray, optional
+        With ``use_length=True``: the number of valid entries along ``axis`` for each
+        position of the other axes (shape ``data.shape`` without ``axis``); entries past
+        the length get probability 0.
+    axis : int, default -1
+    temperature : float, optional
+        ``t`` (1 when omitted).
+    dtype : str, optional
+        Output dtype (the input's by default).
+    use_length : bool, default False
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.softmax(mx.nd.array([[1., 1.], [0., 1000.]]))
+    <BLANKLINE>
+    [[0.5 0.5]
+     [0.  1. ]]
+    <NDArray 2x2 @cpu(0)>
+    >>> mx.nd.softmax(mx.nd.ones((2, 3)), axis=0)
+    <BLANKLINE>
+    [[0.5 0.5 0.5]
+     [0.5 0.5 0.5]]
+    <NDArray 2x3 @cpu(0)>
+    """
+    data = _arr(data, "softmax")
+    ax = _norm_axis(axis, data.ndim, "softmax")
+    mask = _length_mask(data, length, ax) if use_length and length is not None else None
+    r = call1(_SOFTMAX, data, {"axis": ax, "temperature": _temperature(temperature,
+                                                                          "softmax"),
+                               "mask": mask})
+    return _out_dtype(r, dtype)
+
+
+def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False, length=None,
+            **kwargs):
+    """Softmin along ``axis``: ``softmax(-x / t)``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.softmin(mx.nd.array([0., 1000.]))
+    <BLANKLINE>
+    [1. 0.]
+    <NDArray 2 @cpu(0)>
+    """
+    data = _arr(data, "softmin")
+    ax = _norm_axis(axis, data.ndim, "softmin")
+    mask = _length_mask(data, length, ax) if use_length and length is not None else None
+    r = call1(_SOFTMAX, data, {"axis": ax, "temperature": -_temperature(temperature,
+                                                                           "softmin"),
+                               "mask": mask})
+    return _out_dtype(r, dtype)
+
+
+def log_softmax(data, axis=-1, temperature=None, dtype=None, use_length=False, **kwargs):
+    """Log of the softmax along ``axis``, computed stably (no overflow for large
+    inputs, no ``log(0)``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> [round(v, 4) for v in mx.nd.log_softmax(mx.nd.array([1., 2., .1])).asnumpy().tolist()]
+    [-1.417, -0.417, -2.317]
+    >>> mx.nd.log_softmax(mx.nd.array([0., 1000.]))
+    <BLANKLINE>
+    [-1000.     0.]
+    <NDArray 2 @cpu(0)>
+    """
+    data = _arr(data, "log_softmax")
+    ax = _norm_axis(axis, data.ndim, "log_softmax")
+    r = call1(_LOG_SOFTMAX, data, {"axis": ax,
+                                   "temperature": _temperature(temperature, "log_softmax")})
+    return _out_dtype(r, dtype)
+
+
+def SoftmaxActivation(data, mode="instance", **kwargs):
+    """Softmax over the last axes of each instance (``mode='instance'``, data flattened
+    to ``(batch, -1)``) or over axis 1 (``mode='channel'``). Deprecated in MXNet; use
+    :func:`softmax`.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.SoftmaxActivation(mx.nd.ones((1, 2, 2))).asnumpy().tolist()
+    [[[0.25, 0.25], [0.25, 0.25]]]
+    """
+    data = _arr(data, "SoftmaxActivation")
+    if mode == "channel":
+        return softmax(data, axis=1)
+    if mode != "instance":
+        raise StateError(f"SoftmaxActivation: mode must be 'instance' or 'channel', got "
+                         f"{mode!r}")
+    flat = reshape_exact(data, (data.shape[0], _prod(data.shape[1:])))
+    return reshape_exact(softmax(flat, axis=-1), data.shape)
+
+
+# ================================================================= Dropout
+def _dropout_fwd(x, mask):
+    return np.multiply(x, mask, dtype=x.dtype)
+
+
+_DROPOUT = defop("Dropout", _dropout_fwd, [lambda g, y, x, mask: g * mask],
+                 [lambda t, y, x, mask: t * mask], save=())
+
+
+def Dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False, **kwargs):
+    """Inverted dropout: each element is zeroed with probability ``p`` and kept
+    elements are scaled by ``1/(1-p)``, so the expectation is unchanged; the gradient
+    is ``mask/(1-p)``.
+
+    Active when ``mx.autograd.is_training()`` is true (inside ``record()``, under
+    ``train_mode()`` even without recording, under ``pause(train_mode=True)``) or when
+    ``mode='always'``; otherwise the identity (a copy of ``data``).
+
+    Parameters
+    ----------
+    data : NDArray
+    p : float, default 0.5
+        Drop probability.
+    mode : {'training', 'always'}, default 'training'
+    axes : tuple of int, default ()
+        Axes along which one mask value is shared (variational dropout).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.ones((2, 4))
+    >>> mx.nd.Dropout(x, p=0.5).asnumpy().tolist()   # not training: identity
+    [[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
+    >>> with mx.autograd.train_mode():
+    ...     y = mx.nd.Dropout(x, p=0.5)
+    >>> sorted(set(y.asnumpy().ravel().tolist())) in ([0.0, 2.0], [0.0], [2.0])
+    True
+    """
+    data = _arr(data, "Dropout")
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise StateError(f"Dropout: p must be in [0, 1], got {p}")
+    if mode not in ("training", "always"):
+        raise StateError(f"Dropout: mode must be 'training' or 'always', got {mode!r}")
+    if not (mode == "always" or state.training) or p == 0.0:
+        if type(data) is np.ndarray:
+            return data.copy()
+        return _ew.identity_copy(data)
+    shape = data.shape
+    if axes:
+        if isinstance(axes, int):
+            axes = (axes,)
+        ax = {_norm_axis(a, len(shape), "Dropout") for a in axes}
+        mshape = tuple(1 if i in ax else s for i, s in enumerate(shape))
+    else:
+        mshape = shape
+    dt = _raw(data).dtype
+    if p >= 1.0:
+        mask = np.zeros(mshape, dt)
+    else:
+        from ..random import generator
+        keep = 1.0 - p
+        u = generator().random(mshape, dtype=np.float64 if dt == np.float64 else np.float32)
+        mask = np.multiply(u < keep, 1.0 / keep, dtype=dt)
+    return call1(_DROPOUT, data, {"mask": mask})
+
+
+# ============================================================ normalisation
+def _normalize_fwd(x, axes, eps):
+    mean = np.mean(x, axis=axes, keepdims=True)
+    xc = x - mean
+    var = np.mean(np.square(xc), axis=axes, keepdims=True)
+    inv = var + eps
+    np.sqrt(inv, out=inv)
+    if eps > 0:
+        np.divide(1.0, inv, out=inv)
+    else:   # a constant group with eps == 0: output 0 (as MXNet), not NaN
+        with np.errstate(divide="ignore"):
+            np.divide(1.0, inv, out=inv)
+        inv[~np.isfinite(inv)] = 0
+    xc *= inv
+    return xc, mean.astype(x.dtype, copy=False), var.astype(x.dtype, copy=False)
+
+
+def _count(shape, axes):
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
+
+
+def _normalize_grad(g, out, x, axes, eps):
+    g0, g1, g2 = g
+    xhat, mean, var = out
+    invstd = _ew.rsqrt(var + eps)
+    n = float(_count(xhat.shape, axes))
+    gx = _norm_bwd(g0, xhat, invstd, axes)
+    if not _is_const_zero(g1):
+        gx = gx + g1 * (1.0 / n)
+    if not _is_const_zero(g2):
+        gx = gx + (g2 * (2.0 / n)) * (xhat / invstd)
+    return gx
+
+
+def _normalize_jvp(t, out, x, axes, eps):
+    xhat, mean, var = out
+    invstd = _ew.rsqrt(var + eps)
+    dmean = _mean(t, axis=axes, keepdims=True)
+    dvar = _mean(xhat * t, axis=axes, keepdims=True) * 2.0 / invstd
+    return _norm_bwd(t, xhat, invstd, axes), dmean, dvar
+
+
+_NORMALIZE = defop("_normalize", _normalize_fwd, [_normalize_grad], [_normalize_jvp],
+                   save=(), save_out=True, nout=3)
+
+
+def _normalize(x, axes, eps):
+    """(xhat, mean, var) of ``x`` over ``axes`` (kept dims), biased variance."""
+    return call1(_NORMALIZE, x, {"axes": tuple(axes), "eps": float(eps)})
+
+
+def _norm_bwd_fwd(gh, xhat, invstd, axes):
+    a = np.mean(gh, axis=axes, keepdims=True)
+    t = gh * xhat
+    b = np.mean(t, axis=axes, keepdims=True)
+    np.multiply(xhat, b, out=t)
+    r = gh - a
+    r -= t
+    r *= invstd
+    return r
+
+
+def _norm_bwd(gh, xhat, invstd, axes):
+    """``invstd * (gh - mean(gh) - xhat * mean(gh * xhat))``: the gradient of a
+    standardisation with respect to its input (one fused op)."""
+    return call(_NORM_BWD, (gh, xhat, invstd), {"axes": axes})
+
+
+def _nb_gxhat(h, r, gh, xhat, invstd, axes):
+    b = _mean(gh * xhat, axis=axes, keepdims=True)
+    c = _mean(h * xhat, axis=axes, keepdims=True)
+    return -(invstd * (b * h + c * gh))
+
+
+def _nb_ginv(h, r, gh, xhat, invstd, axes):
+    a = _mean(gh, axis=axes, keepdims=True)
+    b = _mean(gh * xhat, axis=axes, keepdims=True)
+    return _sum(h * (gh - a - xhat * b), axis=axes, keepdims=True)
+
+
+def _nb_jxhat(t, r, gh, xhat, invstd, axes):
+    b = _mean(gh * xhat, axis=axes, keepdims=True)
+    return -(invstd * (t * b + xhat * _mean(gh * t, axis=axes, keepdims=True)))
+
+
+def _nb_jinv(t, r, gh, xhat, invstd, axes):
+    a = _mean(gh, axis=axes, keepdims=True)
+    b = _mean(gh * xhat, axis=axes, keepdims=True)
+    return t * (gh - a - xhat * b)
+
+
+_NORM_BWD = defop("_norm_backward", _norm_bwd_fwd,
+                  [lambda h, r, gh, xhat, invstd, axes: _norm_bwd(h, xhat, invstd, axes),
+                   _nb_gxhat, _nb_ginv],
+                  [lambda t, r, gh, xhat, invstd, axes: _norm_bwd(t, xhat, invstd, axes),
+                   _nb_jxhat, _nb_jinv])
+
+
+def _affine_fwd(x, s, t):
+    r = x * s
+    r += t
+    return r
+
+
+_AFFINE = defop("_affine", _affine_fwd,
+                [lambda g, y, x, s, t: g * s, lambda g, y, x, s, t: g * x,
+                 lambda g, y, x, s, t: g],
+                [lambda d, y, x, s, t: d * s, lambda d, y, x, s, t: x * d,
+                 lambda d, y, x, s, t: d],
+                save=(0, 1))
+
+
+def _affine(x, s, t):
+    """``x * s + t`` in one op (``s``, ``t`` broadcast against ``x``)."""
+    return call(_AFFINE, (x, s, t))
+
+
+def _vec(p, c, op, arg):
+    p = _arr(p, op, arg)
+    if tuple(p.shape) != (c,):
+        raise ShapeError(f"{op}: {arg} must have shape ({c},), got {tuple(p.shape)}")
+    return p
+
+
+def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9,
+              fix_gamma=True, use_global_stats=False, output_mean_var=False, axis=1,
+              cudnn_off=False, min_calib_range=None, max_calib_range=None, **kwargs):
+    """Batch normalisation over every axis except ``axis`` (the channel axis).
+
+    In training mode (``mx.autograd.is_training()`` and not ``use_global_stats``) the
+    data is normalised with the batch mean and the *biased* batch variance, and the
+    running statistics are updated in place, in this forward call::
+
+        moving_mean = momentum * moving_mean + (1 - momentum) * batch_mean
+        moving_var  = momentum * moving_var  + (1 - momentum) * batch_var
+
+    (MXNet's CPU kernel updates them during backward instead.) Otherwise the running
+    statistics are used. ``out = (x - mean) / sqrt(var + eps) * gamma + beta``.
+
+    Parameters
+    ----------
+    data : NDArray
+        At least 2-D.
+    gamma, beta : NDArray
+        Shape ``(C,)`` with ``C = data.shape[axis]``.
+    moving_mean, moving_var : NDArray
+        Shape ``(C,)``; updated in place in training mode (no gradient).
+    eps : float, default 1e-3
+    momentum : float, default 0.9
+    fix_gamma : bool, default True
+        Treat ``gamma`` as 1 (its gradient is 0).
+    use_global_stats : bool, default False
+        Always use the running statistics (and never update them).
+    output_mean_var : bool, default False
+        Also return the mean and the *inverse* standard deviation used, shape ``(C,)``
+        (as MXNet does).
+    axis : int, default 1
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1., 2.], [3., 6.]])
+    >>> g, b = mx.nd.ones((2,)), mx.nd.zeros((2,))
+    >>> rm, rv = mx.nd.zeros((2,)), mx.nd.ones((2,))
+    >>> with mx.autograd.train_mode():
+    ...     y = mx.nd.BatchNorm(x, g, b, rm, rv, eps=0., fix_gamma=False)
+    >>> y
+    <BLANKLINE>
+    [[-1. -1.]
+     [ 1.  1.]]
+    <NDArray 2x2 @cpu(0)>
+    >>> rm    # 0.9 * 0 + 0.1 * batch mean
+    <BLANKLINE>
+    [0.2 0.4]
+    <NDArray 2 @cpu(0)>
+    """
+    data = _arr(data, "BatchNorm")
+    nd_ = data.ndim
+    if nd_ < 2:
+        raise ShapeError(f"BatchNorm: data must have at least 2 dimensions, got shape "
+                         f"{data.shape}")
+    ax = _norm_axis(axis, nd_, "BatchNorm")
+    c = data.shape[ax]
+    gamma = _vec(gamma, c, "BatchNorm", "gamma")
+    beta = _vec(beta, c, "BatchNorm", "beta")
+    moving_mean = _vec(moving_mean, c, "BatchNorm", "moving_mean")
+    moving_var = _vec(moving_var, c, "BatchNorm", "moving_var")
+    bshape = (1,) * ax + (c,) + (1,) * (nd_ - ax - 1)
+    eps = float(eps)
+    if state.training and not use_global_stats:
+        axes = tuple(i for i in range(nd_) if i != ax)
+        xhat, mean, var = _normalize(data, axes, eps)
+        m = float(momentum)
+        for run, batch in ((moving_mean, mean), (moving_var, var)):
+            buf = _raw(run)
+            np.copyto(buf, m * buf + (1.0 - m) * _raw(batch).reshape(c), casting="unsafe")
+            if type(run) is NDArray:
+                run._ver[0] += 1
+        if fix_gamma:
+            out = xhat + reshape_exact(beta, bshape)
+        else:
+            out = _affine(xhat, reshape_exact(gamma, bshape), reshape_exact(beta, bshape))
+        if output_mean_var:
+            return out, reshape_exact(mean, (c,)), reshape_exact(_ew.rsqrt(var + eps), (c,))
+        return out
+    dt = _raw(data).dtype
+    rm = np.array(_raw(moving_mean), dtype=dt)
+    inv = (1.0 / np.sqrt(_raw(moving_var).astype(dt) + eps)).astype(dt)
+    if fix_gamma:
+        scale = wrap(inv) if type(data) is NDArray else inv
+        shift = beta - wrap(rm * inv) if type(beta) is NDArray else beta - rm * inv
+    else:
+        scale = gamma * (wrap(inv) if type(gamma) is NDArray else inv)
+        shift = beta - (wrap(rm) if type(beta) is NDArray else rm) * scale
+    out = _affine(data, reshape_exact(scale, bshape), reshape_exact(shift, bshape))
+    if output_mean_var:
+        return out, wrap(rm), wrap(inv)
+    return out
+
+
+def LayerNorm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False, **kwargs):
+    """Layer normalisation: standardise over ``axis`` (biased variance), then scale by
+    ``gamma`` and shift by ``beta`` (both of shape ``(data.shape[axis],)``).
+
+    With ``output_mean_var=True`` also return the mean and the standard deviation
+    ``sqrt(var + eps)``, of the data's shape with ``axis`` of size 1.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1., 3.], [2., 6.]])
+    >>> mx.nd.LayerNorm(x, mx.nd.ones((2,)), mx.nd.zeros((2,)), eps=0.)
+    <BLANKLINE>
+    [[-1.  1.]
+     [-1.  1.]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    data = _arr(data, "LayerNorm")
+    nd_ = data.ndim
+    ax = _norm_axis(axis, nd_, "LayerNorm")
+    c = data.shape[ax]
+    gamma = _vec(gamma, c, "LayerNorm", "gamma")
+    beta = _vec(beta, c, "LayerNorm", "beta")
+    bshape = (1,) * ax + (c,) + (1,) * (nd_ - ax - 1)
+    xhat, mean, var = _normalize(data, (ax,), eps)
+    out = _affine(xhat, reshape_exact(gamma, bshape), reshape_exact(beta, bshape))
+    if output_mean_var:
+        return out, mean, _ew.sqrt(var + float(eps))
+    return out
+
+
+def InstanceNorm(data, gamma, beta, eps=1e-3, **kwargs):
+    """Instance normalisation: standardise each sample and channel over the spatial
+    axes (2, 3, ...), then scale and shift per channel (axis 1).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[[1., 3.], [5., 4.]]])
+    >>> mx.nd.InstanceNorm(x, mx.nd.ones((2,)), mx.nd.zeros((2,)), eps=0.)
+    <BLANKLINE>
+    [[[-1.  1.]
+      [ 1. -1.]]]
+    <NDArray 1x2x2 @cpu(0)>
+    """
+    data = _arr(data, "InstanceNorm")
+    nd_ = data.ndim
+    if nd_ < 3:
+        raise ShapeError(f"InstanceNorm: data must have at least 3 dimensions (batch, "
+                         f"channel, spatial...), got shape {data.shape}")
+    c = data.shape[1]
+    gamma = _vec(gamma, c, "InstanceNorm", "gamma")
+    beta = _vec(beta, c, "InstanceNorm", "beta")
+    bshape = (1, c) + (1,) * (nd_ - 2)
+    xhat, _, _ = _normalize(data, tuple(range(2, nd_)), eps)
+    return _affine(xhat, reshape_exact(gamma, bshape), reshape_exact(beta, bshape))
+
+
+def GroupNorm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False, **kwargs):
+    """Group normalisation: the channels (axis 1) are split into ``num_groups`` groups;
+    each sample and group is standardised, then scaled and shifted per channel.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1., 3., 4., 2.]])
+    >>> mx.nd.GroupNorm(x, mx.nd.ones((4,)), mx.nd.zeros((4,)), num_groups=2, eps=0.)
+    <BLANKLINE>
+    [[-1.  1.  1. -1.]]
+    <NDArray 1x4 @cpu(0)>
+    """
+    data = _arr(data, "GroupNorm")
+    shape = data.shape
+    if len(shape) < 2:
+        raise ShapeError(f"GroupNorm: data must have at least 2 dimensions, got {shape}")
+    c = shape[1]
+    ng = int(num_groups)
+    if ng <= 0 or c % ng:
+        raise ShapeError(f"GroupNorm: {c} channels cannot be split into {ng} groups")
+    gamma = _vec(gamma, c, "GroupNorm", "gamma")
+    beta = _vec(beta, c, "GroupNorm", "beta")
+    gshape = (shape[0], ng, c // ng) + tuple(shape[2:])
+    xhat, mean, var = _normalize(reshape_exact(data, gshape), tuple(range(2, len(gshape))),
+                                 eps)
+    bshape = (1, c) + (1,) * (len(shape) - 2)
+    out = _affine(reshape_exact(xhat, shape), reshape_exact(gamma, bshape),
+                  reshape_exact(beta, bshape))
+    if output_mean_var:
+        return out, reshape_exact(mean, (shape[0], ng)), \
+            reshape_exact(_ew.sqrt(var + float(eps)), (shape[0], ng))
+    return out
+
+
+# =============================================================== Embedding
+def _indices(x, n):
+    idx = x.astype(np.int64) if x.dtype.kind != "i" else x
+    return np.clip(idx, 0, n - 1)
+
+
+def _embed_fwd(idx, w, input_dim):
+    return np.take(w, _indices(idx, w.shape[0]), axis=0)
+
+
+def _scatter_fwd(g, idx, input_dim):
+    d = g.shape[-1]
+    out = np.zeros((input_dim, d), dtype=g.dtype)
+    np.add.at(out, _indices(idx, input_dim).reshape(-1), g.reshape(-1, d))
+    return out
+
+
+def _no_grad(*args, **kwargs):
+    return None
+
+
+_SCATTER = defop("_embedding_backward", _scatter_fwd,
+                 [lambda h, r, g, idx, input_dim: call2(_EMBED, idx, h,
+                                                        {"input_dim": input_dim}), _no_grad],
+                 [lambda t, r, g, idx, input_dim: call2(_SCATTER, t, idx,
+                                                        {"input_dim": input_dim}), _no_grad],
+                 save=(1,))
+
+_EMBED = defop("Embedding", _embed_fwd,
+               [_no_grad, lambda g, y, idx, w, input_dim: call2(_SCATTER, g, idx,
+                                                                {"input_dim": input_dim})],
+               [_no_grad, lambda t, y, idx, w, input_dim: call2(_EMBED, idx, t,
+                                                                {"input_dim": input_dim})],
+               save=(0,))
+
+
+def Embedding(data, weight, input_dim=None, output_dim=None, dtype="float32",
+              sparse_grad=False, **kwargs):
+    """Look up rows of ``weight``: ``out[..., :] = weight[data[...], :]``.
+
+    Indices are given as a (float) array and cast to integers; out-of-range indices
+    are clipped to ``[0, input_dim - 1]`` as in MXNet. The gradient with respect to
+    ``weight`` accumulates over repeated indices; ``data`` gets no gradient.
+
+    Parameters
+    ----------
+    data : NDArray
+        Indices, any shape.
+    weight : NDArray
+        Shape ``(input_dim, output_dim)``.
+    input_dim, output_dim : int, optional
+        Checked against ``weight`` when given.
+
+    Returns
+    -------
+    NDArray
+        Shape ``data.shape + (output_dim,)``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> w = mx.nd.array([[0., 1.], [2., 3.], [4., 5.]])
+    >>> mx.nd.Embedding(mx.nd.array([2, 0, 2]), w, input_dim=3, output_dim=2)
+    <BLANKLINE>
+    [[4. 5.]
+     [0. 1.]
+     [4. 5.]]
+    <NDArray 3x2 @cpu(0)>
+    """
+    data = _arr(data, "Embedding")
+    weight = _arr(weight, "Embedding", "weight")
+    ws = tuple(weight.shape)
+    if len(ws) != 2:
+        raise ShapeError(f"Embedding: weight must be 2-D (input_dim, output_dim), got {ws}")
+    if input_dim is not None and int(input_dim) != ws[0]:
+        raise ShapeError(f"Embedding: input_dim={input_dim} but weight has shape {ws}")
+    if output_dim is not None and int(output_dim) != ws[1]:
+        raise ShapeError(f"Embedding: output_dim={output_dim} but weight has shape {ws}")
+    return call2(_EMBED, data, weight, {"input_dim": ws[0]})
+
+
+# ================================================================== losses
+def _one_hot(label, shape, axis, dtype):
+    lab = _raw(_arr(label, "softmax_cross_entropy", "label")).astype(np.int64)
+    n = shape[axis]
+    oh = np.zeros(shape, dtype)
+    idx = np.expand_dims(np.clip(lab, 0, n - 1), axis)
+    np.put_along_axis(oh, idx, 1, axis=axis)
+    return oh, lab
+
+
+def softmax_cross_entropy(data, label, **kwargs):
+    """Summed cross entropy of ``softmax(data)`` (over the last axis) against integer
+    labels: ``-sum_i log(softmax(data)[i, label[i]])``, shape ``(1,)``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[0., 0.], [0., 0.]])
+    >>> round(float(mx.nd.softmax_cross_entropy(x, mx.nd.array([0, 1])).asscalar()), 4)
+    1.3863
+    """
+    data = _arr(data, "softmax_cross_entropy")
+    if data.ndim != 2:
+        raise ShapeError(f"softmax_cross_entropy: data must be 2-D (batch, classes), got "
+                         f"{data.shape}")
+    lab = _arr(label, "softmax_cross_entropy", "label")
+    if tuple(lab.shape) != (data.shape[0],):
+        raise ShapeError(f"softmax_cross_entropy: label must have shape ({data.shape[0]},), "
+                         f"got {tuple(lab.shape)}")
+    oh, _ = _one_hot(lab, data.shape, 1, _raw(data).dtype)
+    return -_sum(log_softmax(data, axis=-1) * (wrap(oh) if type(data) is NDArray else oh))
+
+
+def _softmax_output_fwd(x, axis, target, scale, out_grad):
+    return _softmax_fwd(x, axis, 1.0, None)
+
+
+def _softmax_output_grad(g, y, x, axis, target, scale, out_grad):
+    r = (softmax(x, axis=axis) - target) * scale
+    return r * g if out_grad else r
+
+
+_SOFTMAX_OUTPUT = defop("SoftmaxOutput", _softmax_output_fwd, [_softmax_output_grad],
+                        [lambda t, y, x, axis, target, scale, out_grad: _sm_bwd(t, y, axis)],
+                        save=(0,))
+
+
+def SoftmaxOutput(data, label, grad_scale=1.0, ignore_label=-1.0, multi_output=False,
+                  use_ignore=False, preserve_shape=False, normalization="null",
+                  out_grad=False, smooth_alpha=0.0, **kwargs):
+    """Softmax forward with the cross-entropy gradient in backward.
+
+    The forward returns ``softmax(data)``; backward ignores the head gradient and
+    gives ``(softmax(data) - one_hot(label)) * grad_scale`` (divided by the batch size
+    for ``normalization='batch'``, by the number of non-ignored labels for
+    ``'valid'``), as MXNet's loss layer.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.zeros((1, 2)); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = mx.nd.SoftmaxOutput(x, mx.nd.array([1]))
+    >>> y.backward(); x.grad
+    <BLANKLINE>
+    [[ 0.5 -0.5]]
+    <NDArray 1x2 @cpu(0)>
+    """
+    data = _arr(data, "SoftmaxOutput")
+    shape = data.shape
+    dt = _raw(data).dtype
+    if multi_output:
+        axis = 1
+    elif preserve_shape:
+        axis = data.ndim - 1
+    else:
+        if data.ndim != 2:
+            flat = reshape_exact(data, (shape[0], _prod(shape[1:])))
+            r = SoftmaxOutput(flat, label, grad_scale, ignore_label, multi_output, use_ignore,
+                              preserve_shape, normalization, out_grad, smooth_alpha)
+            return reshape_exact(r, shape)
+        axis = 1
+    lab = _raw(_arr(label, "SoftmaxOutput", "label"))
+    lshape = shape[:axis] + shape[axis + 1:]
+    if lab.size != _prod(lshape):
+        raise ShapeError(f"SoftmaxOutput: label of shape {lab.shape} does not fit data "
+                         f"of shape {shape} (expected {lshape})")
+    lab = lab.reshape(lshape)
+    target, labi = _one_hot(lab, shape, axis, dt)
+    k = shape[axis]
+    if smooth_alpha:
+        target = target * (1.0 - smooth_alpha - smooth_alpha / (k - 1)) + smooth_alpha / (k - 1)
+        target = target.astype(dt)
+    scale = float(grad_scale)
+    valid = None
+    if use_ignore:
+        valid = np.expand_dims((labi != int(ignore_label)), axis)
+    if normalization == "batch":
+        scale /= shape[0]
+    elif normalization == "valid":
+        cnt = int(valid.sum()) if valid is not None else _prod(lshape)
+        scale /= max(cnt, 1)
+    elif normalization != "null":
+        raise StateError(f"SoftmaxOutput: normalization must be 'null', 'batch' or "
+                         f"'valid', got {normalization!r}")
+    if valid is not None:
+        scale = (valid * scale).astype(dt)   # ignored positions get a zero gradient
+    return call1(_SOFTMAX_OUTPUT, data, {"axis": axis, "target": target, "scale": scale,
+                                         "out_grad": bool(out_grad)})
+
+
+Softmax = SoftmaxOutput
+
+
+# ================================================================ methods
+def _m_softmax(self, axis=-1, temperature=None, dtype=None, **kw):
+    return softmax(self, axis=axis, temperature=temperature, dtype=dtype, **kw)
+
+
+def _m_log_softmax(self, axis=-1, temperature=None, dtype=None, **kw):
+    return log_softmax(self, axis=axis, temperature=temperature, dtype=dtype)
+
+
+def _m_softmin(self, axis=-1, temperature=None, dtype=None, **kw):
+    return softmin(self, axis=axis, temperature=temperature, dtype=dtype)
+
+
+register_method("softmax", _m_softmax)
+register_method("log_softmax", _m_log_softmax)
+register_method("softmin", _m_softmin)
