@@ -258,8 +258,8 @@ class FunctionCtx:
     # ------------------------------------------------------------ forward side
     def _in_forward(self, what):
         if self._fn_phase != _FWD:
-            raise MXNetError(f"{what} can only be called inside the forward (or setup_context) "
-                             f"of Function '{self.name}', while it runs")
+            raise MXNetError(f"Function '{self.name}': {what} can only be called inside its "
+                             f"forward (or setup_context), while it runs")
 
     def save_for_backward(self, *arrays, **named) -> None:
         """Save values for backward; read them back with :attr:`saved_tensors`.
