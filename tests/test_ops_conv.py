@@ -575,3 +575,82 @@ def test_bad_params():
 def test_no_ndarray_methods():
     assert not hasattr(NDArray, "Convolution")
     assert not hasattr(NDArray, "Pooling")
+
+
+def test_maxpool_padding_only_windows_get_no_gradient():
+    x = nd.array([[[1., 2.]]])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.Pooling(x, kernel=(1,), pad=(1,))
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [[[1., 1.]]])
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_lp_pooling(p):
+    x = np.abs(P2) + 0.5
+    y = nd.Pooling(nd.array(x), kernel=(2, 2), stride=(2, 2), pool_type="lp", p_value=p)
+    np.testing.assert_allclose(y.asnumpy(), ref_pool(x.astype(np.float32), (2, 2), "lp",
+                                                     (2, 2), p_value=p), rtol=1e-5)
+
+
+def test_lp_needs_p_value():
+    with pytest.raises(MXNetError, match="p_value"):
+        nd.Pooling(nd.ones((1, 1, 4, 4)), kernel=(2, 2), pool_type="lp")
+
+
+def test_out_argument():
+    x = nd.array(X2)
+    w = nd.array(W2)
+    out = nd.zeros((2, 4, 3, 3))
+    r = nd.Convolution(x, w, kernel=(3, 3), num_filter=4, no_bias=True, out=out)
+    assert r is out
+    np.testing.assert_allclose(out.asnumpy(), ref_conv(X2.astype(np.float32),
+                                                       W2.astype(np.float32)),
+                               rtol=1e-5, atol=1e-5)
+    pout = nd.zeros((2, 3, 2, 2))
+    nd.Pooling(x, kernel=(2, 2), stride=(2, 2), out=pout)
+    np.testing.assert_allclose(pout.asnumpy(), ref_pool(X2.astype(np.float32), (2, 2),
+                                                        stride=(2, 2)))
+
+
+def test_raw_numpy_inputs_run_raw():
+    # the ops also run on NumPy arrays (the engine's fast path for gradient rules)
+    y = nd.Convolution(X2, W2, kernel=(3, 3), num_filter=4, no_bias=True)
+    assert isinstance(y, np.ndarray)
+    np.testing.assert_allclose(y, ref_conv(X2, W2))
+    p = nd.Pooling(P2, kernel=(2, 2))
+    assert isinstance(p, np.ndarray)
+
+
+def test_second_order_through_maxpool_of_conv():
+    # d/dw of (d loss / d x) where loss = sum(maxpool(conv(x, w))**2): every rule is
+    # recorded, so this is an exact third-order-free second derivative
+    x = nd.array(X2, dtype=np.float64)
+    w = nd.array(W2, dtype=np.float64)
+    x.attach_grad()
+    w.attach_grad()
+    with autograd.record():
+        y = nd.Pooling(nd.Convolution(x, w, kernel=(3, 3), num_filter=4, no_bias=True,
+                                      pad=(1, 1)), kernel=(2, 2), stride=(2, 2))
+        loss = (y * y).sum()
+        gx = autograd.grad(loss, [x], create_graph=True)[0]
+        z = (gx * gx).sum()
+    z.backward()
+    assert np.abs(w.grad.asnumpy()).sum() > 0
+
+    def gxnorm(wv):
+        xx = nd.array(X2, dtype=np.float64)
+        xx.attach_grad()
+        with autograd.record():
+            yy = nd.Pooling(nd.Convolution(xx, nd.array(wv, dtype=np.float64),
+                                           kernel=(3, 3), num_filter=4, no_bias=True,
+                                           pad=(1, 1)), kernel=(2, 2), stride=(2, 2))
+            ll = (yy * yy).sum()
+        ll.backward()
+        return float((xx.grad.asnumpy() ** 2).sum())
+    eps = 1e-6
+    e = np.zeros_like(W2)
+    e[1, 2, 0, 1] = eps
+    num = (gxnorm(W2 + e) - gxnorm(W2 - e)) / (2 * eps)
+    assert w.grad.asnumpy()[1, 2, 0, 1] == pytest.approx(num, rel=1e-4)

@@ -22,6 +22,7 @@ over pixels or the batch.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 from typing import Optional, Sequence
 
@@ -30,7 +31,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..base import MXNetError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray
-from ._core import defop, call, call1, as_array
+from ._core import defop, call, call1, as_array, inplace_apply
 from .reduce import sum as _nd_sum, reshape_exact
 
 __all__ = ["Convolution", "Deconvolution", "Pooling"]
@@ -65,11 +66,9 @@ def _pad_input(x, pad, padr=None, value=0):
         padr = pad
     if not any(pad) and not any(padr):
         return x
-    nd = len(pad)
     shape = x.shape[:2] + tuple(s + a + b for s, a, b in zip(x.shape[2:], pad, padr))
     xp = np.full(shape, value, dtype=x.dtype) if value != 0 else np.zeros(shape, x.dtype)
     xp[(_ALL, _ALL) + tuple(slice(a, a + s) for a, s in zip(pad, x.shape[2:]))] = x
-    del nd
     return xp
 
 
@@ -137,21 +136,18 @@ def _conv_fwd(x, w, b, stride, pad, dilate, groups):
     return _add_bias(y, b)
 
 
-def _col2im(col, isize, kernel, stride, pad, dilate, osize):
-    """Add columns (N, C, *kernel, *isize) back into an image of spatial size ``osize``
-    (the adjoint of im2col; ``isize`` is the number of window positions)."""
-    N, C = col.shape[:2]
+def _col2im_t(col, isize, kernel, stride, pad, dilate, osize):
+    """Add batch-last columns (C, *kernel, *isize, N) back into a batch-last image
+    (C, *osize, N) -- the adjoint of im2col. Batch-last makes each strided add run over
+    long contiguous stretches (a row of windows times the batch)."""
+    C, N = col.shape[0], col.shape[-1]
     full = tuple(max(o + 2 * p, (i - 1) * s + d * (k - 1) + 1)
                  for o, p, i, s, d, k in zip(osize, pad, isize, stride, dilate, kernel))
-    buf = np.zeros((N, C) + full, dtype=col.dtype)
+    buf = np.zeros((C,) + full + (N,), dtype=col.dtype)
     for off in _offsets(kernel):
-        buf[(_ALL, _ALL) + _offset_slices(off, dilate, stride, isize)] += \
-            col[(_ALL, _ALL) + off]
-    crop = (_ALL, _ALL) + tuple(slice(p, p + o) for p, o in zip(pad, osize))
-    out = buf[crop]
-    if out.shape != buf.shape:
-        out = np.ascontiguousarray(out)
-    return out
+        buf[(_ALL,) + _offset_slices(off, dilate, stride, isize) + (_ALL,)] += \
+            col[(_ALL,) + off]
+    return buf[(_ALL,) + tuple(slice(p, p + o) for p, o in zip(pad, osize)) + (_ALL,)]
 
 
 def _deconv_fwd(u, w, b, stride, pad, dilate, groups, osize):
@@ -164,15 +160,16 @@ def _deconv_fwd(u, w, b, stride, pad, dilate, groups, osize):
     kernel = w.shape[2:]
     K = _prod(kernel)
     L = _prod(isize)
-    u2 = u.reshape(N, G, Cin // G, L)
-    w2 = w.reshape(G, Cin // G, Fg * K).astype(u.dtype, copy=False)
-    col = np.matmul(w2.transpose(0, 2, 1), u2)  # (N, G, Fg*K, L)
     F = G * Fg
+    w2 = w.reshape(G, Cin // G, Fg * K).astype(u.dtype, copy=False)
     if K == 1 and not any(pad) and all(s == 1 for s in stride) and tuple(osize) == isize:
-        y = col.reshape((N, F) + tuple(osize))
-    else:
-        y = _col2im(col.reshape((N, F) + kernel + isize), isize, kernel, stride, pad,
-                    dilate, osize)
+        y = np.matmul(w2.transpose(0, 2, 1), u.reshape(N, G, Cin // G, L))
+        return _add_bias(y.reshape((N, F) + isize), b)
+    # batch-last: one GEMM (G, Fg*K, Cin/G) @ (G, Cin/G, L*N), then col2im
+    ut = np.ascontiguousarray(np.moveaxis(u, 0, -1)).reshape(G, Cin // G, L * N)
+    col = np.matmul(w2.transpose(0, 2, 1), ut).reshape((F,) + kernel + isize + (N,))
+    yt = _col2im_t(col, isize, kernel, stride, pad, dilate, osize)
+    y = np.ascontiguousarray(np.moveaxis(yt, -1, 0))
     return _add_bias(y, b)
 
 
@@ -190,11 +187,9 @@ def _wgrad_fwd(x, g, stride, pad, dilate, groups, kernel):
         col = _im2col(_pad_input(x, pad), kernel, stride, dilate, osize)
         col = col.reshape(N, G, (C // G) * K, L)
     g2 = g.reshape(N, G, F // G, L).astype(x.dtype, copy=False)
-    if G == 1:
-        dw = np.tensordot(g2[:, 0], col[:, 0], axes=([0, 2], [0, 2]))[None]
-    else:
-        dw = np.stack([np.tensordot(g2[:, i], col[:, i], axes=([0, 2], [0, 2]))
-                       for i in range(G)])
+    # one GEMM per sample, then a sum over the batch: faster than a tensordot over
+    # (batch, positions), which has to copy both operands into transposed layouts
+    dw = np.matmul(g2, col.transpose(0, 1, 3, 2)).sum(axis=0)
     return dw.reshape((F, C // G) + tuple(kernel))
 
 
@@ -321,6 +316,15 @@ def _check_layout(layout, nd, op):
         raise StateError(f"{op}: layout {layout!r} is for {lnd}-D data but the kernel "
                          f"has {nd} dimensions")
     return last
+
+
+def _finish(y, out):
+    """Honour MXNet's ``out=``: write the result into ``out`` and return it."""
+    if out is None:
+        return y
+    if not isinstance(out, NDArray):
+        raise StateError(f"out= must be an NDArray, got {type(out).__name__}")
+    return inplace_apply(out, y if isinstance(y, NDArray) else NDArray(y))
 
 
 def _as_input(x, op, arg="data"):
@@ -472,7 +476,7 @@ def Convolution(data=None, weight=None, bias=None, kernel=None, stride=(), dilat
     y = _conv(data, weight, bias, stride, pad, dilate, num_group)
     if last:
         y = _transpose(y, _to_channel_last(nd))
-    return y
+    return _finish(y, out)
 
 
 def _cl_shape(shape):
@@ -583,7 +587,7 @@ def Deconvolution(data=None, weight=None, bias=None, kernel=None, stride=(), dil
     y = _deconv(data, weight, bias, stride, pad, dilate, num_group, osize)
     if last:
         y = _transpose(y, _to_channel_last(nd))
-    return y
+    return _finish(y, out)
 
 
 # ------------------------------------------------------------------ pooling
@@ -689,35 +693,78 @@ def _argmax_positions(x, kernel, stride, pad, padr, osize):
     N, C = x.shape[:2]
     isize = x.shape[2:]
     nd = len(kernel)
-    fill = -np.inf if x.dtype.kind == "f" else _lowest(x.dtype)
     if all(o == 1 for o in osize) and tuple(kernel) == tuple(isize) and not any(pad) \
             and not any(padr):
         local = x.reshape(N, C, -1).argmax(axis=-1).reshape((N, C) + (1,) * nd)
         base = (np.arange(N * C) * _prod(isize)).reshape((N, C) + (1,) * nd)
         return local + base, None
+    fill = -np.inf if x.dtype.kind == "f" else _lowest(x.dtype)
     xp = _pad_input(x, pad, padr, fill)
-    win = _windows(xp, kernel, stride, (1,) * nd, osize)
-    K = _prod(kernel)
-    win = win.reshape((N, C) + tuple(osize) + (K,))
-    local = win.argmax(axis=-1)
-    # position of the maximum along each spatial dim
-    offs = np.unravel_index(local, kernel)
-    flat = np.arange(N * C).reshape((N, C) + (1,) * nd)
+    offsets = list(_offsets(kernel))
+    ones = (1,) * nd
+    K = len(offsets)
+    adt = np.int8 if K < 128 else (np.int16 if K < 32768 else np.int32)
+    best = arg = None
+    # running maximum over the kernel offsets; a strict '>' keeps the first maximum.
+    # Branch-free updates (maximum, arg += m*(k-arg)): masked copies with random
+    # masks are several times slower.
+    for k, off in enumerate(offsets):
+        v = xp[(_ALL, _ALL) + _offset_slices(off, ones, stride, osize)]
+        if best is None:
+            best = v.copy()
+            arg = np.zeros(best.shape, dtype=adt)
+        else:
+            m = np.greater(v, best).view(np.int8)
+            np.maximum(best, v, out=best)
+            arg += m * (adt(k) - arg)
+    base, starts = _window_starts(N, C, tuple(isize), tuple(osize), tuple(stride),
+                                  tuple(pad))
+    strides = _plane_strides(isize)
+    koff = np.array([sum(o * s for o, s in zip(off, strides)) for off in offsets],
+                    dtype=base.dtype)
+    flat = base + np.take(koff, arg)
+    if not any(pad) and all((o - 1) * s + k <= x for o, s, k, x in
+                            zip(osize, stride, kernel, isize)):
+        return flat, None
+    # windows that may touch padding: check each position is inside the input
     valid = None
+    offs = np.array(offsets, dtype=np.int64)
+    for d in range(nd):
+        pos = starts[d] + np.take(offs[:, d], arg)
+        ok = (pos >= 0) & (pos < isize[d])
+        valid = ok if valid is None else valid & ok
+    if valid.all():
+        return flat, None
+    return np.where(valid, flat, 0), valid
+
+
+def _plane_strides(isize):
+    nd = len(isize)
+    strides = [1] * nd
+    for d in range(nd - 2, -1, -1):
+        strides[d] = strides[d + 1] * isize[d + 1]
+    return strides
+
+
+@functools.lru_cache(maxsize=16)
+def _window_starts(N, C, isize, osize, stride, pad):
+    """Flat index of every window's first element (cached per geometry: a training loop
+    pools the same shapes every step), and the per-dimension start positions."""
+    nd = len(isize)
+    total = N * C * _prod(isize)
+    dt = np.int32 if total < 2 ** 31 else np.int64
+    strides = _plane_strides(isize)
+    ones = (1,) * nd
+    base = (np.arange(N * C, dtype=dt) * _prod(isize)).reshape((N, C) + ones)
+    starts = []
     for d in range(nd):
         shape = [1] * (nd + 2)
         shape[2 + d] = osize[d]
-        start = (np.arange(osize[d]) * stride[d] - pad[d]).reshape(shape)
-        pos = start + offs[d]
-        ok = (pos >= 0) & (pos < isize[d])
-        if not ok.all():
-            valid = ok if valid is None else valid & ok
-        flat = flat * isize[d] + pos
-    if valid is not None:
-        flat = np.where(valid, flat, 0)
-        if valid.all():
-            valid = None
-    return flat, valid
+        st = (np.arange(osize[d], dtype=dt) * stride[d] - pad[d]).reshape(shape)
+        starts.append(st)
+        base = base + st * dt(strides[d])
+    base.flags.writeable = False
+    return base, tuple(starts)
 
 
 _POOL_TYPES = ("max", "avg", "sum", "lp")
@@ -849,7 +896,9 @@ def Pooling(data=None, kernel=(), pool_type="max", global_pool=False, cudnn_off=
     elif pool_type in ("avg", "sum"):
         y = call1(_WINSUM, data, dict(geo, avg=pool_type == "avg", include_pad=include_pad))
     else:
-        p = 1 if p_value is None else int(p_value)
+        if p_value is None:
+            raise StateError(f"{op}: pool_type='lp' needs p_value (1, 2 or 3)")
+        p = int(p_value)
         if p not in (1, 2, 3):
             raise StateError(f"{op}: p_value={p_value} is not supported; use 1, 2 or 3")
         from .elemwise import square, sqrt, cbrt
@@ -863,4 +912,4 @@ def Pooling(data=None, kernel=(), pool_type="max", global_pool=False, cudnn_off=
                                                              include_pad=include_pad)))
     if last:
         y = _transpose(y, _to_channel_last(nd))
-    return y
+    return _finish(y, out)
