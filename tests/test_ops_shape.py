@@ -580,3 +580,18 @@ def test_property_slice_matches_python_slices(shape, data):
     if ref.size:
         np.testing.assert_array_equal(out.asnumpy(), ref)
     assert out.shape == ref.shape
+
+
+def test_same_shape_results_are_new_arrays():
+    x = nd.ones((1, 5))
+    t = x.T
+    t[0] = 7
+    assert x.asnumpy().sum() == 5
+    b = nd.broadcast_like(x, nd.zeros((1, 5)))
+    assert b is not x
+    b[:] = 0
+    assert x.asnumpy().sum() == 5
+    f = nd.flatten(x)
+    assert f is not x and f._ver is x._ver  # a view, as x.reshape is in MXNet
+    r = x.reshape((1, 5))
+    assert r is not x

@@ -39,7 +39,7 @@ from .reduce import reshape_exact, broadcast_to
 from .shape import index_spec, index_apply, index_add_apply, _axis, _arr, _isint
 
 __all__ = ["take", "batch_take", "pick", "gather_nd", "scatter_nd", "one_hot", "where",
-           "boolean_mask"]
+           "boolean_mask", "ravel_multi_index", "unravel_index"]
 
 
 def _int_indices(indices, op):
@@ -363,6 +363,59 @@ def boolean_mask(data, index, axis: int = 0, **kwargs):
     sel = np.nonzero(m)[0]
     key = (slice(None),) * ax + (sel,)
     return index_apply(data, index_spec(data.shape, key, copy=True))
+
+
+# ============================================================ ravel / unravel
+def _strides(shape):
+    st_ = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        st_[i] = st_[i + 1] * int(shape[i + 1])
+    return st_
+
+
+def ravel_multi_index(data, shape, **kwargs):
+    """Flat indices from multi-indices: ``data`` of shape ``(ndim, N)`` gives shape
+    ``(N,)`` (the first entry of ``shape`` may be -1). Not differentiable.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.ravel_multi_index(mx.nd.array([[3, 6, 6], [4, 5, 1]]), shape=(7, 6))
+    <BLANKLINE>
+    [22. 41. 37.]
+    <NDArray 3 @cpu(0)>
+    """
+    d = data._data if isinstance(data, NDArray) else np.asarray(data)
+    shape = tuple(int(s) for s in shape)
+    if d.shape[0] != len(shape):
+        raise ShapeError(f"ravel_multi_index: data of shape {d.shape} must have {len(shape)} "
+                         f"rows, one per dimension of shape {shape}")
+    flat = np.tensordot(np.asarray(_strides(shape), np.int64), d.astype(np.int64), axes=1)
+    return wrap(np.asarray(flat).astype(d.dtype).reshape(d.shape[1:] or (1,)))
+
+
+def unravel_index(data, shape, **kwargs):
+    """Multi-indices from flat indices: ``data`` of shape ``(N,)`` gives shape
+    ``(ndim, N)`` (the first entry of ``shape`` may be -1). Not differentiable.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.unravel_index(mx.nd.array([22, 41, 37]), shape=(7, 6))
+    <BLANKLINE>
+    [[3. 6. 6.]
+     [4. 5. 1.]]
+    <NDArray 2x3 @cpu(0)>
+    """
+    d = data._data if isinstance(data, NDArray) else np.asarray(data)
+    shape = tuple(int(s) for s in shape)
+    flat = d.astype(np.int64)
+    rows = []
+    for i, stride in enumerate(_strides(shape)):
+        q = flat // stride
+        rows.append(q if i == 0 else q % shape[i])
+        flat = flat - q * stride if i else flat % stride
+    return wrap(np.stack(rows).astype(d.dtype))
 
 
 # ======================================================== __getitem__ / set

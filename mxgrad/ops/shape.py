@@ -24,6 +24,7 @@ Examples
 from __future__ import annotations
 
 import builtins
+import math
 from numbers import Integral
 from typing import Optional, Sequence
 
@@ -44,6 +45,9 @@ __all__ = [
 ]
 
 _pyslice = builtins.slice
+
+
+_prod = math.prod
 
 
 def _isint(v) -> bool:
@@ -77,9 +81,24 @@ def _share(out, src):
     return out
 
 
+def _view(data, shape):
+    """``data`` reshaped (a view sharing the buffer and the version); a new NDArray
+    object even when the shape does not change."""
+    r = reshape_exact(data, shape)
+    if r is data and type(data) is NDArray:
+        r = wrap(data._data, data._node, data._oidx)
+        r._ver = data._ver
+        r._tan = data._tan
+        return r
+    return _share(r, data)
+
+
 def _fresh(r, src):
     """A copy of ``r`` if it shares memory with ``src`` (for ops that MXNet computes
     into new memory)."""
+    if r is src:
+        from .elemwise import identity_copy
+        return identity_copy(r)
     d = r._data if type(r) is NDArray else r
     s = src._data if type(src) is NDArray else src
     if d.base is not None and np.may_share_memory(d, s):
@@ -260,6 +279,16 @@ def _adv_shape(xshape, key):
 def _infer_reshape(ishape, shape, reverse=False):
     """MXNet's reshape codes (0, -1, -2, -3, -4) applied to ``ishape``."""
     req = tuple(int(s) for s in shape)
+    if not reverse and min(req, default=1) >= -1 and 0 not in req:
+        # no special codes but possibly one -1 (the common case)
+        total = _prod(ishape)
+        if -1 in req:
+            if req.count(-1) == 1:
+                rest = -_prod(req)
+                if rest > 0 and total % rest == 0:
+                    return tuple(total // rest if s == -1 else s for s in req)
+        elif _prod(req) == total:
+            return req
     src = list(ishape)
     codes = list(req)
     if reverse:
@@ -323,9 +352,9 @@ def _infer_reshape(ishape, shape, reverse=False):
         else:
             raise bad(f"unknown code {c} (special values are 0, -1, -2, -3, -4)")
         i += 1
-    total = int(np.prod(ishape, dtype=np.int64))
+    total = _prod(ishape)
     if inf >= 0:
-        rest = int(np.prod(out, dtype=np.int64))
+        rest = _prod(out)
         if rest == 0 or total % rest:
             raise bad(f"the {total} elements cannot be split with the other dimensions "
                       f"{tuple(o for j, o in enumerate(out) if j != inf)} (product {rest})")
@@ -333,8 +362,8 @@ def _infer_reshape(ishape, shape, reverse=False):
     if reverse:
         out.reverse()
     out = tuple(out)
-    if int(np.prod(out, dtype=np.int64)) != total:
-        raise bad(f"the result {out} has {int(np.prod(out, dtype=np.int64))} elements, the "
+    if _prod(out) != total:
+        raise bad(f"the result {out} has {_prod(out)} elements, the "
                   f"input {total}")
     return out
 
@@ -381,7 +410,7 @@ def reshape(data, shape=None, reverse: bool = False, **kwargs):
             raise StateError("reshape: the target shape is required (shape=...)")
     data = _arr(data, "reshape")
     target = _infer_reshape(data.shape, _shape_arg(shape), bool(reverse))
-    return _share(reshape_exact(data, target), data)
+    return _view(data, target)
 
 
 Reshape = reshape
@@ -432,15 +461,15 @@ def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end
     lb, le = _pyslice(lhs_begin, lhs_end).indices(len(ls))[:2]
     rb, re_ = _pyslice(rhs_begin, rhs_end).indices(len(rshape))[:2]
     target = ls[:lb] + rshape[rb:re_] + ls[le:]
-    if int(np.prod(target, dtype=np.int64)) != lhs.size:
+    if _prod(target) != lhs.size:
         raise ShapeError(f"reshape_like: cannot reshape shape {ls} to {target} (taken from "
                          f"shape {rshape}): the sizes differ")
-    return _share(reshape_exact(lhs, target), lhs)
+    return _view(lhs, target)
 
 
 # ================================================================ transpose
 def _transpose_fwd(x, axes):
-    return np.ascontiguousarray(np.transpose(x, axes))
+    return np.transpose(x, axes).copy()
 
 
 _TRANSPOSE = defop("transpose", _transpose_fwd,
@@ -552,7 +581,7 @@ def expand_dims(data, axis: int, **kwargs):
     data = _arr(data, "expand_dims")
     ax = _axis(axis, data.ndim, "expand_dims", extra=1)
     s = tuple(data.shape)
-    return _share(reshape_exact(data, s[:ax] + (1,) + s[ax:]), data)
+    return _view(data, s[:ax] + (1,) + s[ax:])
 
 
 def squeeze(data, axis=None, **kwargs):
@@ -580,7 +609,7 @@ def squeeze(data, axis=None, **kwargs):
                 raise ShapeError(f"squeeze: axis {a} of shape {s} has size {s[a]}, not 1; only "
                                  f"dimensions of size 1 can be removed")
     target = tuple(d for i, d in enumerate(s) if i not in axes) or (1,)
-    return _share(reshape_exact(data, target), data)
+    return _view(data, target)
 
 
 def flatten(data, **kwargs):
@@ -595,8 +624,8 @@ def flatten(data, **kwargs):
     """
     data = _arr(data, "flatten")
     s = tuple(data.shape)
-    rest = int(np.prod(s[1:], dtype=np.int64))
-    return _share(reshape_exact(data, (s[0], rest)), data)
+    rest = _prod(s[1:])
+    return _view(data, (s[0], rest))
 
 
 Flatten = flatten
@@ -955,7 +984,7 @@ def broadcast_axis(data, axis=(), size=(), **kwargs):
             raise ShapeError(f"broadcast_axis: axis {ai} of shape {tuple(data.shape)} has size "
                              f"{shape[ai]}; only size-1 axes can be broadcast")
         shape[ai] = int(s)
-    return broadcast_to(data, tuple(shape))
+    return _fresh(broadcast_to(data, tuple(shape)), data)
 
 
 broadcast_axes = broadcast_axis
@@ -980,7 +1009,7 @@ def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None, **kwargs):
         if len(rshape) < lhs.ndim:
             raise ShapeError(f"broadcast_like: cannot broadcast shape {tuple(lhs.shape)} to "
                              f"{rshape}")
-        return broadcast_to(lhs, rshape)
+        return _fresh(broadcast_to(lhs, rshape), lhs)
     if lhs_axes is None or rhs_axes is None:
         raise ShapeError("broadcast_like: give both lhs_axes and rhs_axes, or neither")
     if _isint(lhs_axes):
@@ -994,7 +1023,7 @@ def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None, **kwargs):
     for la, ra in zip(lhs_axes, rhs_axes):
         shape[_axis(la, lhs.ndim, "broadcast_like")] = rshape[_axis(ra, len(rshape),
                                                                    "broadcast_like")]
-    return broadcast_to(lhs, tuple(shape))
+    return _fresh(broadcast_to(lhs, tuple(shape)), lhs)
 
 
 def tile(data, reps, **kwargs):
@@ -1248,7 +1277,7 @@ def _register():
     for name in ("reshape_like", "swapaxes", "expand_dims", "squeeze", "flatten", "split",
                  "split_v2", "slice_axis", "slice_like", "broadcast_axes", "broadcast_like",
                  "tile", "repeat", "flip", "pad", "depth_to_space", "space_to_depth",
-                 "moveaxis"):
+                 "moveaxis", "shape_array", "size_array"):
         register_method(name, globals()[name])
     register_method("broadcast_axis", broadcast_axis)
 
