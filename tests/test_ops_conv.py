@@ -6,7 +6,6 @@ import math
 import numpy as np
 import pytest
 
-import mxgrad as mx
 from mxgrad import nd, autograd
 from mxgrad.base import MXNetError, ShapeError
 from mxgrad.ndarray.ndarray import NDArray
@@ -654,3 +653,33 @@ def test_second_order_through_maxpool_of_conv():
     e[1, 2, 0, 1] = eps
     num = (gxnorm(W2 + e) - gxnorm(W2 - e)) / (2 * eps)
     assert w.grad.asnumpy()[1, 2, 0, 1] == pytest.approx(num, rel=1e-4)
+
+
+def test_deconv_channel_last_layout():
+    u = randn(2, 3, 4).astype(np.float32)          # NCW
+    w = randn(3, 2, 3, seed=1).astype(np.float32)  # (C_in, F, k)
+    y = nd.Deconvolution(nd.array(u.transpose(0, 2, 1)), nd.array(w.transpose(0, 2, 1)),
+                         kernel=(3,), stride=(2,), num_filter=2, layout="NWC")
+    np.testing.assert_allclose(y.asnumpy().transpose(0, 2, 1),
+                               ref_deconv(u, w, stride=(2,)), rtol=1e-5, atol=1e-5)
+
+
+def test_deconv_target_shape_impossible_with_stride_one():
+    with pytest.raises(MXNetError, match="target_shape"):
+        nd.Deconvolution(nd.ones((1, 1, 4)), nd.ones((1, 1, 3)), kernel=(3,),
+                         target_shape=(5,), num_filter=1)
+
+
+def test_deconv_is_transpose_of_conv():
+    # <conv(x, w), u> == <x, deconv(u, w)> for the same stride/pad/dilate/groups
+    x = randn(2, 4, 7, 6, seed=30)
+    w = randn(6, 2, 3, 2, seed=31)
+    kw = dict(kernel=(3, 2), stride=(2, 2), pad=(1, 0), dilate=(1, 2), num_group=2)
+    y = nd.Convolution(nd.array(x, dtype=np.float64), nd.array(w, dtype=np.float64),
+                       num_filter=6, no_bias=True, **kw).asnumpy()
+    u = randn(*y.shape, seed=32)
+    adj = (7 + 2 * 1 - 3) % 2, (6 - 3) % 2
+    z = nd.Deconvolution(nd.array(u, dtype=np.float64), nd.array(w, dtype=np.float64),
+                         num_filter=4, adj=adj, **kw).asnumpy()
+    assert z.shape == x.shape
+    assert np.sum(y * u) == pytest.approx(np.sum(x * z), rel=1e-10)

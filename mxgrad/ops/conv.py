@@ -17,19 +17,20 @@ Gradient table (``g`` is the output gradient)::
     _wgrad:   dx = _deconv(g, gw)    dg = _conv(x, gw)
     _winsum <-> _winsum_t,  _gather <-> _scatter
 
-The loops that remain run over kernel offsets (``kh*kw`` iterations) or groups, never
-over pixels or the batch.
+The loops that remain run over kernel offsets (``kh*kw`` iterations), never over
+pixels, channels or the batch. Max pooling fixes each window's argmax at forward time
+(kept in the op's attributes, like a saved value), so its gradient and every higher
+one are the linear gather/scatter pair.
 """
 from __future__ import annotations
 
 import functools
 import itertools
-from typing import Optional, Sequence
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..base import MXNetError, ShapeError, StateError
+from ..base import ShapeError, StateError
 from ..ndarray.ndarray import NDArray
 from ._core import defop, call, call1, as_array, inplace_apply
 from .reduce import sum as _nd_sum, reshape_exact
@@ -381,7 +382,7 @@ def _check_bias(op, bias, num_filter):
 def Convolution(data=None, weight=None, bias=None, kernel=None, stride=(), dilate=(),
                 pad=(), num_filter=None, num_group=1, workspace=1024, no_bias=False,
                 cudnn_tune=None, cudnn_off=False, layout=None, out=None, name=None,
-                **kwargs):
+                **kwargs) -> NDArray:
     """N-D convolution (cross-correlation) of (N+2)-D input, as MXNet's
     ``Convolution``.
 
@@ -488,7 +489,7 @@ def _cl_shape(shape):
 def Deconvolution(data=None, weight=None, bias=None, kernel=None, stride=(), dilate=(),
                   pad=(), adj=(), target_shape=(), num_filter=None, num_group=1,
                   workspace=512, no_bias=True, cudnn_tune=None, cudnn_off=False,
-                  layout=None, out=None, name=None, **kwargs):
+                  layout=None, out=None, name=None, **kwargs) -> NDArray:
     """Transposed convolution (the gradient of ``Convolution`` w.r.t. its data), as
     MXNet's ``Deconvolution``.
 
@@ -557,7 +558,10 @@ def Deconvolution(data=None, weight=None, bias=None, kernel=None, stride=(), dil
         pad, adj = tuple(pad_l), tuple(adj_l)
     for a, s in zip(adj, stride):
         if a < 0 or a >= s:
-            raise StateError(f"{op}: adj={adj} must be smaller than stride={stride} "
+            how = (f"target_shape={tuple(target_shape)} needs adj={adj}, which"
+                   if target_shape is not None and len(tuple(target_shape))
+                   and any(target_shape) else f"adj={adj}")
+            raise StateError(f"{op}: {how} must be smaller than stride={stride} "
                              f"(and not negative)")
     if num_filter is None:
         num_filter = weight.shape[1] * int(num_group) if weight.ndim > 1 else 0
@@ -773,7 +777,7 @@ _CONVENTIONS = ("valid", "full", "same")
 
 def Pooling(data=None, kernel=(), pool_type="max", global_pool=False, cudnn_off=False,
             pooling_convention="valid", stride=(), pad=(), p_value=None,
-            count_include_pad=None, layout=None, out=None, name=None, **kwargs):
+            count_include_pad=None, layout=None, out=None, name=None, **kwargs) -> NDArray:
     """Max, average, sum or Lp pooling over 1-D, 2-D or 3-D windows, as MXNet's
     ``Pooling``.
 
