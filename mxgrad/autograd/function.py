@@ -439,6 +439,12 @@ class FunctionCtx:
         return _Handle(table, key)
 
 
+    def __repr__(self) -> str:
+        node = self._node()
+        state_ = "recorded" if node is not None else "not recorded"
+        return f"<{type(self).__name__} of {self.name!s} ({state_})>"
+
+
 class AutogradContext(FunctionCtx):
     """The ``ctx`` of R-style functions made by :func:`function`: saves any object,
     by name (``ctx.save_for_backward(result=y)``, ``ctx.saved_variables.result``)."""
@@ -1120,6 +1126,35 @@ class Function(FunctionCtx):
         ctx = FunctionCtx()
         flat, npos, kwkeys, names = spec.bind(args, kwargs)
         return _run(spec, ctx, flat, npos, kwkeys, names)
+
+    @staticmethod
+    def grad_fn(array: NDArray):
+        """The node face of the call that produced ``array`` (PyTorch's ``y.grad_fn``).
+
+        For an output of a custom function this is its ctx (an MXNet-style instance
+        itself), with ``name``, ``next_functions``, ``metadata``, ``register_hook`` and
+        ``register_prehook``; for an output of a built-in op, its graph
+        :class:`~mxgrad.autograd.graph.Node`; None for a variable or an array that was not
+        recorded.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> x = mx.nd.array([1.]); x.attach_grad()
+        >>> with mx.autograd.record():
+        ...     y = mx.autograd.function(lambda ctx, a: a * 2, lambda ctx, g: {"a": g * 2},
+        ...                              name="Double")(x)
+        >>> fn = mx.autograd.Function.grad_fn(y)
+        >>> fn.name, fn.next_functions[0][0] is x._node
+        ('Double', True)
+        """
+        node = getattr(array, "_node", None)
+        if node is None or type(node) is Leaf:
+            return None
+        op = node.op
+        if type(op) is _FnOp:
+            return op.ctx
+        return node
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
