@@ -717,3 +717,22 @@ def test_gluon_facing_names_exist():
     for name in ["FullyConnected", "Activation", "LeakyReLU", "Dropout", "BatchNorm",
                  "LayerNorm", "InstanceNorm", "Embedding", "softmax", "log_softmax"]:
         assert callable(getattr(nd, name))
+
+
+def test_softmax_int_second_argument_is_axis():
+    x = nd.array(np.arange(6.).reshape(2, 3))
+    np.testing.assert_allclose(nd.softmax(x, 0).asnumpy(), _softmax(x.asnumpy(), 0),
+                               rtol=1e-6)
+
+
+def test_embedding_backward_large_random_matches_add_at():
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, 50, (40, 7)).astype(np.float32)
+    w = nd.array(rng.standard_normal((50, 6))); w.attach_grad()
+    head = rng.standard_normal((40, 7, 6)).astype(np.float32)
+    with autograd.record():
+        y = nd.Embedding(nd.array(idx), w, input_dim=50, output_dim=6)
+    y.backward(nd.array(head))
+    ref = np.zeros((50, 6), np.float64)
+    np.add.at(ref, idx.astype(int).reshape(-1), head.reshape(-1, 6))
+    np.testing.assert_allclose(w.grad.asnumpy(), ref, rtol=1e-5, atol=1e-5)

@@ -601,7 +601,8 @@ def softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length
     length : NDArray, optional
         With ``use_length=True``: the number of valid entries along ``axis`` for each
         position of the other axes (shape ``data.shape`` without ``axis``); entries past
-        the length get probability 0.
+        the length get probability 0. (An int here is taken as ``axis``, so that
+        ``softmax(x, 1)`` does what it reads like; MXNet would reject it.)
     axis : int, default -1
     temperature : float, optional
         ``t`` (1 when omitted).
@@ -624,6 +625,8 @@ def softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length
     <NDArray 2x3 @cpu(0)>
     """
     data = _arr(data, "softmax")
+    if isinstance(length, (int, np.integer)) and not isinstance(length, bool) and axis == -1:
+        axis, length = length, None    # softmax(x, 1): MXNet's 2nd parameter is `length`
     ax = _norm_axis(axis, data.ndim, "softmax")
     mask = _length_mask(data, length, ax) if use_length and length is not None else None
     r = call1(_SOFTMAX, data, {"axis": ax, "temperature": _temperature(temperature,
@@ -1089,9 +1092,21 @@ def _embed_fwd(idx, w, input_dim):
 
 
 def _scatter_fwd(g, idx, input_dim):
+    """Sum the rows of ``g`` into ``input_dim`` rows by index (repeated indices add up):
+    one stable sort and one segmented sum instead of a per-element ``np.add.at``."""
     d = g.shape[-1]
     out = np.zeros((input_dim, d), dtype=g.dtype)
-    np.add.at(out, _indices(idx, input_dim).reshape(-1), g.reshape(-1, d))
+    i = _indices(idx, input_dim).reshape(-1)
+    if i.size == 0:
+        return out
+    gg = g.reshape(-1, d)
+    order = np.argsort(i, kind="stable")
+    si = i[order]
+    starts = np.flatnonzero(np.concatenate(([True], si[1:] != si[:-1])))
+    if len(starts) == len(si):      # no repeated index
+        out[i] = gg
+    else:
+        out[si[starts]] = np.add.reduceat(gg[order], starts, axis=0)
     return out
 
 
