@@ -405,7 +405,13 @@ def test_depth_space_roundtrip():
     x = nd.array(np.arange(32).reshape(1, 8, 2, 2))
     np.testing.assert_array_equal(nd.space_to_depth(nd.depth_to_space(x, 2), 2).asnumpy(),
                                   x.asnumpy())
-    # MXNet doc example for depth_to_space
+    # MXNet doc example for depth_to_space / space_to_depth
+    x = nd.array(np.arange(24).reshape(1, 4, 2, 3))
+    expect = [[[[0, 6, 1, 7, 2, 8], [12, 18, 13, 19, 14, 20], [3, 9, 4, 10, 5, 11],
+                [15, 21, 16, 22, 17, 23]]]]
+    np.testing.assert_array_equal(nd.depth_to_space(x, 2).asnumpy(), expect)
+    np.testing.assert_array_equal(nd.space_to_depth(nd.array(expect), 2).asnumpy(),
+                                  x.asnumpy())
     x = nd.array(np.arange(12).reshape(1, 4, 1, 3))
     np.testing.assert_array_equal(nd.depth_to_space(x, 2).asnumpy(),
                                   [[[[0, 3, 1, 4, 2, 5], [6, 9, 7, 10, 8, 11]]]])
@@ -595,3 +601,10 @@ def test_same_shape_results_are_new_arrays():
     assert f is not x and f._ver is x._ver  # a view, as x.reshape is in MXNet
     r = x.reshape((1, 5))
     assert r is not x
+
+
+def test_zero_repeats_and_reps():
+    x = nd.ones((2, 3))
+    assert nd.tile(x, (0, 2)).shape == (0, 6)
+    assert nd.repeat(x, 0, axis=1).shape == (2, 0)
+    assert nd.repeat(x, 0).shape == (0,)

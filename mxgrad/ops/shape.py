@@ -1049,6 +1049,10 @@ def tile(data, reps, **kwargs):
     d = max(len(reps), len(shape))
     reps = (1,) * (d - len(reps)) + reps
     shape = (1,) * (d - len(shape)) + shape
+    if 0 in reps:
+        x = tile(data, tuple(r or 1 for r in reps))
+        key = tuple(_pyslice(0, 0) if r == 0 else _pyslice(None) for r in reps)
+        return index_apply(x, index_spec(x.shape, key, copy=True))
     inter = []
     big = []
     for r, s in zip(reps, shape):
@@ -1084,6 +1088,9 @@ def repeat(data, repeats: int, axis=None, **kwargs):
     else:
         ax = _axis(axis, data.ndim, "repeat")
     s = tuple(data.shape)
+    if rep == 0:
+        kn = index_spec(s, _axis_key(len(s), ax, _pyslice(0, 0)), copy=True)
+        return index_apply(data, kn)
     x = reshape_exact(data, s[:ax + 1] + (1,) + s[ax + 1:])
     x = broadcast_to(x, s[:ax + 1] + (rep,) + s[ax + 1:])
     r = reshape_exact(x, s[:ax] + (s[ax] * rep,) + s[ax + 1:])
