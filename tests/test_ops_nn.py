@@ -267,6 +267,10 @@ CASES = [
     OpCase("embedding_chain", lambda i, w: nd.Embedding(i, w, 5, 3) * nd.Embedding(i, w, 5, 3),
            [np.array([1., 1., 3.]), randn(5, 3, seed=25)],
            lambda i, w: w[i.astype(int)] ** 2, grad_inputs=(1,)),
+    OpCase("linear_regression_output_fwd", lambda x, l: nd.LinearRegressionOutput(x, l),
+           [X, X * 0.5], lambda x, l: x, grad=False),
+    OpCase("logistic_regression_output_fwd", lambda x, l: nd.LogisticRegressionOutput(x, l),
+           [X, X * 0.5], lambda x, l: _sigmoid(x), grad=False),
     OpCase("softmax_cross_entropy", lambda x, l: nd.softmax_cross_entropy(x, l),
            [X, np.array([0., 3., 1.])],
            lambda x, l: -_log_softmax(x)[np.arange(3), l.astype(int)].sum().reshape(1),
@@ -736,3 +740,19 @@ def test_embedding_backward_large_random_matches_add_at():
     ref = np.zeros((50, 6), np.float64)
     np.add.at(ref, idx.astype(int).reshape(-1), head.reshape(-1, 6))
     np.testing.assert_allclose(w.grad.asnumpy(), ref, rtol=1e-5, atol=1e-5)
+
+
+def test_regression_outputs_gradients():
+    x = nd.array([[1., -2.], [3., 0.5]]); x.attach_grad()
+    lab = nd.array([[0., 1.], [1., 1.]])
+    for fn, ref in [
+            (nd.LinearRegressionOutput, lambda a, l: (a - l) / 2),
+            (nd.LogisticRegressionOutput, lambda a, l: (_sigmoid(a) - l) / 2),
+            (nd.MAERegressionOutput, lambda a, l: np.sign(a - l) / 2)]:
+        with autograd.record():
+            y = fn(x, lab, grad_scale=1.0)
+        y.backward(nd.ones((2, 2)) * 3)   # head gradient ignored
+        np.testing.assert_allclose(x.grad.asnumpy(), ref(x.asnumpy(), lab.asnumpy()),
+                                   rtol=1e-6)
+    with pytest.raises(ValueError):
+        nd.LinearRegressionOutput(x, nd.ones((3,)))

@@ -36,7 +36,8 @@ from . import elemwise as _ew
 __all__ = ["FullyConnected", "Activation", "LeakyReLU", "softmax", "log_softmax", "softmin",
            "SoftmaxActivation", "Dropout", "BatchNorm", "LayerNorm", "InstanceNorm",
            "GroupNorm", "Embedding", "softmax_cross_entropy", "SoftmaxOutput", "Softmax",
-           "log_sigmoid", "mish", "hard_sigmoid", "softrelu", "gelu"]
+           "log_sigmoid", "mish", "hard_sigmoid", "softrelu", "gelu", "LinearRegressionOutput",
+           "LogisticRegressionOutput", "MAERegressionOutput"]
 
 
 def _arr(x, op, arg="data"):
@@ -1286,6 +1287,90 @@ def SoftmaxOutput(data, label, grad_scale=1.0, ignore_label=-1.0, multi_output=F
 
 
 Softmax = SoftmaxOutput
+
+
+def _regression_fwd(x, label, kind, scale):
+    if kind == "logistic":
+        return _ew.sigmoid(x)
+    return x.copy()
+
+
+def _regression_grad(g, y, x, label, kind, scale):
+    lab = reshape_exact(label, x.shape)
+    if kind == "logistic":
+        return (_ew.sigmoid(x) - lab) * scale
+    if kind == "mae":
+        return _ew.sign(x - lab) * scale
+    return (x - lab) * scale
+
+
+def _regression_jvp(t, y, x, label, kind, scale):
+    if kind == "logistic":
+        return t * y * (1.0 - y)
+    return t
+
+
+_REGRESSION = defop("RegressionOutput", _regression_fwd, [_regression_grad, _no_grad],
+                    [_regression_jvp, _no_grad])
+
+
+def _regression(kind, data, label, grad_scale):
+    data = _arr(data, "RegressionOutput")
+    label = _arr(label, "RegressionOutput", "label")
+    if _prod(label.shape) != _prod(data.shape):
+        raise ShapeError(f"{kind} regression output: label of shape {tuple(label.shape)} "
+                         f"does not fit data of shape {tuple(data.shape)}")
+    n = data.shape[0] if data.ndim else 1
+    num_output = max(_prod(data.shape) // max(n, 1), 1)
+    return call2(_REGRESSION, data, label, {"kind": kind,
+                                            "scale": float(grad_scale) / num_output})
+
+
+def LinearRegressionOutput(data, label, grad_scale=1.0, **kwargs):
+    """Loss layer for least squares: the forward is the identity, the backward gives
+    ``(data - label) * grad_scale / num_output`` (``num_output`` = elements per sample)
+    whatever the head gradient, as MXNet.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1., 2.]]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = mx.nd.LinearRegressionOutput(x, mx.nd.array([[0., 0.]]))
+    >>> y.backward(); x.grad
+    <BLANKLINE>
+    [[0.5 1. ]]
+    <NDArray 1x2 @cpu(0)>
+    """
+    return _regression("linear", data, label, grad_scale)
+
+
+def LogisticRegressionOutput(data, label, grad_scale=1.0, **kwargs):
+    """Loss layer for logistic regression: the forward is ``sigmoid(data)``, the
+    backward ``(sigmoid(data) - label) * grad_scale / num_output``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.LogisticRegressionOutput(mx.nd.zeros((1, 2)), mx.nd.ones((1, 2)))
+    <BLANKLINE>
+    [[0.5 0.5]]
+    <NDArray 1x2 @cpu(0)>
+    """
+    return _regression("logistic", data, label, grad_scale)
+
+
+def MAERegressionOutput(data, label, grad_scale=1.0, **kwargs):
+    """Loss layer for mean absolute error: identity forward, backward
+    ``sign(data - label) * grad_scale / num_output``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.MAERegressionOutput(mx.nd.ones((1, 2)), mx.nd.zeros((1, 2))).shape
+    (1, 2)
+    """
+    return _regression("mae", data, label, grad_scale)
 
 
 # ================================================================ methods
