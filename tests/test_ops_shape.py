@@ -33,7 +33,8 @@ RESHAPE = [
     ("(3,-1,8)", (3, -1, 8), (3, 1, 8)), ("(-1,)", (-1,), (24,)),
     ("(2,-2)", (2, -2), (2, 3, 4)), ("(-2,1,1)", (-2, 1, 1), (2, 3, 4, 1, 1)),
     ("(0,-3)", (0, -3), (2, 12)), ("(-3,-2)", (-3, -2), (6, 4)),
-    ("(-4,-1,2,-2)", (-4, -1, 2, -2), (1, 2, 3, 4)), ("(0,-4,3,1,0)", (0, -4, 3, 1, 0), (2, 3, 1, 4)),
+    ("(-4,-1,2,-2)", (-4, -1, 2, -2), (1, 2, 3, 4)),
+    ("(0,-4,3,1,0)", (0, -4, 3, 1, 0), (2, 3, 1, 4)),
 ]
 CASES = [OpCase(f"reshape{n}", _rs(s), [X], lambda x, o=o: x.reshape(o))
          for n, s, o in RESHAPE]
@@ -137,7 +138,8 @@ CASES += [
            [IMG], lambda x: np.pad(x, ((0, 0), (0, 0), (1, 2), (2, 1)), mode="edge")),
     OpCase("pad_reflect", lambda x: x.pad(mode="reflect", pad_width=(0, 0, 0, 0, 2, 1, 1, 3)),
            [IMG], lambda x: np.pad(x, ((0, 0), (0, 0), (2, 1), (1, 3)), mode="reflect")),
-    OpCase("pad_edge_5d", lambda x: nd.pad(x, mode="edge", pad_width=(0, 0, 0, 0, 1, 0, 0, 1, 1, 1)),
+    OpCase("pad_edge_5d",
+           lambda x: nd.pad(x, mode="edge", pad_width=(0, 0, 0, 0, 1, 0, 0, 1, 1, 1)),
            [randn(1, 1, 2, 2, 3)],
            lambda x: np.pad(x, ((0, 0), (0, 0), (1, 0), (0, 1), (1, 1)), mode="edge")),
     OpCase("pad_reflect_squared",

@@ -26,14 +26,14 @@ from __future__ import annotations
 import builtins
 import math
 from numbers import Integral
-from typing import Optional, Sequence
+from typing import Optional
 
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray, wrap
 from ._core import defop, call, call1, register_method, as_array
-from .reduce import reshape_exact, broadcast_to, sum as _sum, normalize_axes
+from .reduce import reshape_exact, broadcast_to, normalize_axes
 
 __all__ = [
     "reshape", "Reshape", "reshape_like", "transpose", "swapaxes", "SwapAxis", "moveaxis",
@@ -409,7 +409,7 @@ def reshape(data, shape=None, reverse: bool = False, **kwargs):
         if shape is None:
             raise StateError("reshape: the target shape is required (shape=...)")
     data = _arr(data, "reshape")
-    target = _infer_reshape(data.shape, _shape_arg(shape), bool(reverse))
+    target = _infer_reshape(data.shape, _shape_arg(shape), bool(reverse)) or (1,)
     return _view(data, target)
 
 
