@@ -309,6 +309,8 @@ def test_needs_input_grad_tuple_and_names():
     assert seen["fwd"] == nig
     with pytest.raises(AttributeError):
         nig.nope
+    F.apply(x, w, 3)                     # outside record(): still says what requires a grad
+    assert seen["fwd"] == (True, False, False, False)
 
 
 def test_kwargs_bound_to_forward_signature():
@@ -887,10 +889,13 @@ def test_error_in_backward_leaves_other_gradients_untouched():
 
     a, b = var([1.]), var([2.])
     with autograd.record():
-        loss = (a * 5).sum() + Boom.apply(b).sum()
+        ok = (a * 5).sum() + (b * 7).sum()
+    ok.backward()
+    with autograd.record():
+        loss = (a * 5 * 3).sum() + Boom.apply(b).sum()
     with pytest.raises(KeyError, match="boom"):
         loss.backward()
-    assert a.grad.asnumpy()[0] == 0 and b.grad.asnumpy()[0] == 0
+    assert a.grad.asnumpy()[0] == 5 and b.grad.asnumpy()[0] == 7   # as they were
     assert not autograd.is_recording() and not autograd.is_training()
 
 
@@ -1178,3 +1183,102 @@ def test_threads_run_custom_ops_concurrently():
         t.join()
     assert not errors, errors
     assert len(results) == 4
+
+
+# ----------------------------------------------------------------- more engine parity
+def test_autograd_grad_prunes_unneeded_inputs():
+    seen = []
+
+    class Mul(autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a * b
+
+        @staticmethod
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            seen.append(ctx.needs_input_grad)
+            return g * b, nd.ones((7,))          # b's gradient is not needed: not checked
+
+    a, b = var([2.]), var([3.])
+    with autograd.record():
+        y = Mul.apply(a, b)
+    (ga,) = autograd.grad(y, [a])
+    assert ga.asnumpy()[0] == 3 and seen == [(True, True)]
+    assert b.grad.asnumpy()[0] == 0
+
+
+def test_same_array_returned_twice():
+    class Dup(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x * 2
+            return y, y
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return (g1 + 10 * g2) * 2
+
+    x = var([1.])
+    with autograd.record():
+        y1, y2 = Dup.apply(x)
+        loss = y1 + y2 * 3
+    assert y1 is not y2
+    loss.backward()
+    assert x.grad.asnumpy()[0] == 62
+
+
+def test_mxnet_instance_is_node_face_and_saved_freed_after_backward():
+    x = var([0.5])
+    f = MXSigmoid()
+    with autograd.record():
+        y = f(x)
+    assert autograd.Function.grad_fn(y) is f and f.node is y._node
+    assert f.name == "MXSigmoid" and f.next_functions == ((x._node, 0),)
+    log = []
+    f.register_prehook(lambda gouts: log.append(len(gouts)))
+    y.backward()
+    assert log == [1]
+    with pytest.raises(GraphError, match="MXSigmoid.*freed"):
+        f.saved_tensors
+
+
+def test_grad_fn_accessor():
+    x = var([1.])
+    assert autograd.Function.grad_fn(x) is None
+    assert autograd.Function.grad_fn(nd.array([1.])) is None
+    with autograd.record():
+        y = x * 2
+        z = TorchSoftplus.apply(y)
+    assert autograd.Function.grad_fn(y) is y._node
+    fn = autograd.Function.grad_fn(z)
+    assert isinstance(fn, autograd.FunctionCtx) and fn.name == "TorchSoftplus"
+    assert "TorchSoftplus" in repr(fn)
+
+
+def test_jvp_tangent_broadcast_and_errors():
+    class Sum(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.sum() * nd.ones(x.shape)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.sum() * nd.ones(g.shape)
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t.sum()                    # shape (1,): broadcast to the output
+
+    class BadJvp(Sum):
+        @staticmethod
+        def jvp(ctx, t):
+            return t, t
+
+    with _level():
+        x = _dual(nd.array([1., 2., 3.]), nd.array([1., 1., 2.]))
+        y = Sum.apply(x)
+        assert_almost_equal(y._tan, [4., 4., 4.])
+        with pytest.raises(ValueError, match="BadJvp.*2 tangents"):
+            BadJvp.apply(x)

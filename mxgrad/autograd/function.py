@@ -342,6 +342,8 @@ class FunctionCtx:
     def needs_input_grad(self) -> tuple:
         """One bool per forward argument: does it need a gradient?
 
+        True for an NDArray that is a variable (``attach_grad`` with grad_req 'write' or
+        'add') or was computed from one while recording, as PyTorch's ``requires_grad``.
         A tuple, also readable by argument name (``ctx.needs_input_grad.x`` or
         ``ctx.needs_input_grad['x']``)."""
         return self._fn_needs
@@ -811,28 +813,40 @@ def _describe(out):
 def _run(spec, ctx, flat, npos, kwkeys, names):
     """Run one call: forward with recording off, then record the node."""
     name = spec.name
-    arr_pos = tuple(i for i, a in enumerate(flat) if isinstance(a, NDArray))
+    arr_pos, vers0 = [], []
     has_tan = any_node = False
-    for i in arr_pos:
-        a = flat[i]
-        if a._tan is not None:
-            has_tan = True
-        if a._node is not None:
-            any_node = True
+    for i, a in enumerate(flat):
+        if isinstance(a, NDArray):
+            arr_pos.append(i)
+            vers0.append(a._ver[0])
+            if a._tan is not None:
+                has_tan = True
+            if a._node is not None:
+                any_node = True
+    arr_pos = tuple(arr_pos)
     if has_tan and spec.jvp is None:
         raise _fwad.ForwardModeError(
             f"Function '{name}' has no jvp, so forward-mode tangents cannot pass through it; "
             f"define jvp(ctx, *tangents) (PyTorch style) or use reverse mode")
     rec = any_node and state.recording
     if rec:
-        needs = tuple(isinstance(a, NDArray) and a._node is not None for a in flat)
-        parents = tuple(None if flat[i]._node is None else (flat[i]._node, flat[i]._oidx)
-                        for i in arr_pos)
-        metas = tuple(None if p is None else (flat[i]._data.shape, flat[i]._data.dtype)
-                      for p, i in zip(parents, arr_pos))
-    else:
-        needs = (False,) * len(flat)
-    vers0 = [flat[i]._ver[0] for i in arr_pos]
+        needs = [False] * len(flat)
+        parents, metas = [], []
+        for i in arr_pos:
+            a = flat[i]
+            if a._node is None:
+                parents.append(None)
+                metas.append(None)
+            else:
+                needs[i] = True
+                parents.append((a._node, a._oidx))
+                metas.append((a._data.shape, a._data.dtype))
+        parents, metas = tuple(parents), tuple(metas)
+    else:  # as in PyTorch: whether the input requires a gradient, recording or not
+        needs = [False] * len(flat)
+        if any_node:
+            for i in arr_pos:
+                needs[i] = flat[i]._node is not None
     call_args = flat
     views = None
     if has_tan:  # forward sees the primal values only
@@ -902,13 +916,12 @@ def _run(spec, ctx, flat, npos, kwkeys, names):
 
     # ----- aliases: an output that is an (unmodified) input, or repeated, is a new array
     outs_orig = list(outs)
-    for k, o in enumerate(outs):
+    for k, o in enumerate(outs_orig):
         pos = _index_of(o, flat)
-        if (pos >= 0 and pos not in dirty_pos) or _index_of(o, outs_orig[:k]) >= 0:
+        if (pos >= 0 and pos not in dirty_pos) or (k and _index_of(o, outs_orig[:k]) >= 0):
             a = wrap(o._data)
             a._ver = o._ver
             outs[k] = a
-    for k, o in enumerate(outs):
         if o._data.dtype.kind != "f":
             nondiff.add(k)
     packed = _pack(ctx, flat, outs, outs_orig, dirty_pos)
