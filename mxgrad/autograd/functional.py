@@ -529,6 +529,13 @@ def jacobian(func: Callable, inputs, create_graph: bool = False, strict: bool = 
         over the inputs (or the outputs) if one of them is a tuple; if both are tuples,
         ``J[i][j]`` is the Jacobian of output ``i`` w.r.t. input ``j``.
 
+    Notes
+    -----
+    Unlike PyTorch, every combination of ``strategy``, ``vectorize``, ``strict`` and
+    ``create_graph`` is supported (PyTorch refuses forward mode without ``vectorize``,
+    and ``strict`` or ``create_graph`` with forward mode). Forward mode cannot run inside
+    the caller's own ``forward_ad.dual_level`` (levels do not nest).
+
     Examples
     --------
     >>> import mxgrad as mx
