@@ -522,3 +522,14 @@ def test_ravel_unravel_roundtrip():
     u = nd.unravel_index(r, shape=(-1, 6, 4))
     np.testing.assert_array_equal(u.asnumpy(), a)
     assert r.dtype == np.float32
+
+
+def test_results_of_read_only_buffers_are_writable():
+    from mxgrad.ndarray.ndarray import wrap
+    x = wrap(np.broadcast_to(np.ones(3, np.float32), (2, 3)))
+    y = x[0]
+    y[:] = 5
+    np.testing.assert_array_equal(y.asnumpy(), [5, 5, 5])
+    r = x.reshape((-1,))
+    r[0] = 2
+    assert r.asnumpy()[0] == 2

@@ -435,7 +435,7 @@ def _getitem(self, key):
     """
     d = self._data
     # fast path: one int on an array of 2+ dims (a contiguous row view)
-    if _isint(key) and d.ndim > 1 and d.flags.c_contiguous:
+    if _isint(key) and d.ndim > 1 and d.flags.c_contiguous and d.flags.writeable:
         n = d.shape[0]
         if not -n <= key < n:
             raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
@@ -447,7 +447,7 @@ def _getitem(self, key):
     if kn["basic"]:
         xs = kn["xshape"]
         probe = (d.reshape(xs) if xs != d.shape else d)[kn["key"]]
-        kn["copy"] = not probe.flags.c_contiguous
+        kn["copy"] = not (probe.flags.c_contiguous and probe.flags.writeable)
     else:
         kn["copy"] = True
     return index_apply(self, kn)

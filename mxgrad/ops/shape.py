@@ -89,8 +89,12 @@ def _view(data, shape):
         r = wrap(data._data, data._node, data._oidx)
         r._ver = data._ver
         r._tan = data._tan
-        return r
-    return _share(r, data)
+    elif type(r) is NDArray:
+        _share(r, data)
+    if type(r) is NDArray and not r._data.flags.writeable:
+        from .elemwise import identity_copy
+        r = identity_copy(r)
+    return r
 
 
 def _fresh(r, src):
