@@ -75,10 +75,47 @@ CASES = [
            lambda a, b: np.reshape(a @ b, (1,))),
 ]
 
+
+def _spd(n, seed, batch=()):
+    a = randn(*(batch + (n, n)), seed=seed)
+    return a @ _t(a) + n * np.eye(n)
+
+
+CASES += [
+    OpCase("extractdiag", nd.linalg_extractdiag, [randn(2, 3, 3)],
+           lambda a: np.diagonal(a, 0, -2, -1)),
+    OpCase("extractdiag_offset", lambda a: nd.linalg_extractdiag(a, offset=1),
+           [randn(3, 3)], lambda a: np.diagonal(a, 1)),
+    OpCase("makediag", nd.linalg_makediag, [randn(2, 3)],
+           lambda v: np.stack([np.diag(r) for r in v])),
+    OpCase("makediag_offset", lambda v: nd.linalg_makediag(v, offset=-1), [randn(3)],
+           lambda v: np.diag(v, -1)),
+    OpCase("sumlogdiag", nd.linalg_sumlogdiag, [_spd(3, 1)],
+           lambda a: np.log(np.diag(a)).sum().reshape(1)),
+    OpCase("sumlogdiag_batch", nd.linalg_sumlogdiag, [_spd(3, 2, (2,))],
+           lambda a: np.log(np.diagonal(a, 0, -2, -1)).sum(-1)),
+    OpCase("syrk", lambda a: nd.linalg_syrk(a, alpha=0.5), [M34], lambda a: 0.5 * a @ a.T),
+    OpCase("syrk_t", lambda a: nd.linalg_syrk(a, transpose=True), [randn(2, 3, 4)],
+           lambda a: _t(a) @ a),
+    OpCase("inverse", nd.linalg_inverse, [_spd(3, 3)], np.linalg.inv, fwd_rtol=1e-4),
+    OpCase("inverse_batch", nd.linalg_inverse, [_spd(3, 4, (2,))], np.linalg.inv,
+           fwd_rtol=1e-4),
+    OpCase("det", nd.linalg_det, [randn(3, 3, seed=5)],
+           lambda a: np.linalg.det(a).reshape(1), fwd_rtol=1e-4),
+    OpCase("det_batch", nd.linalg_det, [randn(2, 3, 3, seed=6)], np.linalg.det,
+           fwd_rtol=1e-4),
+    OpCase("slogdet", nd.linalg_slogdet, [randn(2, 3, 3, seed=7)],
+           lambda a: tuple(np.linalg.slogdet(a)), fwd_rtol=1e-4),
+]
+
 test_forward, test_grad, test_second_order = op_tests(CASES)
 
 
 # ------------------------------------------------------------ tangents (jvp)
+def _outs(r):
+    return list(r) if isinstance(r, (list, tuple)) else [r]
+
+
 def _jvp_check(fn, inputs, seed=0, eps=1e-6, rtol=1e-5, atol=1e-7):
     rng = np.random.default_rng(seed)
     xs = [np.asarray(x, dtype=np.float64) for x in inputs]
@@ -88,12 +125,15 @@ def _jvp_check(fn, inputs, seed=0, eps=1e-6, rtol=1e-5, atol=1e-7):
         a = nd.array(x, dtype=np.float64)
         a._tan = nd.array(t, dtype=np.float64)
         args.append(a)
-    out = fn(*args)
-    assert out._tan is not None
-    plus = fn(*[nd.array(x + eps * t, dtype=np.float64) for x, t in zip(xs, ts)]).asnumpy()
-    minus = fn(*[nd.array(x - eps * t, dtype=np.float64) for x, t in zip(xs, ts)]).asnumpy()
-    np.testing.assert_allclose(out._tan.asnumpy(), (plus - minus) / (2 * eps), rtol=rtol,
-                               atol=atol)
+    outs = _outs(fn(*args))
+    plus = _outs(fn(*[nd.array(x + eps * t, dtype=np.float64) for x, t in zip(xs, ts)]))
+    minus = _outs(fn(*[nd.array(x - eps * t, dtype=np.float64) for x, t in zip(xs, ts)]))
+    for o, p, m in zip(outs, plus, minus):
+        num = (p.asnumpy() - m.asnumpy()) / (2 * eps)
+        if o._tan is None:
+            np.testing.assert_allclose(num, 0, atol=atol)
+        else:
+            np.testing.assert_allclose(o._tan.asnumpy(), num, rtol=rtol, atol=atol)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -183,3 +223,11 @@ def test_dot_transposed_input_is_not_copied_wrongly():
     base = np.arange(12, dtype=np.float32).reshape(3, 4)
     a = nd.NDArray(base.T)
     np.testing.assert_allclose(nd.dot(a, nd.ones((3, 2))).asnumpy(), base.T @ np.ones((3, 2)))
+
+
+def test_inverse_singular_error():
+    with pytest.raises(ValueError) as e:
+        nd.linalg_inverse(nd.zeros((2, 2)))
+    assert "singular" in str(e.value)
+    with pytest.raises(ValueError):
+        nd.linalg_det(nd.ones((2, 3)))

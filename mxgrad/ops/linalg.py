@@ -17,10 +17,12 @@ import numpy as np
 
 from ..base import DTypeError, ShapeError
 from ..ndarray.ndarray import NDArray
-from ._core import defop, call2, register_method, as_array
+from ._core import defop, call1, call2, register_method, as_array
 from .reduce import reshape_exact
 
-__all__ = ["dot", "batch_dot", "linalg_gemm2", "linalg_gemm", "matmul"]
+__all__ = ["dot", "batch_dot", "linalg_gemm2", "linalg_gemm", "matmul", "linalg_extractdiag",
+           "linalg_makediag", "linalg_sumlogdiag", "linalg_syrk", "linalg_inverse",
+           "linalg_det", "linalg_slogdet"]
 
 
 def _check_dtypes(op, a, b):
@@ -333,6 +335,224 @@ def linalg_gemm(A, B, C, transpose_a: bool = False, transpose_b: bool = False,
                          f"{r.shape}")
     r = r + (C * float(beta) if beta != 1.0 else C)
     return _to_out(out, r)
+
+
+# ------------------------------------------------- diagonals, syrk, inverse, det
+def _extractdiag_fwd(a, offset):
+    if a.ndim < 2:
+        raise ShapeError(f"linalg_extractdiag: input needs at least 2 dimensions, got "
+                         f"shape {a.shape}")
+    return np.ascontiguousarray(np.diagonal(a, offset, axis1=-2, axis2=-1))
+
+
+def _makediag_fwd(v, offset):
+    m = v.shape[-1]
+    n = m + abs(offset)
+    out = np.zeros(v.shape[:-1] + (n, n), dtype=v.dtype)
+    i = np.arange(m)
+    out[..., i + max(-offset, 0), i + max(offset, 0)] = v
+    return out
+
+
+_EXTRACTDIAG = defop("linalg_extractdiag", _extractdiag_fwd,
+                     [lambda g, y, a, offset: linalg_makediag(g, offset)],
+                     [lambda t, y, a, offset: linalg_extractdiag(t, offset)], save=())
+_MAKEDIAG = defop("linalg_makediag", _makediag_fwd,
+                  [lambda g, y, v, offset: linalg_extractdiag(g, offset)],
+                  [lambda t, y, v, offset: linalg_makediag(t, offset)], save=())
+
+
+def linalg_extractdiag(A, offset: int = 0, **kwargs):
+    """The diagonal (``offset`` > 0: above, < 0: below) of the trailing square
+    matrices of ``A``: shape ``A.shape[:-2] + (n - |offset|,)``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.linalg_extractdiag(mx.nd.array([[1., 2.], [3., 4.]]))
+    <BLANKLINE>
+    [1. 4.]
+    <NDArray 2 @cpu(0)>
+    """
+    return call1(_EXTRACTDIAG, _prep1("linalg_extractdiag", A), {"offset": int(offset)})
+
+
+def linalg_makediag(A, offset: int = 0, **kwargs):
+    """Square matrices with the trailing vectors of ``A`` on the diagonal ``offset``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.linalg_makediag(mx.nd.array([1., 2.]))
+    <BLANKLINE>
+    [[1. 0.]
+     [0. 2.]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    return call1(_MAKEDIAG, _prep1("linalg_makediag", A), {"offset": int(offset)})
+
+
+def linalg_sumlogdiag(A, **kwargs):
+    """``sum(log(diag(A)))`` of each trailing square matrix (shape ``A.shape[:-2]``,
+    ``(1,)`` for a single matrix).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> float(mx.nd.linalg_sumlogdiag(mx.nd.array([[1., 0.], [0., 1.]])).asscalar())
+    0.0
+    """
+    from .elemwise import log
+    from .reduce import sum as _sum
+    A = _prep1("linalg_sumlogdiag", A)
+    _square("linalg_sumlogdiag", A.shape)
+    return _sum(log(linalg_extractdiag(A)), axis=-1)
+
+
+def linalg_syrk(A, transpose: bool = False, alpha: float = 1.0, **kwargs):
+    """``alpha * A . A^T`` (or ``alpha * A^T . A`` with ``transpose=True``), batched.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.linalg_syrk(mx.nd.array([[1., 2.], [3., 4.]]))
+    <BLANKLINE>
+    [[ 5. 11.]
+     [11. 25.]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    A = _prep1("linalg_syrk", A)
+    if A.ndim < 2:
+        raise ShapeError(f"linalg_syrk: input needs at least 2 dimensions, got {A.shape}")
+    return _gemm2(A, A, bool(transpose), not transpose, float(alpha), -2)
+
+
+def _prep1(op, A):
+    if type(A) is not NDArray and type(A) is not np.ndarray:
+        A = as_array(A, op, "A")
+    return A
+
+
+def _square(op, shape):
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ShapeError(f"{op}: needs (batches of) square matrices in the last two axes, "
+                         f"got shape {tuple(shape)}")
+
+
+def _mT(x):
+    return call1(_MT, x)
+
+
+_MT = defop("_matrix_transpose", lambda x: np.ascontiguousarray(np.swapaxes(x, -1, -2)),
+            [lambda g, y, x: _mT(g)], [lambda t, y, x: _mT(t)], save=())
+
+
+def _inverse_fwd(a):
+    try:
+        return np.linalg.inv(a)
+    except np.linalg.LinAlgError as err:
+        raise ShapeError(f"linalg_inverse: matrix is singular ({err})") from None
+
+
+_INVERSE = defop("linalg_inverse", _inverse_fwd,
+                 [lambda g, y, a: -_gemm2(y, _gemm2(g, y, False, True, 1.0, -2), True, False,
+                                          1.0, -2)],
+                 [lambda t, y, a: -_gemm2(y, _gemm2(t, y, False, False, 1.0, -2), False,
+                                          False, 1.0, -2)],
+                 save=(), save_out=True)
+
+
+def linalg_inverse(A, **kwargs):
+    """Inverse of each trailing square matrix of ``A``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.linalg_inverse(mx.nd.array([[2., 0.], [0., 4.]]))
+    <BLANKLINE>
+    [[0.5  0.  ]
+     [0.   0.25]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    A = _prep1("linalg_inverse", A)
+    _square("linalg_inverse", A.shape)
+    return call1(_INVERSE, A)
+
+
+def _batch_scalar(x, ashape):
+    """A per-matrix value (shape ``ashape[:-2]`` or ``(1,)``) shaped to broadcast over
+    the matrices."""
+    return reshape_exact(x, tuple(ashape[:-2]) + (1, 1))
+
+
+def _det_fwd(a):
+    d = np.linalg.det(a)
+    return np.reshape(d, (1,)) if a.ndim == 2 else np.asarray(d)
+
+
+def _det_grad(g, y, a):
+    return _batch_scalar(g * y, a.shape) * _mT(linalg_inverse(a))
+
+
+def _det_jvp(t, y, a):
+    from .reduce import sum as _sum
+    # d det = det * trace(A^-1 dA)
+    tr = _sum(_sum(_mT(linalg_inverse(a)) * t, axis=-1), axis=-1)
+    return y * (tr if a.ndim > 2 else reshape_exact(tr, (1,)))
+
+
+_DET = defop("linalg_det", _det_fwd, [_det_grad], [_det_jvp], save_out=True)
+
+
+def linalg_det(A, **kwargs):
+    """Determinant of each trailing square matrix (shape ``A.shape[:-2]``, ``(1,)``
+    for one matrix); gradient ``det(A) * inv(A)^T``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> float(mx.nd.linalg_det(mx.nd.array([[1., 2.], [3., 4.]])).asscalar())
+    -2.0
+    """
+    A = _prep1("linalg_det", A)
+    _square("linalg_det", A.shape)
+    return call1(_DET, A)
+
+
+def _slogdet_fwd(a):
+    s, l = np.linalg.slogdet(a)
+    if a.ndim == 2:
+        return np.reshape(s, (1,)).astype(a.dtype), np.reshape(l, (1,)).astype(a.dtype)
+    return s.astype(a.dtype), l.astype(a.dtype)
+
+
+def _slogdet_grad(g, y, a):
+    return _batch_scalar(g[1], a.shape) * _mT(linalg_inverse(a))
+
+
+def _slogdet_jvp(t, y, a):
+    from .reduce import sum as _sum
+    tr = _sum(_sum(_mT(linalg_inverse(a)) * t, axis=-1), axis=-1)
+    return None, (tr if a.ndim > 2 else reshape_exact(tr, (1,)))
+
+
+_SLOGDET = defop("linalg_slogdet", _slogdet_fwd, [_slogdet_grad], [_slogdet_jvp], nout=2)
+
+
+def linalg_slogdet(A, **kwargs):
+    """Sign and log of the absolute determinant of each trailing square matrix:
+    returns ``(sign, logabsdet)``; the gradient of ``logabsdet`` is ``inv(A)^T``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> s, l = mx.nd.linalg_slogdet(mx.nd.array([[1., 2.], [3., 4.]]))
+    >>> float(s.asscalar()), round(float(l.asscalar()), 4)
+    (-1.0, 0.6931)
+    """
+    A = _prep1("linalg_slogdet", A)
+    _square("linalg_slogdet", A.shape)
+    return call1(_SLOGDET, A)
 
 
 # ------------------------------------------------------------ matmul / @
