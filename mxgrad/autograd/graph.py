@@ -63,7 +63,7 @@ class Node:
     """
 
     __slots__ = ("op", "seq", "parents", "saved", "vers", "metas", "out", "outvers",
-                 "attrs", "hooks", "metadata", "outmetas", "__weakref__")
+                 "attrs", "hooks", "metadata", "outmetas", "outtans", "__weakref__")
 
     def __init__(self, op, parents, saved, vers, metas, out, outvers, attrs):
         self.op = op
@@ -78,6 +78,7 @@ class Node:
         self.hooks = None
         self.metadata = None
         self.outmetas = None
+        self.outtans = None
 
     @property
     def name(self) -> str:

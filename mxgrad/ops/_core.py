@@ -106,6 +106,8 @@ class Op:
 def _bound_output(node, data, k):
     a = wrap(data, node, k)
     a._ver = node.outvers[k][0]
+    if node.outtans is not None:  # forward-over-reverse: the output keeps its tangent
+        a._tan = node.outtans[k]
     return a
 
 
@@ -420,11 +422,11 @@ def _strip_tangent(a):
 
 def _forward_tangents(op, args, outs, attrs):
     """Propagate tangents (forward-mode AD) through one op application."""
-    from ..autograd.forward_ad import tangent_rule_missing
+    from ..autograd import forward_ad as fad
     if op.jvps is None:
         if op.grads is None:  # not differentiable (comparisons, argmax): no tangent
             return
-        raise tangent_rule_missing(op.name)
+        raise fad.tangent_rule_missing(op.name)
     clean = tuple(_strip_tangent(a) for a in args)
     outv = _strip_tangent(outs[0]) if len(outs) == 1 else tuple(_strip_tangent(o) for o in outs)
     total = None
@@ -457,6 +459,14 @@ def _forward_tangents(op, args, outs, attrs):
         if t._data.dtype != o._data.dtype:
             t = t.astype(o._data.dtype)
         o._tan = t
+        fad.note_tangent(o)  # dropped when the dual level exits
+        node = o._node
+        if op.save_out and type(node) is Node and node.op is op:
+            # a create_graph backward rebuilds this output from node.out: keep its tangent
+            if node.outtans is None:
+                node.outtans = [None] * len(outs)
+                fad.note_tangent(node, "outtans")
+            node.outtans[o._oidx] = t
 
 
 # -------------------------------------------------------------- registration
