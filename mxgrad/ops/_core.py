@@ -450,12 +450,12 @@ def _forward_tangents(op, args, outs, attrs):
         return
     if not isinstance(total, tuple):
         total = (total,)
-    from .reduce import broadcast_to
+    from .reduce import broadcast_exact
     for o, t in zip(outs, total):
         if t is None:
             continue
         if t.shape != o.shape:
-            t = broadcast_to(t, o.shape)
+            t = broadcast_exact(t, o.shape)
         if t._data.dtype != o._data.dtype:
             t = t.astype(o._data.dtype)
         o._tan = t

@@ -24,7 +24,7 @@ from ..ndarray.ndarray import NDArray, wrap
 from ._core import defop, call1, register_method, as_array, inplace_apply
 
 __all__ = ["sum", "mean", "prod", "max", "min", "norm", "nansum", "nanprod",
-           "sum_axis", "max_axis", "min_axis", "sum_to", "broadcast_to", "reshape_exact",
+           "sum_axis", "max_axis", "min_axis", "sum_to", "broadcast_to", "broadcast_exact", "reshape_exact",
            "normalize_axes"]
 
 
@@ -140,7 +140,7 @@ def _broadcast_fwd(x, shape, ishape):
 
 _BROADCAST = defop("broadcast_to", _broadcast_fwd,
                    [lambda g, y, x, shape, ishape: sum_to(g, ishape)],
-                   [lambda t, y, x, shape, ishape: broadcast_to(t, shape)], save=())
+                   [lambda t, y, x, shape, ishape: broadcast_exact(t, shape)], save=())
 
 
 def broadcast_to(data, shape):
@@ -159,6 +159,21 @@ def broadcast_to(data, shape):
     shape = tuple(int(s) for s in shape)
     if len(shape) == len(ishape):
         shape = tuple(i if s == 0 else s for s, i in zip(shape, ishape))
+    return broadcast_exact(data, shape)
+
+
+def broadcast_exact(data, shape):
+    """Broadcast ``data`` to exactly ``shape`` (NumPy rules, no MXNet 0 code); used by
+    the engine and gradient rules, where a 0 in ``shape`` is an empty dimension.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> broadcast_exact(mx.nd.ones((1,)), (0,)).shape
+    (0,)
+    """
+    ishape = data.shape
+    shape = tuple(shape)
     if shape == ishape:
         return data
     r = call1(_BROADCAST, data, {"shape": shape, "ishape": ishape})
@@ -190,7 +205,7 @@ def _sum_to_fwd(x, shape, ishape):
 
 
 _SUM_TO = defop("sum_to", _sum_to_fwd,
-                [lambda g, y, x, shape, ishape: broadcast_to(g, ishape)],
+                [lambda g, y, x, shape, ishape: broadcast_exact(g, ishape)],
                 [lambda t, y, x, shape, ishape: sum_to(t, shape)], save=())
 
 
@@ -223,7 +238,7 @@ def _sum_fwd(x, axis, keepdims, ishape):
 def _sum_grad(g, y, x, axis, keepdims, ishape):
     if not keepdims:
         g = reshape_exact(g, _kshape(ishape, axis))
-    return broadcast_to(g, ishape)
+    return broadcast_exact(g, ishape)
 
 
 def _sum_jvp(t, y, x, axis, keepdims, ishape):
