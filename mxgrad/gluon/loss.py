@@ -1,0 +1,400 @@
+"""Gluon losses, with MXNet 1.x semantics: each loss returns one value per sample,
+shape ``(batch,)``, the mean over every axis but ``batch_axis``. ``weight`` (a
+number) scales the loss and ``sample_weight`` (broadcastable to the elementwise loss)
+weights individual entries.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> loss = mx.gluon.loss.L2Loss()
+>>> loss(mx.nd.array([[1.0, 2.0]]), mx.nd.array([[0.0, 0.0]])).asnumpy().tolist()
+[1.25]
+>>> ce = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+>>> ce(mx.nd.array([[0.0, 0.0]]), mx.nd.array([1])).asnumpy().astype(float).round(4).tolist()
+[0.6931]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import DTypeError, ShapeError, StateError, numeric_types
+from .. import ndarray as nd
+from ..ndarray.ndarray import NDArray
+from .block import HybridBlock
+
+__all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
+           "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "HuberLoss",
+           "HingeLoss", "SquaredHingeLoss", "LogisticLoss", "TripletLoss",
+           "PoissonNLLLoss", "CosineEmbeddingLoss"]
+
+
+def _apply_weighting(F, loss, weight=None, sample_weight=None):
+    """Multiply by ``sample_weight`` (broadcast) and the scalar ``weight``."""
+    if sample_weight is not None:
+        loss = F.broadcast_mul(loss, sample_weight)
+    if weight is not None:
+        if not isinstance(weight, numeric_types):
+            raise DTypeError(f"weight must be a number, got {type(weight).__name__}")
+        loss = loss * weight
+    return loss
+
+
+def _reshape_like(F, x, y, what="label"):
+    """``x`` reshaped to ``y``'s shape (same number of elements required)."""
+    if x.shape == y.shape:
+        return x
+    if x.size != y.size:
+        raise ShapeError(f"{what} of shape {x.shape} does not match the prediction of shape "
+                         f"{y.shape} (it must have as many elements to be reshaped to it)")
+    return x.reshape(y.shape)
+
+
+def _batch_mean(F, loss, batch_axis):
+    if loss.ndim <= 1:
+        return loss
+    return F.mean(loss, axis=batch_axis, exclude=True)
+
+
+class Loss(HybridBlock):
+    """Base class of losses.
+
+    Parameters
+    ----------
+    weight : float or None
+        Global scalar weight of the loss.
+    batch_axis : int
+        The axis that indexes samples; the loss is averaged over the others.
+    """
+
+    def __init__(self, weight, batch_axis, **kwargs):
+        super().__init__(**kwargs)
+        self._weight = weight
+        self._batch_axis = batch_axis
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(batch_axis={self._batch_axis}, w={self._weight})"
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise NotImplementedError
+
+
+class L2Loss(Loss):
+    r"""Half squared error: ``weight/2 * (label - pred)**2``, averaged per sample.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> L2Loss()(mx.nd.array([3.0, 1.0]), mx.nd.array([1.0, 1.0])).asnumpy().tolist()
+    [2.0, 0.0]
+    """
+
+    def __init__(self, weight=1.0, batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+
+    def hybrid_forward(self, F, pred, label, sample_weight=None):
+        label = _reshape_like(F, label, pred)
+        loss = F.square(label - pred)
+        loss = _apply_weighting(F, loss, self._weight / 2, sample_weight)
+        return _batch_mean(F, loss, self._batch_axis)
+
+
+class L1Loss(Loss):
+    r"""Absolute error ``|label - pred|``, averaged per sample.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> L1Loss()(mx.nd.array([[3.0, 1.0]]), mx.nd.array([[1.0, 2.0]])).asnumpy().tolist()
+    [1.5]
+    """
+
+    def __init__(self, weight=None, batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+
+    def hybrid_forward(self, F, pred, label, sample_weight=None):
+        label = _reshape_like(F, label, pred)
+        loss = F.abs(label - pred)
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return _batch_mean(F, loss, self._batch_axis)
+
+
+class SigmoidBinaryCrossEntropyLoss(Loss):
+    r"""Binary cross entropy with a sigmoid (labels in {0, 1}).
+
+    With ``from_sigmoid=False`` (default) ``pred`` holds logits and the stable form
+    ``max(x, 0) - x*z + log(1 + exp(-|x|))`` is used; with ``pos_weight`` the positive
+    term is weighted. With ``from_sigmoid=True`` ``pred`` holds probabilities.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> l = SigmoidBinaryCrossEntropyLoss()
+    >>> l(mx.nd.array([[0.0]]), mx.nd.array([[1.0]])).asnumpy().astype(float).round(4).tolist()
+    [0.6931]
+    """
+
+    def __init__(self, from_sigmoid=False, weight=None, batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._from_sigmoid = from_sigmoid
+
+    def hybrid_forward(self, F, pred, label, sample_weight=None, pos_weight=None):
+        label = _reshape_like(F, label, pred)
+        if not self._from_sigmoid:
+            softplus_neg_abs = F.log1p(F.exp(-F.abs(pred)))
+            if pos_weight is None:
+                loss = F.relu(pred) - pred * label + softplus_neg_abs
+            else:
+                log_weight = 1 + F.broadcast_mul(pos_weight - 1, label)
+                loss = pred - pred * label + log_weight * (softplus_neg_abs + F.relu(-pred))
+        else:
+            eps = 1e-12
+            if pos_weight is None:
+                loss = -(F.log(pred + eps) * label + F.log(1.0 - pred + eps) * (1.0 - label))
+            else:
+                loss = -(F.broadcast_mul(F.log(pred + eps) * label, pos_weight)
+                         + F.log(1.0 - pred + eps) * (1.0 - label))
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return _batch_mean(F, loss, self._batch_axis)
+
+
+SigmoidBCELoss = SigmoidBinaryCrossEntropyLoss
+
+
+class SoftmaxCrossEntropyLoss(Loss):
+    r"""Softmax cross entropy.
+
+    ``loss = -sum(label * log_softmax(pred, axis), axis)``; with ``sparse_label=True``
+    (default) ``label`` holds class indices and the log-probability of that class is
+    picked. ``from_logits=True`` means ``pred`` already holds log-probabilities.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> l = SoftmaxCrossEntropyLoss(sparse_label=False)
+    >>> l(mx.nd.array([[0.0, 0.0]]), mx.nd.array([[0.5, 0.5]])).asnumpy().astype(float).round(4).tolist()
+    [0.6931]
+    """
+
+    def __init__(self, axis=-1, sparse_label=True, from_logits=False, weight=None,
+                 batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._axis = axis
+        self._sparse_label = sparse_label
+        self._from_logits = from_logits
+
+    def hybrid_forward(self, F, pred, label, sample_weight=None):
+        if not self._from_logits:
+            pred = F.log_softmax(pred, axis=self._axis)
+        if self._sparse_label:
+            axis = self._axis % pred.ndim
+            expected = pred.shape[:axis] + pred.shape[axis + 1:]
+            if label.shape != expected and label.size == int(np.prod(expected)):
+                label = label.reshape(expected)
+            elif label.shape != expected:
+                raise ShapeError(f"{self.name}: sparse labels of shape {label.shape} do not "
+                                 f"match predictions of shape {pred.shape} (expected "
+                                 f"{expected}: one class index per sample)")
+            loss = -F.pick(pred, label, axis=self._axis, keepdims=True)
+        else:
+            label = _reshape_like(F, label, pred)
+            loss = -F.sum(pred * label, axis=self._axis, keepdims=True)
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return _batch_mean(F, loss, self._batch_axis)
+
+
+SoftmaxCELoss = SoftmaxCrossEntropyLoss
+
+
+class KLDivLoss(Loss):
+    r"""Kullback-Leibler divergence ``label * (log(label) - pred)``, averaged per
+    sample (``pred`` holds log-probabilities unless ``from_logits=False``, then a
+    log-softmax is applied along ``axis``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> p = mx.nd.log(mx.nd.array([[0.5, 0.5]]))
+    >>> round(float(KLDivLoss()(p, mx.nd.array([[0.5, 0.5]])).asscalar()), 6)
+    0.0
+    """
+
+    def __init__(self, from_logits=True, axis=-1, weight=None, batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._from_logits = from_logits
+        self._axis = axis
+
+    def hybrid_forward(self, F, pred, label, sample_weight=None):
+        if not self._from_logits:
+            pred = F.log_softmax(pred, axis=self._axis)
+        loss = label * (F.log(label + 1e-12) - pred)
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return _batch_mean(F, loss, self._batch_axis)
+
+
+class HuberLoss(Loss):
+    r"""Smoothed L1: ``0.5/rho * err**2`` where ``|err| <= rho``, else ``|err| - rho/2``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> HuberLoss()(mx.nd.array([0.5, 3.0]), mx.nd.array([0.0, 0.0])).asnumpy().tolist()
+    [0.125, 2.5]
+    """
+
+    def __init__(self, rho=1, weight=None, batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._rho = rho
+
+    def hybrid_forward(self, F, pred, label, sample_weight=None):
+        label = _reshape_like(F, label, pred)
+        err = F.abs(label - pred)
+        loss = F.where(err > self._rho, err - 0.5 * self._rho,
+                       (0.5 / self._rho) * F.square(err))
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return _batch_mean(F, loss, self._batch_axis)
+
+
+class HingeLoss(Loss):
+    r"""Hinge loss ``max(0, margin - pred * label)`` (labels in {-1, 1}).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> HingeLoss()(mx.nd.array([0.5, 2.0]), mx.nd.array([1.0, 1.0])).asnumpy().tolist()
+    [0.5, 0.0]
+    """
+
+    def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._margin = margin
+
+    def hybrid_forward(self, F, pred, label, sample_weight=None):
+        label = _reshape_like(F, label, pred)
+        loss = F.relu(self._margin - pred * label)
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return _batch_mean(F, loss, self._batch_axis)
+
+
+class SquaredHingeLoss(Loss):
+    r"""Squared hinge loss ``max(0, margin - pred * label)**2``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> SquaredHingeLoss()(mx.nd.array([0.5]), mx.nd.array([1.0])).asnumpy().tolist()
+    [0.25]
+    """
+
+    def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._margin = margin
+
+    def hybrid_forward(self, F, pred, label, sample_weight=None):
+        label = _reshape_like(F, label, pred)
+        loss = F.square(F.relu(self._margin - pred * label))
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return _batch_mean(F, loss, self._batch_axis)
+
+
+class LogisticLoss(Loss):
+    r"""Logistic loss ``log(1 + exp(-pred * label))`` for labels in {-1, 1}
+    (``label_format='signed'``) or {0, 1} (``'binary'``), computed stably.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> LogisticLoss()(mx.nd.array([0.0]), mx.nd.array([1.0])).asnumpy().astype(float).round(4).tolist()
+    [0.6931]
+    """
+
+    def __init__(self, weight=None, batch_axis=0, label_format="signed", **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._label_format = label_format
+        if self._label_format not in ("signed", "binary"):
+            raise StateError(f"label_format can only be signed or binary, received "
+                             f"{label_format}.")
+
+    def hybrid_forward(self, F, pred, label, sample_weight=None):
+        label = _reshape_like(F, label, pred)
+        if self._label_format == "signed":
+            label = (label + 1.0) / 2.0
+        loss = F.relu(pred) - pred * label + F.log1p(F.exp(-F.abs(pred)))
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return _batch_mean(F, loss, self._batch_axis)
+
+
+class TripletLoss(Loss):
+    r"""Triplet loss ``max(0, sum(|pos - pred|**2 - |neg - pred|**2) + margin)``,
+    summed over the non-batch axes."""
+
+    def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._margin = margin
+
+    def hybrid_forward(self, F, pred, positive, negative, sample_weight=None):
+        positive = _reshape_like(F, positive, pred, "positive")
+        negative = _reshape_like(F, negative, pred, "negative")
+        loss = F.sum(F.square(positive - pred) - F.square(negative - pred),
+                     axis=self._batch_axis, exclude=True)
+        loss = F.relu(loss + self._margin)
+        return _apply_weighting(F, loss, self._weight, sample_weight)
+
+
+class PoissonNLLLoss(Loss):
+    r"""Poisson negative log likelihood: ``exp(pred) - target * pred`` (from logits) or
+    ``pred - target * log(pred + epsilon)``, plus Stirling's term with
+    ``compute_full``; averaged over all elements (a 1-element result, as MXNet)."""
+
+    def __init__(self, weight=None, from_logits=True, batch_axis=0, compute_full=False,
+                 **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._from_logits = from_logits
+        self._compute_full = compute_full
+
+    def hybrid_forward(self, F, pred, target, sample_weight=None, epsilon=1e-08):
+        target = _reshape_like(F, target, pred, "target")
+        if self._from_logits:
+            loss = F.exp(pred) - target * pred
+        else:
+            loss = pred - target * F.log(pred + epsilon)
+        if self._compute_full:
+            safe = F.maximum(target, 1.0)
+            stirling = safe * F.log(safe) - safe + 0.5 * F.log(2 * safe * np.pi)
+            loss = loss + stirling * (target > 1)
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return F.mean(loss)
+
+
+class CosineEmbeddingLoss(Loss):
+    r"""Cosine embedding loss: ``1 - cos(x1, x2)`` for label 1 and
+    ``max(0, cos(x1, x2) - margin)`` for label -1. Returns shape ``(batch, 1)`` as MXNet.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1.0, 0.0]])
+    >>> CosineEmbeddingLoss()(x, x, mx.nd.array([1])).asnumpy().astype(float).round(4).tolist()
+    [[0.0]]
+    """
+
+    def __init__(self, weight=None, batch_axis=0, margin=0, **kwargs):
+        super().__init__(weight, batch_axis, **kwargs)
+        self._margin = margin
+
+    def hybrid_forward(self, F, input1, input2, label, sample_weight=None):
+        input1 = _reshape_like(F, input1, input2, "input1")
+        label = label.reshape((-1, 1))
+        cos_sim = self._cosine_similarity(F, input1, input2)
+        y_1 = label == 1
+        y_minus_1 = label == -1
+        cos_sim_a = (1 - cos_sim) * y_1
+        cos_sim_b = F.relu(y_minus_1 * (cos_sim - self._margin))
+        loss = cos_sim_a + cos_sim_b
+        return _apply_weighting(F, loss, self._weight, sample_weight)
+
+    @staticmethod
+    def _cosine_similarity(F, x, y, axis=-1):
+        x_norm = F.norm(x, axis=axis).reshape((-1, 1))
+        y_norm = F.norm(y, axis=axis).reshape((-1, 1))
+        x_dot_y = F.sum(x * y, axis=axis).reshape((-1, 1))
+        return x_dot_y / F.clip(x_norm * y_norm, 1e-12, np.inf)

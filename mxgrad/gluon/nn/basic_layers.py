@@ -1,0 +1,611 @@
+"""Basic layers: containers, ``Dense``, ``Dropout``, normalization, ``Embedding``,
+``Flatten``, ``Lambda``/``HybridLambda``.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> from mxgrad.gluon import nn
+>>> net = nn.HybridSequential()
+>>> net.add(nn.Dense(8, activation='relu'), nn.Dropout(0.5), nn.Dense(3))
+>>> net.initialize()
+>>> net(mx.nd.ones((2, 4))).shape          # Dropout is the identity outside training
+(2, 3)
+>>> net[0]
+Dense(4 -> 8, Activation(relu))
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ...base import DTypeError, ShapeError, StateError, numeric_types
+from ... import ndarray as nd
+from ..block import Block, HybridBlock
+from ..utils import _indent
+from .activations import Activation
+
+__all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "Embedding", "BatchNorm",
+           "InstanceNorm", "LayerNorm", "GroupNorm", "Flatten", "Lambda", "HybridLambda",
+           "Identity"]
+
+
+def _container_repr(block):
+    modstr = "\n".join([f"  ({key}): {_indent(repr(b), 2)}"
+                        for key, b in block._children.items()])
+    return f"{block.__class__.__name__}(\n{modstr}\n)"
+
+
+class Sequential(Block):
+    """Stacks blocks sequentially; ``add``, indexing (slices give a new Sequential)
+    and ``len`` work as in MXNet.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> net = Sequential()
+    >>> with net.name_scope():
+    ...     net.add(Dense(3), Dense(2))
+    >>> len(net), type(net[1:]).__name__
+    (2, 'Sequential')
+    """
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._layers = []
+
+    def add(self, *blocks):
+        """Add blocks at the end."""
+        for block in blocks:
+            if not isinstance(block, Block):
+                raise DTypeError(f"{self.__class__.__name__}.add takes Blocks, got "
+                                 f"{type(block).__name__}")
+            self._layers.append(block)
+            self.register_child(block)
+
+    def forward(self, x, *args):
+        for block in self._children.values():
+            x = block(x, *args)
+            args = []
+            if isinstance(x, (tuple, list)):
+                args = x[1:]
+                x = x[0]
+        if args:
+            x = tuple([x] + list(args))
+        return x
+
+    def __repr__(self):
+        return _container_repr(self)
+
+    def __getitem__(self, key):
+        layers = list(self._children.values())[key]
+        if isinstance(layers, list):
+            net = type(self)(prefix=self._prefix)
+            with net.name_scope():
+                net.add(*layers)
+            return net
+        return layers
+
+    def __len__(self):
+        return len(self._children)
+
+    def __iter__(self):
+        return iter(list(self._children.values()))
+
+    def hybridize(self, active=True, **kwargs):
+        """Hybridize the children (warns when all of them are HybridBlocks)."""
+        if self._children and all(isinstance(c, HybridBlock)
+                                  for c in self._children.values()):
+            warnings.warn(f"All children of this Sequential layer '{self.prefix}' are "
+                          f"HybridBlocks. Consider using HybridSequential for the best "
+                          f"performance.", stacklevel=2)
+        super().hybridize(active, **kwargs)
+
+
+class HybridSequential(HybridBlock):
+    """Stacks HybridBlocks sequentially.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> net = HybridSequential(); net.add(Dense(2, in_units=3)); net.initialize()
+    >>> net.hybridize(); net(mx.nd.ones((1, 3))).shape
+    (1, 2)
+    """
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._layers = []
+
+    def add(self, *blocks):
+        """Add blocks at the end."""
+        for block in blocks:
+            if not isinstance(block, Block):
+                raise DTypeError(f"{self.__class__.__name__}.add takes Blocks, got "
+                                 f"{type(block).__name__}")
+            self._layers.append(block)
+            self.register_child(block)
+
+    def hybrid_forward(self, F, x, *args):
+        for block in self._children.values():
+            x = block(x, *args)
+            args = []
+            if isinstance(x, (tuple, list)):
+                args = x[1:]
+                x = x[0]
+        if args:
+            x = tuple([x] + list(args))
+        return x
+
+    def __repr__(self):
+        return _container_repr(self)
+
+    def __getitem__(self, key):
+        layers = list(self._children.values())[key]
+        if isinstance(layers, list):
+            net = type(self)(prefix=self._prefix)
+            with net.name_scope():
+                net.add(*layers)
+            return net
+        return layers
+
+    def __len__(self):
+        return len(self._children)
+
+    def __iter__(self):
+        return iter(list(self._children.values()))
+
+
+class Dense(HybridBlock):
+    """Fully connected layer: ``activation(dot(x, weight.T) + bias)``.
+
+    Parameters
+    ----------
+    units : int
+        Output size.
+    activation : str, optional
+        Name of an activation (see :class:`Activation`).
+    use_bias : bool, default True
+    flatten : bool, default True
+        Flatten all but the first axis of the input; otherwise apply to the last axis.
+    dtype : str, default 'float32'
+    weight_initializer, bias_initializer : Initializer or str
+        ``bias_initializer`` defaults to ``'zeros'``; the weight uses the global one.
+    in_units : int, default 0
+        Input size; 0 means inferred at the first forward.
+
+    The weight has shape ``(units, in_units)``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> d = Dense(3, in_units=2, weight_initializer='ones'); d.initialize()
+    >>> d(mx.nd.array([[1.0, 2.0]])).asnumpy().tolist()
+    [[3.0, 3.0, 3.0]]
+    """
+
+    def __init__(self, units, activation=None, use_bias=True, flatten=True,
+                 dtype="float32", weight_initializer=None, bias_initializer="zeros",
+                 in_units=0, **kwargs):
+        super().__init__(**kwargs)
+        self._flatten = flatten
+        with self.name_scope():
+            self._units = units
+            self._in_units = in_units
+            self.weight = self.params.get("weight", shape=(units, in_units),
+                                          init=weight_initializer, dtype=dtype,
+                                          allow_deferred_init=True)
+            if use_bias:
+                self.bias = self.params.get("bias", shape=(units,), init=bias_initializer,
+                                            dtype=dtype, allow_deferred_init=True)
+            else:
+                self.bias = None
+            if activation is not None:
+                self.act = Activation(activation, prefix=activation + "_")
+            else:
+                self.act = None
+
+    def _param_shapes(self, x, *args):
+        if self._flatten:
+            in_units = int(np.prod(x.shape[1:])) if x.ndim > 1 else 1
+        else:
+            in_units = x.shape[-1]
+        shapes = {"weight": (self._units, in_units)}
+        if self.bias is not None:
+            shapes["bias"] = (self._units,)
+        return shapes
+
+    def hybrid_forward(self, F, x, weight, bias=None):
+        act = F.FullyConnected(x, weight, bias, no_bias=bias is None, num_hidden=self._units,
+                               flatten=self._flatten, name="fwd")
+        if self.act is not None:
+            act = self.act(act)
+        return act
+
+    def __repr__(self):
+        shape = self.weight.shape
+        layout = f"{shape[1] if shape[1] else None} -> {shape[0]}"
+        return f"{self.__class__.__name__}({layout}, {self.act if self.act else 'linear'})"
+
+
+class Dropout(HybridBlock):
+    """Inverted dropout: while training, zero each element with probability ``rate``
+    and scale the rest by ``1/(1-rate)``; the identity in predict mode.
+
+    It follows ``autograd.is_training()`` at call time: active inside ``record()``,
+    ``train_mode()`` and ``pause(train_mode=True)``; off in ``predict_mode()`` and
+    ``record(train_mode=False)``.
+
+    Parameters
+    ----------
+    rate : float
+        Fraction of the input units to drop, in [0, 1).
+    axes : tuple of int
+        Axes along which the same mask is shared (variational dropout).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> drop = Dropout(0.5)
+    >>> drop(mx.nd.ones((2, 2))).asnumpy().tolist()          # predicting: identity
+    [[1.0, 1.0], [1.0, 1.0]]
+    >>> with mx.autograd.train_mode():
+    ...     y = drop(mx.nd.ones((1000,)))
+    >>> sorted(set(y.asnumpy().tolist()))
+    [0.0, 2.0]
+    """
+
+    def __init__(self, rate, axes=(), **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= rate < 1:
+            raise StateError(f"Dropout rate must be in [0, 1), got {rate}")
+        self._rate = rate
+        self._axes = axes
+
+    def hybrid_forward(self, F, x):
+        if self._rate > 0:
+            return F.Dropout(x, p=self._rate, axes=self._axes, name="fwd", cudnn_off=False)
+        return x.copy()
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(p = {self._rate}, axes={self._axes})"
+
+
+class BatchNorm(HybridBlock):
+    """Batch normalization over the channel ``axis``.
+
+    In training mode (``autograd.is_training()``) it normalizes with the batch mean
+    and biased variance and updates ``running = momentum * running + (1 - momentum) *
+    batch`` in the same forward call (MXNet does it in backward); in predict mode, or
+    always with ``use_global_stats=True``, it uses the running statistics.
+
+    Parameters
+    ----------
+    axis : int, default 1
+    momentum : float, default 0.9
+    epsilon : float, default 1e-5
+    center : bool, default True
+        Learn the offset ``beta``.
+    scale : bool, default True
+        Learn the scale ``gamma`` (``False``: gamma fixed at 1).
+    use_global_stats : bool, default False
+    beta_initializer, gamma_initializer, running_mean_initializer,
+    running_variance_initializer : Initializer or str
+    in_channels : int, default 0
+        Number of channels; 0 means inferred at the first forward.
+
+    ``running_mean``/``running_var`` have ``grad_req='null'``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> bn = BatchNorm(); bn.initialize()
+    >>> x = mx.nd.array([[1.0], [3.0]])
+    >>> with mx.autograd.record():
+    ...     y = bn(x)
+    >>> y.asnumpy().astype(float).round(3).tolist()
+    [[-1.0], [1.0]]
+    >>> bn.running_mean.data().asnumpy().astype(float).round(3).tolist()   # 0.9*0 + 0.1*2
+    [0.2]
+    """
+
+    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True,
+                 use_global_stats=False, beta_initializer="zeros", gamma_initializer="ones",
+                 running_mean_initializer="zeros", running_variance_initializer="ones",
+                 in_channels=0, **kwargs):
+        super().__init__(**kwargs)
+        self._kwargs = {"axis": axis, "eps": epsilon, "momentum": momentum,
+                        "fix_gamma": not scale, "use_global_stats": use_global_stats}
+        self._axis = axis
+        if in_channels != 0:
+            self.in_channels = in_channels
+        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
+                                     shape=(in_channels,), init=gamma_initializer,
+                                     allow_deferred_init=True, differentiable=scale)
+        self.beta = self.params.get("beta", grad_req="write" if center else "null",
+                                    shape=(in_channels,), init=beta_initializer,
+                                    allow_deferred_init=True, differentiable=center)
+        self.running_mean = self.params.get("running_mean", grad_req="null",
+                                            shape=(in_channels,),
+                                            init=running_mean_initializer,
+                                            allow_deferred_init=True, differentiable=False)
+        self.running_var = self.params.get("running_var", grad_req="null",
+                                           shape=(in_channels,),
+                                           init=running_variance_initializer,
+                                           allow_deferred_init=True, differentiable=False)
+
+    def _param_shapes(self, x, *args):
+        if not -x.ndim <= self._axis < x.ndim:
+            raise ShapeError(f"{self.name}: axis {self._axis} is out of range for an input "
+                             f"of shape {x.shape}")
+        c = (x.shape[self._axis],)
+        return {"gamma": c, "beta": c, "running_mean": c, "running_var": c}
+
+    def cast(self, dtype):
+        if np.dtype(dtype).name == "float16":
+            dtype = "float32"
+        super().cast(dtype)
+
+    def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
+        return F.BatchNorm(x, gamma, beta, running_mean, running_var, name="fwd",
+                           **self._kwargs)
+
+    def __repr__(self):
+        in_channels = self.gamma.shape[0]
+        content = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        return (f"{self.__class__.__name__}({content}, "
+                f"in_channels={in_channels if in_channels else None})")
+
+
+class Embedding(HybridBlock):
+    """Map integer indices to rows of a ``(input_dim, output_dim)`` weight.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> e = Embedding(4, 2, weight_initializer='ones'); e.initialize()
+    >>> e(mx.nd.array([[0, 3]])).shape
+    (1, 2, 2)
+    """
+
+    def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None,
+                 sparse_grad=False, **kwargs):
+        super().__init__(**kwargs)
+        self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
+                        "sparse_grad": sparse_grad}
+        self.weight = self.params.get("weight", shape=(input_dim, output_dim),
+                                      init=weight_initializer, dtype=dtype,
+                                      allow_deferred_init=True,
+                                      grad_stype="row_sparse" if sparse_grad else "default")
+
+    def hybrid_forward(self, F, x, weight):
+        return F.Embedding(x, weight, name="fwd", **self._kwargs)
+
+    def __repr__(self):
+        return (f"{self.__class__.__name__}({self._kwargs['input_dim']} -> "
+                f"{self._kwargs['output_dim']}, {self._kwargs['dtype']})")
+
+
+class Flatten(HybridBlock):
+    """Flatten all axes but the first: ``(N, d1, d2, ...)`` to ``(N, d1*d2*...)``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> Flatten()(mx.nd.zeros((2, 3, 4))).shape
+    (2, 12)
+    """
+
+    def hybrid_forward(self, F, x):
+        return F.Flatten(x)
+
+    def __repr__(self):
+        return self.__class__.__name__
+
+
+class Identity(HybridBlock):
+    """Return the input unchanged (useful as a placeholder layer)."""
+
+    def hybrid_forward(self, F, x):
+        return x
+
+
+class InstanceNorm(HybridBlock):
+    """Instance normalization: normalize each sample and channel over its spatial
+    axes, then ``gamma * x_hat + beta`` (per channel).
+
+    Note MXNet's default ``scale=False`` (gamma stays 1 and is not learned).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> n = InstanceNorm(); n.initialize()
+    >>> n(mx.nd.array([[[1.0, 3.0]]])).asnumpy().astype(float).round(3).tolist()
+    [[[-1.0, 1.0]]]
+    """
+
+    def __init__(self, axis=1, epsilon=1e-5, center=True, scale=False,
+                 beta_initializer="zeros", gamma_initializer="ones", in_channels=0,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
+        self._axis = axis
+        self._epsilon = epsilon
+        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
+                                     shape=(in_channels,), init=gamma_initializer,
+                                     allow_deferred_init=True)
+        self.beta = self.params.get("beta", grad_req="write" if center else "null",
+                                    shape=(in_channels,), init=beta_initializer,
+                                    allow_deferred_init=True)
+
+    def _param_shapes(self, x, *args):
+        c = (x.shape[self._axis],)
+        return {"gamma": c, "beta": c}
+
+    def hybrid_forward(self, F, x, gamma, beta):
+        if self._axis == 1:
+            return F.InstanceNorm(x, gamma, beta, name="fwd", eps=self._epsilon)
+        x = F.swapaxes(x, dim1=1, dim2=self._axis)
+        return F.swapaxes(F.InstanceNorm(x, gamma, beta, name="fwd", eps=self._epsilon),
+                          dim1=1, dim2=self._axis)
+
+    def __repr__(self):
+        in_channels = self.gamma.shape[0]
+        content = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        return f"{self.__class__.__name__}({content}, in_channels={in_channels})"
+
+
+class LayerNorm(HybridBlock):
+    """Layer normalization over ``axis`` (default the last), then ``gamma * x_hat +
+    beta``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> ln = LayerNorm(); ln.initialize()
+    >>> ln(mx.nd.array([[1.0, 3.0]])).asnumpy().astype(float).round(3).tolist()
+    [[-1.0, 1.0]]
+    """
+
+    def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", in_channels=0,
+                 prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
+        self._axis = axis
+        self._epsilon = epsilon
+        self._center = center
+        self._scale = scale
+        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
+                                     shape=(in_channels,), init=gamma_initializer,
+                                     allow_deferred_init=True)
+        self.beta = self.params.get("beta", grad_req="write" if center else "null",
+                                    shape=(in_channels,), init=beta_initializer,
+                                    allow_deferred_init=True)
+
+    def _param_shapes(self, x, *args):
+        c = (x.shape[self._axis],)
+        return {"gamma": c, "beta": c}
+
+    def hybrid_forward(self, F, data, gamma, beta):
+        return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
+
+    def __repr__(self):
+        in_channels = self.gamma.shape[0]
+        content = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        return f"{self.__class__.__name__}({content}, in_channels={in_channels})"
+
+
+class GroupNorm(HybridBlock):
+    """Group normalization: channels (axis 1) split into ``num_groups`` groups, each
+    normalized over its channels and spatial axes; then per-channel ``gamma``/``beta``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> g = GroupNorm(num_groups=1); g.initialize()
+    >>> g(mx.nd.array([[[1.0], [3.0]]])).asnumpy().astype(float).round(3).tolist()
+    [[[-1.0], [1.0]]]
+    """
+
+    def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", in_channels=0,
+                 prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+        self._kwargs = {"eps": epsilon, "num_groups": num_groups, "center": center,
+                        "scale": scale}
+        self._num_groups = num_groups
+        self._epsilon = epsilon
+        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
+                                     shape=(in_channels,), init=gamma_initializer,
+                                     allow_deferred_init=True)
+        self.beta = self.params.get("beta", grad_req="write" if center else "null",
+                                    shape=(in_channels,), init=beta_initializer,
+                                    allow_deferred_init=True)
+
+    def _param_shapes(self, x, *args):
+        c = x.shape[1]
+        if c % self._num_groups:
+            raise ShapeError(f"{self.name}: {c} channels cannot be split into "
+                             f"{self._num_groups} groups")
+        return {"gamma": (c,), "beta": (c,)}
+
+    def hybrid_forward(self, F, x, gamma, beta):
+        n, c = x.shape[0], x.shape[1]
+        g = self._num_groups
+        xg = x.reshape((n, g, -1))
+        mean = xg.mean(axis=2, keepdims=True)
+        var = ((xg - mean) ** 2).mean(axis=2, keepdims=True)
+        xhat = ((xg - mean) / F.sqrt(var + self._epsilon)).reshape(x.shape)
+        pshape = (1, c) + (1,) * (x.ndim - 2)
+        return F.broadcast_add(F.broadcast_mul(xhat, gamma.reshape(pshape)),
+                               beta.reshape(pshape))
+
+    def __repr__(self):
+        content = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        return f"{self.__class__.__name__}({content}, in_channels={self.gamma.shape[0]})"
+
+
+class Lambda(Block):
+    """Wrap a function as a Block: a callable, or the name of an ``mx.nd`` function.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> Lambda('tanh')(mx.nd.zeros((2,))).asnumpy().tolist()
+    [0.0, 0.0]
+    >>> Lambda(lambda x: x * 2)(mx.nd.ones((1,))).asscalar()
+    2.0
+    """
+
+    def __init__(self, function, prefix=None):
+        super().__init__(prefix=prefix)
+        if isinstance(function, str):
+            if not hasattr(nd, function):
+                raise StateError(f"Function name {function} is not found in ndarray.")
+            self._func_impl = getattr(nd, function)
+        elif callable(function):
+            self._func_impl = function
+        else:
+            raise DTypeError(f"Unrecognized function in lambda: {function} of type "
+                             f"{type(function)}")
+
+    def forward(self, *args):
+        return self._func_impl(*args)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self._func_impl.__name__})"
+
+
+class HybridLambda(HybridBlock):
+    """Wrap ``function(F, x, *args)`` (or the name of an ``F`` function) as a
+    HybridBlock.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> HybridLambda(lambda F, x: F.relu(x))(mx.nd.array([-1.0, 1.0])).asnumpy().tolist()
+    [0.0, 1.0]
+    >>> HybridLambda('sigmoid')(mx.nd.zeros((1,))).asscalar()
+    0.5
+    """
+
+    def __init__(self, function, prefix=None):
+        super().__init__(prefix=prefix)
+        if isinstance(function, str):
+            if not hasattr(nd, function):
+                raise StateError(f"Function name {function} is not found in ndarray.")
+            self._func = lambda F, *args: getattr(F, function)(*args)
+            self._func_name = function
+        elif callable(function):
+            self._func = function
+            self._func_name = function.__name__
+        else:
+            raise DTypeError(f"Unrecognized function in lambda: {function} of type "
+                             f"{type(function)}")
+
+    def hybrid_forward(self, F, x, *args):
+        return self._func(F, x, *args)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self._func_name})"
