@@ -8,7 +8,7 @@ import pytest
 
 import mxgrad as mx
 from mxgrad import autograd, nd
-from mxgrad.base import DTypeError, GraphError, InPlaceError, MXNetError, ShapeError, StateError
+from mxgrad.base import GraphError, InPlaceError, MXNetError, ShapeError
 from mxgrad.test_utils import assert_almost_equal, check_numeric_gradient, check_second_order
 from mxgrad.autograd.forward_ad import ForwardModeError
 
@@ -304,13 +304,39 @@ def test_needs_input_grad_tuple_and_names():
         y = F.apply(x, w, 3)
     y.backward()
     nig = seen["bwd"]
-    assert nig == (True, False, False, False) and isinstance(nig, tuple)
+    assert nig == (True, False, False) and isinstance(nig, tuple)   # flag not given
     assert nig.x is True and nig["w"] is False and nig[2] is False
     assert seen["fwd"] == nig
     with pytest.raises(AttributeError):
         nig.nope
     F.apply(x, w, 3)                     # outside record(): still says what requires a grad
-    assert seen["fwd"] == (True, False, False, False)
+    assert seen["fwd"] == (True, False, False)
+    with autograd.record():
+        y = F.apply(x, w, 3, flag=False)     # a given default is an argument
+    y.backward()
+    assert seen["bwd"] == (True, False, False, False) and seen["bwd"].flag is False
+
+
+def test_untouched_defaults_are_not_arguments():
+    class Scale(autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k=2.0):
+            ctx.k = k
+            return x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.k                  # one gradient: apply(x) has one argument
+
+    x = var([1.])
+    with autograd.record():
+        y = Scale.apply(x)
+    y.backward()
+    assert x.grad.asnumpy()[0] == 2
+    with autograd.record():
+        y = Scale.apply(x, 3.0)
+    with pytest.raises(ValueError, match="Scale.*1 gradient but forward took 2"):
+        y.backward()
 
 
 def test_kwargs_bound_to_forward_signature():

@@ -57,7 +57,7 @@ import functools
 import inspect
 import itertools
 import weakref
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -747,26 +747,37 @@ class _Spec:
             bound = self.sig.bind(*args, **kwargs)
         except TypeError as err:
             raise TypeError(f"{self.name}.forward(): {err}") from None
+        P = inspect.Parameter
+        params = [p for p in self.sig.parameters.values() if p.kind != P.VAR_KEYWORD]
+        given = bound.arguments
+        # The forward arguments are the parameters up to the last one given (defaults
+        # filled in before it), so apply(x) for forward(ctx, x, dim=0) has one argument as
+        # in PyTorch; setup_context-style functions get every default, as in PyTorch.
+        last = len(params) - 1
+        if self.setup is None:
+            while last >= 0 and params[last].name not in given:
+                last -= 1
         bound.apply_defaults()
-        flat, names = [], []
-        for pname, val in bound.arguments.items():
-            kind = self.sig.parameters[pname].kind
-            if kind == inspect.Parameter.VAR_POSITIONAL:
+        vals = bound.arguments
+        flat, names, kwkeys = [], [], []
+        npos = 0
+        for p in params[:last + 1]:
+            val = vals[p.name]
+            if p.kind == P.VAR_POSITIONAL:
                 flat.extend(val)
-                names.extend(f"{pname}[{j}]" for j in range(len(val)))
-            elif kind != inspect.Parameter.VAR_KEYWORD and kind != inspect.Parameter.KEYWORD_ONLY:
+                names.extend(f"{p.name}[{j}]" for j in range(len(val)))
+            elif p.kind == P.KEYWORD_ONLY:
                 flat.append(val)
-                names.append(pname)
-        npos = len(flat)
-        kwkeys = []
-        for pname, val in bound.arguments.items():
-            kind = self.sig.parameters[pname].kind
-            if kind == inspect.Parameter.KEYWORD_ONLY:
+                names.append(p.name)
+                kwkeys.append(p.name)
+                continue
+            else:
                 flat.append(val)
-                names.append(pname)
-                kwkeys.append(pname)
-            elif kind == inspect.Parameter.VAR_KEYWORD:
-                for k2, v2 in val.items():
+                names.append(p.name)
+            npos = len(flat)
+        for p in self.sig.parameters.values():
+            if p.kind == P.VAR_KEYWORD:
+                for k2, v2 in vals.get(p.name, {}).items():
                     flat.append(v2)
                     names.append(k2)
                     kwkeys.append(k2)
