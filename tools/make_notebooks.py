@@ -1,0 +1,330 @@
+"""Build the tutorial notebooks in ``notebooks/`` from the Python source below and execute
+them, so the stored outputs are real ones.
+
+Usage::
+
+    python tools/make_notebooks.py            # build and run all notebooks defined here
+    python tools/make_notebooks.py 01 05      # only those whose file name starts with 01 / 05
+    python tools/make_notebooks.py --no-run   # write them without outputs
+
+Each notebook is a list of cells written with :func:`md` (markdown) and :func:`code`.
+``02_custom_functions.ipynb`` is written by hand and is not touched here.
+Needs ``nbformat``, ``nbclient``, ``ipykernel`` and ``matplotlib`` (the ``test`` extra).
+"""
+import os
+import sys
+import textwrap
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NB_DIR = os.path.join(ROOT, "notebooks")
+
+
+def md(text):
+    return new_markdown_cell(textwrap.dedent(text).strip("\n"))
+
+
+def code(text):
+    return new_code_cell(textwrap.dedent(text).strip("\n"))
+
+
+# Shared first lines: small inline figures so the notebooks stay small.
+PLOT_SETUP = """
+import matplotlib.pyplot as plt
+plt.rcParams["figure.dpi"] = 60
+plt.rcParams["figure.figsize"] = (6, 3)
+"""
+
+# --------------------------------------------------------------------------------------
+# 01 autograd basics
+# --------------------------------------------------------------------------------------
+
+
+def nb01():
+    return [
+        md("""
+        # Autograd basics
+
+        `mxgrad` runs MXNet 1.x's imperative API on NumPy: `import mxgrad as mx` and the usual
+        `mx.nd` / `mx.autograd` code works. This notebook walks through the autograd API:
+
+        * `attach_grad`, `autograd.record`, `backward`
+        * head gradients (vector-Jacobian products)
+        * `grad_req='add'` and zeroing gradients
+        * `mark_variables` with gradient buffers you own
+        * `pause`, `train_mode` / `predict_mode`, `is_recording` / `is_training`
+        * `autograd.grad(..., create_graph=True)` for second derivatives, plotted
+        """),
+        code("""
+        import numpy as np
+        import mxgrad as mx
+        from mxgrad import nd, autograd
+        np.set_printoptions(precision=4, suppress=True)
+        """ + PLOT_SETUP),
+        md("""
+        ## `attach_grad`, `record`, `backward`
+
+        `x.attach_grad()` allocates a gradient buffer `x.grad` (zeros) and marks `x` as a variable.
+        Operations inside `with autograd.record():` are recorded; `y.backward()` then writes
+        dy/dx into `x.grad`.
+        """),
+        code("""
+        x = nd.array([1., 2., 3.])
+        x.attach_grad()
+        with autograd.record():
+            y = x * x + 2 * x          # dy/dx = 2x + 2
+        y.backward()
+        print(x.grad)
+        """),
+        md("""
+        `y` is not a scalar here. Like MXNet, `backward()` without arguments uses a head gradient
+        of ones of `y`'s shape, i.e. it differentiates `y.sum()`.
+
+        ## Head gradients
+
+        `y.backward(head)` computes the vector-Jacobian product `headᵀ · dy/dx`: the gradient of
+        `(head * y).sum()`. This is how a gradient flowing in from a later part of a network is
+        passed on. The head must have `y`'s shape (mxgrad checks it).
+        """),
+        code("""
+        with autograd.record():
+            y = x * x                  # dy_i/dx_i = 2 x_i
+        y.backward(nd.array([1., 0.1, 0.01]))
+        print(x.grad)                  # [2*1*1, 2*2*0.1, 2*3*0.01]
+
+        try:
+            with autograd.record():
+                y = x * x
+            y.backward(nd.ones((2,)))  # wrong shape
+        except mx.MXNetError as e:
+            print(type(e).__name__, ":", e)
+        """),
+        md("""
+        ## `grad_req`: `'write'` (default), `'add'`, `'null'`
+
+        With the default `'write'`, every backward overwrites `x.grad`. With `'add'` the
+        gradients of several backward passes accumulate (useful for gradient accumulation over
+        micro-batches). The buffer is then never cleared for you: zero it yourself with
+        `x.grad[:] = 0`. The buffer is shared: a reference taken earlier sees every update.
+        """),
+        code("""
+        x = nd.array([1., 2., 3.])
+        x.attach_grad(grad_req='add')
+        g = x.grad                     # the same buffer all along
+        for step in range(3):
+            with autograd.record():
+                y = (x * x).sum()
+            y.backward()
+            print("after backward", step + 1, ":", g.asnumpy())
+
+        x.grad[:] = 0                  # zero by hand
+        print("zeroed:", g.asnumpy())
+        """),
+        md("""
+        ## `mark_variables`: your own gradient buffers
+
+        `attach_grad` is a shortcut for `autograd.mark_variables(x, nd.zeros_like(x))`. You can
+        pass buffers you allocated yourself (for example one big flat buffer viewed as pieces)
+        and a `grad_req` per variable.
+        """),
+        code("""
+        w = nd.array([0.5, -1.0])
+        b = nd.array([2.0])
+        gw, gb = nd.zeros((2,)), nd.zeros((1,))
+        autograd.mark_variables([w, b], [gw, gb], grad_reqs=['write', 'add'])
+
+        for _ in range(2):
+            with autograd.record():
+                z = (w ** 3).sum() + 3 * b
+            z.backward()
+        print("gw =", gw.asnumpy(), "(3 w^2, written)")
+        print("gb =", gb.asnumpy(), "(3 + 3, added)")
+        print("w.grad is gw:", w.grad is gw)
+        """),
+        md("""
+        ## `pause`: computations that are not recorded
+
+        Inside `autograd.pause()` operations run without being recorded, so no gradient flows
+        through them: their results act as constants.
+        """),
+        code("""
+        x = nd.array([1., 2., 3.])
+        x.attach_grad()
+        with autograd.record():
+            a = 2 * x
+            with autograd.pause():
+                c = 3 * x              # treated as a constant
+            y = a + c
+        y.backward()
+        print(x.grad)                  # 2, not 5
+        """),
+        md("""
+        ## Recording and training are two separate flags
+
+        * `is_recording()`: are operations being recorded for `backward`?
+        * `is_training()`: should layers like Dropout and BatchNorm behave as in training?
+
+        `record()` turns on both (unless `record(train_mode=False)`), `pause()` turns off both
+        (unless `pause(train_mode=True)`), `train_mode()` / `predict_mode()` change only the
+        training flag.
+        """),
+        code("""
+        def state(where):
+            print(f"{where:42s} recording={autograd.is_recording()!s:5s} "
+                  f"training={autograd.is_training()}")
+
+        state("outside")
+        with autograd.record():
+            state("record()")
+            with autograd.pause():
+                state("record() > pause()")
+            with autograd.predict_mode():
+                state("record() > predict_mode()")
+        with autograd.record(train_mode=False):
+            state("record(train_mode=False)")
+        with autograd.train_mode():
+            state("train_mode()")
+        """),
+        md("""
+        The training flag is what Dropout looks at: it drops (and rescales by `1/(1-p)`) only in
+        training mode, and is the identity otherwise.
+        """),
+        code("""
+        mx.random.seed(0)
+        ones = nd.ones((2, 6))
+        with autograd.train_mode():
+            print(nd.Dropout(ones, p=0.5))
+        print(nd.Dropout(ones, p=0.5))       # predict mode: identity
+        """),
+        md("""
+        ## A recorded graph is used once
+
+        `backward` frees the graph it walked. Pass `retain_graph=True` to walk it again.
+        Writing in place into a variable while recording is refused (it would corrupt the graph).
+        Both errors are raised right away, with a message that says what to do.
+        """),
+        code("""
+        x = nd.array([1., 2., 3.]); x.attach_grad()
+        with autograd.record():
+            y = (x * x).sum()
+        y.backward(retain_graph=True)
+        y.backward()                   # fine: the graph was retained
+        try:
+            y.backward()               # the graph is gone now
+        except mx.MXNetError as e:
+            print(type(e).__name__, ":", e)
+
+        with autograd.record():
+            try:
+                x += 1
+            except mx.MXNetError as e:
+                print(type(e).__name__, ":", e)
+        """),
+        md("""
+        ## Higher-order derivatives with `autograd.grad(create_graph=True)`
+
+        `autograd.grad(heads, variables)` returns the gradients as a list instead of writing
+        them to `x.grad`. With `create_graph=True` the backward pass is itself recorded, so the
+        gradient can be differentiated again. In mxgrad every differentiable op supports this
+        (MXNet 1.9 only supports it for a handful of unary ops).
+
+        Take `f(x) = x sin x`: `f'(x) = sin x + x cos x`, `f''(x) = 2 cos x - x sin x`.
+        """),
+        code("""
+        x = nd.array([1.0])
+        x.attach_grad()
+        with autograd.record():
+            f = x * nd.sin(x)
+            df = autograd.grad(f, [x], create_graph=True)[0]
+        df.backward()                  # d/dx of f'(x)
+        print("f'(1)  =", df.asscalar(), " closed form:", np.sin(1) + np.cos(1))
+        print("f''(1) =", x.grad.asscalar(), " closed form:", 2 * np.cos(1) - np.sin(1))
+        """),
+        md("""
+        The same works over a whole grid at once: the function is elementwise, so the gradient
+        of `f.sum()` is the vector of derivatives `f'(x_i)`. Differentiating once more gives
+        `f''(x_i)`.
+        """),
+        code("""
+        def derivatives(fn, x, order):
+            \"\"\"[f, f', ..., f^(order)] of an elementwise fn at the points x.\"\"\"
+            x = x.copy()
+            x.attach_grad()
+            outs = []
+            with autograd.record():
+                y = fn(x)
+                outs.append(y)
+                for k in range(order):
+                    (y,) = autograd.grad(y, [x], create_graph=k + 1 < order,
+                                         retain_graph=True)
+                    outs.append(y)
+            return [o.asnumpy() for o in outs]
+
+        grid = nd.array(np.linspace(-2 * np.pi, 2 * np.pi, 201), dtype="float64")
+        f, df, d2f = derivatives(lambda t: t * nd.sin(t), grid, order=2)
+
+        t = grid.asnumpy()
+        print("max |f' - closed form| :", np.abs(df - (np.sin(t) + t * np.cos(t))).max())
+        print("max |f''- closed form| :", np.abs(d2f - (2 * np.cos(t) - t * np.sin(t))).max())
+
+        plt.plot(t, f, label="f(x) = x sin x")
+        plt.plot(t, df, label="f'(x)")
+        plt.plot(t, d2f, label="f''(x)")
+        plt.xlabel("x"); plt.legend(fontsize=8); plt.tight_layout()
+        plt.show()
+        """),
+        md("""
+        And `tanh` up to the third derivative, the classic example:
+        `tanh' = 1 - tanh²`, `tanh'' = -2 tanh (1 - tanh²)`,
+        `tanh''' = (6 tanh² - 2)(1 - tanh²)`.
+        """),
+        code("""
+        grid = nd.array(np.linspace(-3, 3, 121), dtype="float64")
+        ds = derivatives(nd.tanh, grid, order=3)
+        th = np.tanh(grid.asnumpy())
+        closed = [th, 1 - th**2, -2 * th * (1 - th**2), (6 * th**2 - 2) * (1 - th**2)]
+        for k, (d, c) in enumerate(zip(ds, closed)):
+            print(f"order {k}: max error {np.abs(d - c).max():.1e}")
+
+        for k, d in enumerate(ds):
+            plt.plot(grid.asnumpy(), d, label="tanh" + "'" * k)
+        plt.xlabel("x"); plt.legend(fontsize=8); plt.tight_layout()
+        plt.show()
+        """),
+    ]
+
+
+NOTEBOOKS = {
+    "01_autograd_basics.ipynb": nb01,
+}
+
+
+def build(name, run=True):
+    cells = NOTEBOOKS[name]()
+    nb = new_notebook(cells=cells, metadata={
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    })
+    if run:
+        import nbclient
+        nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
+                                resources={"metadata": {"path": NB_DIR}}).execute()
+    path = os.path.join(NB_DIR, name)
+    nbformat.write(nb, path)
+    print(f"wrote {path} ({os.path.getsize(path)} bytes)")
+
+
+def main(argv):
+    run = "--no-run" not in argv
+    wanted = [a for a in argv if not a.startswith("--")]
+    names = [n for n in NOTEBOOKS if not wanted or any(n.startswith(w) for w in wanted)]
+    if not names:
+        raise SystemExit(f"no notebook matches {wanted}; have {list(NOTEBOOKS)}")
+    for name in names:
+        build(name, run=run)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
