@@ -108,6 +108,39 @@ CASES += [
            lambda a: tuple(np.linalg.slogdet(a)), fwd_rtol=1e-4),
 ]
 
+
+def _sym(a):
+    """Symmetrise, so that numerical gradients see the symmetric gradient MXNet gives."""
+    return (a + _swap(a)) * 0.5
+
+
+def _swap(a):
+    from mxgrad.ops.linalg import _mT
+    return _mT(a)
+
+
+LOW = np.tril(randn(3, 3, seed=30)) + 3 * np.eye(3)
+CASES += [
+    OpCase("trmm", lambda a, b: nd.linalg_trmm(a, b, alpha=2.), [randn(3, 3), M34],
+           lambda a, b: 2 * np.tril(a) @ b),
+    OpCase("trmm_t_right_upper",
+           lambda a, b: nd.linalg_trmm(a, b, transpose=True, rightside=True, lower=False),
+           [randn(2, 4, 4), randn(2, 3, 4, seed=1)], lambda a, b: b @ _t(np.triu(a))),
+    OpCase("trsm", lambda a, b: nd.linalg_trsm(a, b, alpha=0.5), [LOW, M34],
+           lambda a, b: np.linalg.solve(np.tril(a), 0.5 * b), fwd_rtol=1e-4),
+    OpCase("trsm_t", lambda a, b: nd.linalg_trsm(a, b, transpose=True), [LOW, M34],
+           lambda a, b: np.linalg.solve(np.tril(a).T, b), fwd_rtol=1e-4),
+    OpCase("trsm_right", lambda a, b: nd.linalg_trsm(a, b, rightside=True, lower=False),
+           [LOW.T.copy(), randn(2, 3, seed=2)],
+           lambda a, b: b @ np.linalg.inv(np.triu(a)), fwd_rtol=1e-4),
+    OpCase("potrf", lambda a: nd.linalg_potrf(_sym(a)), [_spd(3, 31)],
+           np.linalg.cholesky, fwd_rtol=1e-4),
+    OpCase("potrf_upper_batch", lambda a: nd.linalg_potrf(_sym(a), lower=False),
+           [_spd(3, 32, (2,))], lambda a: _t(np.linalg.cholesky(a)), fwd_rtol=1e-4),
+    OpCase("potri", nd.linalg_potri, [LOW],
+           lambda a: np.linalg.inv(np.tril(a) @ np.tril(a).T), fwd_rtol=1e-4),
+]
+
 test_forward, test_grad, test_second_order = op_tests(CASES)
 
 
@@ -231,3 +264,24 @@ def test_inverse_singular_error():
     assert "singular" in str(e.value)
     with pytest.raises(ValueError):
         nd.linalg_det(nd.ones((2, 3)))
+
+
+def test_potrf_gradient_is_symmetric_like_mxnet():
+    a = nd.array(_spd(3, 40), dtype="float64"); a.attach_grad()
+    head = nd.array(randn(3, 3, seed=41), dtype="float64")
+    with mx.autograd.record():
+        L = nd.linalg_potrf(a)
+    L.backward(head)
+    g = a.grad.asnumpy()
+    np.testing.assert_allclose(g, g.T, rtol=1e-10, atol=1e-12)
+    Ln = np.linalg.cholesky(a.asnumpy())
+    M = Ln.T @ head.asnumpy()
+    S = np.tril(M) + np.tril(M, -1).T
+    ref = 0.5 * np.linalg.inv(Ln).T @ S @ np.linalg.inv(Ln)
+    np.testing.assert_allclose(g, ref, rtol=1e-8)
+
+
+def test_potrf_not_positive_definite():
+    with pytest.raises(ValueError) as e:
+        nd.linalg_potrf(nd.array([[1., 2.], [2., 1.]]))
+    assert "positive definite" in str(e.value)

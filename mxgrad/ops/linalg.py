@@ -22,7 +22,8 @@ from .reduce import reshape_exact
 
 __all__ = ["dot", "batch_dot", "linalg_gemm2", "linalg_gemm", "matmul", "linalg_extractdiag",
            "linalg_makediag", "linalg_sumlogdiag", "linalg_syrk", "linalg_inverse",
-           "linalg_det", "linalg_slogdet"]
+           "linalg_det", "linalg_slogdet", "linalg_trmm", "linalg_trsm", "linalg_potrf",
+           "linalg_potri"]
 
 
 def _check_dtypes(op, a, b):
@@ -553,6 +554,180 @@ def linalg_slogdet(A, **kwargs):
     A = _prep1("linalg_slogdet", A)
     _square("linalg_slogdet", A.shape)
     return call1(_SLOGDET, A)
+
+
+# ------------------------------------------------ triangular ops and Cholesky
+def _tri_fwd(a, lower, k):
+    return np.tril(a, k) if lower else np.triu(a, k)
+
+
+def _tri(a, lower=True, k=0):
+    """The lower (upper) triangle of the trailing matrices, the rest zero."""
+    return call1(_TRI, a, {"lower": lower, "k": k})
+
+
+_TRI = defop("_triangle", _tri_fwd, [lambda g, y, a, lower, k: _tri(g, lower, k)],
+             [lambda t, y, a, lower, k: _tri(t, lower, k)], save=())
+
+
+def _copy_ltu_fwd(m):
+    return np.tril(m) + np.swapaxes(np.tril(m, -1), -1, -2)
+
+
+_COPY_LTU = defop("_copy_lower_to_upper", _copy_ltu_fwd,
+                  [lambda g, y, m: _tri(g) + _tri(_mT(g), True, -1)],
+                  [lambda t, y, m: call1(_COPY_LTU, t)], save=())
+
+
+def _solve_fwd(m, b):
+    try:
+        return np.linalg.solve(m, b)
+    except np.linalg.LinAlgError as err:
+        raise ShapeError(f"linear solve: the triangular/square matrix is singular "
+                         f"({err})") from None
+
+
+def _solve(m, b):
+    """``m^-1 . b`` for batches of square ``m`` and matrices ``b``."""
+    return call2(_SOLVE, m, b)
+
+
+def _solve_gm(g, x, m, b):
+    return -_gemm2(_solve(_mT(m), g), x, False, True, 1.0, -2)
+
+
+_SOLVE = defop("_solve", _solve_fwd,
+               [_solve_gm, lambda g, x, m, b: _solve(_mT(m), g)],
+               [lambda t, x, m, b: -_solve(m, _gemm2(t, x, False, False, 1.0, -2)),
+                lambda t, x, m, b: _solve(m, t)], save_out=True)
+
+
+def _tri_args(op, A, B):
+    A, B = _prep2(op, A, B)
+    _square(op, A.shape)
+    if B.ndim != A.ndim or B.shape[:-2] != A.shape[:-2]:
+        raise ShapeError(f"{op}: A {A.shape} and B {B.shape} must have the same leading "
+                         f"dimensions")
+    return A, B
+
+
+def linalg_trmm(A, B, transpose: bool = False, rightside: bool = False, lower: bool = True,
+                alpha: float = 1.0, **kwargs):
+    """``alpha * op(A) . B`` (or ``alpha * B . op(A)`` with ``rightside=True``) where
+    only the lower (``lower=True``) or upper triangle of ``A`` is used and ``op``
+    transposes when ``transpose=True``. Batched over leading axes.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> A = mx.nd.array([[1., 0.], [1., 1.]])
+    >>> mx.nd.linalg_trmm(A, mx.nd.ones((2, 3)), alpha=2.)
+    <BLANKLINE>
+    [[2. 2. 2.]
+     [4. 4. 4.]]
+    <NDArray 2x3 @cpu(0)>
+    """
+    A, B = _tri_args("linalg_trmm", A, B)
+    T = _tri(A, bool(lower))
+    if rightside:
+        return _gemm2(B, T, False, bool(transpose), float(alpha), -2)
+    return _gemm2(T, B, bool(transpose), False, float(alpha), -2)
+
+
+def linalg_trsm(A, B, transpose: bool = False, rightside: bool = False, lower: bool = True,
+                alpha: float = 1.0, **kwargs):
+    """Solve ``op(A) . X = alpha * B`` (or ``X . op(A) = alpha * B`` with
+    ``rightside=True``) for ``X``, with ``A`` triangular (only its lower or upper
+    triangle is read). Batched over leading axes.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> A = mx.nd.array([[1., 0.], [1., 1.]])
+    >>> B = mx.nd.array([[2., 2., 2.], [4., 4., 4.]])
+    >>> mx.nd.linalg_trsm(A, B, alpha=0.5)
+    <BLANKLINE>
+    [[1. 1. 1.]
+     [1. 1. 1.]]
+    <NDArray 2x3 @cpu(0)>
+    """
+    A, B = _tri_args("linalg_trsm", A, B)
+    T = _tri(A, bool(lower))
+    opT = _mT(T) if transpose else T
+    Bs = B * float(alpha) if alpha != 1.0 else B
+    if rightside:
+        return _mT(_solve(_mT(opT), _mT(Bs)))
+    return _solve(opT, Bs)
+
+
+def _potrf_fwd(a, lower):
+    try:
+        L = np.linalg.cholesky(a)
+    except np.linalg.LinAlgError as err:
+        raise ShapeError(f"linalg_potrf: the matrix is not symmetric positive definite "
+                         f"({err})") from None
+    return L if lower else np.ascontiguousarray(np.swapaxes(L, -1, -2))
+
+
+def _potrf_grad(g, y, a, lower):
+    # dA = 0.5 * L^-T copyLTU(L^T dL) L^-1 (a symmetric gradient, as MXNet)
+    L = y if lower else _mT(y)
+    dL = g if lower else _mT(g)
+    S = call1(_COPY_LTU, _gemm2(L, dL, True, False, 1.0, -2))
+    Lt = _mT(L)
+    Y = _solve(Lt, S)
+    return _mT(_solve(Lt, _mT(Y))) * 0.5
+
+
+def _potrf_jvp(t, y, a, lower):
+    # dL = L Phi(L^-1 dA L^-T), Phi: lower triangle with halved diagonal
+    L = y if lower else _mT(y)
+    M = _mT(_solve(L, _mT(_solve(L, t))))
+    phi = _tri(M, True, -1) + _tri(_tri(M, True, 0), False, 0) * 0.5
+    dL = _gemm2(L, phi, False, False, 1.0, -2)
+    return dL if lower else _mT(dL)
+
+
+_POTRF = defop("linalg_potrf", _potrf_fwd, [_potrf_grad], [_potrf_jvp], save=(),
+               save_out=True)
+
+
+def linalg_potrf(A, lower: bool = True, **kwargs):
+    """Cholesky factor of symmetric positive definite matrices: ``L`` with
+    ``A = L . L^T`` (``lower=True``) or ``U`` with ``A = U^T . U``. The gradient is the
+    symmetric one (as MXNet): ``0.5 * L^-T copyLTU(L^T dL) L^-1``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.linalg_potrf(mx.nd.array([[4., 2.], [2., 5.]]))
+    <BLANKLINE>
+    [[2. 0.]
+     [1. 2.]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    A = _prep1("linalg_potrf", A)
+    _square("linalg_potrf", A.shape)
+    return call1(_POTRF, A, {"lower": bool(lower)})
+
+
+def linalg_potri(A, lower: bool = True, **kwargs):
+    """Inverse of ``A . A^T`` (``lower=True``) or ``A^T . A`` from a triangular
+    (Cholesky) factor ``A``: the inverse of the matrix whose factor ``A`` is.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.linalg_potri(mx.nd.array([[2., 0.], [0., 0.5]]))
+    <BLANKLINE>
+    [[0.25 0.  ]
+     [0.   4.  ]]
+    <NDArray 2x2 @cpu(0)>
+    """
+    A = _prep1("linalg_potri", A)
+    _square("linalg_potri", A.shape)
+    T = _tri(A, bool(lower))
+    return linalg_inverse(_gemm2(T, T, not lower, bool(lower), 1.0, -2))
 
 
 # ------------------------------------------------------------ matmul / @
