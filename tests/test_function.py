@@ -778,13 +778,31 @@ def test_graph_released_with_outputs():
         def backward(ctx, g):
             return g * 2
 
-    x = var([1.])
-    with autograd.record():
-        y = Keep.apply(x)
-    ref = weakref.ref(y._node)
-    del y
-    assert ref() is None        # no reference cycle: freed without the collector
-    gc.collect()
+    class Inplace(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x *= 2
+            ctx.mark_dirty(x)
+            ctx.save_for_backward(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    gc.disable()
+    try:
+        x = var([1.])
+        with autograd.record():
+            y = Keep.apply(x)
+            h = x * 1
+            z = Inplace.apply(h)
+        assert len(autograd.Function.grad_fn(z).dirty_tensors) == 1
+        refs = [weakref.ref(y._node), weakref.ref(z._node)]
+        del y, z, h
+        assert [r() for r in refs] == [None, None]   # no cycle: freed without the collector
+    finally:
+        gc.enable()
 
 
 # -------------------------------------------------------------- bad backward results

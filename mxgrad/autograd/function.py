@@ -367,12 +367,12 @@ class FunctionCtx:
     @property
     def dirty_tensors(self) -> tuple:
         """The arrays given to :meth:`mark_dirty`."""
-        return tuple(self._fn_dirty)
+        return _deref(self._fn_dirty)
 
     @property
     def non_differentiable(self) -> tuple:
         """The arrays given to :meth:`mark_non_differentiable`."""
-        return tuple(self._fn_nondiff)
+        return _deref(self._fn_nondiff)
 
     # ------------------------------------------------------------- node face
     @property
@@ -452,6 +452,10 @@ class AutogradContext(FunctionCtx):
     by name (``ctx.save_for_backward(result=y)``, ``ctx.saved_variables.result``)."""
 
     _fn_objects = True
+
+
+def _deref(items) -> tuple:
+    return tuple(a() if type(a) is weakref.ref else a for a in items)
 
 
 def _index_of(a, seq) -> int:
@@ -898,6 +902,10 @@ def _run(spec, ctx, flat, npos, kwkeys, names):
                          f"NDArrays, got {_describe(out)}; wrap data with mx.nd.array(...)")
     dirty = ctx._fn_dirty
     nondiff_in = ctx._fn_nondiff
+    # the ctx keeps them weakly: an output -> node -> ctx -> output cycle would delay
+    # freeing the graph until the garbage collector runs
+    ctx._fn_dirty = tuple(weakref.ref(a) for a in dirty)
+    ctx._fn_nondiff = tuple(weakref.ref(a) for a in nondiff_in)
     if views:
         outs = [views.get(id(o), o) for o in outs]
         dirty = tuple(views.get(id(a), a) for a in dirty)
