@@ -112,7 +112,7 @@ def _prod(shape):
 _FC = defop("FullyConnected", _fc_fwd, [_fc_gx, _fc_gw, _fc_gb],
             [lambda t, y, x, w, b, flatten: call(_FC, (t, w, None), {"flatten": flatten}),
              lambda t, y, x, w, b, flatten: call(_FC, (x, t, None), {"flatten": flatten}),
-             lambda t, y, x, w, b, flatten: t])
+             lambda t, y, x, w, b, flatten: t], save=(0, 1))
 
 
 def FullyConnected(data, weight, bias=None, num_hidden=None, no_bias=False, flatten=True,
@@ -480,7 +480,12 @@ def _norm_axis(axis, ndim, op):
     return axis % ndim
 
 
+def _floating(x):
+    return x if x.dtype.kind == "f" else x.astype(np.float32)
+
+
 def _softmax_fwd(x, axis, temperature, mask):
+    x = _floating(x)
     z = x / temperature if temperature != 1.0 else x
     if mask is not None:
         z = np.where(mask, z, -np.inf)
@@ -533,6 +538,7 @@ _SOFTMAX = defop(
 
 
 def _log_softmax_fwd(x, axis, temperature):
+    x = _floating(x)
     z = x / temperature if temperature != 1.0 else x
     z = np.subtract(z, np.max(z, axis=axis, keepdims=True), out=z if z is not x else None)
     z -= np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
