@@ -16,6 +16,7 @@ function is as much a citizen of the graph as a built-in op (``retain_graph``,
 The context object (``ctx``; in MXNet style the Function instance itself) is also the
 face of the recorded node, as PyTorch's ``grad_fn`` is: ``ctx.name``,
 ``ctx.next_functions``, ``ctx.metadata``, ``ctx.register_hook``, ``ctx.register_prehook``.
+``Function.grad_fn(y)`` returns it from an output ``y``.
 
 Rules, in short:
 
