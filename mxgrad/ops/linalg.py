@@ -553,7 +553,7 @@ def linalg_slogdet(A, **kwargs):
     """
     A = _prep1("linalg_slogdet", A)
     _square("linalg_slogdet", A.shape)
-    return call1(_SLOGDET, A)
+    return list(call1(_SLOGDET, A))
 
 
 # ------------------------------------------------ triangular ops and Cholesky

@@ -978,7 +978,7 @@ def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9
         else:
             out = _affine(xhat, reshape_exact(gamma, bshape), reshape_exact(beta, bshape))
         if output_mean_var:
-            return out, reshape_exact(mean, (c,)), reshape_exact(_ew.rsqrt(var + eps), (c,))
+            return [out, reshape_exact(mean, (c,)), reshape_exact(_ew.rsqrt(var + eps), (c,))]
         return out
     dt = _raw(data).dtype
     rm = np.array(_raw(moving_mean), dtype=dt)
@@ -991,7 +991,7 @@ def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9
         shift = beta - (wrap(rm) if type(beta) is NDArray else rm) * scale
     out = _affine(data, reshape_exact(scale, bshape), reshape_exact(shift, bshape))
     if output_mean_var:
-        return out, wrap(rm), wrap(inv)
+        return [out, wrap(rm), wrap(inv)]
     return out
 
 
@@ -1022,7 +1022,7 @@ def LayerNorm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False, **kwa
     xhat, mean, var = _normalize(data, (ax,), eps)
     out = _affine(xhat, reshape_exact(gamma, bshape), reshape_exact(beta, bshape))
     if output_mean_var:
-        return out, mean, _ew.sqrt(var + float(eps))
+        return [out, mean, _ew.sqrt(var + float(eps))]
     return out
 
 
@@ -1083,8 +1083,8 @@ def GroupNorm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False, 
     out = _affine(reshape_exact(xhat, shape), reshape_exact(gamma, bshape),
                   reshape_exact(beta, bshape))
     if output_mean_var:
-        return out, reshape_exact(mean, (shape[0], ng)), \
-            reshape_exact(_ew.sqrt(var + float(eps)), (shape[0], ng))
+        return [out, reshape_exact(mean, (shape[0], ng)),
+                reshape_exact(_ew.sqrt(var + float(eps)), (shape[0], ng))]
     return out
 
 
