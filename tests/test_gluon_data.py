@@ -594,3 +594,17 @@ def test_vision_namespace():
     for name in ("Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop",
                  "RandomFlipLeftRight"):
         assert hasattr(vision.transforms, name)
+
+
+def test_transforms_are_gluon_blocks():
+    from mxgrad import gluon
+    assert isinstance(T.ToTensor(), gluon.HybridBlock)
+    assert isinstance(T.Normalize(), gluon.HybridBlock)
+    assert isinstance(T.CenterCrop(2), gluon.Block)
+    t = T.Compose([T.Resize(4), T.ToTensor(), lambda x: x * 2])
+    assert isinstance(t, gluon.Block) and len(t._children) == 2
+    t.hybridize()
+    out = t(nd.full((2, 2, 1), 255, dtype="uint8"))
+    assert out.shape == (1, 4, 4) and float(out.asnumpy().max()) == 2.0
+    assert repr(T.Normalize(0.1, 0.3)) == "Normalize(mean=0.1, std=0.3)"
+    assert "(1): ToTensor()" in repr(t)

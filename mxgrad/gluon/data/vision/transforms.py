@@ -18,41 +18,43 @@ Examples
 from __future__ import annotations
 
 from numbers import Number
-from typing import Callable, Sequence
+from typing import Callable, Sequence, Tuple
 
 import numpy as np
 
 from ....base import DTypeError, ShapeError, StateError, as_dtype
 from ....ndarray.ndarray import NDArray, wrap
 from .... import random as _random
+from ...block import Block, HybridBlock
 
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomCrop",
            "RandomResizedCrop", "RandomFlipLeftRight", "RandomFlipTopBottom",
            "RandomBrightness", "RandomContrast"]
 
 
-class _Transform:
-    """Base of the transforms: a callable block without parameters (``__call__`` runs
-    ``forward``). ``hybridize`` and ``collect_params`` exist so that Block-style code
-    calling them keeps working."""
+class _Described:
+    """``repr`` from the constructor arguments listed in ``_fields``."""
 
-    def __call__(self, x, *args):
-        return self.forward(x, *args)
+    _fields: Tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{f}={getattr(self, '_' + f)!r}" for f in self._fields)
+        return f"{type(self).__name__}({args})"
+
+
+class _Transform(_Described, HybridBlock):
+    """A parameter-free HybridBlock whose ``forward`` works on the image's NumPy data
+    directly (``hybridize`` changes nothing)."""
 
     def forward(self, x, *args):
         raise NotImplementedError
 
-    def hybridize(self, active: bool = True, **kwargs) -> None:
-        """No-op (there is no graph compilation in mxgrad's transforms)."""
 
-    def collect_params(self, select=None) -> dict:
-        """Transforms have no parameters."""
-        return {}
+class _BlockTransform(_Described, Block):
+    """A parameter-free Block (these transforms are not hybridizable in MXNet either)."""
 
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k.lstrip('_')}={v!r}" for k, v in vars(self).items()
-                         if not k.startswith("__"))
-        return f"{type(self).__name__}({args})"
+    def forward(self, x, *args):
+        raise NotImplementedError
 
 
 def _np(x, what: str) -> np.ndarray:
@@ -126,7 +128,7 @@ def _crop_resize(a: np.ndarray, x0: int, y0: int, cw: int, ch: int, size, interp
     return np.ascontiguousarray(out)
 
 
-class Compose(_Transform):
+class Compose(Block):
     """Applies transforms one after the other. A transform returning a tuple passes its
     first element on as the data and the rest as extra arguments (as Gluon's
     ``Sequential``).
@@ -145,11 +147,16 @@ class Compose(_Transform):
     """
 
     def __init__(self, transforms: Sequence[Callable]):
-        self._transforms = list(transforms)
-        for t in self._transforms:
+        super().__init__()
+        transforms = list(transforms)
+        for t in transforms:
             if not callable(t):
                 raise DTypeError(f"Compose: every transform must be callable, got "
                                  f"{type(t).__name__}")
+        for t in transforms:
+            if isinstance(t, Block):
+                self.register_child(t)
+        self._transforms = transforms
 
     def forward(self, x, *args):
         for t in self._transforms:
@@ -182,7 +189,10 @@ class Cast(_Transform):
     <class 'numpy.float32'>
     """
 
+    _fields = ('dtype',)
+
     def __init__(self, dtype="float32"):
+        super().__init__()
         self._dtype = dtype
 
     def forward(self, x, *args):
@@ -235,7 +245,10 @@ class Normalize(_Transform):
     [2.0, 0.5]
     """
 
+    _fields = ('mean', 'std')
+
     def __init__(self, mean=0.0, std=1.0):
+        super().__init__()
         self._mean = mean
         self._std = std
 
@@ -283,7 +296,10 @@ class Resize(_Transform):
     ((4, 4, 1), (1, 3, 1))
     """
 
+    _fields = ('size', 'keep', 'interpolation')
+
     def __init__(self, size, keep_ratio: bool = False, interpolation: int = 1):
+        super().__init__()
         self._size = size
         self._keep = keep_ratio
         self._interpolation = interpolation
@@ -304,7 +320,7 @@ class Resize(_Transform):
         return wrap(_resize_hwc(a, wsize, hsize, self._interpolation))
 
 
-class CenterCrop(_Transform):
+class CenterCrop(_BlockTransform):
     """Crops the centre of an image ``(H, W, C)`` (or batch) to ``size``; an image
     smaller than ``size`` gives the largest centred crop of that aspect ratio, resized
     up to ``size``.
@@ -324,7 +340,10 @@ class CenterCrop(_Transform):
     [5.0, 6.0, 9.0, 10.0]
     """
 
+    _fields = ('size', 'interpolation')
+
     def __init__(self, size, interpolation: int = 1):
+        super().__init__()
         self._size = _wh(size, "CenterCrop")
         self._interpolation = interpolation
 
@@ -359,7 +378,10 @@ class RandomCrop(_Transform):
     (2, 2, 1)
     """
 
+    _fields = ('size', 'pad', 'pad_value', 'interpolation')
+
     def __init__(self, size, pad=None, pad_value=0, interpolation: int = 1):
+        super().__init__()
         self._size = _wh(size, "RandomCrop")
         self._pad = pad
         self._pad_value = pad_value
@@ -385,7 +407,7 @@ class RandomCrop(_Transform):
         return wrap(_crop_resize(a, x0, y0, cw, ch, self._size, self._interpolation))
 
 
-class RandomResizedCrop(_Transform):
+class RandomResizedCrop(_BlockTransform):
     """Crops a random area (fraction ``scale`` of the image, aspect ratio in ``ratio``)
     and resizes it to ``size``; falls back to a centre crop after 10 failed draws.
 
@@ -407,8 +429,11 @@ class RandomResizedCrop(_Transform):
     (3, 4, 3)
     """
 
+    _fields = ('size', 'scale', 'ratio', 'interpolation')
+
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0),
                  interpolation: int = 1):
+        super().__init__()
         self._size = _wh(size, "RandomResizedCrop")
         self._scale = scale
         self._ratio = ratio
@@ -439,7 +464,10 @@ class RandomResizedCrop(_Transform):
 class _RandomFlip(_Transform):
     _axis = -2
 
+    _fields = ('p',)
+
     def __init__(self, p: float = 0.5):
+        super().__init__()
         self._p = p
 
     def forward(self, x, *args):
@@ -489,7 +517,10 @@ class RandomBrightness(_Transform):
     [1.0, 1.0, 1.0]
     """
 
+    _fields = ('brightness',)
+
     def __init__(self, brightness: float):
+        super().__init__()
         self._brightness = brightness
 
     def forward(self, x, *args):
@@ -511,7 +542,10 @@ class RandomContrast(_Transform):
     [1.0, 1.0, 1.0]
     """
 
+    _fields = ('contrast',)
+
     def __init__(self, contrast: float):
+        super().__init__()
         self._contrast = contrast
 
     def forward(self, x, *args):
