@@ -21,4 +21,5 @@ from . import functional
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "backward", "grad",
-           "get_symbol", "Node", "Leaf", "forward_ad", "functional"]
+           "get_symbol", "Node", "Leaf", "forward_ad", "functional", "Function", "function",
+           "once_differentiable", "FunctionCtx", "AutogradContext", "CustomFunction"]

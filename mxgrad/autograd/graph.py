@@ -344,8 +344,8 @@ def _backward_scope(create_graph, train_mode):
     return _Scope(bool(create_graph), bool(train_mode))
 
 
-def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: bool = True,
-             create_graph: bool = False) -> None:
+def backward(heads, head_grads=None, retain_graph: Optional[bool] = None,
+             train_mode: bool = True, create_graph: bool = False) -> None:
     """Compute the gradients of ``heads`` with respect to the marked variables.
 
     Parameters
@@ -354,8 +354,10 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
         Output arrays, recorded inside ``autograd.record()``.
     head_grads : NDArray or list of (NDArray or None), optional
         Gradient of each head, of the head's shape; ones where omitted.
-    retain_graph : bool, default False
-        Keep the graph so that it can be differentiated again.
+    retain_graph : bool, optional
+        Keep the graph so that it can be differentiated again. Defaults to
+        ``create_graph`` (so False in MXNet's usual call), as in R torch's
+        ``autograd_backward``.
     train_mode : bool, default True
         Training mode during the backward pass.
     create_graph : bool, default False
@@ -375,6 +377,8 @@ def backward(heads, head_grads=None, retain_graph: bool = False, train_mode: boo
     """
     heads = _as_list(heads, "heads")
     head_grads = _as_list(head_grads, "head_grads")
+    if retain_graph is None:
+        retain_graph = create_graph
     if head_grads is not None and len(heads) == 1 and len(head_grads) != 1:
         raise StateError(f"one head but {len(head_grads)} head gradients")
     seeds = _seed(heads, head_grads, create_graph)

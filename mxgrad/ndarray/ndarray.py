@@ -284,6 +284,23 @@ class NDArray:
         return None
 
     @property
+    def grad_fn(self):
+        """The graph node that produced this array (PyTorch's ``y.grad_fn``): a custom
+        Function's ctx, a built-in op's node, or None for variables and constants.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> x = mx.nd.ones((1,)); x.attach_grad()
+        >>> with mx.autograd.record():
+        ...     y = x.exp()
+        >>> y.grad_fn.name
+        'exp'
+        """
+        from ..autograd.function import Function
+        return Function.grad_fn(self)
+
+    @property
     def grad_req(self) -> str:
         """'write', 'add' or 'null' for a variable, 'null' for any other array."""
         from ..autograd.graph import Leaf
@@ -292,7 +309,7 @@ class NDArray:
             return node.req
         return "null"
 
-    def backward(self, out_grad: Optional["NDArray"] = None, retain_graph: bool = False,
+    def backward(self, out_grad: Optional["NDArray"] = None, retain_graph: Optional[bool] = None,
                  train_mode: bool = True, create_graph: bool = False) -> None:
         """Compute gradients of this array with respect to the variables upstream.
 
@@ -300,10 +317,13 @@ class NDArray:
         ----------
         out_grad : NDArray, optional
             Head gradient, of this array's shape; ones when omitted.
-        retain_graph : bool
-            Keep the graph so that backward can run through it again.
+        retain_graph : bool, optional
+            Keep the graph so that backward can run through it again (defaults to
+            ``create_graph``, which is False unless given).
         train_mode : bool
             Training mode during the backward pass.
+        create_graph : bool
+            Record the backward pass, so that ``x.grad`` can be differentiated again.
 
         Examples
         --------
