@@ -608,3 +608,41 @@ def test_transforms_are_gluon_blocks():
     assert out.shape == (1, 4, 4) and float(out.asnumpy().max()) == 2.0
     assert repr(T.Normalize(0.1, 0.3)) == "Normalize(mean=0.1, std=0.3)"
     assert "(1): ToTensor()" in repr(t)
+
+
+def test_deterministic_transforms_run_once_per_batch(tmp_path, no_download):
+    ref = _fake_mnist(str(tmp_path), n_train=7)
+    raw = gdata.vision.MNIST(root=str(tmp_path))
+
+    class Counting(T.ToTensor):
+        calls = 0
+
+        def forward(self, x, *args):
+            Counting.calls += 1
+            return super().forward(x)
+    t = T.Compose([T.Resize(14, interpolation=0), Counting(), T.Normalize(0.1, 0.3)])
+    fast = list(DataLoader(raw.transform_first(t), batch_size=3))
+    assert Counting.calls == 3                     # one call per batch
+    Counting.calls = 0
+    slow = list(DataLoader(raw.transform_first(t), batch_size=3,
+                           batchify_fn=lambda items: default_batchify_fn(items)))
+    assert Counting.calls == 7                     # one call per sample
+    for (xf, yf), (xs, ys) in zip(fast, slow):
+        assert xf.shape == xs.shape and xf.dtype == xs.dtype == np.float32
+        np.testing.assert_allclose(xf.asnumpy(), xs.asnumpy(), rtol=1e-6)
+        np.testing.assert_array_equal(yf.asnumpy(), ys.asnumpy())
+    np.testing.assert_allclose(fast[0][0].asnumpy()[:, 0],
+                               (ref["train"][0][:3, ::2, ::2] / 255 - 0.1) / 0.3, rtol=1e-5)
+    # a random transform or a hook makes every sample go through the transform alone
+    Counting.calls = 0
+    list(DataLoader(raw.transform_first(T.Compose([Counting(), T.RandomFlipLeftRight()])), 3))
+    assert Counting.calls == 7
+    Counting.calls = 0
+    hooked = Counting()
+    hooked.register_forward_hook(lambda blk, inp, out: None)
+    list(DataLoader(raw.transform_first(hooked), 3))
+    assert Counting.calls == 7
+    # transform (not transform_first) of tuple samples is fn(*sample): per sample
+    Counting.calls = 0
+    list(DataLoader(ArrayDataset(np.zeros((4, 2, 2, 1), np.uint8)).transform(Counting()), 2))
+    assert Counting.calls == 2

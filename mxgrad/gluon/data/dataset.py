@@ -190,6 +190,27 @@ class _LazyTransformDataset(Dataset):
             return self._fn(*item)
         return self._fn(item)
 
+    def _fetch_batch(self, indices):
+        # Deterministic image transforms (ToTensor, Normalize, Cast, Resize, CenterCrop
+        # and Compose of them) give the same result on a stacked batch as sample by
+        # sample, so they run once per batch.
+        fn = self._fn
+        first_only = isinstance(fn, _TransformFirstClosure)
+        inner = fn._fn if first_only else fn
+        can_batch = getattr(inner, "_can_batch", None)
+        fetch = getattr(self._data, "_fetch_batch", None)
+        if can_batch is None or fetch is None or not can_batch():
+            return None
+        batch = fetch(indices)
+        if batch is None or (isinstance(batch, list) and not first_only):
+            return None
+        try:
+            if isinstance(batch, list):
+                return [inner(batch[0])] + batch[1:]
+            return inner(batch)
+        except ShapeError:      # samples the transform takes only one at a time
+            return None
+
 
 class _TransformFirstClosure:
     """Applies ``fn`` to the first element of a sample (a class so that it pickles)."""

@@ -33,9 +33,15 @@ __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop", "
 
 
 class _Described:
-    """``repr`` from the constructor arguments listed in ``_fields``."""
+    """``repr`` from the constructor arguments listed in ``_fields``; ``_batchable``
+    marks deterministic transforms that give the same result on a stacked batch as on
+    each sample (the DataLoader then transforms whole batches)."""
 
     _fields: Tuple[str, ...] = ()
+    _batchable = False
+
+    def _can_batch(self) -> bool:
+        return self._batchable and not (self._forward_hooks or self._forward_pre_hooks)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{f}={getattr(self, '_' + f)!r}" for f in self._fields)
@@ -158,6 +164,11 @@ class Compose(Block):
                 self.register_child(t)
         self._transforms = transforms
 
+    def _can_batch(self) -> bool:
+        if self._forward_hooks or self._forward_pre_hooks:
+            return False
+        return all(getattr(t, "_can_batch", lambda: False)() for t in self._transforms)
+
     def forward(self, x, *args):
         for t in self._transforms:
             x = t(x, *args)
@@ -189,6 +200,7 @@ class Cast(_Transform):
     <class 'numpy.float32'>
     """
 
+    _batchable = True
     _fields = ('dtype',)
 
     def __init__(self, dtype="float32"):
@@ -216,6 +228,8 @@ class ToTensor(_Transform):
      [[0.2 1. ]]]
     <NDArray 2x1x2 @cpu(0)>
     """
+
+    _batchable = True
 
     def forward(self, x, *args):
         a = _np(x, "ToTensor")
@@ -245,6 +259,7 @@ class Normalize(_Transform):
     [2.0, 0.5]
     """
 
+    _batchable = True
     _fields = ('mean', 'std')
 
     def __init__(self, mean=0.0, std=1.0):
@@ -296,6 +311,7 @@ class Resize(_Transform):
     ((4, 4, 1), (1, 3, 1))
     """
 
+    _batchable = True
     _fields = ('size', 'keep', 'interpolation')
 
     def __init__(self, size, keep_ratio: bool = False, interpolation: int = 1):
@@ -340,6 +356,7 @@ class CenterCrop(_BlockTransform):
     [5.0, 6.0, 9.0, 10.0]
     """
 
+    _batchable = True
     _fields = ('size', 'interpolation')
 
     def __init__(self, size, interpolation: int = 1):
