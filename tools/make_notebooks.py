@@ -297,6 +297,271 @@ def nb01():
 
 
 # --------------------------------------------------------------------------------------
+# 03 training with Dropout and BatchNorm
+# --------------------------------------------------------------------------------------
+
+
+def nb03():
+    return [
+        md("""
+        # Training with Dropout and BatchNorm
+
+        Dropout and BatchNorm behave differently while training and while predicting.
+        This notebook trains an MLP and a small CNN with both layers on the 8×8 digits bundled
+        with mxgrad (`gluon.data.vision.Digits`, no download), using the usual Gluon pieces
+        (`nn.Sequential`, `gluon.Trainer`, `SoftmaxCrossEntropyLoss`, `DataLoader`), and
+        then looks at what the two layers do in each mode. It runs in a few seconds.
+        """),
+        code("""
+        import time
+        import numpy as np
+        import mxgrad as mx
+        from mxgrad import nd, autograd, gluon
+        from mxgrad.gluon import nn
+        from mxgrad.gluon.data import ArrayDataset, DataLoader
+        from mxgrad.gluon.data.vision import Digits
+        np.set_printoptions(precision=3, suppress=True)
+        """ + PLOT_SETUP + """
+        mx.random.seed(0)
+        np.random.seed(0)
+        """),
+        md("""
+        ## The data
+
+        `Digits` holds 1,797 grayscale 8×8 images with pixel values 0..16 (1,442 for
+        training, 355 for testing). We load each split as one batch, flatten the images to
+        64 values in [0, 1] and keep the labels as float32 class indices.
+        """),
+        code("""
+        def load(train):
+            ds = Digits(train=train)
+            x, y = next(iter(DataLoader(ds, batch_size=len(ds))))   # the whole split
+            return x.reshape((len(ds), 64)).astype("float32") / 16, y.astype("float32")
+
+        x_train, y_train = load(train=True)
+        x_test, y_test = load(train=False)
+        print("train", x_train.shape, "test", x_test.shape, "labels", y_train[:10].asnumpy())
+
+        fig, axes = plt.subplots(1, 8, figsize=(6, 1))
+        for ax, img, lab in zip(axes, x_train[:8].asnumpy(), y_train[:8].asnumpy()):
+            ax.imshow(img.reshape(8, 8), cmap="gray_r"); ax.set_title(int(lab), fontsize=8)
+            ax.axis("off")
+        plt.show()
+        """),
+        md("""
+        ## An MLP with BatchNorm and Dropout
+
+        `Dense → BatchNorm → ReLU → Dropout → Dense`. We give the input sizes (`in_units`,
+        `in_channels`) so the parameters exist right after `initialize()` and we can look at
+        BatchNorm's running statistics before training: the running mean starts at 0 and the
+        running variance at 1. Both have `grad_req='null'`: the Trainer does not touch them.
+        """),
+        code("""
+        mlp = nn.Sequential()
+        mlp.add(nn.Dense(64, in_units=64),
+                nn.BatchNorm(in_channels=64),
+                nn.Activation("relu"),
+                nn.Dropout(0.3),
+                nn.Dense(10, in_units=64))
+        mlp.initialize(mx.init.Xavier())
+        print(mlp)
+
+        bn = mlp[1]
+        mean_before = bn.running_mean.data().copy()
+        var_before = bn.running_var.data().copy()
+        print("running_mean[:6]", mean_before[:6].asnumpy(), " grad_req:", bn.running_mean.grad_req)
+        print("running_var[:6] ", var_before[:6].asnumpy(), " grad_req:", bn.running_var.grad_req)
+        """),
+        md("""
+        The training loop is the standard Gluon one: forward under `autograd.record()` (which
+        also switches Dropout and BatchNorm to training mode), `backward()`,
+        `trainer.step(batch_size)`. Accuracy is measured in predict mode, the default
+        outside `record()`.
+        """),
+        code("""
+        loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+
+        def accuracy(net, x, y):
+            return (net(x).argmax(axis=1) == y).mean().asscalar()   # predict mode
+
+        def train(net, x, y, epochs, lr=0.01, batch_size=64):
+            trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": lr})
+            loader = DataLoader(ArrayDataset(x, y), batch_size=batch_size, shuffle=True)
+            batch_losses = []
+            for epoch in range(epochs):
+                for xb, yb in loader:
+                    with autograd.record():
+                        loss = loss_fn(net(xb), yb)
+                    loss.backward()
+                    trainer.step(xb.shape[0])
+                    batch_losses.append(loss.mean().asscalar())
+            return batch_losses
+
+        start = time.time()
+        mlp_losses = train(mlp, x_train, y_train, epochs=8)
+        print(f"MLP: {len(mlp_losses)} steps in {time.time() - start:.1f} s, "
+              f"test accuracy {accuracy(mlp, x_test, y_test):.3f}")
+        """),
+        md("""
+        ## A small CNN
+
+        The same images as `(N, 1, 8, 8)`: two `Conv2D → BatchNorm → ReLU → MaxPool2D`
+        blocks, then Dropout and a Dense classifier. Here BatchNorm normalizes each channel
+        over the batch and both spatial axes.
+        """),
+        code("""
+        cnn = nn.Sequential()
+        cnn.add(nn.Conv2D(16, kernel_size=3, padding=1), nn.BatchNorm(), nn.Activation("relu"),
+                nn.MaxPool2D(2),
+                nn.Conv2D(32, kernel_size=3, padding=1), nn.BatchNorm(), nn.Activation("relu"),
+                nn.MaxPool2D(2),
+                nn.Flatten(), nn.Dropout(0.3), nn.Dense(10))
+        cnn.initialize(mx.init.Xavier())
+
+        x_train_img = x_train.reshape((-1, 1, 8, 8))
+        x_test_img = x_test.reshape((-1, 1, 8, 8))
+        start = time.time()
+        cnn_losses = train(cnn, x_train_img, y_train, epochs=5)
+        print(f"CNN: {len(cnn_losses)} steps in {time.time() - start:.1f} s, "
+              f"test accuracy {accuracy(cnn, x_test_img, y_test):.3f}")
+        print(cnn)
+        """),
+        md("""
+        ## Loss curves
+
+        The loss of every mini-batch (light) and a running average over 10 batches (dark).
+        """),
+        code("""
+        def smooth(v, k=10):
+            return np.convolve(v, np.ones(k) / k, mode="valid")
+
+        for losses, label, color in [(mlp_losses, "MLP", "C0"), (cnn_losses, "CNN", "C1")]:
+            plt.plot(losses, color=color, alpha=0.3)
+            plt.plot(np.arange(9, len(losses)), smooth(losses), color=color, label=label)
+        plt.xlabel("step"); plt.ylabel("cross-entropy"); plt.yscale("log")
+        plt.legend(fontsize=8); plt.tight_layout()
+        plt.show()
+        """),
+        md("""
+        ## The same batch in training and in predict mode
+
+        In **training mode** Dropout draws a new random mask at every call, so two calls on
+        the same batch give different outputs. In **predict mode** Dropout is the identity
+        and BatchNorm uses its running statistics: the net is a deterministic function.
+
+        (`autograd.train_mode()` switches to training mode without recording a graph.)
+        """),
+        code("""
+        bn = mlp[1]
+        after_training = bn.running_mean.data().copy(), bn.running_var.data().copy()
+
+        batch = x_test[:5]
+        with autograd.train_mode():
+            t1, t2 = mlp(batch), mlp(batch)
+        p1, p2 = mlp(batch), mlp(batch)
+        print("training mode, max |call1 - call2|:", np.abs((t1 - t2).asnumpy()).max())
+        print("predict mode,  max |call1 - call2|:", np.abs((p1 - p2).asnumpy()).max())
+        print("predicted classes, training mode:", t1.argmax(axis=1).asnumpy(),
+              t2.argmax(axis=1).asnumpy())
+        print("predicted classes, predict mode: ", p1.argmax(axis=1).asnumpy(),
+              " labels:", y_test[:5].asnumpy())
+        """),
+        md("""
+        ### What Dropout does
+
+        With rate `p`, training mode zeroes each element with probability `p` and scales the
+        kept ones by `1/(1-p)` (inverted dropout), so the expected value is unchanged and
+        predict mode needs no rescaling.
+        """),
+        code("""
+        drop = nn.Dropout(0.3)
+        ones = nd.ones((4, 10000))
+        with autograd.train_mode():
+            y = drop(ones)
+        print("training: fraction zeroed", (y == 0).mean().asscalar(),
+              "| kept values", np.unique(y.asnumpy()), "| mean", y.mean().asscalar())
+        print("predict:  unchanged", (drop(ones) == ones).min().asscalar() == 1)
+        """),
+        md("""
+        ### What BatchNorm does
+
+        In training mode BatchNorm normalizes with the statistics of the current batch, so a
+        sample's output depends on the other samples in its batch. In predict mode it uses the
+        running statistics and each sample is treated on its own. Look at the BatchNorm
+        output for one image inside two different batches:
+        """),
+        code("""
+        dense = mlp[0]
+        sample = x_test[:1]
+        batch_a = nd.concat(sample, x_test[1:32], dim=0)
+        batch_b = nd.concat(sample, x_test[100:131], dim=0)
+
+        with autograd.train_mode():
+            ta, tb = bn(dense(batch_a))[0], bn(dense(batch_b))[0]
+            tb_out = bn(dense(batch_b))
+        pa, pb = bn(dense(batch_a))[0], bn(dense(batch_b))[0]
+        print("training mode, same image, batch A vs B: max diff", np.abs((ta - tb).asnumpy()).max())
+        print("predict mode,  same image, batch A vs B: max diff", np.abs((pa - pb).asnumpy()).max())
+        # undo the learned scale and shift: what is left is the batch-standardized input
+        z = ((tb_out - bn.beta.data()) / bn.gamma.data()).asnumpy()
+        print("training mode, (output - beta) / gamma over the batch: "
+              f"|mean| <= {np.abs(z.mean(axis=0)).max():.1e}, std in [{z.std(axis=0).min():.3f}, "
+              f"{z.std(axis=0).max():.3f}]")
+        """),
+        md("""
+        Note that the training-mode calls above **changed the running statistics**:
+        mxgrad updates them in every training-mode forward pass, with or without a backward
+        pass (MXNet's CPU kernel updates them during backward instead). That is why you
+        evaluate in predict mode. Restore the saved values:
+        """),
+        code("""
+        moved = np.abs((bn.running_mean.data() - after_training[0]).asnumpy()).max()
+        print("running_mean moved by up to", moved)
+        bn.running_mean.set_data(after_training[0])
+        bn.running_var.set_data(after_training[1])
+        print("restored:", (bn.running_mean.data() == after_training[0]).min().asscalar() == 1)
+        """),
+        md("""
+        ## Running statistics before and after training
+
+        Each training step moves them: `running = 0.9 * running + 0.1 * batch_statistic`
+        (`momentum=0.9`, biased batch variance). After training they track the mean and
+        variance of the Dense layer's outputs over the training data (not exactly, since
+        the weights kept changing while they were averaged).
+        """),
+        code("""
+        h = dense(x_train).asnumpy()
+        rows = [("running_mean before", mean_before.asnumpy()),
+                ("running_mean after ", bn.running_mean.data().asnumpy()),
+                ("mean over train set", h.mean(axis=0)),
+                ("running_var before ", var_before.asnumpy()),
+                ("running_var after  ", bn.running_var.data().asnumpy()),
+                ("var over train set ", h.var(axis=0))]
+        for name, v in rows:
+            print(name, v[:6])
+
+        fig, axes = plt.subplots(1, 2, figsize=(6, 2.6))
+        axes[0].scatter(h.mean(axis=0), bn.running_mean.data().asnumpy(), s=8)
+        axes[0].set_xlabel("mean over train set"); axes[0].set_ylabel("running_mean")
+        axes[1].scatter(h.var(axis=0), bn.running_var.data().asnumpy(), s=8, color="C1")
+        axes[1].set_xlabel("variance over train set"); axes[1].set_ylabel("running_var")
+        for ax in axes:
+            lo, hi = ax.get_xlim(); ax.plot([lo, hi], [lo, hi], "k--", lw=0.8)
+        plt.tight_layout()
+        plt.show()
+        """),
+        md("""
+        The CNN's BatchNorm layers keep one statistic per channel:
+        """),
+        code("""
+        for layer in (cnn[1], cnn[5]):
+            print(layer.name, "running_mean shape", layer.running_mean.shape,
+                  "first values", layer.running_mean.data()[:4].asnumpy())
+        """),
+    ]
+
+
+# --------------------------------------------------------------------------------------
 # 05 beyond MXNet
 # --------------------------------------------------------------------------------------
 
@@ -544,6 +809,7 @@ def nb05():
 
 NOTEBOOKS = {
     "01_autograd_basics.ipynb": nb01,
+    "03_training_dropout_batchnorm.ipynb": nb03,
     "05_beyond_mxnet.ipynb": nb05,
 }
 
