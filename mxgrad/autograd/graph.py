@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 import weakref
 from typing import List, Optional, Sequence, Union
 
@@ -26,6 +27,7 @@ from .scope import state
 __all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol"]
 
 _seq = itertools.count()
+_getrefcount = sys.getrefcount
 _FREED = ("freed",)
 _GRAD_REQS = ("write", "add", "null")
 _null_grads: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -400,10 +402,17 @@ def _write_leaves(leaves, leaf_grads, create_graph):
             np.copyto(buf._data, g._data, casting="unsafe")
             buf._node, buf._oidx = g._node, g._oidx
         elif leaf.req == "write":
+            d = buf._data
             if g is None:
-                buf._data.fill(0)
+                d.fill(0)
+            elif (_getrefcount(g) <= 3 and _getrefcount(d) <= 3 and g.dtype == d.dtype
+                  and g.shape == d.shape and g.flags.writeable and g.flags.c_contiguous
+                  and (g.base is None or (g.base.base is None and _getrefcount(g.base) <= 2))):
+                # nobody else can see either array (no views, no other references): hand
+                # the fresh gradient to the buffer instead of copying it (unobservable)
+                buf._data = g
             else:
-                np.copyto(buf._data, g, casting="unsafe")
+                np.copyto(d, g, casting="unsafe")
         elif g is not None:
             buf._data += g
         buf._ver[0] += 1

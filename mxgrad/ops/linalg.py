@@ -83,7 +83,9 @@ def _dot_fwd(a, b, transpose_a, transpose_b):
     a2 = a.reshape(sa)
     b2 = b.reshape(sb)
     r = np.dot(a2.T if transpose_a else a2, b2.T if transpose_b else b2)
-    return r.reshape(oshape) if oshape else r.reshape(1)
+    if not oshape:
+        oshape = (1,)
+    return r if r.shape == oshape else r.reshape(oshape)
 
 
 def _dot_2d(g, a, b, ta, tb):

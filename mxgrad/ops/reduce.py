@@ -119,7 +119,7 @@ def reshape_exact(data, shape):
     """
     shape = tuple(int(s) for s in shape)
     if type(data) is np.ndarray:
-        return data.reshape(shape)
+        return data if data.shape == shape else data.reshape(shape)
     data = as_array(data, "reshape")
     if data.shape == shape:
         return data
