@@ -530,3 +530,27 @@ def test_shared_params():
     assert other.weight is shared.weight
     x = nd.ones((1, 2))
     np.testing.assert_array_equal(shared(x).asnumpy(), other(x).asnumpy())
+
+
+def test_attribute_parameter_is_collected_and_initialized():
+    class B(gluon.Block):
+        def __init__(self):
+            super().__init__()
+            self.w = gluon.Parameter("free_w", shape=(2,), init="ones")
+
+        def forward(self, x):
+            return x * self.w.data()
+
+    b = B()
+    assert list(b.collect_params().keys()) == ["free_w"]
+    b.initialize()
+    assert b(nd.array([2.0, 3.0])).asnumpy().tolist() == [2.0, 3.0]
+    b.cast("float64")
+    assert b.w.data().dtype == np.float64
+
+
+def test_hybrid_block_needs_ndarray_input():
+    d = nn.Dense(2, in_units=3)
+    d.initialize()
+    with pytest.raises(StateError, match="must be one NDArray"):
+        d(np.ones((1, 3)))

@@ -112,6 +112,14 @@ class _BlockScope:
         _BlockScope._current.value = self._old_scope
 
 
+def _has_ndarray(args) -> bool:
+    if isinstance(args, NDArray):
+        return True
+    if isinstance(args, (list, tuple)):
+        return any(_has_ndarray(a) for a in args)
+    return False
+
+
 def _shape_str(args):
     def shapes(a):
         if isinstance(a, NDArray):
@@ -246,14 +254,25 @@ class Block:
         """
         self._check_container_with_block()
         ret = ParameterDict(self._params.prefix)
+        own = self._own_params()
         if not select:
-            ret.update(self.params)
+            ret.update(own)
         else:
             pattern = re.compile(select)
-            ret.update({n: v for n, v in self.params.items() if pattern.match(n)})
+            ret.update({n: v for n, v in own.items() if pattern.match(n)})
         for cld in self._children.values():
             ret.update(cld.collect_params(select=select))
         return ret
+
+    def _own_params(self) -> "OrderedDict[str, Parameter]":
+        """This block's ParameterDict plus Parameters assigned as attributes without
+        going through ``self.params`` (MXNet 1.x leaves those out of collect_params and
+        so never initializes them; mxgrad includes them)."""
+        own = OrderedDict(self.params.items())
+        for p in self._reg_params.values():
+            if p is not None and p.name not in own:
+                own[p.name] = p
+        return own
 
     def _collect_params_with_prefix(self, prefix=""):
         if prefix:
@@ -396,7 +415,7 @@ class Block:
         """
         for child in self._children.values():
             child.cast(dtype)
-        for _, param in self.params.items():
+        for param in self._own_params().values():
             param.cast(dtype)
 
     def zero_grad(self) -> None:
@@ -583,6 +602,10 @@ class HybridBlock(Block):
 
     def forward(self, x, *args):
         """Gather the parameters and call ``hybrid_forward(mx.nd, x, *args, **params)``."""
+        if not isinstance(x, NDArray) and not _has_ndarray(args) and not _has_ndarray(x):
+            raise StateError(
+                f"In HybridBlock {self.name}, there must be one NDArray in the input; got "
+                f"{type(x).__name__}. Convert inputs with mx.nd.array(...)")
         if self._reg_params:
             self._apply_param_shapes(x, *args)
             try:

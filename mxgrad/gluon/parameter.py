@@ -235,7 +235,7 @@ class Parameter:
 
     def _init_impl(self, data, ctx_list=None, copy: bool = True) -> None:
         if isinstance(data, NDArray):
-            if copy or np.dtype(data.dtype) != as_dtype(self.dtype) or data._node is not None:
+            if copy or np.dtype(data.dtype) != as_dtype(self.dtype):
                 data = nd.array(data.asnumpy(), dtype=self.dtype)
         else:
             data = nd.array(np.asarray(data), dtype=self.dtype)
