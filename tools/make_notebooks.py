@@ -562,6 +562,266 @@ def nb03():
 
 
 # --------------------------------------------------------------------------------------
+# 04 coming from MXNet
+# --------------------------------------------------------------------------------------
+
+
+def nb04():
+    return [
+        md("""
+        # Coming from MXNet 1.x
+
+        mxgrad implements MXNet 1.x's imperative API (`mx.nd`, `mx.autograd`, `mx.gluon`,
+        `mx.init`, `mx.optimizer`, ...) on NumPy. Code written for MXNet runs after changing
+        one import line. Below is the classic Gluon training cell from the MXNet 1.x MNIST
+        tutorials, unchanged except for
+
+        * `import mxgrad as mx` instead of `import mxnet as mx`,
+        * the bundled 8×8 digits (`gluon.data.vision.Digits`, pixels 0..16, no download)
+          instead of MNIST (`gluon.data.vision.MNIST` exists too, but downloads 11 MB),
+        * accuracy counted by hand, since mxgrad has no `mx.metric`.
+
+        After it, a table of what differs from MXNet, with a cell checking each row.
+        """),
+        code("""
+        import mxgrad as mx                      # was: import mxnet as mx
+        from mxgrad import nd, autograd, gluon
+        from mxgrad.gluon import nn
+
+        ctx = mx.gpu() if mx.context.num_gpus() > 0 else mx.cpu()
+        mx.random.seed(42)
+        batch_size = 64
+        num_inputs = 64                          # 8x8 digits (MNIST: 784)
+
+        def transform(data, label):
+            return data.astype('float32') / 16, label.astype('float32')
+
+        train_dataset = gluon.data.vision.Digits(train=True).transform(transform)
+        test_dataset = gluon.data.vision.Digits(train=False).transform(transform)
+        num_examples = len(train_dataset)
+        train_data = gluon.data.DataLoader(train_dataset, batch_size, shuffle=True)
+        test_data = gluon.data.DataLoader(test_dataset, batch_size, shuffle=False)
+
+        net = nn.Sequential()
+        with net.name_scope():
+            net.add(nn.Dense(128, activation='relu'))
+            net.add(nn.Dense(64, activation='relu'))
+            net.add(nn.Dense(10))
+        net.initialize(mx.init.Xavier(magnitude=2.24), ctx=ctx)
+
+        softmax_cross_entropy = gluon.loss.SoftmaxCrossEntropyLoss()
+        trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
+
+        def evaluate_accuracy(data_iterator, net):
+            correct, total = 0.0, 0              # MXNet: acc = mx.metric.Accuracy()
+            for data, label in data_iterator:
+                data = data.as_in_context(ctx).reshape((-1, num_inputs))
+                label = label.as_in_context(ctx)
+                output = net(data)
+                predictions = nd.argmax(output, axis=1)
+                correct += (predictions == label).sum().asscalar()
+                total += data.shape[0]
+            return correct / total
+
+        epochs = 10
+        for e in range(epochs):
+            cumulative_loss = 0
+            for i, (data, label) in enumerate(train_data):
+                data = data.as_in_context(ctx).reshape((-1, num_inputs))
+                label = label.as_in_context(ctx)
+                with autograd.record():
+                    output = net(data)
+                    loss = softmax_cross_entropy(output, label)
+                loss.backward()
+                trainer.step(batch_size)
+                cumulative_loss += nd.sum(loss).asscalar()
+            nd.waitall()
+            test_accuracy = evaluate_accuracy(test_data, net)
+            train_accuracy = evaluate_accuracy(train_data, net)
+            print("Epoch %s. Loss: %.4f, Train_acc %.4f, Test_acc %.4f" %
+                  (e, cumulative_loss / num_examples, train_accuracy, test_accuracy))
+        """),
+        md("""
+        The usual Gluon conveniences work as in MXNet: name scopes and parameter names,
+        deferred shape inference (the `64 -> 128` below was inferred at the first batch),
+        `collect_params`, `save_parameters`/`load_parameters`.
+        """),
+        code("""
+        print(net)
+        print(list(net.collect_params().keys()))
+
+        import os, tempfile
+        path = os.path.join(tempfile.mkdtemp(), "digits_mlp.params")
+        net.save_parameters(path)
+        net2 = nn.Sequential()
+        with net2.name_scope():
+            net2.add(nn.Dense(128, activation='relu'), nn.Dense(64, activation='relu'), nn.Dense(10))
+        net2.load_parameters(path, ctx=ctx)
+        x = nd.random.uniform(shape=(3, num_inputs))
+        print("reloaded net gives the same outputs:", (net(x) == net2(x)).min().asscalar() == 1)
+        """),
+        md("""
+        ## What differs from MXNet 1.9
+
+        | | MXNet 1.9 | mxgrad |
+        |---|---|---|
+        | Devices | CPU and GPU | CPU only. `mx.num_gpus()` is 0; `mx.gpu()` is accepted (so `ctx=mx.gpu()` code runs) but arrays created on it live on `cpu(0)` |
+        | Execution | asynchronous engine; `nd.waitall()` / `wait_to_read()` wait for it | synchronous NumPy; `waitall()` / `wait_to_read()` exist and return at once |
+        | Errors | shape and type errors at the call; errors inside an op's computation (e.g. `linalg_potrf` of a matrix that is not positive definite) only later, at `asnumpy()` / `wait_to_read()` | every error at the call that causes it, as an `MXNetError` subclass naming the op |
+        | Symbol API | `mx.sym`; `hybridize()` compiles the block to a graph; `export()`, `SymbolBlock` | no `mx.sym`; `hybridize()` is accepted and the block keeps running imperatively (`F` is `mx.nd` in `hybrid_forward`); `export()` and `SymbolBlock` raise a clear error |
+        | Higher-order gradients | about 18 unary ops (not e.g. `x**3` or `Convolution`) | every differentiable op |
+        | BatchNorm running statistics | updated during backward (CPU kernel), so a training-mode forward without backward leaves them unchanged | updated in every training-mode forward pass |
+        | Parameter files | MXNet's binary `.params` format | a NumPy `.npz` archive: files are not interchangeable with MXNet |
+        | Random numbers | MXNet's generators | a NumPy generator: `mx.random.seed` makes runs repeatable, but the numbers differ from MXNet's |
+        | Multi-device, data loading | `kvstore`, worker processes in `DataLoader` | Trainer's `kvstore` and DataLoader's `num_workers` are accepted; everything runs in the calling process |
+        | Not provided | | `mx.metric`, `mx.io`, `mx.image`, `mx.kv`, `mx.np` / `mx.npx` |
+        | Extras | | PyTorch-style `autograd.Function` (notebook 02), forward mode `autograd.forward_ad` and `autograd.functional` (`jacobian`, `hessian`, `hvp`, ...; notebook 05) |
+
+        The cells below check each row.
+        """),
+        md("""
+        ### Devices: CPU only
+        """),
+        code("""
+        print("num_gpus:", mx.num_gpus(), "| ctx chosen above:", ctx)
+        a = nd.ones((2, 3), ctx=mx.gpu(0))
+        print("nd.ones(ctx=mx.gpu(0)).context:", a.context)
+        print("as_in_context(mx.gpu()).context:", nd.ones((1,)).as_in_context(mx.gpu()).context)
+        """),
+        md("""
+        ### Execution and errors: synchronous
+
+        `waitall()` and `wait_to_read()` are there for compatibility and do nothing. An error
+        is raised by the line that causes it. In MXNet the `linalg_potrf` error below would
+        only appear at the next `asnumpy()` or `wait_to_read()`.
+        """),
+        code("""
+        y = nd.ones((2,)) * 3
+        print("wait_to_read:", y.wait_to_read(), "| waitall:", nd.waitall())
+
+        not_positive_definite = nd.array([[1., 2.], [2., 1.]])
+        try:
+            L = nd.linalg_potrf(not_positive_definite)
+            print("not reached")
+        except mx.MXNetError as e:
+            print(type(e).__name__, ":", e)
+
+        try:
+            nd.dot(nd.ones((2, 3)), nd.ones((2, 3)))
+        except mx.MXNetError as e:
+            print(type(e).__name__, ":", e)
+        """),
+        md("""
+        ### No Symbol API: `hybridize()` runs imperatively
+
+        A `HybridBlock` written for MXNet works; its `hybrid_forward` receives `mx.nd` as `F`.
+        Exporting a symbolic graph is not possible.
+        """),
+        code("""
+        class Scale(gluon.HybridBlock):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                with self.name_scope():
+                    self.scale = self.params.get('scale', shape=(1,), init=mx.init.Constant(2.0))
+
+            def hybrid_forward(self, F, x, scale):
+                print("F is mx.nd:", F is mx.nd)
+                return F.broadcast_mul(x, scale)
+
+        hnet = nn.HybridSequential()
+        with hnet.name_scope():
+            hnet.add(nn.Dense(4, in_units=3), Scale())
+        hnet.initialize()
+        hnet.hybridize()
+        print(hnet(nd.ones((2, 3))).shape)
+
+        print("hasattr(mx, 'sym'):", hasattr(mx, "sym"))
+        try:
+            hnet.export(os.path.join(tempfile.mkdtemp(), "model"))
+        except mx.MXNetError as e:
+            print(type(e).__name__, ":", e)
+        """),
+        md("""
+        ### Higher-order gradients for every op
+
+        In MXNet 1.9 the second derivative of `x**3` raises an error (its backward op
+        `_backward_power_scalar` has no gradient), and so does a gradient penalty through a
+        convolution (`_backward_Convolution is non-differentiable`, apache/mxnet#10002). In
+        mxgrad any op can be differentiated again. Here is a WGAN-GP style gradient penalty
+        `|d out / d image|²` through a `Conv2D` layer, differentiated w.r.t. the weights.
+        """),
+        code("""
+        x = nd.array([1.5])
+        x.attach_grad()
+        with autograd.record():
+            y = x ** 3
+            dy = autograd.grad(y, [x], create_graph=True)[0]
+        dy.backward()
+        print("d/dx x^3 =", dy.asscalar(), "(3x^2) | d2/dx2 x^3 =", x.grad.asscalar(), "(6x)")
+
+        conv = nn.Conv2D(2, kernel_size=3, in_channels=1)
+        conv.initialize()
+        image = nd.random.uniform(shape=(1, 1, 5, 5))
+        image.attach_grad()
+        with autograd.record():
+            score = nd.tanh(conv(image)).sum()
+            g = autograd.grad(score, [image], create_graph=True)[0]
+            penalty = (g ** 2).sum()
+        penalty.backward()
+        print("penalty:", penalty.asscalar(), "| d penalty / d weight has shape",
+              conv.weight.grad().shape, "and norm", conv.weight.grad().norm().asscalar())
+        """),
+        md("""
+        ### BatchNorm updates its running statistics in the forward pass
+
+        One training-mode forward call, no backward: the running mean has moved from 0 to
+        `0.1 * batch mean` (momentum 0.9). With MXNet on CPU it would still be 0 until a
+        backward pass.
+        """),
+        code("""
+        bn = nn.BatchNorm(in_channels=2)
+        bn.initialize()
+        batch = nd.array([[1., 2.], [3., 6.]])           # batch mean [2, 4]
+        with autograd.train_mode():
+            bn(batch)
+        print("running_mean:", bn.running_mean.data().asnumpy())
+        bn(batch)                                         # predict mode: no update
+        print("after a predict-mode call:", bn.running_mean.data().asnumpy())
+        """),
+        md("""
+        ### Parameter files are NumPy archives
+        """),
+        code("""
+        import numpy as np
+        with np.load(path) as archive:
+            print(sorted(archive.files))
+        """),
+        md("""
+        ### Random numbers: repeatable, but not MXNet's stream
+        """),
+        code("""
+        mx.random.seed(7)
+        a = nd.random.uniform(shape=(3,))
+        mx.random.seed(7)
+        b = nd.random.uniform(shape=(3,))
+        print(a.asnumpy(), "repeatable:", (a == b).min().asscalar() == 1)
+        print("generator:", type(mx.random.generator()).__name__)
+        """),
+        md("""
+        ### Accepted for compatibility, run in process; modules not provided
+        """),
+        code("""
+        t = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1}, kvstore='device')
+        loader = gluon.data.DataLoader(train_dataset, batch_size=500, num_workers=2)
+        print("Trainer(kvstore='device') ok; DataLoader(num_workers=2) batches:",
+              [d.shape[0] for d, l in loader])
+        for name in ["metric", "io", "image", "kv", "np", "npx", "sym"]:
+            print(f"mx.{name}:", "present" if hasattr(mx, name) else "not provided")
+        """),
+    ]
+
+
+# --------------------------------------------------------------------------------------
 # 05 beyond MXNet
 # --------------------------------------------------------------------------------------
 
@@ -810,6 +1070,7 @@ def nb05():
 NOTEBOOKS = {
     "01_autograd_basics.ipynb": nb01,
     "03_training_dropout_batchnorm.ipynb": nb03,
+    "04_coming_from_mxnet.ipynb": nb04,
     "05_beyond_mxnet.ipynb": nb05,
 }
 
