@@ -39,6 +39,10 @@ from .parameter import Parameter, ParameterDict
 __all__ = ["Trainer", "StaleGradientError"]
 
 
+class _ParamsError(DTypeError, ValueError):
+    """Trainer got something other than Parameters (MXNet raises ValueError)."""
+
+
 class StaleGradientError(MXNetError, UserWarning):
     """A parameter's gradient was not computed since the last ``step``.
 
@@ -66,14 +70,14 @@ class Trainer:
         if isinstance(params, (dict, ParameterDict)):
             params = list(params.values())
         if not isinstance(params, (list, tuple)):
-            raise DTypeError(f"First argument must be a list or dict of Parameters, got "
-                             f"{type(params)}.")
+            raise _ParamsError(f"First argument must be a list or dict of Parameters, got "
+                               f"{type(params)}.")
         self._params = []
         self._param2idx = {}
         for param in params:
             if not isinstance(param, Parameter):
-                raise DTypeError(f"First argument must be a list or dict of Parameters, got "
-                                 f"list of {type(param)}.")
+                raise _ParamsError(f"First argument must be a list or dict of Parameters, "
+                                   f"got list of {type(param)}.")
             if id(param) in self._param2idx:
                 continue
             self._param2idx[id(param)] = len(self._params)

@@ -13,6 +13,7 @@ Examples
 from __future__ import annotations
 
 from ... import initializer
+from ...base import StateError
 from ..block import HybridBlock
 
 __all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "Swish", "SiLU", "GELU"]
@@ -53,7 +54,7 @@ class LeakyReLU(HybridBlock):
 
     def __init__(self, alpha, **kwargs):
         if alpha < 0:
-            raise ValueError(f"Slope coefficient for LeakyReLU must be no less than 0, "
+            raise StateError(f"Slope coefficient for LeakyReLU must be no less than 0, "
                              f"got {alpha}")
         super().__init__(**kwargs)
         self._alpha = alpha

@@ -498,7 +498,9 @@ class LayerNorm(HybridBlock):
 
 class GroupNorm(HybridBlock):
     """Group normalization: channels (axis 1) split into ``num_groups`` groups, each
-    normalized over its channels and spatial axes; then per-channel ``gamma``/``beta``.
+    normalized over its channels and spatial axes; then per-channel ``gamma``/``beta``
+    (shape ``(in_channels,)`` as in MXNet 2 and PyTorch; MXNet 1.x used one value per
+    group).
 
     Examples
     --------
@@ -531,15 +533,7 @@ class GroupNorm(HybridBlock):
         return {"gamma": (c,), "beta": (c,)}
 
     def hybrid_forward(self, F, x, gamma, beta):
-        n, c = x.shape[0], x.shape[1]
-        g = self._num_groups
-        xg = x.reshape((n, g, -1))
-        mean = xg.mean(axis=2, keepdims=True)
-        var = ((xg - mean) ** 2).mean(axis=2, keepdims=True)
-        xhat = ((xg - mean) / F.sqrt(var + self._epsilon)).reshape(x.shape)
-        pshape = (1, c) + (1,) * (x.ndim - 2)
-        return F.broadcast_add(F.broadcast_mul(xhat, gamma.reshape(pshape)),
-                               beta.reshape(pshape))
+        return F.GroupNorm(x, gamma, beta, num_groups=self._num_groups, eps=self._epsilon)
 
     def __repr__(self):
         content = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
@@ -567,7 +561,7 @@ class Lambda(Block):
         elif callable(function):
             self._func_impl = function
         else:
-            raise DTypeError(f"Unrecognized function in lambda: {function} of type "
+            raise StateError(f"Unrecognized function in lambda: {function} of type "
                              f"{type(function)}")
 
     def forward(self, *args):
@@ -601,7 +595,7 @@ class HybridLambda(HybridBlock):
             self._func = function
             self._func_name = function.__name__
         else:
-            raise DTypeError(f"Unrecognized function in lambda: {function} of type "
+            raise StateError(f"Unrecognized function in lambda: {function} of type "
                              f"{type(function)}")
 
     def hybrid_forward(self, F, x, *args):
