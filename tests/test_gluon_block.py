@@ -1,9 +1,7 @@
 """gluon Parameter, ParameterDict, Block, HybridBlock: naming, registration, deferred
 initialization, errors, save/load, cast, hooks, repr and summary."""
-import os
 import re
 import threading
-import warnings
 
 import numpy as np
 import pytest

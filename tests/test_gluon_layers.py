@@ -6,7 +6,7 @@ from math import erf
 
 import mxgrad as mx
 from mxgrad import autograd, gluon, nd
-from mxgrad.base import ShapeError, StateError
+from mxgrad.base import ShapeError
 from mxgrad.gluon import nn
 from mxgrad.test_utils import check_numeric_gradient
 

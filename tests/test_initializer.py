@@ -4,7 +4,7 @@ import pytest
 
 import mxgrad as mx
 from mxgrad import nd
-from mxgrad.base import MXNetError, ShapeError, StateError
+from mxgrad.base import ShapeError, StateError
 from mxgrad.initializer import InitDesc
 
 

@@ -38,14 +38,11 @@ import threading
 import warnings
 from collections import OrderedDict, defaultdict
 
-import numpy as np
-
-from ..base import DTypeError, MXNetError, ShapeError, StateError
+from ..base import MXNetError, ShapeError, StateError
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 from .. import initializer
-from .parameter import (Parameter, ParameterDict, DeferredInitializationError, _LoadError,
-                        _LoadShapeError)
+from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError
 from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]

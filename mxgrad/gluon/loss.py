@@ -18,8 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError, numeric_types
-from .. import ndarray as nd
-from ..ndarray.ndarray import NDArray
 from .block import HybridBlock
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",

@@ -28,7 +28,6 @@ Examples
 """
 from __future__ import annotations
 
-import re
 import warnings
 from collections import OrderedDict
 from typing import Optional

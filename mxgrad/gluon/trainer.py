@@ -29,8 +29,6 @@ Examples
 """
 from __future__ import annotations
 
-import pickle
-
 from ..base import DTypeError, MXNetError, StateError
 from .. import optimizer as opt
 from ..autograd import Leaf

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from ...base import DTypeError, ShapeError, StateError, numeric_types
+from ...base import DTypeError, ShapeError, StateError
 from ... import ndarray as nd
 from ..block import Block, HybridBlock
 from ..utils import _indent
