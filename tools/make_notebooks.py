@@ -228,7 +228,7 @@ def nb01():
         `autograd.grad(heads, variables)` returns the gradients as a list instead of writing
         them to `x.grad`. With `create_graph=True` the backward pass is itself recorded, so the
         gradient can be differentiated again. In mxgrad every differentiable op supports this
-        (MXNet 1.9 only supports it for a handful of unary ops).
+        (MXNet 1.9 only supports it for a short list of ops, mostly unary).
 
         Take `f(x) = x sin x`: `f'(x) = sin x + x cos x`, `f''(x) = 2 cos x - x sin x`.
         """),
@@ -669,7 +669,7 @@ def nb04():
         | Execution | asynchronous engine; `nd.waitall()` / `wait_to_read()` wait for it | synchronous NumPy; `waitall()` / `wait_to_read()` exist and return at once |
         | Errors | shape and type errors at the call; errors inside an op's computation (e.g. `linalg_potrf` of a matrix that is not positive definite) only later, at `asnumpy()` / `wait_to_read()` | every error at the call that causes it |
         | Symbol API | `mx.sym`; `hybridize()` compiles the block to a graph; `export()`, `SymbolBlock` | no `mx.sym`; `hybridize()` is accepted and the block keeps running imperatively (`F` is `mx.nd` in `hybrid_forward`); `export()` and `SymbolBlock` raise a clear error |
-        | Higher-order gradients | about 18 unary ops (not e.g. `x**3` or `Convolution`) | every differentiable op |
+        | Higher-order gradients | a short list of ops, mostly unary (not e.g. `x**3` or `Convolution`) | every differentiable op |
         | BatchNorm running statistics | updated during backward (CPU kernel), so a training-mode forward without backward leaves them unchanged | updated in every training-mode forward pass |
         | Parameter files | MXNet's binary `.params` format | a NumPy `.npz` archive: files are not interchangeable with MXNet |
         | Random numbers | MXNet's generators | a NumPy generator: `mx.random.seed` makes runs repeatable, but the numbers differ from MXNet's |
@@ -831,7 +831,7 @@ def nb05():
         md("""
         # Beyond MXNet: higher-order gradients, Jacobians, Hessian-vector products, forward mode
 
-        MXNet 1.9 can differentiate twice only through a short list of unary ops, and has no
+        MXNet 1.9 can differentiate twice only through a short list of ops, mostly unary, and has no
         Jacobian/Hessian helpers and no forward mode. In mxgrad every differentiable op has
         gradient rules written with differentiable ops (so gradients of any order work) and a
         tangent rule (so forward mode works), and `mx.autograd.functional` offers PyTorch's
