@@ -151,3 +151,17 @@ def test_no_0d_results():
     assert x.sum().shape == (1,)
     assert x.mean().shape == (1,)
     assert x.sum().asscalar() == 10.0
+
+
+def test_nd_binary_functions_accept_python_scalars_on_either_side():
+    x = nd.array([1., -2.]); x.attach_grad()
+    with mx.autograd.record():
+        y = nd.maximum(x, 0.5) + nd.subtract(3, x) + nd.power(2, x) + nd.multiply(x, 2)
+    y.backward()
+    np.testing.assert_allclose(y.asnumpy(), [1 + 2 + 2 + 2, 0.5 + 5 + 0.25 - 4])
+    np.testing.assert_allclose(x.grad.asnumpy(),
+                               [1 - 1 + 2 * np.log(2) + 2, 0 - 1 + 0.25 * np.log(2) + 2],
+                               rtol=1e-6)
+    assert nd.greater(1.0, x).asnumpy().tolist() == [0.0, 1.0]
+    assert nd.lesser_equal(x, 1).asnumpy().tolist() == [1.0, 1.0]
+    assert nd.minimum(0.0, x).asnumpy().tolist() == [0.0, -2.0]

@@ -20,6 +20,7 @@ to its input's dtype.
 """
 from __future__ import annotations
 
+from numbers import Number as _Number
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -386,8 +387,24 @@ def binary_fast(op: Op):
             if a._tan is not None or b._tan is not None:
                 _forward_tangents(op, (a, b), (out,), None)
             return out
+        scalar_ops = apply.scalar_ops
+        if scalar_ops is not None:
+            # MXNet's nd.add/maximum/greater/... accept a Python scalar on either side
+            if isinstance(b, _Number) and isinstance(a, (NDArray, np.ndarray)):
+                return _with_scalar(scalar_ops[0], a, b)
+            if isinstance(a, _Number) and isinstance(b, (NDArray, np.ndarray)):
+                return _with_scalar(scalar_ops[1], b, a)
         return call2(op, a, b)
+    apply.scalar_ops = None
     return apply
+
+
+def _with_scalar(op, x, s):
+    if type(x) is np.ndarray:
+        r = op.fwd(x, s)
+        return r
+    from .elemwise import scalar_call
+    return scalar_call(op, x, s)
 
 
 # ------------------------------------------------------------- engine helpers

@@ -931,3 +931,14 @@ def _register_operators():
 _neg_fast = unary_fast(negative.op)
 _neg_fast = unary_fast(negative.op)
 _register_operators()
+
+# nd functions with a Python scalar on either side: (array op s, s op array)
+for _fn, _ops in ((add, (_PLUS_S, _PLUS_S)), (multiply, (_MUL_S, _MUL_S)),
+                  (subtract, (_MINUS_S, _RMINUS_S)), (divide, (_DIV_S, _RDIV_S)),
+                  (power, (_POW_S, _RPOW_S)), (modulo, (_MOD_S, _RMOD_S)),
+                  (floor_divide, (_FDIV_S, _RFDIV_S)),
+                  (maximum, (_MAX_S, _MAX_S)), (minimum, (_MIN_S, _MIN_S)),
+                  (equal, (_EQ_S, _EQ_S)), (not_equal, (_NE_S, _NE_S)),
+                  (greater, (_GT_S, _LT_S)), (greater_equal, (_GE_S, _LE_S)),
+                  (lesser, (_LT_S, _GT_S)), (lesser_equal, (_LE_S, _GE_S))):
+    _fn.scalar_ops = _ops
