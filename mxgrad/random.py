@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import as_dtype, ShapeError
+from .base import as_dtype, ShapeError, StateError
 from .ndarray.ndarray import NDArray, wrap
 
 __all__ = ["seed", "uniform", "normal", "randn", "randint", "shuffle", "exponential",
@@ -51,6 +51,15 @@ def _param(p):
 
 
 def _sample(draw, params, shape, dtype):
+    try:
+        return _sample_unchecked(draw, params, shape, dtype)
+    except ValueError as err:
+        name = getattr(draw, "__name__", "sample")
+        raise StateError(f"random.{name}: invalid parameters {params!r} ({err}); check that "
+                         f"scales and rates are non-negative and low < high") from None
+
+
+def _sample_unchecked(draw, params, shape, dtype):
     arrays = [p for p in params if isinstance(p, NDArray)]
     if arrays:
         base = np.broadcast_shapes(*[a.shape for a in arrays])
@@ -72,6 +81,8 @@ def uniform(low=0.0, high=1.0, shape=None, ctx=None, dtype=None, out=None, **kwa
     >>> uniform(-1, 1, shape=(2, 3)).shape
     (2, 3)
     """
+    if not isinstance(low, NDArray) and not isinstance(high, NDArray) and low > high:
+        raise StateError(f"random.uniform: low ({low}) must not exceed high ({high})")
     r = _sample(generator().uniform, (low, high), shape, dtype)
     return _out(out, r)
 
@@ -107,6 +118,8 @@ def randint(low, high, shape=None, ctx=None, dtype="int32", out=None, **kwargs) 
     >>> int(randint(0, 1, shape=(2,)).sum().asscalar())
     0
     """
+    if low >= high:
+        raise StateError(f"random.randint: low ({low}) must be smaller than high ({high})")
     r = wrap(generator().integers(low, high, size=_shape(shape)).astype(as_dtype(dtype)))
     return _out(out, r)
 
