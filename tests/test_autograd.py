@@ -474,3 +474,16 @@ def test_float64_gradient_dtype():
         y = x * 2
     y.backward()
     assert x.grad.dtype == np.float64
+
+
+def test_null_variable_keeps_its_buffer_untouched():
+    x = nd.array([1., 2.])
+    buf = nd.array([7., 7.])
+    w = nd.array([3., 4.]); w.attach_grad()
+    autograd.mark_variables([x], [buf], "null")
+    assert x.grad is buf and x.grad_req == "null"
+    with autograd.record():
+        y = x * w
+    y.backward()
+    assert buf.asnumpy().tolist() == [7.0, 7.0]
+    assert w.grad.asnumpy().tolist() == [1.0, 2.0]

@@ -30,7 +30,9 @@ _seq = itertools.count()
 _getrefcount = sys.getrefcount
 _FREED = ("freed",)
 _GRAD_REQS = ("write", "add", "null")
-_null_grads: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+# buffers of grad_req='null' variables, by id (NDArray's == is elementwise, so no
+# WeakKeyDictionary); entries vanish with their array
+_null_grads: dict = {}
 
 
 class Leaf:
@@ -109,18 +111,23 @@ def mark_variable(var: NDArray, grad_buf: NDArray, req: str) -> None:
     if grad_buf.shape != var.shape:
         raise ShapeError(f"gradient buffer of shape {grad_buf.shape} does not match its "
                          f"variable of shape {var.shape}")
+    key = id(var)
     if req == "null":
         var._node = None
-        _null_grads[var] = grad_buf
+        _null_grads[key] = (weakref.ref(var, lambda _r, _k=key: _null_grads.pop(_k, None)),
+                            grad_buf)
     else:
-        _null_grads.pop(var, None)
+        _null_grads.pop(key, None)
         var._node = Leaf(grad_buf, req)
     var._oidx = 0
 
 
 def null_grad(var: NDArray) -> Optional[NDArray]:
     """The buffer given to a variable marked with grad_req 'null' (or None)."""
-    return _null_grads.get(var)
+    entry = _null_grads.get(id(var))
+    if entry is None or entry[0]() is not var:
+        return None
+    return entry[1]
 
 
 def mark_variables(variables: Union[NDArray, Sequence[NDArray]],

@@ -277,11 +277,11 @@ class NDArray:
     @property
     def grad(self) -> Optional["NDArray"]:
         """The gradient buffer attached by ``attach_grad``/``mark_variables`` (or None)."""
-        from ..autograd.graph import Leaf
+        from ..autograd.graph import Leaf, null_grad
         node = self._node
         if type(node) is Leaf:
             return node.grad
-        return None
+        return null_grad(self)  # the buffer of a grad_req='null' variable, else None
 
     @property
     def grad_fn(self):
