@@ -487,3 +487,24 @@ def test_null_variable_keeps_its_buffer_untouched():
     y.backward()
     assert buf.asnumpy().tolist() == [7.0, 7.0]
     assert w.grad.asnumpy().tolist() == [1.0, 2.0]
+
+
+def test_debug_mode_records_stack_and_catches_non_finite():
+    prev = autograd.set_debug(True)
+    try:
+        x = nd.array([1., 0.]); x.attach_grad()
+        with autograd.record():
+            y = x * 2
+        assert "stack" in y._node.metadata
+        assert y._node.metadata["stack"][-1].name == \
+            "test_debug_mode_records_stack_and_catches_non_finite"
+        with autograd.record():
+            z = nd.sqrt(x)  # finite forward, infinite gradient at 0
+        with pytest.raises(autograd.NonFiniteError, match="sqrt"):
+            z.backward()
+        assert x.grad.asnumpy().tolist() == [0.0, 0.0]
+    finally:
+        autograd.set_debug(prev)
+    with autograd.record():
+        y = x * 2
+    assert y._node.metadata is None  # off: nothing recorded

@@ -14,12 +14,13 @@ Examples
 """
 from .scope import (record, pause, train_mode, predict_mode, is_recording, is_training,
                     set_recording, set_training)
-from .graph import mark_variables, backward, grad, get_symbol, Node, Leaf
+from .graph import (mark_variables, backward, grad, get_symbol, Node, Leaf, set_debug,
+                    is_debug, NonFiniteError)
 from . import forward_ad
 from .function import *  # noqa: F401,F403  (Function, function, once_differentiable)
 from . import functional
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "backward", "grad",
-           "get_symbol", "Node", "Leaf", "forward_ad", "functional", "Function", "function",
+           "get_symbol", "Node", "Leaf", "set_debug", "is_debug", "NonFiniteError", "forward_ad", "functional", "Function", "function",
            "once_differentiable", "FunctionCtx", "AutogradContext", "CustomFunction"]

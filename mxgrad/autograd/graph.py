@@ -24,9 +24,11 @@ from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
 from ..ndarray.ndarray import NDArray, wrap
 from .scope import state
 
-__all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol"]
+__all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol", "set_debug",
+           "is_debug", "NonFiniteError"]
 
 _seq = itertools.count()
+_debug = [False]  # debug mode: creation stacks on nodes, NaN/Inf checks (see set_debug)
 _getrefcount = sys.getrefcount
 _FREED = ("freed",)
 _GRAD_REQS = ("write", "add", "null")
@@ -83,6 +85,9 @@ class Node:
         self.metadata = None
         self.outmetas = None
         self.outtans = None
+        if _debug[0]:
+            import traceback
+            self.metadata = {"stack": traceback.extract_stack(limit=12)[:-3]}
 
     @property
     def name(self) -> str:
@@ -100,6 +105,59 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<Node {self.op.name} #{self.seq}>"
+
+
+# -------------------------------------------------------------------- debug mode
+class NonFiniteError(GraphError, FloatingPointError):
+    """Debug mode found a NaN or an infinity."""
+
+
+def set_debug(flag: bool) -> bool:
+    """Turn debug mode on or off (process-wide); return the previous value.
+
+    In debug mode every recorded node keeps the stack where it was created
+    (``node.metadata['stack']``), and recorded forward outputs and every gradient are
+    checked for NaN and infinity: the first one found raises :class:`NonFiniteError`
+    naming the op and where it was created. It slows recording down; off by default.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> prev = mx.autograd.set_debug(True)
+    >>> x = mx.nd.array([0.]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     try:
+    ...         y = mx.nd.log(x)
+    ...     except mx.autograd.NonFiniteError as e:
+    ...         print("caught:", str(e).split(" (")[0])
+    caught: op 'log' produced a non-finite value in forward
+    >>> _ = mx.autograd.set_debug(prev)
+    """
+    prev = _debug[0]
+    _debug[0] = bool(flag)
+    return prev
+
+
+def is_debug() -> bool:
+    """Whether debug mode is on."""
+    return _debug[0]
+
+
+def check_finite(node, arrays, where: str) -> None:
+    """Raise NonFiniteError if any of ``arrays`` (NumPy arrays or NDArrays) has NaN/Inf."""
+    for a in arrays:
+        if a is None:
+            continue
+        d = a._data if isinstance(a, NDArray) else a
+        if d.dtype.kind in "fc" and not np.isfinite(d).all():
+            where_made = ""
+            stack = (node.metadata or {}).get("stack")
+            if stack:
+                fr = stack[-1]
+                where_made = f" (op created at {fr.filename}:{fr.lineno}, in {fr.name})"
+            raise NonFiniteError(f"op '{node.op.name}' produced a non-finite value in {where}"
+                                 f"{where_made}; check its inputs (log of 0, division by 0, "
+                                 f"overflow)")
 
 
 # --------------------------------------------------------------------- variables
@@ -317,6 +375,8 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
         grads = node.op.backward(node, gouts, needs, create_graph)
         if hooks is not None:
             grads = hooks.run_post(node, grads, gouts)
+        if _debug[0]:
+            check_finite(node, grads, "backward (gradient of an input)")
         metas = node.metas
         i = 0
         for g in grads:

@@ -28,7 +28,7 @@ import numpy as np
 from ..base import DTypeError, InPlaceError, ShapeError
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
-from ..autograd.graph import Node
+from ..autograd.graph import Node, _debug, check_finite
 
 __all__ = ["Op", "defop", "call", "call1", "call2", "fit_gradient", "register_method",
            "as_array", "inplace_apply"]
@@ -196,6 +196,8 @@ def _make_node(op, args, outs, attrs):
     for k, o in enumerate(outs):
         o._node = node
         o._oidx = k
+    if _debug[0]:
+        check_finite(node, outs, "forward")
     return node
 
 
@@ -222,6 +224,8 @@ def _make_node2(op, a, b, out, attrs):
         node = Node(op, parents, saved, vers, metas, None, None, attrs)
     out._node = node
     out._oidx = 0
+    if _debug[0]:
+        check_finite(node, (out,), "forward")
     return node
 
 
@@ -241,6 +245,8 @@ def _make_node1(op, x, out, attrs):
         node = Node(op, ((x._node, x._oidx),), saved, vers, ((d.shape, d.dtype),), None, None,
                     attrs)
     out._node = node
+    if _debug[0]:
+        check_finite(node, (out,), "forward")
     return node
 
 
