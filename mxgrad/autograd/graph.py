@@ -28,6 +28,7 @@ __all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol", "
            "is_debug", "NonFiniteError"]
 
 _seq = itertools.count()
+_PKG_DIR = __file__.rsplit("autograd", 1)[0]  # frames inside mxgrad are not the user's
 _debug = [False]  # debug mode: creation stacks on nodes, NaN/Inf checks (see set_debug)
 _getrefcount = sys.getrefcount
 _FREED = ("freed",)
@@ -87,7 +88,9 @@ class Node:
         self.outtans = None
         if _debug[0]:
             import traceback
-            self.metadata = {"stack": traceback.extract_stack(limit=12)[:-3]}
+            frames = traceback.extract_stack(limit=30)
+            self.metadata = {"stack": [f for f in frames
+                                       if not f.filename.startswith(_PKG_DIR)][-10:]}
 
     @property
     def name(self) -> str:
