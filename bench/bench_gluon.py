@@ -1,0 +1,285 @@
+"""Gluon training-step benchmarks: a whole ``record / backward / Trainer.step`` of an MLP
+built from Gluon layers, against the same step written by hand in plain NumPy (forward,
+backward with a fused BatchNorm backward, SGD with momentum), and against PyTorch when
+installed. One process, one thread; figures are ratios to the NumPy floor.
+
+1. 784-512-512-10 MLP, each hidden Dense followed by BatchNorm, ReLU and Dropout(0.5),
+   batch 128, SoftmaxCrossEntropyLoss, ``Trainer('sgd', lr 0.1, momentum 0.9)``.
+2. The same MLP without BatchNorm/Dropout.
+3. Memory over 300 training steps of (1): live Python objects and traced bytes after
+   300 steps against after 50.
+
+Before timing, the mxgrad and NumPy steps are run side by side from the same weights and
+the same random-generator state (so the same dropout masks) and must agree: loss, every
+updated parameter and the BatchNorm running statistics.
+
+Run: python bench/bench_gluon.py
+"""
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import tracemalloc
+
+sys.path.insert(0, os.path.dirname(__file__))
+from common import best_time, report, torch_or_none  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import mxgrad as mx  # noqa: E402
+from mxgrad import autograd, gluon, nd  # noqa: E402
+from mxgrad.gluon import nn  # noqa: E402
+
+SIZES = [784, 512, 512, 10]
+BATCH = 128
+LR, MOMENTUM = 0.1, 0.9
+P_DROP = 0.5
+BN_EPS, BN_MOM = 1e-5, 0.9
+SEED = 7
+
+
+def _init(rng):
+    ws = [(rng.standard_normal((o, i)) * np.sqrt(2.0 / i)).astype(np.float32)
+          for i, o in zip(SIZES[:-1], SIZES[1:])]
+    bs = [(rng.standard_normal(o) * 0.1).astype(np.float32) for o in SIZES[1:]]
+    return ws, bs
+
+
+# ------------------------------------------------------------------ NumPy floor
+class NumpyMLP:
+    """The training step written by hand in NumPy (float32)."""
+
+    def __init__(self, ws, bs, bn_drop, seed):
+        self.ws = [w.copy() for w in ws]
+        self.bs = [b.copy() for b in bs]
+        self.bn_drop = bn_drop
+        h = SIZES[1:-1]
+        self.gamma = [np.ones(n, np.float32) for n in h]
+        self.beta = [np.zeros(n, np.float32) for n in h]
+        self.rmean = [np.zeros(n, np.float32) for n in h]
+        self.rvar = [np.ones(n, np.float32) for n in h]
+        self.params = self.ws + self.bs + (self.gamma + self.beta if bn_drop else [])
+        self.moms = [np.zeros_like(p) for p in self.params]
+        self.rng = np.random.default_rng(seed)
+        self.keep = np.float32(1.0 - P_DROP)
+        self.scale = np.float32(1.0 / (1.0 - P_DROP))
+
+    def step(self, x, labels):
+        ws, bs = self.ws, self.bs
+        n = x.shape[0]
+        nl = len(ws)
+        acts = [x]
+        cache = []
+        h = x
+        # ---- forward
+        for k in range(nl):
+            z = h @ ws[k].T
+            z += bs[k]
+            if k == nl - 1:
+                break
+            if self.bn_drop:
+                mean = z.mean(axis=0)
+                z -= mean
+                var = np.einsum("ij,ij->j", z, z) / n
+                inv = 1.0 / np.sqrt(var + BN_EPS)
+                z *= inv                              # xhat
+                y = z * self.gamma[k]
+                y += self.beta[k]
+                rm, rv = self.rmean[k], self.rvar[k]
+                rm *= BN_MOM
+                rm += (1.0 - BN_MOM) * mean
+                rv *= BN_MOM
+                rv += (1.0 - BN_MOM) * var
+                np.maximum(y, 0, out=y)               # relu
+                mask = self.rng.random(y.shape, dtype=np.float32) < self.keep
+                dmask = np.multiply(mask, self.scale, dtype=np.float32)
+                h = y * dmask
+                cache.append((z, inv, y, dmask))
+            else:
+                h = np.maximum(z, 0, out=z)
+                cache.append((h,))
+            acts.append(h)
+        # ---- softmax cross-entropy (summed over the batch; Trainer divides by n)
+        m = z.max(axis=1, keepdims=True)
+        e = np.exp(z - m)
+        s = e.sum(axis=1, keepdims=True)
+        rows = np.arange(n)
+        loss = np.log(s[:, 0]) + m[:, 0] - z[rows, labels]
+        e /= s
+        e[rows, labels] -= 1.0
+        g = e
+        # ---- backward
+        grads_w, grads_b, grads_g, grads_be = [None] * nl, [None] * nl, [None] * 2, [None] * 2
+        for k in range(nl - 1, -1, -1):
+            grads_w[k] = g.T @ acts[k]
+            grads_b[k] = g.sum(axis=0)
+            if k == 0:
+                break
+            g = g @ ws[k]
+            if self.bn_drop:
+                xhat, inv, y, dmask = cache[k - 1]
+                g *= dmask
+                g *= y > 0
+                gbeta = g.sum(axis=0)
+                ggamma = np.einsum("ij,ij->j", g, xhat)
+                grads_g[k - 1], grads_be[k - 1] = ggamma, gbeta
+                # fused BatchNorm backward: gamma*inv/n * (n*g - sum(g) - xhat*sum(g*xhat))
+                g *= n
+                g -= gbeta
+                xhat *= ggamma
+                g -= xhat
+                g *= (self.gamma[k - 1] * inv) / n
+            else:
+                g *= cache[k - 1][0] > 0
+        grads = grads_w + grads_b + (grads_g + grads_be if self.bn_drop else [])
+        # ---- SGD with momentum: mom = mu*mom - lr*g/batch; w += mom
+        lr = LR / n
+        for p, gp, mom in zip(self.params, grads, self.moms):
+            mom *= MOMENTUM
+            mom -= lr * gp
+            p += mom
+        return loss
+
+
+# ----------------------------------------------------------------------- mxgrad
+def gluon_net(ws, bs, bn_drop):
+    net = nn.HybridSequential()
+    dense = []
+    for k, (i, o) in enumerate(zip(SIZES[:-1], SIZES[1:])):
+        d = nn.Dense(o, in_units=i)
+        dense.append(d)
+        net.add(d)
+        if k < len(ws) - 1:
+            if bn_drop:
+                net.add(nn.BatchNorm(in_channels=o, momentum=BN_MOM, epsilon=BN_EPS),
+                        nn.Activation("relu"), nn.Dropout(P_DROP))
+            else:
+                net.add(nn.Activation("relu"))
+    net.initialize()
+    for d, w, b in zip(dense, ws, bs):
+        d.weight.set_data(nd.array(w))
+        d.bias.set_data(nd.array(b))
+    return net, dense
+
+
+def mx_stepper(net, x, y):
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), "sgd",
+                            {"learning_rate": LR, "momentum": MOMENTUM})
+
+    def step():
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(BATCH)
+        return loss
+    return step
+
+
+def _check_same(bn_drop, ws0, bs0, x0, lab0):
+    """mxgrad and NumPy from the same weights and generator state: same numbers."""
+    floor = NumpyMLP(ws0, bs0, bn_drop, SEED)
+    net, dense = gluon_net(ws0, bs0, bn_drop)
+    mx.random.seed(SEED)   # after initialize(), which draws from the generator
+    step = mx_stepper(net, nd.array(x0), nd.array(lab0))
+    for _ in range(3):
+        l_np = floor.step(x0, lab0)
+        l_mx = step().asnumpy()
+        np.testing.assert_allclose(l_mx, l_np, rtol=2e-4, atol=2e-4)
+    for k, d in enumerate(dense):
+        np.testing.assert_allclose(d.weight.data().asnumpy(), floor.ws[k], rtol=1e-3, atol=1e-4)
+        np.testing.assert_allclose(d.bias.data().asnumpy(), floor.bs[k], rtol=1e-3, atol=1e-4)
+    if bn_drop:
+        bns = [b for b in net if isinstance(b, nn.BatchNorm)]
+        for k, b in enumerate(bns):
+            for p, ref in ((b.gamma, floor.gamma[k]), (b.beta, floor.beta[k]),
+                           (b.running_mean, floor.rmean[k]), (b.running_var, floor.rvar[k])):
+                np.testing.assert_allclose(p.data().asnumpy(), ref, rtol=1e-3, atol=1e-4)
+
+
+def bench_step(rows, bn_drop, target):
+    rng = np.random.default_rng(11)
+    ws0, bs0 = _init(rng)
+    x0 = rng.standard_normal((BATCH, SIZES[0])).astype(np.float32)
+    lab0 = rng.integers(0, SIZES[-1], BATCH)
+    _check_same(bn_drop, ws0, bs0, x0, lab0)
+
+    floor = NumpyMLP(ws0, bs0, bn_drop, SEED)
+    net, _ = gluon_net(ws0, bs0, bn_drop)
+    step = mx_stepper(net, nd.array(x0), nd.array(lab0))
+    t_np = best_time(lambda: floor.step(x0, lab0), repeat=9)
+    t_mx = best_time(step, repeat=9)
+    name = ("MLP+BN+Dropout" if bn_drop else "MLP") + " 784-512-512-10 b128 step"
+    rows.append(dict(bench=name, impl="numpy", seconds=t_np, ratio=1.0))
+    rows.append(dict(bench=name, impl="mxgrad", seconds=t_mx, ratio=t_mx / t_np, target=target))
+    torch = torch_or_none()
+    if torch is not None:
+        t_t = best_time(_torch_step(torch, ws0, bs0, x0, lab0, bn_drop), repeat=9)
+        rows.append(dict(bench=name, impl="torch", seconds=t_t, ratio=t_t / t_np))
+
+
+def _torch_step(torch, ws0, bs0, x0, lab0, bn_drop):
+    tnn = torch.nn
+    layers = []
+    for k, (i, o) in enumerate(zip(SIZES[:-1], SIZES[1:])):
+        lin = tnn.Linear(i, o)
+        with torch.no_grad():
+            lin.weight.copy_(torch.tensor(ws0[k]))
+            lin.bias.copy_(torch.tensor(bs0[k]))
+        layers.append(lin)
+        if k < len(SIZES) - 2:
+            if bn_drop:
+                layers += [tnn.BatchNorm1d(o, eps=BN_EPS, momentum=1 - BN_MOM), tnn.ReLU(),
+                           tnn.Dropout(P_DROP)]
+            else:
+                layers.append(tnn.ReLU())
+    model = tnn.Sequential(*layers).train()
+    opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
+    tx, tl = torch.tensor(x0), torch.tensor(lab0)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        torch.nn.functional.cross_entropy(model(tx), tl).backward()
+        opt.step()
+    return step
+
+
+# ---------------------------------------------------------------------- memory
+def bench_memory(rows):
+    rng = np.random.default_rng(12)
+    ws0, bs0 = _init(rng)
+    x = nd.array(rng.standard_normal((BATCH, SIZES[0])).astype(np.float32))
+    y = nd.array(rng.integers(0, SIZES[-1], BATCH))
+    gc.collect()
+    tracemalloc.start()  # before the model exists, so its arrays are in the baseline
+    net, _ = gluon_net(ws0, bs0, True)
+    step = mx_stepper(net, x, y)
+    for i in range(300):
+        step()
+        if i == 49:
+            gc.collect()
+            at50 = tracemalloc.get_traced_memory()[0]
+            objs50 = len(gc.get_objects())
+    gc.collect()
+    at300 = tracemalloc.get_traced_memory()[0]
+    objs300 = len(gc.get_objects())
+    tracemalloc.stop()
+    rows.append(dict(bench="train step: live objects 300 steps / 50", impl="mxgrad",
+                     seconds=0.0, ratio=objs300 / objs50, target=1.0, objects_50=objs50,
+                     objects_300=objs300))
+    rows.append(dict(bench="train step: traced bytes 300 steps / 50", impl="mxgrad",
+                     seconds=0.0, ratio=at300 / max(at50, 1), bytes_50=at50,
+                     bytes_300=at300, growth_kib=(at300 - at50) / 1024))
+
+
+def main():
+    rows = []
+    bench_step(rows, True, 1.15)
+    bench_step(rows, False, 1.1)
+    bench_memory(rows)
+    report(rows, "mxgrad Gluon training step (ratio = time / NumPy by hand, one process)")
+
+
+if __name__ == "__main__":
+    main()
