@@ -35,6 +35,7 @@ import numpy as np
 
 from .base import DTypeError, ShapeError, StateError
 from .ndarray.ndarray import NDArray, wrap
+from .autograd.scope import state as _scope
 
 __all__ = ["Optimizer", "register", "create", "get_updater", "Updater", "SGD", "NAG",
            "Adam", "AdamW", "RMSProp", "AdaGrad", "AdaDelta", "Adamax", "Nadam", "Signum",
@@ -190,7 +191,13 @@ class Optimizer:
 
     def _update_count(self, index):
         if not isinstance(index, (list, tuple)):
-            index = [index]
+            counts = self._index_update_count
+            c = counts.get(index)
+            c = (self.begin_num_update if c is None else c) + 1
+            counts[index] = c
+            if c > self.num_update:
+                self.num_update = c
+            return
         for idx in index:
             if idx not in self._index_update_count:
                 self._index_update_count[idx] = self.begin_num_update
@@ -210,7 +217,20 @@ class Optimizer:
         return lrs
 
     def _get_lr(self, index) -> float:
-        return self._get_lrs([index])[0]
+        if type(self)._get_lrs is not Optimizer._get_lrs:   # a subclass's own rule
+            return self._get_lrs([index])[0]
+        lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
+        return lr * self._mult(index, self.lr_mult, "lr_mult")
+
+    def _mult(self, index, mults, attr):
+        """The lr/wd multiplier of one parameter (as ``_get_lrs``/``_get_wds``)."""
+        if index in self.param_dict:
+            return getattr(self.param_dict[index], attr)
+        if index in mults:
+            return mults[index]
+        if index in self.idx2name:
+            return mults.get(self.idx2name[index], 1.0)
+        return 1.0
 
     def _get_wds(self, indices):
         wds = [self.wd for _ in indices]
@@ -224,7 +244,10 @@ class Optimizer:
         return wds
 
     def _get_wd(self, index) -> float:
-        return self._get_wds([index])[0]
+        if type(self)._get_wds is not Optimizer._get_wds:
+            return self._get_wds([index])[0]
+        wd = self.wd
+        return wd * self._mult(index, self.wd_mult, "wd_mult") if wd else wd * 1.0
 
     # ------------------------------------------------------------------ update
     def create_state(self, index, weight):
@@ -249,17 +272,23 @@ class Optimizer:
 
     def _prepare(self, index, weight, grad):
         """Count the update; return (lr, wd, w, g) with g = rescaled gradient (a copy)."""
-        w, g = _buf(weight), _buf(grad)
-        if w.shape != g.shape:
-            raise ShapeError(f"{type(self).__name__}.update: gradient of shape {g.shape} does "
-                             f"not match weight {index!r} of shape {w.shape}")
-        weight._check_writable()
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd, w, g = self._prepare_raw(index, weight, grad)
         g = g * np.asarray(self.rescale_grad, dtype=w.dtype) if g.dtype == w.dtype else \
             (g * self.rescale_grad).astype(w.dtype)
         return lr, wd, w, g
+
+    def _prepare_raw(self, index, weight, grad):
+        """Check and count the update; return (lr, wd, w, g) with g the gradient's own
+        buffer (not to be modified)."""
+        w = weight._data if type(weight) is NDArray else _buf(weight)
+        g = grad._data if type(grad) is NDArray else _buf(grad)
+        if w.shape != g.shape:
+            raise ShapeError(f"{type(self).__name__}.update: gradient of shape {g.shape} does "
+                             f"not match weight {index!r} of shape {w.shape}")
+        if weight._node is not None and _scope.recording:
+            weight._check_writable()
+        self._update_count(index)
+        return self._get_lr(index), self._get_wd(index), w, g
 
     def _clip(self, g):
         c = self.clip_gradient
@@ -311,21 +340,30 @@ class SGD(Optimizer):
         return None
 
     def update(self, index, weight, grad, state):
-        lr, wd, w, g = self._prepare(index, weight, grad)
-        self._clip(g)
-        if wd:
-            g += wd * w
-        if state is None:
+        lr, wd, w, g = self._prepare_raw(index, weight, grad)
+        c = self.clip_gradient
+        if (c is not None and c > 0) or g.dtype != w.dtype:
+            g = g * np.asarray(self.rescale_grad, dtype=w.dtype) if g.dtype == w.dtype else \
+                (g * self.rescale_grad).astype(w.dtype)
+            self._clip(g)
+            if wd:
+                g += wd * w
             g *= lr
+        else:
+            # lr * (rescale * g + wd * w) with the scalars folded: one temporary, and
+            # the update reads the gradient buffer once
+            g = g * (lr * self.rescale_grad)
+            if wd:
+                g += w * (lr * wd)
+        if state is None:
             w -= g
         else:
-            m = _buf(state)
+            m = state._data if type(state) is NDArray else _buf(state)
             m *= self.momentum
-            g *= lr
             m -= g
             w += m
-            _touch(state)
-        _touch(weight)
+            state._ver[0] += 1
+        weight._ver[0] += 1
 
 
 @register
@@ -821,7 +859,12 @@ class Updater:
 
     def __call__(self, index, grad, weight):
         if not isinstance(index, (list, tuple)):
-            index, grad, weight = [index], [grad], [weight]
+            states = self.states
+            if index not in states:
+                states[index] = self.optimizer.create_state_multi_precision(index, weight)
+                self.states_synced[index] = True
+            self.optimizer.update_multi_precision(index, weight, grad, states[index])
+            return
         for i, g, w in zip(index, grad, weight):
             if i not in self.states:
                 self.states[i] = self.optimizer.create_state_multi_precision(i, w)

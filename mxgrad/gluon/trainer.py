@@ -152,8 +152,11 @@ class Trainer:
         for i, param in enumerate(self._params):
             if param.grad_req == "null":
                 continue
-            data = param.data()
-            fresh = self._is_fresh(data)
+            data = param._var
+            if data is None:
+                data = param.data()    # raises the not-initialized error
+            node = data._node
+            fresh = type(node) is Leaf and node.fresh
             if not fresh and not ignore_stale_grad:
                 raise StaleGradientError(
                     f"Gradient of Parameter `{param.name}` on context {param.list_ctx()[0]} "
@@ -163,10 +166,11 @@ class Trainer:
                     f"subset, call step with ignore_stale_grad=True to suppress this "
                     f"warning and skip updating of Parameters with stale gradient")
             if fresh:
-                updates.append((i, param.grad(), data))
-        for i, grad, data in updates:
-            self._updaters[0](i, grad, data)
-            data._node.fresh = False
+                updates.append((i, node.grad, data, node))
+        updater = self._updaters[0]
+        for i, grad, data, node in updates:
+            updater(i, grad, data)
+            node.fresh = False
 
     def zero_grad(self) -> None:
         """Zero the gradients of all parameters."""

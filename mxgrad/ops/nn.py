@@ -892,6 +892,125 @@ def _affine(x, s, t):
     return call(_AFFINE, (x, s, t))
 
 
+# BatchNorm in training mode is one op. Its forward receives the standardised data and
+# the inverse standard deviation, computed (and used for the running statistics) by
+# ``BatchNorm`` itself, as extra constant inputs: the engine saves them for the fused
+# NumPy backward (``raw_grads``) and frees them after it. The gradient rules written
+# with mxgrad ops (``create_graph=True``) and the tangent rules ignore them and
+# differentiate through ``_normalize(x)`` again, so every order stays exact.
+def _bn_train_fwd(x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
+    if gamma is None:               # fix_gamma: gamma is 1
+        out = xhat + beta.reshape(bshape)
+    else:
+        out = xhat * gamma.reshape(bshape)
+        out += beta.reshape(bshape)
+    return out
+
+
+def _chan_dot(a, b, axes):
+    """``sum(a * b)`` over ``axes``, kept dims, without the product temporary."""
+    if a.ndim == 2:
+        r = np.einsum("ij,ij->j", a, b) if axes == (0,) else np.einsum("ij,ij->i", a, b)
+        return r.reshape((1, -1)) if axes == (0,) else r.reshape((-1, 1))
+    return np.sum(a * b, axis=axes, keepdims=True)
+
+
+def _bn_gx_raw(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
+    # gamma * invstd / n * (n * g - sum(g) - xhat * sum(g * xhat))
+    gsum = np.sum(g, axis=axes, keepdims=True)
+    gdot = _chan_dot(g, xhat, axes)
+    r = np.multiply(g, n, dtype=g.dtype)
+    r -= gsum
+    t = xhat * gdot
+    r -= t
+    scale = invstd * (1.0 / n) if gamma is None else gamma.reshape(bshape) * invstd * (1.0 / n)
+    r *= scale
+    return r
+
+
+def _bn_ggamma_raw(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
+    return _chan_dot(g, xhat, axes).reshape(-1)
+
+
+def _bn_gbeta_raw(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
+    return np.sum(g, axis=axes)
+
+
+def _bn_stats(x, axes, eps):
+    """``(xhat, invstd)`` of ``x`` as differentiable mxgrad ops (for the rules)."""
+    xh, _, var = _normalize(x, axes, eps)
+    return xh, _ew.rsqrt(var + eps)
+
+
+def _bn_gx(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
+    xh, inv = _bn_stats(x, axes, eps)
+    gh = g if gamma is None else g * reshape_exact(gamma, bshape)
+    return _norm_bwd(gh, xh, inv, axes)
+
+
+def _bn_ggamma(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
+    xh, _ = _bn_stats(x, axes, eps)
+    return _sum(g * xh, axis=axes)
+
+
+def _bn_gbeta(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
+    return _sum(g, axis=axes)
+
+
+def _bn_jx(t, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
+    xh, inv = _bn_stats(x, axes, eps)
+    r = _norm_bwd(t, xh, inv, axes)
+    return r if gamma is None else r * reshape_exact(gamma, bshape)
+
+
+def _bn_jgamma(t, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
+    xh, _ = _bn_stats(x, axes, eps)
+    return xh * reshape_exact(t, bshape)
+
+
+def _bn_const(*args, **kwargs):
+    return None
+
+
+_BN_TRAIN = defop(
+    "BatchNorm", _bn_train_fwd,
+    [_bn_gx, _bn_ggamma, _bn_gbeta, _bn_const, _bn_const],
+    [_bn_jx, _bn_jgamma,
+     lambda t, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps:
+     reshape_exact(t, bshape), _bn_const, _bn_const],
+    raw_grads=[_bn_gx_raw, _bn_ggamma_raw, _bn_gbeta_raw, _bn_const, _bn_const])
+
+
+def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, momentum,
+              fix_gamma):
+    """Training-mode BatchNorm: batch statistics, running statistics updated in place."""
+    d = _raw(data)
+    mean = np.mean(d, axis=axes, keepdims=True)
+    xhat = d - mean
+    var = np.mean(np.square(xhat), axis=axes, keepdims=True)
+    inv = var + eps
+    np.sqrt(inv, out=inv)
+    if eps > 0:
+        np.divide(1.0, inv, out=inv)
+    else:   # a constant channel with eps == 0: output 0 (as MXNet), not NaN
+        with np.errstate(divide="ignore"):
+            np.divide(1.0, inv, out=inv)
+        inv[~np.isfinite(inv)] = 0
+    xhat *= inv
+    m = float(momentum)
+    for run, batch in ((moving_mean, mean), (moving_var, var)):
+        buf = _raw(run)
+        np.copyto(buf, m * buf + (1.0 - m) * batch.astype(d.dtype, copy=False).reshape(c),
+                  casting="unsafe")
+        if type(run) is NDArray:
+            run._ver[0] += 1
+    n = d.size // c
+    if type(data) is NDArray:
+        xhat, inv = wrap(xhat), wrap(inv)
+    return call(_BN_TRAIN, (data, None if fix_gamma else gamma, beta, xhat, inv),
+                {"axes": axes, "bshape": bshape, "n": n, "eps": eps})
+
+
 def _vec(p, c, op, arg):
     p = _arr(p, op, arg)
     if tuple(p.shape) != (c,):
@@ -966,6 +1085,9 @@ def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9
     eps = float(eps)
     if state.training and not use_global_stats:
         axes = tuple(i for i in range(nd_) if i != ax)
+        if not output_mean_var:
+            return _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps,
+                             momentum, fix_gamma)
         xhat, mean, var = _normalize(data, axes, eps)
         m = float(momentum)
         for run, batch in ((moving_mean, mean), (moving_var, var)):
