@@ -421,11 +421,13 @@ class Block:
 
     def __call__(self, *args):
         """Run the forward pass (with the registered hooks)."""
-        for hook in list(self._forward_pre_hooks.values()):
-            hook(self, args)
+        if self._forward_pre_hooks:
+            for hook in list(self._forward_pre_hooks.values()):
+                hook(self, args)
         out = self.forward(*args)
-        for hook in list(self._forward_hooks.values()):
-            hook(self, args, out)
+        if self._forward_hooks:
+            for hook in list(self._forward_hooks.values()):
+                hook(self, args, out)
         return out
 
     def forward(self, *args):
@@ -597,13 +599,30 @@ class HybridBlock(Block):
                 f"Deferred initialization failed because shape cannot be inferred. {err}"
             ) from err
 
+    # (input shape, ((name, Parameter, data), ...)) of the last call whose parameter
+    # shapes were checked: a call with the same input shape and the same parameter
+    # arrays needs no new check
+    _checked = None
+
     def forward(self, x, *args):
         """Gather the parameters and call ``hybrid_forward(mx.nd, x, *args, **params)``."""
-        if not isinstance(x, NDArray) and not _has_ndarray(args) and not _has_ndarray(x):
+        if type(x) is not NDArray and not isinstance(x, NDArray) and not _has_ndarray(args) \
+                and not _has_ndarray(x):
             raise StateError(
                 f"In HybridBlock {self.name}, there must be one NDArray in the input; got "
                 f"{type(x).__name__}. Convert inputs with mx.nd.array(...)")
-        if self._reg_params:
+        reg = self._reg_params
+        if reg:
+            checked = self._checked
+            if checked is not None and not args and type(x) is NDArray \
+                    and x._data.shape == checked[0] and len(reg) == len(checked[1]):
+                params = {}
+                for k, p, v in checked[1]:
+                    if p._var is not v:
+                        break
+                    params[k] = v
+                else:
+                    return self.hybrid_forward(nd, x, **params)
             self._apply_param_shapes(x, *args)
             try:
                 params = {k: v.data() for k, v in self._reg_params.items()}
@@ -615,6 +634,9 @@ class HybridBlock(Block):
                 for v in self._reg_params.values():
                     v._finish_deferred_init()
                 params = {k: v.data() for k, v in self._reg_params.items()}
+            if not args and type(x) is NDArray:
+                self.__dict__["_checked"] = (x._data.shape, tuple(
+                    (k, p, params[k]) for k, p in reg.items()))
             return self.hybrid_forward(nd, x, *args, **params)
         return self.hybrid_forward(nd, x, *args)
 

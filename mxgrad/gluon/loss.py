@@ -19,6 +19,7 @@ import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError, numeric_types
 from .block import HybridBlock
+from ..ops.nn import _softmax_ce_per_sample
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "HuberLoss",
@@ -181,6 +182,10 @@ class SoftmaxCrossEntropyLoss(Loss):
         self._from_logits = from_logits
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
+        if (self._sparse_label and not self._from_logits and sample_weight is None
+                and pred.ndim == 2 and self._axis in (-1, 1) and label.size == pred.shape[0]):
+            # the common case as one fused op: -pick(log_softmax(pred), label), (batch,)
+            return _apply_weighting(F, _softmax_ce_per_sample(pred, label), self._weight)
         if not self._from_logits:
             pred = F.log_softmax(pred, axis=self._axis)
         if self._sparse_label:

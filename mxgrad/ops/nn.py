@@ -28,6 +28,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
+from ..random import generator as _generator
 from ._core import defop, call, call1, call2, register_method, as_array
 from .reduce import sum as _sum, mean as _mean, reshape_exact
 from .linalg import dot
@@ -109,10 +110,25 @@ def _prod(shape):
     return n
 
 
+def _fc_gx_raw(g, y, x, w, b, flatten):
+    m, k, _ = _fc_shapes(x.shape, w.shape, flatten)
+    return np.dot(g.reshape(m, w.shape[0]), w).reshape(x.shape)
+
+
+def _fc_gw_raw(g, y, x, w, b, flatten):
+    m, k, _ = _fc_shapes(x.shape, w.shape, flatten)
+    return np.dot(g.reshape(m, w.shape[0]).T, x.reshape(m, k))
+
+
+def _fc_gb_raw(g, y, x, w, b, flatten):
+    return np.sum(g.reshape(-1, w.shape[0]), axis=0)
+
+
 _FC = defop("FullyConnected", _fc_fwd, [_fc_gx, _fc_gw, _fc_gb],
             [lambda t, y, x, w, b, flatten: call(_FC, (t, w, None), {"flatten": flatten}),
              lambda t, y, x, w, b, flatten: call(_FC, (x, t, None), {"flatten": flatten}),
-             lambda t, y, x, w, b, flatten: t], save=(0, 1))
+             lambda t, y, x, w, b, flatten: t], save=(0, 1),
+            raw_grads=[_fc_gx_raw, _fc_gw_raw, _fc_gb_raw])
 
 
 def FullyConnected(data, weight, bias=None, num_hidden=None, no_bias=False, flatten=True,
@@ -765,9 +781,8 @@ def Dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False, **kwargs):
     if p >= 1.0:
         mask = np.zeros(mshape, dt)
     else:
-        from ..random import generator
         keep = 1.0 - p
-        u = generator().random(mshape, dtype=np.float64 if dt == np.float64 else np.float32)
+        u = _generator().random(mshape, dtype=np.float64 if dt == np.float64 else np.float32)
         mask = np.multiply(u < keep, 1.0 / keep, dtype=dt)
     return call1(_DROPOUT, data, {"mask": mask})
 
@@ -1334,6 +1349,69 @@ def softmax_cross_entropy(data, label, **kwargs):
                          f"got {tuple(lab.shape)}")
     oh, _ = _one_hot(lab, data.shape, 1, _raw(data).dtype)
     return -_sum(log_softmax(data, axis=-1) * (wrap(oh) if type(data) is NDArray else oh))
+
+
+# Per-sample sparse softmax cross-entropy (gluon.loss.SoftmaxCrossEntropyLoss on 2-D
+# predictions): ``-log_softmax(x)[i, index[i]]`` in one op, so that an ordinary backward
+# is ``g * (softmax(x) - one_hot)`` in a few NumPy calls. The same arithmetic as
+# ``-pick(log_softmax(x), index)``, bit for bit; the rules are mxgrad ops.
+def _lsm_rows(x):
+    z = np.subtract(x, np.max(x, axis=1, keepdims=True))
+    z -= np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+    return z
+
+
+def _smce_fwd(x, index, onehot):
+    x = _floating(x)
+    lsm = _lsm_rows(x)
+    return -lsm[np.arange(lsm.shape[0]), index]
+
+
+def _smce_grad_raw(g, y, x, index, onehot):
+    x = _floating(x)
+    r = np.exp(_lsm_rows(x))
+    r *= g.reshape(-1, 1)
+    r[np.arange(r.shape[0]), index] -= g
+    return r
+
+
+def _smce_grad(g, y, x, index, onehot):
+    return (softmax(x, axis=1) - onehot()) * reshape_exact(g, (g.shape[0], 1))
+
+
+def _smce_jvp(t, y, x, index, onehot):
+    return _sum((softmax(x, axis=1) - onehot()) * t, axis=1)
+
+
+_SMCE = defop("softmax_cross_entropy_per_sample", _smce_fwd, [_smce_grad], [_smce_jvp],
+              save=(0,), raw_grads=[_smce_grad_raw])
+
+
+class _OneHot:
+    """The one-hot targets, built only if a rule written with mxgrad ops asks for them."""
+
+    __slots__ = ("index", "shape", "dtype")
+
+    def __init__(self, index, shape, dtype):
+        self.index, self.shape, self.dtype = index, shape, dtype
+
+    def __call__(self):
+        oh = np.zeros(self.shape, self.dtype)
+        oh[np.arange(self.shape[0]), self.index] = 1
+        return wrap(oh)
+
+
+def _softmax_ce_per_sample(data, label):
+    """``-pick(log_softmax(data, axis=-1), label)`` for 2-D ``data`` (labels clipped to
+    the class range, as ``pick``), as one op; shape ``(batch,)``."""
+    from .indexing import _int_indices
+    data = _arr(data, "softmax_cross_entropy")
+    idx = _int_indices(label, "pick").reshape(-1)
+    k = data.shape[1]
+    idx = np.clip(idx, 0, max(k - 1, 0))
+    dt = _floating(_raw(data)[:0]).dtype
+    return call1(_SMCE, data, {"index": idx,
+                               "onehot": _OneHot(idx, tuple(data.shape), dt)})
 
 
 def _softmax_output_fwd(x, axis, target, scale, out_grad):
