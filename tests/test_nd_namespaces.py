@@ -145,6 +145,50 @@ def test_gradientmultiplier():
     np.testing.assert_allclose(x.grad.asnumpy(), 0.5 * 6 * np.array([1.0, -2.0, 3.0]))
 
 
+def test_round_and_sign_ste_straight_through():
+    x = f64([-2.5, -0.4, 0.5, 1.6, 0.0])
+    x.attach_grad()
+    with autograd.record():
+        r = contrib.round_ste(x)
+        s = contrib.sign_ste(x)
+        y = (r * f64([1., 2., 3., 4., 5.])).sum() + s.sum()
+    np.testing.assert_array_equal(r.asnumpy(), nd.round(x).asnumpy())
+    np.testing.assert_array_equal(r.asnumpy(), [-3., -0., 1., 2., 0.])
+    np.testing.assert_array_equal(s.asnumpy(), [-1., -1., 1., 1., 0.])
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [2., 3., 4., 5., 6.])
+
+
+def _adaptive_ref(x, oh, ow):
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        h0, h1 = (i * h) // oh, -((-(i + 1) * h) // oh)
+        for j in range(ow):
+            w0, w1 = (j * w) // ow, -((-(j + 1) * w) // ow)
+            out[:, :, i, j] = x[:, :, h0:h1, w0:w1].mean(axis=(2, 3))
+    return out
+
+
+@pytest.mark.parametrize("size,oshape", [((), (1, 1)), (2, (2, 2)), ((3, 2), (3, 2)),
+                                         ((5, 7), (5, 7)), ((1,), (1, 1))])
+def test_adaptive_avg_pooling_values(size, oshape):
+    x = np.random.default_rng(4).normal(size=(2, 3, 5, 7)).astype(np.float32)
+    out = contrib.AdaptiveAvgPooling2D(A(x), output_size=size)
+    assert out.shape == (2, 3) + oshape and out.dtype == np.float32
+    np.testing.assert_allclose(out.asnumpy(), _adaptive_ref(x, *oshape), rtol=1e-5, atol=1e-6)
+
+
+def test_adaptive_avg_pooling_gradient_and_errors():
+    x = np.random.default_rng(5).normal(size=(1, 2, 5, 4))
+    check_numeric_gradient(lambda v: contrib.AdaptiveAvgPooling2D(v, output_size=(3, 3)), [x])
+    check_second_order(lambda v: contrib.AdaptiveAvgPooling2D(v, output_size=2) ** 2, [x])
+    with pytest.raises(ShapeError):
+        contrib.AdaptiveAvgPooling2D(nd.zeros((2, 3, 4)))
+    with pytest.raises(ShapeError):
+        contrib.AdaptiveAvgPooling2D(nd.zeros((1, 1, 4, 4)), output_size=(1, 2, 3))
+
+
 def test_index_copy_values():
     old = A(np.arange(10, dtype=np.float32).reshape(5, 2))
     new = A([[-1., -2.], [-3., -4.]])

@@ -27,13 +27,16 @@ import numpy as _np
 from ..base import DTypeError, ShapeError, StateError
 from ..ops._core import call1, defop
 from ..ops.creation import zeros
+from ..ops.elemwise import round as _round, sign as _sign
 from ..ops.indexing import boolean_mask, take, where
-from ..ops.shape import concat, split, stack
+from ..ops.linalg import dot
+from ..ops.shape import concat, split, stack, swapaxes
 from .ndarray import NDArray, wrap
 
 __all__ = ["boolean_mask", "arange_like", "div_sqrt_dim", "foreach", "while_loop", "cond",
            "isinf", "isfinite", "isnan", "index_copy", "index_array", "quadratic",
-           "gradientmultiplier", "rand_zipfian"]
+           "gradientmultiplier", "round_ste", "sign_ste", "AdaptiveAvgPooling2D",
+           "rand_zipfian"]
 
 
 def _nd(x, op, arg="data") -> NDArray:
@@ -191,6 +194,98 @@ def gradientmultiplier(data, scalar: float = 1.0, **kwargs) -> NDArray:
     <NDArray 2 @cpu(0)>)
     """
     return call1(_GRADMUL, _nd(data, "gradientmultiplier"), {"scalar": float(scalar)})
+
+
+_ROUND_STE = defop("round_ste", lambda x: _round(x), [lambda g, y, x: g], [lambda t, y, x: t],
+                   save=())
+_SIGN_STE = defop("sign_ste", lambda x: _sign(x), [lambda g, y, x: g], [lambda t, y, x: t],
+                  save=())
+
+
+def round_ste(data, **kwargs) -> NDArray:
+    """``round(data)`` (halves away from zero) with the straight-through gradient: the
+    gradient passes unchanged (instead of being 0 as for ``round``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> from mxgrad.ndarray import contrib
+    >>> x = mx.nd.array([-2.5, 0.4, 1.6]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = contrib.round_ste(x)
+    >>> y.backward(); y.asnumpy().tolist(), x.grad.asnumpy().tolist()
+    ([-3.0, 0.0, 2.0], [1.0, 1.0, 1.0])
+    """
+    return call1(_ROUND_STE, _nd(data, "round_ste"))
+
+
+def sign_ste(data, **kwargs) -> NDArray:
+    """``sign(data)`` with the straight-through gradient (the gradient passes unchanged).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> from mxgrad.ndarray import contrib
+    >>> contrib.sign_ste(mx.nd.array([-2., 0., 3.])).asnumpy().tolist()
+    [-1.0, 0.0, 1.0]
+    """
+    return call1(_SIGN_STE, _nd(data, "sign_ste"))
+
+
+def _adaptive_matrix(n_in, n_out, dtype):
+    """(n_in, n_out) averaging matrix: column o averages rows floor(o*n_in/n_out) to
+    ceil((o+1)*n_in/n_out) - 1."""
+    m = _np.zeros((n_in, n_out), dtype=_np.float64)
+    for o in range(n_out):
+        start = (o * n_in) // n_out
+        end = -((-(o + 1) * n_in) // n_out)
+        m[start:end, o] = 1.0 / (end - start)
+    return wrap(m.astype(dtype))
+
+
+def AdaptiveAvgPooling2D(data, output_size=(), **kwargs) -> NDArray:
+    """Adaptive average pooling of ``(N, C, H, W)`` data to ``(N, C, oh, ow)``: output cell
+    ``(i, j)`` averages rows ``floor(i*H/oh)`` to ``ceil((i+1)*H/oh) - 1`` and the columns
+    likewise. ``output_size`` is ``()`` (1x1), an int (square) or ``(oh, ow)``.
+    Differentiable (it is two matrix products).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> from mxgrad.ndarray import contrib
+    >>> x = mx.nd.arange(16).reshape((1, 1, 4, 4))
+    >>> contrib.AdaptiveAvgPooling2D(x, output_size=2)
+    <BLANKLINE>
+    [[[[ 2.5  4.5]
+       [10.5 12.5]]]]
+    <NDArray 1x1x2x2 @cpu(0)>
+    >>> contrib.AdaptiveAvgPooling2D(x).asnumpy().ravel().tolist()
+    [7.5]
+    """
+    data = _nd(data, "AdaptiveAvgPooling2D")
+    if data.ndim != 4:
+        raise ShapeError(f"contrib.AdaptiveAvgPooling2D: data must be 4-D (N, C, H, W), got "
+                         f"shape {tuple(data.shape)}")
+    if isinstance(output_size, (int, _np.integer)):
+        oh = ow = int(output_size)
+    else:
+        size = tuple(int(v) for v in output_size)
+        if len(size) == 0:
+            oh = ow = 1
+        elif len(size) == 1:
+            oh = ow = size[0]
+        elif len(size) == 2:
+            oh, ow = size
+        else:
+            raise ShapeError(f"contrib.AdaptiveAvgPooling2D: output_size must be an int or "
+                             f"a pair, got {output_size!r}")
+    if oh <= 0 or ow <= 0:
+        raise ShapeError(f"contrib.AdaptiveAvgPooling2D: output_size must be positive, got "
+                         f"{(oh, ow)}")
+    _, _, h, w = data.shape
+    cols = dot(data, _adaptive_matrix(w, ow, data.dtype))            # (N, C, H, ow)
+    rows = dot(swapaxes(cols, 2, 3), _adaptive_matrix(h, oh, data.dtype))  # (N, C, ow, oh)
+    return swapaxes(rows, 2, 3)
 
 
 def index_copy(old_tensor, index_vector, new_tensor, **kwargs) -> NDArray:
