@@ -2,7 +2,6 @@
 arange_like, div_sqrt_dim, isinf/isnan/isfinite, quadratic, gradientmultiplier, index_copy,
 index_array, rand_zipfian, and the control-flow operators foreach / while_loop / cond):
 values, gradients against central differences, second order, and errors."""
-import math
 
 import numpy as np
 import pytest
