@@ -25,8 +25,10 @@ from . import initializer as init
 from . import optimizer
 from . import lr_scheduler
 from . import gluon
+from . import metric
 
 __version__ = "0.1.0"
 
 __all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Context",
-           "MXNetError", "base", "test_utils", "current_context", "num_gpus"]
+           "MXNetError", "base", "test_utils", "current_context", "num_gpus", "metric", "gluon",
+           "init", "initializer", "optimizer", "lr_scheduler"]
