@@ -177,6 +177,23 @@ def mx_stepper(net, x, y):
     return step
 
 
+def best_times(fns, rounds=9):
+    """``best_time`` of each function, the rounds interleaved so that all of them see the
+    same background load (the machine may be shared)."""
+    import time
+    numbers = []
+    for fn in fns:   # calibrate: calls per round of about 0.1 s
+        fn()
+        t0 = time.perf_counter()
+        fn()
+        numbers.append(max(1, int(0.1 / max(time.perf_counter() - t0, 1e-9))))
+    best = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            best[i] = min(best[i], best_time(fn, repeat=1, number=numbers[i]))
+    return best
+
+
 def _check_same(bn_drop, ws0, bs0, x0, lab0):
     """mxgrad and NumPy from the same weights and generator state: same numbers."""
     floor = NumpyMLP(ws0, bs0, bn_drop, SEED)
@@ -208,14 +225,13 @@ def bench_step(rows, bn_drop, target):
     floor = NumpyMLP(ws0, bs0, bn_drop, SEED)
     net, _ = gluon_net(ws0, bs0, bn_drop)
     step = mx_stepper(net, nd.array(x0), nd.array(lab0))
-    t_np = best_time(lambda: floor.step(x0, lab0), repeat=9)
-    t_mx = best_time(step, repeat=9)
+    t_np, t_mx = best_times([lambda: floor.step(x0, lab0), step])
     name = ("MLP+BN+Dropout" if bn_drop else "MLP") + " 784-512-512-10 b128 step"
     rows.append(dict(bench=name, impl="numpy", seconds=t_np, ratio=1.0))
     rows.append(dict(bench=name, impl="mxgrad", seconds=t_mx, ratio=t_mx / t_np, target=target))
     torch = torch_or_none()
     if torch is not None:
-        t_t = best_time(_torch_step(torch, ws0, bs0, x0, lab0, bn_drop), repeat=9)
+        t_t = best_times([_torch_step(torch, ws0, bs0, x0, lab0, bn_drop)])[0]
         rows.append(dict(bench=name, impl="torch", seconds=t_t, ratio=t_t / t_np))
 
 

@@ -1000,9 +1000,18 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
               fix_gamma):
     """Training-mode BatchNorm: batch statistics, running statistics updated in place."""
     d = _raw(data)
-    mean = np.mean(d, axis=axes, keepdims=True)
-    xhat = d - mean
-    var = np.mean(np.square(xhat), axis=axes, keepdims=True)
+    n = d.size // c
+    if n and (d.dtype == np.float32 or d.dtype == np.float64):
+        # np.mean's arithmetic without its Python wrapper
+        mean = np.add.reduce(d, axis=axes, keepdims=True)
+        mean /= n
+        xhat = d - mean
+        var = np.add.reduce(np.square(xhat), axis=axes, keepdims=True)
+        var /= n
+    else:
+        mean = np.mean(d, axis=axes, keepdims=True)
+        xhat = d - mean
+        var = np.mean(np.square(xhat), axis=axes, keepdims=True)
     inv = var + eps
     np.sqrt(inv, out=inv)
     if eps > 0:
@@ -1015,11 +1024,11 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
     m = float(momentum)
     for run, batch in ((moving_mean, mean), (moving_var, var)):
         buf = _raw(run)
-        np.copyto(buf, m * buf + (1.0 - m) * batch.astype(d.dtype, copy=False).reshape(c),
-                  casting="unsafe")
+        new = m * buf
+        new += (1.0 - m) * batch.reshape(c)
+        np.copyto(buf, new, casting="unsafe")
         if type(run) is NDArray:
             run._ver[0] += 1
-    n = d.size // c
     if type(data) is NDArray:
         xhat, inv = wrap(xhat), wrap(inv)
     return call(_BN_TRAIN, (data, None if fix_gamma else gamma, beta, xhat, inv),
@@ -1356,8 +1365,8 @@ def softmax_cross_entropy(data, label, **kwargs):
 # is ``g * (softmax(x) - one_hot)`` in a few NumPy calls. The same arithmetic as
 # ``-pick(log_softmax(x), index)``, bit for bit; the rules are mxgrad ops.
 def _lsm_rows(x):
-    z = np.subtract(x, np.max(x, axis=1, keepdims=True))
-    z -= np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+    z = np.subtract(x, np.maximum.reduce(x, axis=1, keepdims=True))
+    z -= np.log(np.add.reduce(np.exp(z), axis=1, keepdims=True))
     return z
 
 
@@ -1404,14 +1413,19 @@ class _OneHot:
 def _softmax_ce_per_sample(data, label):
     """``-pick(log_softmax(data, axis=-1), label)`` for 2-D ``data`` (labels clipped to
     the class range, as ``pick``), as one op; shape ``(batch,)``."""
-    from .indexing import _int_indices
     data = _arr(data, "softmax_cross_entropy")
-    idx = _int_indices(label, "pick").reshape(-1)
-    k = data.shape[1]
-    idx = np.clip(idx, 0, max(k - 1, 0))
-    dt = _floating(_raw(data)[:0]).dtype
-    return call1(_SMCE, data, {"index": idx,
-                               "onehot": _OneHot(idx, tuple(data.shape), dt)})
+    d = _raw(data)
+    k = d.shape[1]
+    lab = label._data if type(label) is NDArray else label
+    if type(lab) is np.ndarray and lab.dtype.kind == "f" and np.isfinite(lab).all():
+        idx = lab.astype(np.int64).reshape(-1)     # truncated, as pick casts indices
+        np.maximum(idx, 0, out=idx)
+        np.minimum(idx, max(k - 1, 0), out=idx)
+    else:   # other label types, and pick's errors
+        from .indexing import _int_indices
+        idx = np.clip(_int_indices(label, "pick").reshape(-1), 0, max(k - 1, 0))
+    dt = d.dtype if d.dtype.kind == "f" else np.dtype(np.float32)
+    return call1(_SMCE, data, {"index": idx, "onehot": _OneHot(idx, d.shape, dt)})
 
 
 def _softmax_output_fwd(x, axis, target, scale, out_grad):
