@@ -52,6 +52,10 @@ def _buf(a) -> np.ndarray:
     raise DTypeError(f"optimizers update NDArrays, got {type(a).__name__}")
 
 
+# optimizer classes using the base class's lr/wd/count lookups (inlined on the hot path)
+_PLAIN: dict = {}
+
+
 def _touch(a: NDArray) -> None:
     a._ver[0] += 1
 
@@ -246,8 +250,7 @@ class Optimizer:
     def _get_wd(self, index) -> float:
         if type(self)._get_wds is not Optimizer._get_wds:
             return self._get_wds([index])[0]
-        wd = self.wd
-        return wd * self._mult(index, self.wd_mult, "wd_mult") if wd else wd * 1.0
+        return self.wd * self._mult(index, self.wd_mult, "wd_mult")
 
     # ------------------------------------------------------------------ update
     def create_state(self, index, weight):
@@ -287,8 +290,28 @@ class Optimizer:
                              f"not match weight {index!r} of shape {w.shape}")
         if weight._node is not None and _scope.recording:
             weight._check_writable()
-        self._update_count(index)
-        return self._get_lr(index), self._get_wd(index), w, g
+        cls = type(self)
+        plain = _PLAIN.get(cls)
+        if plain is None:
+            plain = _PLAIN[cls] = all(getattr(cls, n) is getattr(Optimizer, n) for n in (
+                "_update_count", "_get_lr", "_get_lrs", "_get_wd", "_get_wds", "_mult"))
+        if not plain or isinstance(index, (list, tuple)):
+            self._update_count(index)
+            return self._get_lr(index), self._get_wd(index), w, g
+        # _update_count, _get_lr and _get_wd of one index, inlined (per-step hot path)
+        counts = self._index_update_count
+        c = counts.get(index)
+        c = (self.begin_num_update if c is None else c) + 1
+        counts[index] = c
+        if c > self.num_update:
+            self.num_update = c
+        sched = self.lr_scheduler
+        lr = self.lr if sched is None else sched(self.num_update)
+        p = self.param_dict.get(index)
+        if p is not None:
+            return lr * p.lr_mult, self.wd * p.wd_mult, w, g
+        return (lr * self._mult(index, self.lr_mult, "lr_mult"),
+                self.wd * self._mult(index, self.wd_mult, "wd_mult"), w, g)
 
     def _clip(self, g):
         c = self.clip_gradient
@@ -859,11 +882,15 @@ class Updater:
 
     def __call__(self, index, grad, weight):
         if not isinstance(index, (list, tuple)):
+            opt = self.optimizer
             states = self.states
             if index not in states:
-                states[index] = self.optimizer.create_state_multi_precision(index, weight)
+                states[index] = opt.create_state_multi_precision(index, weight)
                 self.states_synced[index] = True
-            self.optimizer.update_multi_precision(index, weight, grad, states[index])
+            if type(opt).update_multi_precision is Optimizer.update_multi_precision:
+                opt.update(index, weight, grad, states[index])   # what it would call
+            else:
+                opt.update_multi_precision(index, weight, grad, states[index])
             return
         for i, g, w in zip(index, grad, weight):
             if i not in self.states:

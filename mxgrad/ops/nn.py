@@ -29,6 +29,11 @@ from ..base import DTypeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
 from ..random import generator as _generator
+
+try:   # np.einsum without its Python wrapper (same function for two plain operands)
+    from numpy._core.multiarray import c_einsum as _c_einsum
+except ImportError:  # pragma: no cover - other NumPy layouts
+    _c_einsum = np.einsum
 from ._core import defop, call, call1, call2, register_method, as_array
 from .reduce import sum as _sum, mean as _mean, reshape_exact
 from .linalg import dot
@@ -78,6 +83,11 @@ def _fc_shapes(xshape, wshape, flatten):
 
 
 def _fc_fwd(x, w, b, flatten):
+    if x.ndim == 2 and w.ndim == 2 and x.shape[1] == w.shape[1]:   # the common case
+        out = np.dot(x, w.T)
+        if b is not None:
+            out += b
+        return out
     m, k, oshape = _fc_shapes(x.shape, w.shape, flatten)
     if w.ndim != 2 or w.shape[1] != k:
         raise ShapeError(
@@ -111,17 +121,21 @@ def _prod(shape):
 
 
 def _fc_gx_raw(g, y, x, w, b, flatten):
+    if x.ndim == 2 and g.ndim == 2:
+        return np.dot(g, w)
     m, k, _ = _fc_shapes(x.shape, w.shape, flatten)
     return np.dot(g.reshape(m, w.shape[0]), w).reshape(x.shape)
 
 
 def _fc_gw_raw(g, y, x, w, b, flatten):
+    if x.ndim == 2 and g.ndim == 2:
+        return np.dot(g.T, x)
     m, k, _ = _fc_shapes(x.shape, w.shape, flatten)
     return np.dot(g.reshape(m, w.shape[0]).T, x.reshape(m, k))
 
 
 def _fc_gb_raw(g, y, x, w, b, flatten):
-    return np.sum(g.reshape(-1, w.shape[0]), axis=0)
+    return np.add.reduce(g if g.ndim == 2 else g.reshape(-1, w.shape[0]), axis=0)
 
 
 _FC = defop("FullyConnected", _fc_fwd, [_fc_gx, _fc_gw, _fc_gb],
@@ -925,14 +939,15 @@ def _bn_train_fwd(x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
 def _chan_dot(a, b, axes):
     """``sum(a * b)`` over ``axes``, kept dims, without the product temporary."""
     if a.ndim == 2:
-        r = np.einsum("ij,ij->j", a, b) if axes == (0,) else np.einsum("ij,ij->i", a, b)
-        return r.reshape((1, -1)) if axes == (0,) else r.reshape((-1, 1))
-    return np.sum(a * b, axis=axes, keepdims=True)
+        if axes == (0,):
+            return _c_einsum("ij,ij->j", a, b).reshape((1, -1))
+        return _c_einsum("ij,ij->i", a, b).reshape((-1, 1))
+    return np.add.reduce(a * b, axis=axes, keepdims=True)
 
 
 def _bn_gx_raw(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
     # gamma * invstd / n * (n * g - sum(g) - xhat * sum(g * xhat))
-    gsum = np.sum(g, axis=axes, keepdims=True)
+    gsum = np.add.reduce(g, axis=axes, keepdims=True)
     gdot = _chan_dot(g, xhat, axes)
     r = np.multiply(g, n, dtype=g.dtype)
     r -= gsum
@@ -948,7 +963,7 @@ def _bn_ggamma_raw(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
 
 
 def _bn_gbeta_raw(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
-    return np.sum(g, axis=axes)
+    return np.add.reduce(g, axis=axes)
 
 
 def _bn_stats(x, axes, eps):
@@ -1024,15 +1039,22 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
     m = float(momentum)
     for run, batch in ((moving_mean, mean), (moving_var, var)):
         buf = _raw(run)
-        new = m * buf
-        new += (1.0 - m) * batch.reshape(c)
-        np.copyto(buf, new, casting="unsafe")
+        if buf.dtype == batch.dtype:    # m * buf + (1 - m) * batch, in place
+            buf *= m
+            buf += (1.0 - m) * batch.reshape(c)
+        else:
+            new = m * buf
+            new += (1.0 - m) * batch.reshape(c)
+            np.copyto(buf, new, casting="unsafe")
         if type(run) is NDArray:
             run._ver[0] += 1
     if type(data) is NDArray:
         xhat, inv = wrap(xhat), wrap(inv)
     return call(_BN_TRAIN, (data, None if fix_gamma else gamma, beta, xhat, inv),
                 {"axes": axes, "bshape": bshape, "n": n, "eps": eps})
+
+
+_BN_SHAPES: dict = {}   # (ndim, axis, channels) -> (broadcast shape, reduced axes)
 
 
 def _vec(p, c, op, arg):
@@ -1105,10 +1127,15 @@ def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9
     beta = _vec(beta, c, "BatchNorm", "beta")
     moving_mean = _vec(moving_mean, c, "BatchNorm", "moving_mean")
     moving_var = _vec(moving_var, c, "BatchNorm", "moving_var")
-    bshape = (1,) * ax + (c,) + (1,) * (nd_ - ax - 1)
+    key = (nd_, ax, c)
+    shapes = _BN_SHAPES.get(key)
+    if shapes is None:
+        shapes = _BN_SHAPES[key] = ((1,) * ax + (c,) + (1,) * (nd_ - ax - 1),
+                                    tuple(i for i in range(nd_) if i != ax))
+    bshape = shapes[0]
     eps = float(eps)
     if state.training and not use_global_stats:
-        axes = tuple(i for i in range(nd_) if i != ax)
+        axes = shapes[1]
         if not output_mean_var:
             return _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps,
                              momentum, fix_gamma)
