@@ -946,15 +946,12 @@ def _chan_dot(a, b, axes):
 
 
 def _bn_gx_raw(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
-    # gamma * invstd / n * (n * g - sum(g) - xhat * sum(g * xhat))
+    # gamma * invstd * (g - sum(g) / n - xhat * sum(g * xhat) / n)
     gsum = np.add.reduce(g, axis=axes, keepdims=True)
-    gdot = _chan_dot(g, xhat, axes)
-    r = np.multiply(g, n, dtype=g.dtype)
-    r -= gsum
-    t = xhat * gdot
-    r -= t
-    scale = invstd * (1.0 / n) if gamma is None else gamma.reshape(bshape) * invstd * (1.0 / n)
-    r *= scale
+    r = xhat * (_chan_dot(g, xhat, axes) * (1.0 / n))
+    np.subtract(g, r, out=r)
+    r -= gsum * (1.0 / n)
+    r *= invstd if gamma is None else gamma.reshape(bshape) * invstd
     return r
 
 
