@@ -898,6 +898,19 @@ class Updater:
                 self.states_synced[i] = True
             self.optimizer.update_multi_precision(i, w, g, self.states[i])
 
+    def _update_params(self, items) -> None:
+        """``self(index, grad, weight)`` for each ``(index, grad, weight)`` of ``items``
+        (the Trainer's per-step loop, without a call per parameter)."""
+        opt = self.optimizer
+        states = self.states
+        update = opt.update if type(opt).update_multi_precision is \
+            Optimizer.update_multi_precision else opt.update_multi_precision
+        for index, grad, weight in items:
+            if index not in states:
+                states[index] = opt.create_state_multi_precision(index, weight)
+                self.states_synced[index] = True
+            update(index, weight, grad, states[index])
+
     def sync_state_context(self, state, context):
         """States live on the CPU: returned unchanged."""
         return state

@@ -604,6 +604,27 @@ class HybridBlock(Block):
     # arrays needs no new check
     _checked = None
 
+    def __call__(self, *args):
+        """Run the forward pass (with the registered hooks)."""
+        # fast path, the same as Block.__call__ -> forward when there are no hooks, the
+        # input is an NDArray and the parameters were checked for its shape
+        if args and type(args[0]) is NDArray and not self._forward_pre_hooks \
+                and not self._forward_hooks and type(self).forward is _HYBRID_FORWARD:
+            reg = self._reg_params
+            if not reg:
+                return self.hybrid_forward(nd, *args)
+            checked = self._checked
+            if checked is not None and len(args) == 1 \
+                    and args[0]._data.shape == checked[0] and len(reg) == len(checked[1]):
+                params = {}
+                for k, p, v in checked[1]:
+                    if p._var is not v:
+                        break
+                    params[k] = v
+                else:
+                    return self.hybrid_forward(nd, args[0], **params)
+        return Block.__call__(self, *args)
+
     def forward(self, x, *args):
         """Gather the parameters and call ``hybrid_forward(mx.nd, x, *args, **params)``."""
         if type(x) is not NDArray and not isinstance(x, NDArray) and not _has_ndarray(args) \
@@ -655,6 +676,9 @@ class HybridBlock(Block):
         """Accepted for compatibility: hybridizes and runs a forward pass."""
         self.hybridize(True)
         return self(x, *args)
+
+
+_HYBRID_FORWARD = HybridBlock.forward
 
 
 class SymbolBlock(HybridBlock):

@@ -47,6 +47,13 @@ class StaleGradientError(MXNetError, UserWarning):
     MXNet raises a ``UserWarning`` here, so this error is also one."""
 
 
+def _consumed(updates):
+    """Yield the updates; each gradient stops being fresh once its update has run."""
+    for item in updates:
+        yield item
+        item[2]._node.fresh = False
+
+
 class Trainer:
     """Applies an :class:`~mxgrad.optimizer.Optimizer` to a set of parameters.
 
@@ -166,11 +173,13 @@ class Trainer:
                     f"subset, call step with ignore_stale_grad=True to suppress this "
                     f"warning and skip updating of Parameters with stale gradient")
             if fresh:
-                updates.append((i, node.grad, data, node))
+                updates.append((i, node.grad, data))
         updater = self._updaters[0]
-        for i, grad, data, node in updates:
-            updater(i, grad, data)
-            node.fresh = False
+        if type(updater) is opt.Updater:
+            updater._update_params(_consumed(updates))
+        else:
+            for i, grad, data in _consumed(updates):
+                updater(i, grad, data)
 
     def zero_grad(self) -> None:
         """Zero the gradients of all parameters."""

@@ -280,11 +280,11 @@ def hard_sigmoid(data, alpha=0.2, beta=0.5, **kwargs):
 
 
 _ACT_TYPES = {
-    "relu": lambda x: _ew.relu(x),
-    "sigmoid": lambda x: _ew.sigmoid(x),
-    "tanh": lambda x: _ew.tanh(x),
+    "relu": _ew.relu,
+    "sigmoid": _ew.sigmoid,
+    "tanh": _ew.tanh,
     "softrelu": softrelu,
-    "softsign": lambda x: _ew.softsign(x),
+    "softsign": _ew.softsign,
     "log_sigmoid": log_sigmoid,
     "mish": mish,
 }
