@@ -489,6 +489,7 @@ def test_null_variable_keeps_its_buffer_untouched():
     assert w.grad.asnumpy().tolist() == [1.0, 2.0]
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
 def test_debug_mode_records_stack_and_catches_non_finite():
     prev = autograd.set_debug(True)
     try:

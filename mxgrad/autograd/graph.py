@@ -127,13 +127,13 @@ def set_debug(flag: bool) -> bool:
     --------
     >>> import mxgrad as mx
     >>> prev = mx.autograd.set_debug(True)
-    >>> x = mx.nd.array([0.]); x.attach_grad()
+    >>> x = mx.nd.array([float("inf")]); x.attach_grad()
     >>> with mx.autograd.record():
     ...     try:
-    ...         y = mx.nd.log(x)
+    ...         y = x * 2
     ...     except mx.autograd.NonFiniteError as e:
     ...         print("caught:", str(e).split(" (")[0])
-    caught: op 'log' produced a non-finite value in forward
+    caught: op '_mul_scalar' produced a non-finite value in forward
     >>> _ = mx.autograd.set_debug(prev)
     """
     prev = _debug[0]
