@@ -1391,49 +1391,57 @@ def softmax_cross_entropy(data, label, **kwargs):
 # is ``g * (softmax(x) - one_hot)`` in a few NumPy calls. The same arithmetic as
 # ``-pick(log_softmax(x), index)``, bit for bit; the rules are mxgrad ops.
 def _lsm_rows(x):
-    z = np.subtract(x, np.maximum.reduce(x, axis=1, keepdims=True))
+    if x.shape[1] <= 32:    # few classes: a row max is faster over a transposed copy
+        m = np.maximum.reduce(np.ascontiguousarray(x.T), axis=0).reshape(-1, 1)
+    else:
+        m = np.maximum.reduce(x, axis=1, keepdims=True)
+    z = np.subtract(x, m)
     z -= np.log(np.add.reduce(np.exp(z), axis=1, keepdims=True))
     return z
 
 
-def _smce_fwd(x, index, onehot):
-    x = _floating(x)
-    lsm = _lsm_rows(x)
-    return -lsm[np.arange(lsm.shape[0]), index]
+class _SmceAux:
+    """The op's labels; the one-hot targets, built only if a rule written with mxgrad ops
+    asks for them; and the forward's log-softmax, kept for one ordinary backward."""
+
+    __slots__ = ("index", "shape", "dtype", "lsm")
+
+    def __init__(self, index, shape, dtype):
+        self.index, self.shape, self.dtype, self.lsm = index, shape, dtype, None
+
+    def onehot(self):
+        oh = np.zeros(self.shape, self.dtype)
+        oh[np.arange(self.shape[0]), self.index] = 1
+        return wrap(oh)
 
 
-def _smce_grad_raw(g, y, x, index, onehot):
-    x = _floating(x)
-    r = np.exp(_lsm_rows(x))
+def _smce_fwd(x, aux):
+    lsm = _lsm_rows(_floating(x))
+    aux.lsm = lsm
+    return -lsm[np.arange(lsm.shape[0]), aux.index]
+
+
+def _smce_grad_raw(g, y, x, aux):
+    lsm = aux.lsm
+    aux.lsm = None   # used once (a retained graph's next backward recomputes it)
+    if lsm is None:
+        lsm = _lsm_rows(_floating(x))
+    r = np.exp(lsm)
     r *= g.reshape(-1, 1)
-    r[np.arange(r.shape[0]), index] -= g
+    r[np.arange(r.shape[0]), aux.index] -= g
     return r
 
 
-def _smce_grad(g, y, x, index, onehot):
-    return (softmax(x, axis=1) - onehot()) * reshape_exact(g, (g.shape[0], 1))
+def _smce_grad(g, y, x, aux):
+    return (softmax(x, axis=1) - aux.onehot()) * reshape_exact(g, (g.shape[0], 1))
 
 
-def _smce_jvp(t, y, x, index, onehot):
-    return _sum((softmax(x, axis=1) - onehot()) * t, axis=1)
+def _smce_jvp(t, y, x, aux):
+    return _sum((softmax(x, axis=1) - aux.onehot()) * t, axis=1)
 
 
 _SMCE = defop("softmax_cross_entropy_per_sample", _smce_fwd, [_smce_grad], [_smce_jvp],
               save=(0,), raw_grads=[_smce_grad_raw])
-
-
-class _OneHot:
-    """The one-hot targets, built only if a rule written with mxgrad ops asks for them."""
-
-    __slots__ = ("index", "shape", "dtype")
-
-    def __init__(self, index, shape, dtype):
-        self.index, self.shape, self.dtype = index, shape, dtype
-
-    def __call__(self):
-        oh = np.zeros(self.shape, self.dtype)
-        oh[np.arange(self.shape[0]), self.index] = 1
-        return wrap(oh)
 
 
 def _softmax_ce_per_sample(data, label):
@@ -1451,7 +1459,7 @@ def _softmax_ce_per_sample(data, label):
         from .indexing import _int_indices
         idx = np.clip(_int_indices(label, "pick").reshape(-1), 0, max(k - 1, 0))
     dt = d.dtype if d.dtype.kind == "f" else np.dtype(np.float32)
-    return call1(_SMCE, data, {"index": idx, "onehot": _OneHot(idx, d.shape, dt)})
+    return call1(_SMCE, data, {"aux": _SmceAux(idx, d.shape, dt)})
 
 
 def _softmax_output_fwd(x, axis, target, scale, out_grad):
