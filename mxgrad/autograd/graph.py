@@ -399,7 +399,11 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
                     slot[k] = g
                 elif create_graph:
                     slot[k] = prev + g
-                elif (pnode, k) in owned:
+                elif (pnode, k) in owned or (
+                        _getrefcount(prev) <= 3 and prev.base is None and prev.flags.writeable
+                        and prev.dtype == g.dtype):
+                    # nobody else holds this array (a rule's fresh result, or a sum we
+                    # made): accumulate in place instead of allocating another buffer
                     prev += g
                 else:
                     slot[k] = prev + g
