@@ -1020,7 +1020,12 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
         mean = np.add.reduce(d, axis=axes, keepdims=True)
         mean /= n
         xhat = d - mean
-        var = np.add.reduce(np.square(xhat), axis=axes, keepdims=True)
+        if axes == (0,) and d.ndim == 2:
+            # the same row-by-row float sum as add.reduce(square(xhat), axis=0), bit for
+            # bit, without the squares' temporary
+            var = _c_einsum("ij,ij->j", xhat, xhat).reshape(mean.shape)
+        else:
+            var = np.add.reduce(np.square(xhat), axis=axes, keepdims=True)
         var /= n
     else:
         mean = np.mean(d, axis=axes, keepdims=True)
