@@ -21,6 +21,7 @@ import numpy as np
 
 from ...base import DTypeError, ShapeError, StateError
 from ... import ndarray as nd
+from ...ndarray.ndarray import NDArray
 from ..block import Block, HybridBlock
 from ..utils import _indent
 from .activations import Activation
@@ -128,9 +129,9 @@ class HybridSequential(HybridBlock):
 
     def hybrid_forward(self, F, x, *args):
         for block in self._children.values():
-            x = block(x, *args)
-            args = []
-            if isinstance(x, (tuple, list)):
+            x = block(x, *args) if args else block(x)
+            args = ()
+            if type(x) is not NDArray and isinstance(x, (tuple, list)):
                 args = x[1:]
                 x = x[0]
         if args:
