@@ -177,7 +177,7 @@ def mx_stepper(net, x, y):
     return step
 
 
-def best_times(fns, rounds=9):
+def best_times(fns, rounds=15):
     """``best_time`` of each function, the rounds interleaved so that all of them see the
     same background load (the machine may be shared)."""
     import time
@@ -225,14 +225,18 @@ def bench_step(rows, bn_drop, target):
     floor = NumpyMLP(ws0, bs0, bn_drop, SEED)
     net, _ = gluon_net(ws0, bs0, bn_drop)
     step = mx_stepper(net, nd.array(x0), nd.array(lab0))
-    t_np, t_mx = best_times([lambda: floor.step(x0, lab0), step])
-    name = ("MLP+BN+Dropout" if bn_drop else "MLP") + " 784-512-512-10 b128 step"
-    rows.append(dict(bench=name, impl="numpy", seconds=t_np, ratio=1.0))
-    rows.append(dict(bench=name, impl="mxgrad", seconds=t_mx, ratio=t_mx / t_np, target=target))
+    fns = [lambda: floor.step(x0, lab0), step]
     torch = torch_or_none()
     if torch is not None:
-        t_t = best_times([_torch_step(torch, ws0, bs0, x0, lab0, bn_drop)])[0]
-        rows.append(dict(bench=name, impl="torch", seconds=t_t, ratio=t_t / t_np))
+        fns.append(_torch_step(torch, ws0, bs0, x0, lab0, bn_drop))
+    times = best_times(fns)
+    t_np = times[0]
+    name = ("MLP+BN+Dropout" if bn_drop else "MLP") + " 784-512-512-10 b128 step"
+    rows.append(dict(bench=name, impl="numpy", seconds=t_np, ratio=1.0))
+    rows.append(dict(bench=name, impl="mxgrad", seconds=times[1], ratio=times[1] / t_np,
+                     target=target))
+    if torch is not None:
+        rows.append(dict(bench=name, impl="torch", seconds=times[2], ratio=times[2] / t_np))
 
 
 def _torch_step(torch, ws0, bs0, x0, lab0, bn_drop):
