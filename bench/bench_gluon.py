@@ -177,16 +177,16 @@ def mx_stepper(net, x, y):
     return step
 
 
-def best_times(fns, rounds=15):
+def best_times(fns, rounds=25, round_time=0.06):
     """``best_time`` of each function, the rounds interleaved so that all of them see the
     same background load (the machine may be shared)."""
     import time
     numbers = []
-    for fn in fns:   # calibrate: calls per round of about 0.1 s
+    for fn in fns:   # calibrate: calls per round of about round_time
         fn()
         t0 = time.perf_counter()
         fn()
-        numbers.append(max(1, int(0.1 / max(time.perf_counter() - t0, 1e-9))))
+        numbers.append(max(1, int(round_time / max(time.perf_counter() - t0, 1e-9))))
     best = [float("inf")] * len(fns)
     for _ in range(rounds):
         for i, fn in enumerate(fns):
