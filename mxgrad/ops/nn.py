@@ -930,11 +930,13 @@ def _affine(x, s, t):
 # with mxgrad ops (``create_graph=True``) and the tangent rules ignore them and
 # differentiate through ``_normalize(x)`` again, so every order stays exact.
 def _bn_train_fwd(x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
+    if bshape[-1] == 1:             # channel axis not last: (C,) -> (1, C, 1, ...)
+        beta = beta.reshape(bshape)
+        gamma = None if gamma is None else gamma.reshape(bshape)
     if gamma is None:               # fix_gamma: gamma is 1
-        out = xhat + beta.reshape(bshape)
-    else:
-        out = xhat * gamma.reshape(bshape)
-        out += beta.reshape(bshape)
+        return xhat + beta
+    out = xhat * gamma
+    out += beta
     return out
 
 
@@ -1016,16 +1018,18 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
     d = _raw(data)
     n = d.size // c
     if n and (d.dtype == np.float32 or d.dtype == np.float64):
-        # np.mean's arithmetic without its Python wrapper
-        mean = np.add.reduce(d, axis=axes, keepdims=True)
+        # np.mean's arithmetic without its Python wrapper; with the channel axis last the
+        # statistics broadcast without kept dimensions
+        keep = axes[-1] == d.ndim - 1
+        mean = np.add.reduce(d, axis=axes, keepdims=keep)
         mean /= n
         xhat = d - mean
         if axes == (0,) and d.ndim == 2:
             # the same row-by-row float sum as add.reduce(square(xhat), axis=0), bit for
             # bit, without the squares' temporary
-            var = _c_einsum("ij,ij->j", xhat, xhat).reshape(mean.shape)
+            var = _c_einsum("ij,ij->j", xhat, xhat)
         else:
-            var = np.add.reduce(np.square(xhat), axis=axes, keepdims=True)
+            var = np.add.reduce(np.square(xhat), axis=axes, keepdims=keep)
         var /= n
     else:
         mean = np.mean(d, axis=axes, keepdims=True)
@@ -1045,7 +1049,7 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
         buf = _raw(run)
         if buf.dtype == batch.dtype:    # m * buf + (1 - m) * batch, in place
             buf *= m
-            buf += (1.0 - m) * batch.reshape(c)
+            buf += (1.0 - m) * (batch if batch.ndim == 1 else batch.reshape(c))
         else:
             new = m * buf
             new += (1.0 - m) * batch.reshape(c)
