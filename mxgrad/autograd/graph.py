@@ -22,7 +22,7 @@ import numpy as np
 
 from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
 from ..ndarray.ndarray import NDArray, wrap
-from .scope import state
+from .scope import state, _Scope
 
 __all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol", "set_debug",
            "is_debug", "NonFiniteError"]
@@ -31,6 +31,7 @@ _seq = itertools.count()
 _PKG_DIR = __file__.rsplit("autograd", 1)[0]  # frames inside mxgrad are not the user's
 _debug = [False]  # debug mode: creation stacks on nodes, NaN/Inf checks (see set_debug)
 _getrefcount = sys.getrefcount
+_fit_gradient = [None]
 _FREED = ("freed",)
 _GRAD_REQS = ("write", "add", "null")
 # buffers of grad_req='null' variables, by id (NDArray's == is elementwise, so no
@@ -344,7 +345,10 @@ def _needed(seen, targets):
 
 def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
     """Run the backward walk; return ({leaf: gradient}, {captured node: gradients})."""
-    from ..ops._core import fit_gradient
+    fit_gradient = _fit_gradient[0]
+    if fit_gradient is None:  # ops._core imports this module: bind on first use
+        from ..ops._core import fit_gradient
+        _fit_gradient[0] = fit_gradient
     acc, heap = {}, []
     push, pop = heapq.heappush, heapq.heappop
     for node, oidx, g in seeds:
@@ -416,7 +420,6 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
 
 
 def _backward_scope(create_graph, train_mode):
-    from .scope import _Scope
     return _Scope(bool(create_graph), bool(train_mode))
 
 

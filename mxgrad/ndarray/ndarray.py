@@ -334,8 +334,8 @@ class NDArray:
         >>> y.backward(); x.grad.asscalar()
         6.0
         """
-        from ..autograd.graph import backward
-        backward([self], None if out_grad is None else [out_grad], retain_graph,
+        from ..autograd import graph
+        graph.backward([self], None if out_grad is None else [out_grad], retain_graph,
                  train_mode, create_graph)
 
     # ---------------------------------------------------------------- in place
