@@ -37,7 +37,30 @@ def _container_repr(block):
     return f"{block.__class__.__name__}(\n{modstr}\n)"
 
 
-class Sequential(Block):
+class _ChildList:
+    """What Sequential and HybridSequential share: indexing, slicing, length, iteration
+    and MXNet's container repr."""
+
+    def __repr__(self):
+        return _container_repr(self)
+
+    def __getitem__(self, key):
+        layers = list(self._children.values())[key]
+        if isinstance(layers, list):
+            net = type(self)(prefix=self._prefix)
+            with net.name_scope():
+                net.add(*layers)
+            return net
+        return layers
+
+    def __len__(self):
+        return len(self._children)
+
+    def __iter__(self):
+        return iter(list(self._children.values()))
+
+
+class Sequential(_ChildList, Block):
     """Stacks blocks sequentially; ``add``, indexing (slices give a new Sequential)
     and ``len`` work as in MXNet.
 
@@ -75,23 +98,6 @@ class Sequential(Block):
             x = tuple([x] + list(args))
         return x
 
-    def __repr__(self):
-        return _container_repr(self)
-
-    def __getitem__(self, key):
-        layers = list(self._children.values())[key]
-        if isinstance(layers, list):
-            net = type(self)(prefix=self._prefix)
-            with net.name_scope():
-                net.add(*layers)
-            return net
-        return layers
-
-    def __len__(self):
-        return len(self._children)
-
-    def __iter__(self):
-        return iter(list(self._children.values()))
 
     def hybridize(self, active=True, **kwargs):
         """Hybridize the children (warns when all of them are HybridBlocks)."""
@@ -103,7 +109,7 @@ class Sequential(Block):
         super().hybridize(active, **kwargs)
 
 
-class HybridSequential(HybridBlock):
+class HybridSequential(_ChildList, HybridBlock):
     """Stacks HybridBlocks sequentially.
 
     Examples
@@ -138,23 +144,6 @@ class HybridSequential(HybridBlock):
             x = tuple([x] + list(args))
         return x
 
-    def __repr__(self):
-        return _container_repr(self)
-
-    def __getitem__(self, key):
-        layers = list(self._children.values())[key]
-        if isinstance(layers, list):
-            net = type(self)(prefix=self._prefix)
-            with net.name_scope():
-                net.add(*layers)
-            return net
-        return layers
-
-    def __len__(self):
-        return len(self._children)
-
-    def __iter__(self):
-        return iter(list(self._children.values()))
 
 
 class Dense(HybridBlock):
