@@ -470,14 +470,19 @@ class Adam(Optimizer):
         if wd:
             g += wd * w
         self._clip(g)
-        mean, var = state
-        m, v = _buf(mean), _buf(var)
-        m *= self.beta1
-        m += (1.0 - self.beta1) * g
-        v *= self.beta2
-        v += (1.0 - self.beta2) * np.square(g)
+        m, v = _adam_moments(state, g, self.beta1, self.beta2)
         w -= lr * m / (np.sqrt(v) + self.epsilon)
-        _touch(mean), _touch(var), _touch(weight)
+        _touch(state[0]), _touch(state[1]), _touch(weight)
+
+
+def _adam_moments(state, g, beta1, beta2):
+    """Update Adam's first and second moment buffers in place; return them (NumPy)."""
+    m, v = _buf(state[0]), _buf(state[1])
+    m *= beta1
+    m += (1.0 - beta1) * g
+    v *= beta2
+    v += (1.0 - beta2) * np.square(g)
+    return m, v
 
 
 @register
@@ -517,14 +522,9 @@ class AdamW(Optimizer):
         if self.correct_bias:
             lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
         self._clip(g)
-        mean, var = state
-        m, v = _buf(mean), _buf(var)
-        m *= self.beta1
-        m += (1.0 - self.beta1) * g
-        v *= self.beta2
-        v += (1.0 - self.beta2) * np.square(g)
+        m, v = _adam_moments(state, g, self.beta1, self.beta2)
         w -= lr * (m / (np.sqrt(v) + self.epsilon) + wd * w)
-        _touch(mean), _touch(var), _touch(weight)
+        _touch(state[0]), _touch(state[1]), _touch(weight)
 
 
 @register
