@@ -165,3 +165,15 @@ def test_nd_binary_functions_accept_python_scalars_on_either_side():
     assert nd.greater(1.0, x).asnumpy().tolist() == [0.0, 1.0]
     assert nd.lesser_equal(x, 1).asnumpy().tolist() == [1.0, 1.0]
     assert nd.minimum(0.0, x).asnumpy().tolist() == [0.0, -2.0]
+
+
+def test_elemwise_family_requires_equal_shapes_broadcast_family_broadcasts():
+    a, b = nd.ones((2, 3)), nd.ones((1, 3))
+    assert nd.broadcast_add(a, b).shape == (2, 3)
+    with pytest.raises(ValueError, match="same shape"):
+        nd.elemwise_add(a, b)
+    x = nd.array([1., 2.]); x.attach_grad()
+    with mx.autograd.record():
+        y = nd.elemwise_mul(x, x) + nd.elemwise_sub(x, x) + nd.elemwise_div(x, x)
+    y.backward()
+    assert x.grad.asnumpy().tolist() == [2.0, 4.0]

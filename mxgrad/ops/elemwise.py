@@ -626,11 +626,35 @@ def logical_not(data, **kwargs):
     return call1(_LNOT, data)
 
 
+def _same_shape(fn, name):
+    def f(lhs, rhs, out=None, name=None, **kwargs):
+        if isinstance(lhs, NDArray) and isinstance(rhs, NDArray) and lhs.shape != rhs.shape:
+            raise ShapeError(f"{f.__name__}: inputs must have the same shape, got {lhs.shape} "
+                             f"and {rhs.shape}; use the broadcast_* version (or the "
+                             f"operator) to broadcast")
+        return fn(lhs, rhs, out=out)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"""Elementwise ``{fn.__name__}`` of two arrays of the same shape (MXNet's
+    ``{name}``; no broadcasting).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.{name}(mx.nd.ones((2,)), mx.nd.ones((2,))).shape
+    (2,)
+    """
+    return f
+
+
 # MXNet's aliases
-elemwise_add = broadcast_add = broadcast_plus = add
-elemwise_sub = broadcast_sub = broadcast_minus = subtract
-elemwise_mul = broadcast_mul = multiply
-elemwise_div = broadcast_div = divide
+broadcast_add = broadcast_plus = add
+broadcast_sub = broadcast_minus = subtract
+broadcast_mul = multiply
+broadcast_div = divide
+elemwise_add = _same_shape(add, "elemwise_add")
+elemwise_sub = _same_shape(subtract, "elemwise_sub")
+elemwise_mul = _same_shape(multiply, "elemwise_mul")
+elemwise_div = _same_shape(divide, "elemwise_div")
 broadcast_power = power
 broadcast_maximum = maximum
 broadcast_minimum = minimum
