@@ -11,6 +11,8 @@ Examples
 [2. 4.]
 <NDArray 2 @cpu(0)>
 """
+from . import _allocator
+_allocator.tune()  # keep freed array memory for reuse (see _allocator; MXGRAD_MALLOC_TUNING=0)
 from . import base
 from .base import MXNetError
 from . import context

@@ -509,3 +509,31 @@ def test_debug_mode_records_stack_and_catches_non_finite():
     with autograd.record():
         y = x * 2
     assert y._node.metadata is None  # off: nothing recorded
+
+
+def test_buffer_reuse_never_touches_visible_arrays():
+    # raw rules may write into a gradient nobody else holds; these are all held elsewhere
+    x = nd.array([0.5, -1.0, 2.0], dtype="float64"); x.attach_grad()
+    hg = nd.array([1., 2., 3.], dtype="float64")
+    with autograd.record():
+        y = -nd.exp(-x)
+    y.backward(hg)
+    assert hg.asnumpy().tolist() == [1.0, 2.0, 3.0]
+    np.testing.assert_allclose(x.grad.asnumpy(), np.exp(-x.asnumpy()) * [1, 2, 3])
+    with autograd.record():
+        a = x * 3
+        b = -a
+        c = nd.relu(nd.exp(b * 1.0)).sum()
+    ga, gb = autograd.grad(c, [a, b])
+    np.testing.assert_allclose(ga.asnumpy(), -gb.asnumpy())
+    np.testing.assert_allclose(gb.asnumpy(), np.exp(-3 * x.asnumpy()))
+
+
+def test_allocator_tuning_can_be_switched_off():
+    import subprocess
+    import sys
+    code = "import mxgrad._allocator as a, mxgrad; print(a.tuned)"
+    env = dict(__import__("os").environ, MXGRAD_MALLOC_TUNING="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "False"

@@ -365,7 +365,7 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
         node = pop(heap)[1]
         gouts = acc.pop(node)
         if capture is not None and node in capture:
-            captured[node] = gouts
+            captured[node] = list(gouts)  # a second holder: rules must not reuse them
         if type(node) is Leaf:
             leaf_grads[node] = gouts[0]
             continue
@@ -413,6 +413,7 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
                     slot[k] = prev + g
                     owned.add((pnode, k))
             i += 1
+        grads = g = prev = None  # drop this frame's references: rules may reuse buffers
         if not retain_graph:
             node.saved = freed
             node.out = None

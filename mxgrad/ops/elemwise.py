@@ -8,6 +8,7 @@ are recorded under ``create_graph=True``.
 from __future__ import annotations
 
 import math
+import sys
 from numbers import Number
 
 import numpy as np
@@ -195,6 +196,22 @@ def _square(x):
     return x * x
 
 
+_rc = sys.getrefcount
+# A raw (NumPy-only) rule of a one-input op is called by Op.backward as rule(g, out, x),
+# with g held by the engine's gradient list and Op.backward's local: 4 references seen
+# from inside the rule (with getrefcount's own). No more means nobody else can see g,
+# so the rule may write its result into g instead of allocating (large arrays: fewer
+# page faults and cache misses). A view, a read-only array or a shared one is never reused.
+_OWN = 4
+
+
+def _reusable(g, like=None):
+    """Whether a raw rule may write into ``g`` (``like``: the other operand, whose shape
+    and dtype the result takes; None when the result is shaped like ``g``)."""
+    return (_rc(g) <= _OWN + 1 and g.base is None and g.flags.writeable
+            and (like is None or (g.shape == like.shape and g.dtype == like.dtype)))
+
+
 def _tanh_raw(g, y, x):
     t = y * y
     np.subtract(1.0, t, out=t)
@@ -210,13 +227,27 @@ def _sigmoid_raw(g, y, x):
 
 
 def _relu_raw(g, y, x):
+    if _reusable(g, x):
+        return np.multiply(g, x > 0, out=g)
     return np.multiply(g, x > 0, dtype=x.dtype)
+
+
+def _exp_raw(g, y, x):
+    if _reusable(g, y):
+        return np.multiply(g, y, out=g)
+    return g * y
+
+
+def _neg_raw(g, y, x):
+    if _reusable(g):
+        return np.negative(g, out=g)
+    return -g
 
 
 # gradient rules (g = output gradient, y = output, x = input); they double as tangent
 # rules for unary elementwise ops, with t in place of g.
 exp = _unary("exp", np.exp, lambda g, y, x: g * y, save=(), save_out=True,
-             doc="Exponential of each element.")
+             doc="Exponential of each element.", raw=_exp_raw)
 log = _unary("log", np.log, lambda g, y, x: g / x, doc="Natural logarithm.",
              example_in="[1., 2.]")
 log2 = _unary("log2", np.log2, lambda g, y, x: g / (x * math.log(2.0)), doc="Base-2 logarithm.",
@@ -266,7 +297,8 @@ erfinv = _unary("erfinv", _erfinv,
                 lambda g, y, x: g * (math.sqrt(math.pi) / 2.0) * exp(y * y), save=(),
                 save_out=True, doc="Inverse error function.", example_in="[0.1, 0.5]")
 abs = _unary("abs", np.abs, lambda g, y, x: g * sign(x), doc="Absolute value; gradient 0 at 0.")
-negative = _unary("negative", np.negative, lambda g, y, x: -g, save=(), doc="-x.")
+negative = _unary("negative", np.negative, lambda g, y, x: -g, save=(), doc="-x.",
+                 raw=_neg_raw)
 degrees = _unary("degrees", np.degrees, lambda g, y, x: g * (180.0 / math.pi), save=(),
                  doc="Radians to degrees.")
 radians = _unary("radians", np.radians, lambda g, y, x: g * (math.pi / 180.0), save=(),
