@@ -30,7 +30,11 @@ __all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol", "
 _seq = itertools.count()
 _PKG_DIR = __file__.rsplit("autograd", 1)[0]  # frames inside mxgrad are not the user's
 _debug = [False]  # debug mode: creation stacks on nodes, NaN/Inf checks (see set_debug)
-_getrefcount = sys.getrefcount
+# Reference counts prove that nobody else holds a gradient buffer, so it may be reused.
+# The counts used here are those of CPython 3.8-3.13; elsewhere (PyPy, or newer CPythons
+# that borrow references) reuse is switched off and every buffer is copied.
+REUSE_BUFFERS = sys.implementation.name == "cpython" and (3, 8) <= sys.version_info[:2] <= (3, 13)
+_getrefcount = sys.getrefcount if REUSE_BUFFERS else (lambda obj: 1 << 30)
 _fit_gradient = [None]
 _FREED = ("freed",)
 _GRAD_REQS = ("write", "add", "null")

@@ -8,7 +8,6 @@ are recorded under ``create_graph=True``.
 from __future__ import annotations
 
 import math
-import sys
 from numbers import Number
 
 import numpy as np
@@ -196,7 +195,7 @@ def _square(x):
     return x * x
 
 
-_rc = sys.getrefcount
+from ..autograd.graph import _getrefcount as _rc  # noqa: E402  (disabled off CPython 3.8-3.13)
 # A raw (NumPy-only) rule of a one-input op is called by Op.backward as rule(g, out, x),
 # with g held by the engine's gradient list and Op.backward's local: 4 references seen
 # from inside the rule (with getrefcount's own). No more means nobody else can see g,
