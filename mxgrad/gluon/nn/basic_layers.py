@@ -400,7 +400,25 @@ class Identity(HybridBlock):
         return x
 
 
-class InstanceNorm(HybridBlock):
+class _AffineNorm(HybridBlock):
+    """What InstanceNorm, LayerNorm and GroupNorm share: learnable per-channel ``gamma``
+    and ``beta`` (frozen when ``scale``/``center`` is off) and MXNet's repr."""
+
+    def _affine_params(self, scale, center, in_channels, gamma_initializer,
+                       beta_initializer):
+        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
+                                     shape=(in_channels,), init=gamma_initializer,
+                                     allow_deferred_init=True)
+        self.beta = self.params.get("beta", grad_req="write" if center else "null",
+                                    shape=(in_channels,), init=beta_initializer,
+                                    allow_deferred_init=True)
+
+    def __repr__(self):
+        content = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        return f"{self.__class__.__name__}({content}, in_channels={self.gamma.shape[0]})"
+
+
+class InstanceNorm(_AffineNorm):
     """Instance normalization: normalize each sample and channel over its spatial
     axes, then ``gamma * x_hat + beta`` (per channel).
 
@@ -421,12 +439,7 @@ class InstanceNorm(HybridBlock):
         self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
         self._axis = axis
         self._epsilon = epsilon
-        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
-                                     shape=(in_channels,), init=gamma_initializer,
-                                     allow_deferred_init=True)
-        self.beta = self.params.get("beta", grad_req="write" if center else "null",
-                                    shape=(in_channels,), init=beta_initializer,
-                                    allow_deferred_init=True)
+        self._affine_params(scale, center, in_channels, gamma_initializer, beta_initializer)
 
     def _param_shapes(self, x, *args):
         c = (x.shape[self._axis],)
@@ -439,13 +452,9 @@ class InstanceNorm(HybridBlock):
         return F.swapaxes(F.InstanceNorm(x, gamma, beta, name="fwd", eps=self._epsilon),
                           dim1=1, dim2=self._axis)
 
-    def __repr__(self):
-        in_channels = self.gamma.shape[0]
-        content = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
-        return f"{self.__class__.__name__}({content}, in_channels={in_channels})"
 
 
-class LayerNorm(HybridBlock):
+class LayerNorm(_AffineNorm):
     """Layer normalization over ``axis`` (default the last), then ``gamma * x_hat +
     beta``.
 
@@ -466,12 +475,7 @@ class LayerNorm(HybridBlock):
         self._epsilon = epsilon
         self._center = center
         self._scale = scale
-        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
-                                     shape=(in_channels,), init=gamma_initializer,
-                                     allow_deferred_init=True)
-        self.beta = self.params.get("beta", grad_req="write" if center else "null",
-                                    shape=(in_channels,), init=beta_initializer,
-                                    allow_deferred_init=True)
+        self._affine_params(scale, center, in_channels, gamma_initializer, beta_initializer)
 
     def _param_shapes(self, x, *args):
         c = (x.shape[self._axis],)
@@ -480,13 +484,9 @@ class LayerNorm(HybridBlock):
     def hybrid_forward(self, F, data, gamma, beta):
         return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
 
-    def __repr__(self):
-        in_channels = self.gamma.shape[0]
-        content = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
-        return f"{self.__class__.__name__}({content}, in_channels={in_channels})"
 
 
-class GroupNorm(HybridBlock):
+class GroupNorm(_AffineNorm):
     """Group normalization: channels (axis 1) split into ``num_groups`` groups, each
     normalized over its channels and spatial axes; then per-channel ``gamma``/``beta``
     (shape ``(in_channels,)`` as in MXNet 2 and PyTorch; MXNet 1.x used one value per
@@ -508,12 +508,7 @@ class GroupNorm(HybridBlock):
                         "scale": scale}
         self._num_groups = num_groups
         self._epsilon = epsilon
-        self.gamma = self.params.get("gamma", grad_req="write" if scale else "null",
-                                     shape=(in_channels,), init=gamma_initializer,
-                                     allow_deferred_init=True)
-        self.beta = self.params.get("beta", grad_req="write" if center else "null",
-                                    shape=(in_channels,), init=beta_initializer,
-                                    allow_deferred_init=True)
+        self._affine_params(scale, center, in_channels, gamma_initializer, beta_initializer)
 
     def _param_shapes(self, x, *args):
         c = x.shape[1]
@@ -525,9 +520,6 @@ class GroupNorm(HybridBlock):
     def hybrid_forward(self, F, x, gamma, beta):
         return F.GroupNorm(x, gamma, beta, num_groups=self._num_groups, eps=self._epsilon)
 
-    def __repr__(self):
-        content = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
-        return f"{self.__class__.__name__}({content}, in_channels={self.gamma.shape[0]})"
 
 
 class Lambda(Block):
