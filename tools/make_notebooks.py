@@ -26,8 +26,14 @@ def md(text):
     return new_markdown_cell(textwrap.dedent(text).strip("\n"))
 
 
-def code(text):
-    return new_code_cell(textwrap.dedent(text).strip("\n"))
+def code(*parts):
+    """A code cell from one or more source pieces, each dedented on its own.
+
+    Dedenting every piece separately (not their concatenation) matters: a piece written flush
+    left, such as ``PLOT_SETUP``, would otherwise stop ``dedent`` from removing the others'
+    indentation, and the stored cell would start with an ``IndentationError``.
+    """
+    return new_code_cell("\n".join(textwrap.dedent(p).strip("\n") for p in parts if p.strip()))
 
 
 # Shared first lines: small inline figures so the notebooks stay small.
@@ -62,7 +68,7 @@ def nb01():
         import mxgrad as mx
         from mxgrad import nd, autograd
         np.set_printoptions(precision=4, suppress=True)
-        """ + PLOT_SETUP),
+        """, PLOT_SETUP),
         md("""
         ## `attach_grad`, `record`, `backward`
 
@@ -321,7 +327,7 @@ def nb03():
         from mxgrad.gluon.data import ArrayDataset, DataLoader
         from mxgrad.gluon.data.vision import Digits
         np.set_printoptions(precision=3, suppress=True)
-        """ + PLOT_SETUP + """
+        """, PLOT_SETUP, """
         mx.random.seed(0)
         np.random.seed(0)
         """),
@@ -847,7 +853,7 @@ def nb05():
         from mxgrad.autograd import functional as F
         from mxgrad.autograd import forward_ad as fwAD
         np.set_printoptions(precision=4, suppress=True)
-        """ + PLOT_SETUP),
+        """, PLOT_SETUP),
         md("""
         ## Higher-order gradients of any op
 
