@@ -17,9 +17,19 @@ from typing import Callable, Dict, Iterator, Sequence, Tuple
 
 import numpy as np
 
+import json
+import logging
+import time
+from collections import OrderedDict
+
+import numpy.random as rnd
+import numpy.testing as npt
+
+import mxgrad as mx  # the package (partly initialised here); MXNet's tests use test_utils.mx
 from .base import DTypeError, ShapeError, StateError
 from .context import Context, current_context
 from .ndarray.ndarray import NDArray, wrap
+from .ndarray import array
 
 __all__ = ["assert_almost_equal", "almost_equal", "assert_allclose",
            "assert_almost_equal_ignore_nan", "numeric_grad", "check_numeric_gradient",
@@ -30,6 +40,10 @@ __all__ = ["assert_almost_equal", "almost_equal", "assert_allclose",
            "random_arrays", "random_uniform_arrays", "random_sample", "rand_ndarray",
            "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "np_reduce", "collapse_sum_like",
            "compare_ndarray_tuple", "compare_optimizer"]
+# MXNet 1.9's test_utils has no __all__, so ``from mxnet.test_utils import *`` also hands its
+# importers the modules and names it imported; MXNet's own test files rely on these.
+__all__ += ["mx", "np", "npt", "rnd", "os", "sys", "time", "json", "numbers", "logging",
+            "OrderedDict", "Context", "current_context", "array"]
 
 
 def default_context() -> Context:
