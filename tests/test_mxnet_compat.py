@@ -209,3 +209,16 @@ def test_install_as_mxnet_resolves_submodules_and_undoes():
     finally:
         compat.uninstall_as_mxnet()
     assert "mxnet" not in sys.modules
+
+
+def test_initializers_compare_by_class_and_arguments_so_shared_params_work():
+    assert mx.init.Normal(0.1) == mx.init.Normal(0.1)
+    assert mx.init.Normal(0.1) != mx.init.Normal(0.2)
+    assert mx.init.Normal(0.1) != mx.init.Uniform(0.1)
+    assert (mx.init.Xavier() == "xavier") is False
+    params = mx.gluon.ParameterDict("net_")
+    p1 = params.get("w", shape=(2,), init=mx.init.Normal(0.1))
+    p2 = params.get("w", shape=(2,), init=mx.init.Normal(0.1))   # equal, not identical
+    assert p1 is p2
+    with pytest.raises(MXNetError, match="init"):
+        params.get("w", init=mx.init.Normal(0.5))
