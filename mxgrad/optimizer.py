@@ -907,25 +907,37 @@ class LAMB(Optimizer):
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         self._clip(g)
-        mean, var = _buf(state[0]), _buf(state[1])
-        mean *= self.beta1
-        mean += (1.0 - self.beta1) * g
-        var *= self.beta2
-        var += (1.0 - self.beta2) * np.square(g)
-        m_hat, v_hat = mean, var
-        if self.bias_correction:
-            m_hat = mean / (1.0 - self.beta1 ** t)
-            v_hat = var / (1.0 - self.beta2 ** t)
-        r = m_hat / (np.sqrt(v_hat) + self.epsilon) + wd * w
+        r = lamb_direction(w, g, _buf(state[0]), _buf(state[1]), t, self.beta1, self.beta2,
+                           self.epsilon, self.bias_correction, wd)
         r1 = float(np.linalg.norm(w.astype(np.float64).ravel()))
-        if self.lower_bound:
-            r1 = max(r1, self.lower_bound)
-        if self.upper_bound:
-            r1 = min(r1, self.upper_bound)
         r2 = float(np.linalg.norm(r.astype(np.float64).ravel()))
-        ratio = 1.0 if r1 == 0.0 or r2 == 0.0 else r1 / r2
-        w -= (lr * ratio) * r
+        lamb_apply(w, r, r1, r2, lr, self.lower_bound, self.upper_bound)
         _touch(state[0]), _touch(state[1]), _touch(weight)
+
+
+def lamb_direction(w, g, mean, var, t, beta1, beta2, epsilon, bias_correction, wd):
+    """LAMB's phase 1 on NumPy buffers: update ``mean``/``var`` in place from the (rescaled,
+    clipped) gradient ``g``; return the direction ``r`` (a new array)."""
+    mean *= beta1
+    mean += (1.0 - beta1) * g
+    var *= beta2
+    var += (1.0 - beta2) * np.square(g)
+    m_hat, v_hat = mean, var
+    if bias_correction:
+        m_hat = mean / (1.0 - beta1 ** t)
+        v_hat = var / (1.0 - beta2 ** t)
+    return m_hat / (np.sqrt(v_hat) + epsilon) + wd * w
+
+
+def lamb_apply(w, r, r1, r2, lr, lower_bound=None, upper_bound=None):
+    """LAMB's phase 2 on NumPy buffers: ``w -= lr * trust * r`` with the trust ratio
+    ``clip(r1, lower_bound, upper_bound) / r2`` (1 when either norm is 0)."""
+    if lower_bound is not None and lower_bound >= 0 and lower_bound:
+        r1 = max(r1, lower_bound)
+    if upper_bound is not None and upper_bound >= 0 and upper_bound:
+        r1 = min(r1, upper_bound)
+    ratio = 1.0 if r1 == 0.0 or r2 == 0.0 else r1 / r2
+    w -= (lr * ratio) * r
 
 
 @register
