@@ -165,9 +165,10 @@ def get_model_file(name: str, root: Optional[str] = None) -> str:
     if not os.path.isfile(path):
         raise ModelFileNotFoundError(
             f"pretrained parameters for {name!r} not found: mxgrad does not download "
-            f"files. Put the file {file_name!r} in the folder {root!r} (it is inside "
-            f"{_URL.format(file_name[:-len('.params')])}, the file MXNet 1.x downloads "
-            f"to $MXNET_HOME/models), or pass root= the folder that holds it.")
+            f"files. Put the file {file_name!r} in the folder {root!r}, or pass root= "
+            f"the folder that holds it. MXNet 1.x downloads it (into $MXNET_HOME/models) "
+            f"from {_URL.format(file_name[:-len('.params')])}, a zip archive holding "
+            f"that file.")
     if _sha1(path) != _model_sha1[name]:
         warnings.warn(f"{path}: the content does not match the SHA-1 MXNet publishes for "
                       f"{name!r} ({_model_sha1[name]}); loading it anyway", stacklevel=2)
