@@ -5,8 +5,8 @@ MXNet 1.x's model zoo (``inception30_conv0_weight``, ``inception30_A1_conv0_weig
 Examples
 --------
 >>> net = inception_v3(classes=10)
->>> net.features[7].prefix
-'inception30_A1_'
+>>> net.features[7].prefix[len(net.prefix):]
+'A1_'
 """
 from __future__ import annotations
 
