@@ -177,3 +177,35 @@ def test_pretrained_present_file_is_loaded(tmp_path):
     with pytest.warns(UserWarning, match="SHA-1"):
         net = vision.mobilenet0_25(pretrained=True, root=str(tmp_path))
     np.testing.assert_array_equal(net(x).asnumpy(), expected)
+
+
+def test_training_step_fills_every_gradient():
+    """Backward through a zoo model (grouped convolutions, RELU6, shortcuts, BatchNorm in
+    training mode) gives a gradient for every trainable parameter; a step changes them."""
+    net = vision.get_model("mobilenetv2_0.25", classes=4)
+    net.initialize(mx.init.Xavier())
+    x = mx.nd.array(deterministic_input((2, 3, 32, 32)))
+    y = mx.nd.array([1, 3])
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    with mx.autograd.record():
+        loss = loss_fn(net(x), y)
+    loss.backward()
+    trainable = {k: p for k, p in net.collect_params().items() if p.grad_req != "null"}
+    assert len(trainable) == sum(not k.endswith(("running_mean", "running_var"))
+                                 for k, _, _ in NAMES["mobilenetv2_0.25"]["params"]) == 160
+    for k, p in trainable.items():
+        g = p.grad().asnumpy()
+        assert g.shape == p.shape and np.isfinite(g).all(), k
+    assert sum(float(np.abs(p.grad().asnumpy()).sum()) > 0 for p in trainable.values()) \
+        == len(trainable)
+    before = net.output[0].weight.data().asnumpy().copy()
+    trainer.step(2)
+    assert not np.allclose(net.output[0].weight.data().asnumpy(), before)
+
+
+def test_concurrent_slice_keeps_axis():
+    from mxgrad.gluon.contrib.nn import HybridConcurrent, Identity
+    net = HybridConcurrent(axis=1)
+    net.add(Identity(), Identity(), Identity())
+    assert net[1:](mx.nd.ones((2, 3))).shape == (2, 6)

@@ -23,6 +23,13 @@ from .... import ndarray as _nd
 __all__ = ["Concurrent", "HybridConcurrent", "Identity"]
 
 
+def _keep_axis(block, item):
+    """A slice of a concurrent block concatenates along the same axis."""
+    if isinstance(item, type(block)):
+        item.axis = block.axis
+    return item
+
+
 class Concurrent(_nn.Sequential):
     """Feed the input to every child Block and concatenate their outputs along ``axis``.
 
@@ -45,6 +52,9 @@ class Concurrent(_nn.Sequential):
         super().__init__(prefix=prefix, params=params)
         self.axis = axis
 
+    def __getitem__(self, key):
+        return _keep_axis(self, super().__getitem__(key))
+
     def forward(self, x):
         return _nd.concat(*[block(x) for block in self._children.values()], dim=self.axis)
 
@@ -66,11 +76,16 @@ class HybridConcurrent(_nn.HybridSequential):
     >>> net = HybridConcurrent(axis=0); net.add(Identity(), Identity())
     >>> net(mx.nd.ones((1, 2))).shape
     (2, 2)
+    >>> net[:1].axis
+    0
     """
 
     def __init__(self, axis: int = -1, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
         self.axis = axis
+
+    def __getitem__(self, key):
+        return _keep_axis(self, super().__getitem__(key))
 
     def hybrid_forward(self, F, x):
         return F.concat(*[block(x) for block in self._children.values()], dim=self.axis)
