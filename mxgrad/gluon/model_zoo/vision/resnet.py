@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ....base import StateError
 from ...block import HybridBlock
 from ... import nn
 from ..model_store import load_pretrained, UnknownModelError
@@ -157,7 +158,7 @@ def _make_stage(block, num_blocks, channels, stride, stage_index, in_channels):
 
 def _check_spec(layers, channels):
     if len(layers) != len(channels) - 1:
-        raise UnknownModelError(f"ResNet: channels must have one entry more than layers "
+        raise StateError(f"ResNet: channels must have one entry more than layers "
                                 f"(got {len(layers)} layers, {len(channels)} channels)")
 
 

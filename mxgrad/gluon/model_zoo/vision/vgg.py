@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ....base import StateError
 from ...block import HybridBlock
 from ... import nn
 from ....initializer import Xavier
@@ -40,7 +41,7 @@ class VGG(HybridBlock):
                  **kwargs):
         super().__init__(**kwargs)
         if len(layers) != len(filters):
-            raise UnknownModelError(f"VGG: layers and filters must have the same length "
+            raise StateError(f"VGG: layers and filters must have the same length "
                                     f"(got {len(layers)} and {len(filters)})")
         with self.name_scope():
             self.features = nn.HybridSequential(prefix="")
