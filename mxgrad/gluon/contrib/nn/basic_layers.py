@@ -38,6 +38,9 @@ class Concurrent(Sequential):
         super().__init__(prefix=prefix, params=params)
         self.axis = axis
 
+    def __getitem__(self, key):
+        return _keep_axis(self, super().__getitem__(key))
+
     def forward(self, x):
         from .... import ndarray as nd
         return nd.concat(*[block(x) for block in self._children.values()], dim=self.axis)
@@ -57,6 +60,9 @@ class HybridConcurrent(HybridSequential):
     def __init__(self, axis: int = -1, prefix=None, params=None) -> None:
         super().__init__(prefix=prefix, params=params)
         self.axis = axis
+
+    def __getitem__(self, key):
+        return _keep_axis(self, super().__getitem__(key))
 
     def hybrid_forward(self, F, x):
         return F.concat(*[block(x) for block in self._children.values()], dim=self.axis)
@@ -91,6 +97,13 @@ class SyncBatchNorm(BatchNorm):
             raise StateError(f"SyncBatchNorm: num_devices must be a positive int, got "
                              f"{num_devices!r}")
         self.num_devices = num_devices or 1
+
+
+def _keep_axis(block, item):
+    """A slice of a concurrent block concatenates along the same axis."""
+    if isinstance(item, type(block)):
+        item.axis = block.axis
+    return item
 
 
 def _factors(factor, ndim: int, cls: str) -> Tuple[int, ...]:
