@@ -565,20 +565,32 @@ SwapAxis = swapaxes
 
 
 def moveaxis(tensor, source, destination):
-    """Move axis ``source`` to position ``destination``.
+    """Move axes ``source`` to positions ``destination`` (ints, or lists of ints of the same
+    length, as NumPy's ``moveaxis``); the other axes keep their order.
 
     Examples
     --------
     >>> import mxgrad as mx
     >>> mx.nd.moveaxis(mx.nd.zeros((2, 3, 4)), 0, -1).shape
     (3, 4, 2)
+    >>> mx.nd.moveaxis(mx.nd.zeros((2, 3, 4)), [0, 1], [2, 0]).shape
+    (3, 4, 2)
     """
     tensor = _arr(tensor, "moveaxis")
     n = tensor.ndim
-    s = _axis(source, n, "moveaxis")
-    d = _axis(destination, n, "moveaxis")
-    order = [i for i in range(n) if i != s]
-    order.insert(d, s)
+    srcs = list(source) if isinstance(source, (list, tuple)) else [source]
+    dsts = list(destination) if isinstance(destination, (list, tuple)) else [destination]
+    if len(srcs) != len(dsts):
+        raise ShapeError(f"moveaxis: source {source!r} and destination {destination!r} must "
+                         f"name the same number of axes")
+    srcs = [_axis(a, n, "moveaxis") for a in srcs]
+    dsts = [_axis(a, n, "moveaxis") for a in dsts]
+    if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
+        raise ShapeError(f"moveaxis: repeated axis in source {source!r} or destination "
+                         f"{destination!r}")
+    order = [i for i in range(n) if i not in srcs]
+    for d, s in sorted(zip(dsts, srcs)):
+        order.insert(d, s)
     return transpose(tensor, tuple(order))
 
 
