@@ -29,7 +29,6 @@ Examples
 """
 from __future__ import annotations
 
-import io
 import os
 import struct
 import sys
@@ -200,6 +199,28 @@ class _Reader:
         return out
 
 
+class _MemFile:
+    """``read``/``readinto`` over a memoryview without copying the whole buffer first."""
+
+    __slots__ = ("mv", "pos")
+
+    def __init__(self, mv: memoryview):
+        self.mv = mv
+        self.pos = 0
+
+    def read(self, n: int) -> bytes:
+        b = bytes(self.mv[self.pos:self.pos + n])
+        self.pos += len(b)
+        return b
+
+    def readinto(self, dst) -> int:
+        dst = memoryview(dst).cast("B")
+        src = self.mv[self.pos:self.pos + len(dst)]
+        dst[:len(src)] = src
+        self.pos += len(src)
+        return len(src)
+
+
 def _native(arr: np.ndarray, flag: int) -> np.ndarray:
     if flag == _BFLOAT16:   # bfloat16: the high half of a float32
         return (arr.astype(np.uint32) << 16).view(np.float32)
@@ -367,7 +388,7 @@ def loads(buf, where: str = "the buffer") -> Tuple[List[str], List[np.ndarray]]:
     kind = sniff(bytes(mv[:8]))
     if kind is not None:
         raise _foreign(where, kind, len(mv))
-    return _read_list(_Reader(io.BytesIO(mv), len(mv), where))
+    return _read_list(_Reader(_MemFile(mv), len(mv), where))
 
 
 def read_file(fname) -> Tuple[List[str], List[np.ndarray]]:
