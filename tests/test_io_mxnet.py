@@ -189,3 +189,11 @@ def test_mxgrad_npz_files_still_load(tmp_path):
         np.savez(fh, x=np.zeros(1))
     with pytest.raises(FileFormatError, match="did not write"):
         mx.nd.load(f)
+
+
+def test_numpy_semantics_file_from_mxnet_loads():
+    # mx.npx.save writes V3 records; a 0-d scalar becomes shape (1,) (no 0-d arrays here)
+    got = mx.nd.load(fixture("npx_v3.nd"))
+    np.testing.assert_array_equal(got["a"].asnumpy(), values("float32", (1, 2)))
+    assert got["s"].shape == (1,) and got["s"].asscalar() == 3.0
+    assert got["z"].shape == (0, 2)
