@@ -402,8 +402,9 @@ def read_file(fname) -> Tuple[List[str], List[np.ndarray]]:
     >>> read_file(f)[1][0].shape
     (2, 2)
     """
+    from .._fileio import open_for_read
     where = f"file {os.fspath(fname)!r}"
-    with open(fname, "rb") as f:
+    with open_for_read(fname) as f:
         size = os.fstat(f.fileno()).st_size
         head = f.read(8)
         kind = sniff(head)
