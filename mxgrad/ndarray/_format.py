@@ -38,8 +38,7 @@ import numpy as np
 
 from ..base import DTypeError, FileFormatError
 
-__all__ = ["LIST_MAGIC", "dumps", "loads", "write_arrays", "read_arrays", "read_file",
-           "encode", "sniff"]
+__all__ = ["LIST_MAGIC", "dumps", "loads", "write_arrays", "read_file", "encode", "sniff"]
 
 LIST_MAGIC = 0x112
 V1_MAGIC = 0xF993FAC8
@@ -415,11 +414,6 @@ def read_file(fname) -> Tuple[List[str], List[np.ndarray]]:
             raise _foreign(where, kind, size)
         f.seek(0)
         return _read_list(_Reader(f, size, where))
-
-
-def read_arrays(fname) -> Tuple[List[str], List[np.ndarray]]:
-    """Alias of :func:`read_file`."""
-    return read_file(fname)
 
 
 def _read_npz(f, where: str) -> Tuple[List[str], List[np.ndarray]]:
