@@ -206,8 +206,21 @@ def test_states_of_another_model_are_refused_with_the_name(tmp_path):
     small = nn.Dense(3, in_units=4)   # fewer parameters than the file has states for
     small.initialize()
     tr3 = mx.gluon.Trainer(small.collect_params(), "sgd")
-    with pytest.raises(ValueError, match="parameter 2.*2 parameters"):
+    with pytest.raises(ValueError, match="4 parameters.*this Trainer has 2"):
         tr3.load_states(f)
+    # a bigger model whose first parameters have the same shapes is refused too
+    bigger = make((3, 2))
+    with bigger.name_scope():
+        bigger.add(nn.Dense(1, in_units=2))
+    bigger[2].initialize()
+    tr4 = mx.gluon.Trainer(bigger.collect_params(), "sgd")
+    with pytest.raises(ValueError, match="4 parameters.*this Trainer has 6"):
+        tr4.load_states(f)
+    # without a recorded count (Updater states, MXNet pickles) indices are still checked
+    blob = _states.dumps(tr._updaters[0].states)
+    with pytest.raises(ValueError, match="parameter 2.*2 parameters"):
+        _states.check_states(_states.loads(blob)[0], list(small.collect_params().values()),
+                             "x")
 
 
 def test_save_states_is_atomic_and_checked_first(tmp_path):
