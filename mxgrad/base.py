@@ -79,3 +79,10 @@ def as_dtype(dtype) -> np.dtype:
     except TypeError as err:
         raise DTypeError(f"unknown dtype {dtype!r}; use a NumPy dtype or a name "
                          f"such as 'float32'") from err
+
+
+class FileFormatError(MXNetError, ValueError):
+    """A file that is not what the loader reads (truncated, foreign, corrupt or unsafe)."""
+
+
+__all__.append("FileFormatError")

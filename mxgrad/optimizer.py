@@ -28,7 +28,6 @@ Examples
 from __future__ import annotations
 
 import math
-import pickle
 import warnings
 
 import numpy as np
@@ -915,18 +914,40 @@ class Updater:
         """States live on the CPU: returned unchanged."""
         return state
 
-    def set_states(self, states: bytes) -> None:
-        """Restore states (and the optimizer, if it was dumped) from :meth:`get_states`."""
-        states = pickle.loads(states)
-        if isinstance(states, tuple) and len(states) == 2:
-            self.states, self.optimizer = states
-        else:
-            self.states = states
+    def set_states(self, states: bytes, allow_pickle: bool = False) -> None:
+        """Restore states (and the optimizer, if it was dumped) from :meth:`get_states`.
+
+        ``states`` is mxgrad's states format (arrays + JSON, see :mod:`mxgrad._states`),
+        which cannot execute code. A pickle (what MXNet's ``get_states`` returns) is
+        refused unless ``allow_pickle=True``: only for data you trust; it warns.
+        """
+        from . import _states
+        states, optimizer, _ = _states.loads(states, allow_pickle, "the states")
+        self._set_decoded(states, optimizer)
+
+    def _set_decoded(self, states: dict, optimizer=None) -> None:
+        self.states = states
+        if optimizer is not None:
+            self.optimizer = optimizer
         self.states_synced = dict.fromkeys(self.states.keys(), False)
 
     def get_states(self, dump_optimizer: bool = False) -> bytes:
-        """The states (and the optimizer with ``dump_optimizer``), pickled."""
-        return pickle.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+        """The states (and the optimizer's settings with ``dump_optimizer``) as bytes.
+
+        The bytes are an MXNet NDArray file holding the state arrays and a JSON
+        description (never a pickle); :meth:`set_states` reads them.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> upd = get_updater(SGD(learning_rate=0.1, momentum=0.9))
+        >>> w = mx.nd.array([1.0]); upd(0, mx.nd.array([1.0]), w)
+        >>> upd2 = get_updater(SGD()); upd2.set_states(upd.get_states(True))
+        >>> upd2.states[0].asnumpy().tolist(), upd2.optimizer.momentum
+        ([-0.10000000149011612], 0.9)
+        """
+        from . import _states
+        return _states.dumps(self.states, self.optimizer if dump_optimizer else None)
 
 
 def get_updater(optimizer: Optimizer) -> Updater:
