@@ -24,76 +24,8 @@ from mxnet.gluon import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "data", "mxnet", "symbol")
-
-
-class Misc(gluon.HybridBlock):
-    """Elementwise/broadcast arithmetic, scalar ops, shape ops, reductions, softmax."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        with self.name_scope():
-            self.emb = nn.Embedding(10, 4)
-            self.ln = nn.LayerNorm()
-            self.dense = nn.Dense(6, flatten=False)
-
-    def hybrid_forward(self, F, tokens):
-        e = self.emb(tokens)                      # (B, T, 4)
-        e = self.ln(e)
-        h = self.dense(e)                         # (B, T, 6)
-        a = F.Activation(h, act_type="softrelu") + F.Activation(h, act_type="softsign")
-        b = F.LeakyReLU(h, act_type="selu") * F.LeakyReLU(h, act_type="gelu")
-        c = F.Activation(h, act_type="tanh") - F.Activation(h, act_type="sigmoid")
-        d = F.broadcast_mul(a, F.mean(b, axis=1, keepdims=True))
-        s = (2 * c + 1) / 3 - 0.5
-        s = 1 - s
-        s = 2 / (s * s + 1) + (-c) ** 2
-        s = F.clip(s, a_min=-1.0, a_max=2.0)
-        z = F.concat(d, s, dim=2)                 # (B, T, 12)
-        z = F.transpose(z, axes=(0, 2, 1))        # (B, 12, T)
-        z = F.reshape(z, shape=(0, -1))           # (B, 12T)
-        p = F.softmax(z, axis=-1)
-        q = F.log_softmax(z)
-        r = F.sum(p * q, axis=1) + F.mean(F.relu(z), axis=1)
-        out = F.broadcast_add(F.expand_dims(r, axis=1), F.elemwise_mul(p, F.sqrt(p + 1)))
-        return F.maximum(out, 0.001)
-
-
-def build_cnn():
-    net = nn.HybridSequential(prefix="cnn_")
-    with net.name_scope():
-        net.add(nn.Conv2D(4, 3, padding=1, in_channels=3),
-                nn.BatchNorm(in_channels=4),
-                nn.Activation("relu"),
-                nn.MaxPool2D(2),
-                nn.Conv2D(5, 3, strides=2, padding=1, use_bias=False, activation="tanh"),
-                nn.AvgPool2D(2, ceil_mode=True),
-                nn.GlobalMaxPool2D(),
-                nn.Flatten(),
-                nn.Dense(3))
-    return net, np.random.RandomState(1).randn(2, 3, 8, 8).astype("float32")
-
-
-def build_mlp():
-    net = nn.HybridSequential(prefix="mlp_")
-    with net.name_scope():
-        net.add(nn.Dense(8, activation="relu"),
-                nn.BatchNorm(),
-                nn.LeakyReLU(0.1),
-                nn.Dense(7, activation="sigmoid"),
-                nn.ELU(0.5),
-                nn.Dense(6, activation="softrelu"),
-                nn.PReLU(),
-                nn.Dropout(0.3),
-                nn.Dense(5, use_bias=False),
-                nn.SELU(),
-                nn.Dense(4))
-    return net, np.random.RandomState(2).randn(3, 5).astype("float32")
-
-
-def build_misc():
-    net = Misc(prefix="misc_")
-    x = np.random.RandomState(3).randint(0, 10, size=(2, 3)).astype("float32")
-    return net, x
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from symbol_models import BUILDERS, set_running_stats  # noqa: E402
 
 
 def module_style():
@@ -128,15 +60,11 @@ def module_style():
 
 def export_model(name, build, int_input=False):
     mx.random.seed(0)
-    net, x = build()
+    net, x = build(mx)
     net.initialize(mx.init.Xavier())
     net.hybridize()
     net(mx.nd.array(x))
-    # non-trivial running statistics
-    for p in net.collect_params().values():
-        if p.name.endswith(("running_mean", "running_var")):
-            v = np.random.RandomState(7).rand(*p.shape).astype("float32") + 0.5
-            p.set_data(mx.nd.array(v))
+    set_running_stats(net, mx)
     net(mx.nd.array(x))
     path = os.path.join(OUT, name)
     net.export(path)
@@ -150,9 +78,6 @@ def export_model(name, build, int_input=False):
                 res["y_train"] = blk(mx.nd.array(x)).asnumpy()
         blk2 = gluon.SymbolBlock.imports(path + "-symbol.json", ["data"],
                                          path + "-0000.params")
-        if name == "mlp":
-            # switch off dropout's randomness for a comparable training step
-            pass
         trainer = gluon.Trainer(blk2.collect_params(), "sgd",
                                 {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-3})
         w_loss = np.random.RandomState(8).randn(*res["y_predict"].shape).astype("float32")
@@ -164,16 +89,13 @@ def export_model(name, build, int_input=False):
         trainer.step(x.shape[0])
         for k, p in blk2.collect_params().items():
             res["after_" + k] = p.data().asnumpy()
-        if name == "mlp":
-            res["y_train_step"] = y.asnumpy()
     np.savez(os.path.join(OUT, name + "-io.npz"), **res)
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    export_model("cnn", build_cnn)
-    export_model("mlp", build_mlp)
-    export_model("misc", build_misc)
+    for name, build in BUILDERS.items():
+        export_model(name, build)
     module_style()
     for f in sorted(os.listdir(OUT)):
         print(f, os.path.getsize(os.path.join(OUT, f)))

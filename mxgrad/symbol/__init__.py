@@ -45,6 +45,38 @@ _install()
 del _install
 
 
+def _scalar_or_symbol(name, op, sop, rsop=None):
+    def f(left, right):
+        if isinstance(left, Symbol) and isinstance(right, Symbol):
+            return _ops.make(op, [left, right], {}, None, "_" + name)
+        if isinstance(left, Symbol):
+            return _ops.make(sop, [left], {"scalar": right}, None,
+                             "_" + sop.strip("_").replace("_", ""))
+        if isinstance(right, Symbol):
+            r = rsop or sop
+            return _ops.make(r, [right], {"scalar": left}, None,
+                             "_" + r.strip("_").replace("_", ""))
+        raise TypeError(f"mx.sym.{name}: at least one argument must be a Symbol")
+    f.__name__ = name
+    f.__doc__ = (f"``{name}(left, right)``: ``{op}`` for two Symbols, ``{sop}`` with a "
+                 f"scalar (as MXNet's ``mx.sym.{name}``).")
+    return f
+
+
+maximum = _scalar_or_symbol("maximum", "_maximum", "_maximum_scalar")
+minimum = _scalar_or_symbol("minimum", "_minimum", "_minimum_scalar")
+power = _scalar_or_symbol("power", "_power", "_power_scalar", "_rpower_scalar")
+hypot = _scalar_or_symbol("hypot", "_hypot", "_hypot_scalar")
+equal = _scalar_or_symbol("equal", "_equal", "_equal_scalar")
+not_equal = _scalar_or_symbol("not_equal", "_not_equal", "_not_equal_scalar")
+greater = _scalar_or_symbol("greater", "_greater", "_greater_scalar", "_lesser_scalar")
+greater_equal = _scalar_or_symbol("greater_equal", "_greater_equal",
+                                  "_greater_equal_scalar", "_lesser_equal_scalar")
+lesser = _scalar_or_symbol("lesser", "_lesser", "_lesser_scalar", "_greater_scalar")
+lesser_equal = _scalar_or_symbol("lesser_equal", "_lesser_equal", "_lesser_equal_scalar",
+                                 "_greater_equal_scalar")
+
+
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)

@@ -213,6 +213,7 @@ _SCALAR_OPS = {
     "_rmod_scalar": (lambda x, s: s % x, ("_RModScalar",)),
     "_maximum_scalar": (lambda x, s: nd.maximum(x, s), ("_MaximumScalar",)),
     "_minimum_scalar": (lambda x, s: nd.minimum(x, s), ("_MinimumScalar",)),
+    "_hypot_scalar": (lambda x, s: nd.sqrt(x * x + s * s), ("_HypotScalar",)),
     "_equal_scalar": (lambda x, s: x == s, ("_EqualScalar",)),
     "_not_equal_scalar": (lambda x, s: x != s, ("_NotEqualScalar",)),
     "_greater_scalar": (lambda x, s: x > s, ("_GreaterScalar",)),
@@ -263,6 +264,7 @@ for _n in ("relu", "sigmoid", "tanh", "exp", "log", "log2", "log10", "log1p", "e
            "logical_not", "zeros_like", "ones_like", "log_sigmoid", "mish", "hard_sigmoid",
            "shape_array", "size_array"):
     _op(_n)
+_op("clip")
 
 
 def _copy(inputs, kwargs):
@@ -324,7 +326,9 @@ _op("GroupNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
 _op("Embedding", ("data", "weight"), params=("weight",))
 _op("Activation")
 _op("LeakyReLU", ("data", "gamma"), params=("gamma",))
-_op("Pooling")
+# max pooling has a hidden second output (the workspace MXNet's MKLDNN kernel keeps)
+_op("Pooling", outputs=lambda kw: 2 if kw.get("pool_type", "max") == "max" else 1,
+    visible=1)
 _op("Dropout", outputs=2, visible=1)
 _op("softmax", ("data", "length"))
 _op("log_softmax")
