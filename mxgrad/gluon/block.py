@@ -889,11 +889,12 @@ class SymbolBlock(HybridBlock):
             if n.op != "null" or n.name in in_names or n.name in self._label_names:
                 continue
             shape = _known_param_shape(n)
+            init = n.attrs.get("__init__") or _default_init(n.name)
             if n.name in aux:
                 self.params.get(n.name, grad_req="null", allow_deferred_init=True,
-                                shape=shape, differentiable=False)
+                                shape=shape, differentiable=False, init=init)
             else:
-                self.params.get(n.name, allow_deferred_init=True, shape=shape)
+                self.params.get(n.name, allow_deferred_init=True, shape=shape, init=init)
 
     @staticmethod
     def imports(symbol_file: str, input_names, param_file=None, ctx=None,
@@ -961,6 +962,16 @@ def _find_var(sym, name):
             return Symbol([(n, 0)])
     raise StateError(f"SymbolBlock.imports: the graph has no input named '{name}'; its "
                      f"variables are {sym.list_inputs()}")
+
+
+def _default_init(name):
+    """The initializer a parameter named ``name`` needs whatever the global one is
+    (normalization statistics and offsets), as the Gluon layers set it."""
+    if name.endswith(("running_var", "moving_var", "gamma")):
+        return "ones"
+    if name.endswith(("running_mean", "moving_mean", "beta", "bias")):
+        return "zeros"
+    return None
 
 
 def _known_param_shape(node):

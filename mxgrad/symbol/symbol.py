@@ -22,14 +22,13 @@ True
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import threading
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .. import autograd
+from .._fileio import atomic_write, check_path
 from .. import ndarray as nd
 from ..base import MXNetError, ShapeError, DTypeError
 from ..ndarray.ndarray import NDArray
@@ -370,7 +369,7 @@ class Symbol:
             "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
             "attrs": {"mxnet_version": ["int", MXNET_VERSION]},
         }
-        return json.dumps(graph, indent=2, separators=(", ", ": "))
+        return _format_graph(graph)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         """Write :meth:`tojson` to ``fname`` (atomically)."""
@@ -508,6 +507,44 @@ def _known_shape(node: _Node) -> Optional[tuple]:
     if any(d <= 0 for d in shape):
         return None
     return shape
+
+
+def _format_graph(graph: dict) -> str:
+    """JSON text laid out as MXNet's (dmlc) writer does, so files diff cleanly: the
+    nodes one per block, arrays of more than 10 items and objects of more than one
+    entry over several lines, the rest inline, ``", "`` before each line break."""
+    def inline(v):
+        return json.dumps(v, separators=(", ", ": "))
+
+    def block(items, indent):
+        pad = " " * indent
+        return [pad + it + (", " if i + 1 < len(items) else "")
+                for i, it in enumerate(items)]
+
+    def array(v, indent):
+        if len(v) <= 10:
+            return inline(v)
+        return ("[\n" + "\n".join(block([inline(e) for e in v], indent + 2)) + "\n"
+                + " " * indent + "]")
+
+    def obj(d, indent):
+        if len(d) <= 1:
+            return inline(d)
+        items = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in d.items()]
+        return "{\n" + "\n".join(block(items, indent + 2)) + "\n" + " " * indent + "}"
+
+    node_texts = []
+    for n in graph["nodes"]:
+        fields = [f'"op": {json.dumps(n["op"])}', f'"name": {json.dumps(n["name"])}']
+        if "attrs" in n:
+            fields.append(f'"attrs": {obj(n["attrs"], 6)}')
+        fields.append(f'"inputs": {array(n["inputs"], 6)}')
+        node_texts.append("{\n" + "\n".join(block(fields, 6)) + "\n    }")
+    top = ['"nodes": [\n' + "\n".join(block(node_texts, 4)) + "\n  ]"]
+    for key in ("arg_nodes", "node_row_ptr", "heads"):
+        top.append(f'"{key}": {array(graph[key], 2)}')
+    top.append(f'"attrs": {obj(graph["attrs"], 2)}')
+    return "{\n" + "\n".join(block(top, 2)) + "\n}"
 
 
 # ------------------------------------------------------------------ variables
@@ -669,18 +706,11 @@ def load_json(json_str: str) -> Symbol:
 
 def load(fname: str) -> Symbol:
     """Load a Symbol from an MXNet ``*-symbol.json`` file."""
+    fname = check_path(fname, "fname")
     with open(fname, "r", encoding="utf-8") as f:
         return load_json(f.read())
 
 
 def _write_text(fname: str, text: str) -> None:
-    folder = os.path.dirname(os.path.abspath(fname))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, fname)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    with atomic_write(fname, "w") as f:
+        f.write(text)
