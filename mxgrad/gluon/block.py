@@ -1,4 +1,4 @@
-"""Gluon blocks: :class:`Block`, :class:`HybridBlock` (and a :class:`SymbolBlock` stub).
+"""Gluon blocks: :class:`Block`, :class:`HybridBlock` and :class:`SymbolBlock`.
 
 Blocks assigned as attributes become children, parameters assigned as attributes are
 registered, and names follow MXNet 1.x: a per-class counter gives ``dense0_``,
@@ -6,9 +6,12 @@ registered, and names follow MXNet 1.x: a per-class counter gives ``dense0_``,
 gets the parent's prefix (``mlp0_dense0_``).
 
 ``HybridBlock.hybrid_forward(F, x, *args, **params)`` receives ``F = mx.nd`` and the
-block's registered parameters as keyword NDArrays. ``hybridize()`` is accepted and the
-block keeps running imperatively (there is no symbolic graph in mxgrad). Layers reading
-``autograd.is_training()`` (Dropout, BatchNorm) do so at call time.
+block's registered parameters as keyword NDArrays. A hybridized block keeps running
+imperatively (no graph compiler); calling a block on a Symbol (``mx.sym.var('data')``)
+traces ``hybrid_forward`` once with ``F = mx.sym`` and returns the Symbol, which is what
+``export`` writes for MXNet. :class:`SymbolBlock` runs Symbol graphs (models exported by
+MXNet) through ``mx.nd``. Layers reading ``autograd.is_training()`` (Dropout, BatchNorm)
+do so at call time.
 
 Examples
 --------
@@ -572,7 +575,8 @@ class HybridBlock(Block):
     def hybridize(self, active=True, backend=None, backend_opts=None, clear=True,
                   static_alloc=False, static_shape=False, **kwargs) -> None:
         """Mark the block hybridized. mxgrad has no graph compiler: the block keeps
-        running ``hybrid_forward`` imperatively, with identical results."""
+        running ``hybrid_forward`` imperatively, with identical results; the first
+        call's input shapes are recorded for :meth:`export`."""
         self._active = active
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape)]
         if clear:
