@@ -390,14 +390,24 @@ def _arrays_of(state):
             yield from _arrays_of(s)
 
 
+def _brief(names) -> str:
+    names = [repr(str(x)) for x in names]
+    return ", ".join(names) if len(names) <= 4 else ", ".join(names[:2] + ["..."] + names[-2:])
+
+
 def check_states(states: dict, params: Sequence, where: str,
                  saved_names: Optional[Sequence[str]] = None) -> None:
     """Check that ``states`` fit ``params`` (index -> Parameter) before anything changes.
 
-    Every state index must be a parameter index, and every array of a state must have
-    its parameter's shape; a mismatch raises :class:`StatesMismatchError` naming both.
+    The file's parameter count (when it recorded one), every state index and every array
+    shape must match; a mismatch raises :class:`StatesMismatchError` naming the parameter.
     """
     n = len(params)
+    if saved_names is not None and len(saved_names) != n:
+        raise StatesMismatchError(
+            f"{where} was saved by a Trainer of {len(saved_names)} parameters "
+            f"({_brief(saved_names)}), but this Trainer has {n} "
+            f"({_brief([p.name for p in params])}): the file belongs to another model")
     for idx, state in states.items():
         saved = ""
         if saved_names is not None and isinstance(idx, int) and 0 <= idx < len(saved_names):

@@ -677,7 +677,7 @@ def nb04():
         | Symbol API | `mx.sym`; `hybridize()` compiles the block to a graph; `export()`, `SymbolBlock` | no `mx.sym`; `hybridize()` is accepted and the block keeps running imperatively (`F` is `mx.nd` in `hybrid_forward`); `export()` and `SymbolBlock` raise a clear error |
         | Higher-order gradients | a short list of ops, mostly unary (not e.g. `x**3` or `Convolution`) | every differentiable op |
         | BatchNorm running statistics | updated during backward (CPU kernel), so a training-mode forward without backward leaves them unchanged | updated in every training-mode forward pass |
-        | Parameter files | MXNet's binary `.params` format | a NumPy `.npz` archive: files are not interchangeable with MXNet |
+        | Parameter files | MXNet's binary `.params` format | the same format, byte for byte: files move both ways; optimizer states are arrays + JSON instead of a pickle (MXNet's pickled states load with `allow_pickle=True`) |
         | Random numbers | MXNet's generators | a NumPy generator: `mx.random.seed` makes runs repeatable, but the numbers differ from MXNet's |
         | Multi-device, data loading | `kvstore`, worker processes in `DataLoader` | Trainer's `kvstore` and DataLoader's `num_workers` are accepted; everything runs in the calling process |
         | Not provided | | `mx.metric`, `mx.io`, `mx.image`, `mx.kv`, `mx.np` / `mx.npx` |
@@ -795,12 +795,12 @@ def nb04():
         print("after a predict-mode call:", bn.running_mean.data().asnumpy())
         """),
         md("""
-        ### Parameter files are NumPy archives
+        ### Parameter files are MXNet's format
         """),
         code("""
-        import numpy as np
-        with np.load(path) as archive:
-            print(sorted(archive.files))
+        with open(path, 'rb') as f:
+            print("header:", f.read(8).hex(), "(MXNet's NDArray list magic 0x112)")
+        print(sorted(nd.load(path)))
         """),
         md("""
         ### Random numbers: repeatable, but not MXNet's stream

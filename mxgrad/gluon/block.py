@@ -309,10 +309,10 @@ class Block:
         True
         """
         params = self._collect_params_with_prefix()
-        if deduplicate:
-            reverse = {}
+        if deduplicate:   # as MXNet: a shared parameter once, at its first position,
+            reverse = {}  # under the last name it has
             for k, v in params.items():
-                reverse.setdefault(id(v), (k, v))
+                reverse[id(v)] = (k, v)
             params = {k: v for k, v in reverse.values()}
         nd.save(filename, {key: val._reduce() for key, val in params.items()})
 
