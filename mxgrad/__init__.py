@@ -19,6 +19,7 @@ from . import context
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import ndarray
 from . import ndarray as nd
+from . import symbol as sym  # mx.sym: Symbol graphs for SymbolBlock and export
 from . import autograd
 from . import random
 from . import test_utils

@@ -674,7 +674,7 @@ def nb04():
         | Devices | CPU and GPU | CPU only. `mx.num_gpus()` is 0; `mx.gpu()` is accepted (so `ctx=mx.gpu()` code runs) but arrays created on it live on `cpu(0)` |
         | Execution | asynchronous engine; `nd.waitall()` / `wait_to_read()` wait for it | synchronous NumPy; `waitall()` / `wait_to_read()` exist and return at once |
         | Errors | shape and type errors at the call; errors inside an op's computation (e.g. `linalg_potrf` of a matrix that is not positive definite) only later, at `asnumpy()` / `wait_to_read()` | every error at the call that causes it |
-        | Symbol API | `mx.sym`; `hybridize()` compiles the block to a graph; `export()`, `SymbolBlock` | no `mx.sym`; `hybridize()` is accepted and the block keeps running imperatively (`F` is `mx.nd` in `hybrid_forward`); `export()` and `SymbolBlock` raise a clear error |
+        | Symbol API | `mx.sym`; `hybridize()` compiles the block to a graph; `export()`, `SymbolBlock` | `hybridize()` keeps the block running imperatively (`F` is `mx.nd` in `hybrid_forward`); `mx.sym` builds graphs (no executor): calling a block on `mx.sym.var('data')` traces `hybrid_forward` with `F = mx.sym`, `export()` writes files MXNet imports, `SymbolBlock.imports` runs MXNet's exported models through `mx.nd` (differentiable) |
         | Higher-order gradients | a short list of ops, mostly unary (not e.g. `x**3` or `Convolution`) | every differentiable op |
         | BatchNorm running statistics | updated during backward (CPU kernel), so a training-mode forward without backward leaves them unchanged | updated in every training-mode forward pass |
         | Parameter files | MXNet's binary `.params` format | the same format, byte for byte: files move both ways; optimizer states are arrays + JSON instead of a pickle (MXNet's pickled states load with `allow_pickle=True`) |
@@ -718,10 +718,12 @@ def nb04():
             print(type(e).__name__, ":", e)
         """),
         md("""
-        ### No Symbol API: `hybridize()` runs imperatively
+        ### `hybridize()` runs imperatively; `export()` and `SymbolBlock` work
 
         A `HybridBlock` written for MXNet works; its `hybrid_forward` receives `mx.nd` as `F`.
-        Exporting a symbolic graph is not possible.
+        Called on a Symbol, it is traced once with `F = mx.sym`: that graph is what `export()`
+        writes (`-symbol.json` + `-0000.params`, loadable by MXNet), and
+        `SymbolBlock.imports` runs such files, MXNet's included, through `mx.nd`.
         """),
         code("""
         class Scale(gluon.HybridBlock):
@@ -731,7 +733,7 @@ def nb04():
                     self.scale = self.params.get('scale', shape=(1,), init=mx.init.Constant(2.0))
 
             def hybrid_forward(self, F, x, scale):
-                print("F is mx.nd:", F is mx.nd)
+                print("F is", F.__name__)
                 return F.broadcast_mul(x, scale)
 
         hnet = nn.HybridSequential()
@@ -740,12 +742,13 @@ def nb04():
         hnet.initialize()
         hnet.hybridize()
         print(hnet(nd.ones((2, 3))).shape)
+        print(hnet(mx.sym.var('data')))
 
-        print("hasattr(mx, 'sym'):", hasattr(mx, "sym"))
-        try:
-            hnet.export(os.path.join(tempfile.mkdtemp(), "model"))
-        except mx.MXNetError as e:
-            print(type(e).__name__, ":", e)
+        prefix = os.path.join(tempfile.mkdtemp(), "model")
+        hnet.export(prefix)
+        loaded = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"],
+                                           prefix + "-0000.params")
+        print(loaded(nd.ones((2, 3))).shape, sorted(loaded.collect_params().keys())[-1])
         """),
         md("""
         ### Higher-order gradients for every op
