@@ -42,32 +42,40 @@ def summary_rows(block, shape, dtype=None) -> List[dict]:
         rows.append({"layer": name, "type": "null", "output_shape": [tuple(x.shape)],
                      "params": 0, "trainable": 0, "previous": []})
     counted = set()
-    seq = {op.key: op.seq for op in trace.graph.ops}
+    ops = {op.key: op for op in trace.graph.ops}
     big = float("inf")
-    # layers in the order their first op ran (a layer's activation child finishes first)
-    calls = sorted(trace.calls, key=lambda c: min((seq.get(k, big) for k in c.nodes),
+
+    def own_ops(call):
+        return [k for k in call.own_nodes if k in ops]
+
+    # layers in the order their first own op ran (a Dense layer's activation child
+    # finishes before it)
+    calls = sorted(trace.calls, key=lambda c: min((ops[k].seq for k in own_ops(c)),
                                                   default=big))
     for call in calls:
-        own_ops = [k for k in call.own_nodes if k not in trace.names]
+        mine = own_ops(call)
         own_params = len(call.block.params) > 0
-        if not own_ops and not (own_params and call.is_leaf):
+        if not mine and not (own_params and call.is_leaf):
             continue
         if id(call.block) in counted:
             params = trainable = 0       # a block called again: its parameters once
         else:
             params, trainable = _param_count(call.block)
             counted.add(id(call.block))
+        # the layers that made the inputs of this call's own ops
         previous = []
-        for x in call.inputs:
-            k = id(x._node) if x._node is not None else None
-            if k in trace.input_keys:
-                prev = trace.input_keys[k]
-            elif k in trace.owner:
-                prev = trace.owner[k].label
-            else:
-                continue
-            if prev not in previous:
-                previous.append(prev)
+        for k in sorted(mine, key=lambda k: ops[k].seq):
+            for src, _, _, _ in ops[k].inputs:
+                if src in call.own_nodes:
+                    continue
+                if src in trace.input_keys:
+                    prev = trace.input_keys[src]
+                elif src in trace.owner and src in ops:
+                    prev = trace.owner[src].label
+                else:
+                    continue
+                if prev not in previous:
+                    previous.append(prev)
         rows.append({"layer": call.label, "type": call.type_name,
                      "output_shape": [tuple(o.shape) for o in call.outputs],
                      "params": params, "trainable": trainable, "previous": previous})
