@@ -274,7 +274,7 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
             if tqdm is not None:
                 total = getattr(estimator, "_epoch_batches", None)
                 self._bar = tqdm(total=total, desc=f"[Epoch {self.current_epoch}]",
-                                 unit="batch", leave=False, file=sys.stderr,
+                                 unit="batch", leave=True, file=sys.stderr,
                                  dynamic_ncols=True, mininterval=0.5)
         else:
             estimator.logger.info("Validation Begin")
