@@ -211,7 +211,7 @@ def test_logging_lines_without_tqdm(monkeypatch, capsys):
     acc = est.train_metrics[0].get()[1]
     # validation (priority -1000) runs before the logging of the epoch (priority inf)
     assert lines[3] == "Validation Begin"
-    assert lines[4].startswith("[Epoch 0] Finished in ") and "validation accuracy" in lines[4]
+    assert lines[4].startswith("Validation finished in ") and "validation accuracy" in lines[4]
     assert lines[5].startswith("[Epoch 0] Finished in ")
     assert "training accuracy: " in lines[5] and "training softmaxcrossentropyloss: " in lines[5]
     assert lines[6] == "[Epoch 1] Begin, current learning rate: 0.1000"

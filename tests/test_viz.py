@@ -93,6 +93,11 @@ def test_saved_values_and_their_size_then_freed():
     y.backward()
     n = nodes(mx.viz.plot_network(y, names={"x": x, "w": w}, show_saved=True).source)
     assert n["multiply0"] == r"multiply\n2x3\nsaved: freed"
+    big = nd.ones((16, 48)); big.attach_grad()
+    with autograd.record():
+        z = big.exp()                             # keeps its 3072-byte output
+    n = nodes(mx.viz.plot_network(z, show_saved=True).source)
+    assert n["exp0"] == r"exp\n16x48\nsaved: 1 (3.0 KB)"
 
 
 def test_names_from_parameter_dict_and_hide_weights():

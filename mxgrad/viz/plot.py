@@ -103,11 +103,14 @@ def _shape_text(shape) -> str:
 
 
 def _nbytes_text(n: int) -> str:
-    for unit in ("B", "KB", "MB"):
-        if n < 1024 or unit == "MB":
-            return f"{n} {unit}" if unit == "B" else f"{n / 1024:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} GB"   # pragma: no cover
+    if n < 1024:
+        return f"{n} B"
+    size = float(n)
+    for unit in ("KB", "MB", "GB"):
+        size /= 1024
+        if size < 1024 or unit == "GB":
+            break
+    return f"{size:.1f} {unit}"
 
 
 def _color(op: str) -> str:

@@ -287,10 +287,12 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
         if batch is not None:
             self.processed_samples += batch[0].shape[0]
         if self._bar is not None:
-            self._bar.update(1)
             text = self._metric_text()
             if text:
                 self._bar.set_postfix_str(text, refresh=False)
+            self._bar.update(1)
+            if self._bar.total is not None and self._bar.n >= self._bar.total:
+                self._close_bar()     # finished before validation logs its lines
         if isinstance(self.log_interval, int):
             self.log_interval_time += time.time() - self.batch_start
             if self.batch_index % self.log_interval == 0:
@@ -304,7 +306,10 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
     def epoch_end(self, estimator, *args, **kwargs):
         self._close_bar()
         epoch_time = time.time() - self.epoch_start
-        msg = f"[Epoch {self.current_epoch}] Finished in {epoch_time:.3f}s"
+        if self._is_training() or not self.metrics:
+            msg = f"[Epoch {self.current_epoch}] Finished in {epoch_time:.3f}s"
+        else:
+            msg = f"Validation finished in {epoch_time:.3f}s"
         text = self._metric_text()
         estimator.logger.info(msg + (", " + text if text else ""))
         self.current_epoch += 1
