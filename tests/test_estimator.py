@@ -397,3 +397,16 @@ def test_defaults_initialize_and_warn_about_trainer():
     assert est.trainer.optimizer.num_update == 4
     assert est.trainer.learning_rate == 0.001
     assert est.context == [mx.cpu()]
+
+
+def test_demo_with_the_estimator_matches_the_loop(capsys):
+    from mxgrad import demo
+    a = demo.main(["--epochs", "2", "--seed", "3", "--quiet"])
+    b = demo.main(["--epochs", "2", "--seed", "3", "--quiet", "--estimator"])
+    np.testing.assert_allclose(b["losses"], a["losses"], rtol=1e-6)
+    assert b["test_accs"] == a["test_accs"] and b["train_accs"] == a["train_accs"]
+    assert capsys.readouterr().out == ""
+    demo.main(["--epochs", "1", "--estimator", "--batch-size", "128"])
+    out = capsys.readouterr().out
+    assert "Train for 1 epochs." in out and "epoch   1/1 loss" in out
+    assert "final test accuracy" in out
