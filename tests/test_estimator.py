@@ -410,3 +410,18 @@ def test_demo_with_the_estimator_matches_the_loop(capsys):
     out = capsys.readouterr().out
     assert "Train for 1 epochs." in out and "epoch   1/1 loss" in out
     assert "final test accuracy" in out
+
+
+def test_two_contexts_train_like_one():
+    """Each batch is split across the contexts; the slices' gradients add up."""
+    results = []
+    for ctx in (None, [mx.cpu(0), mx.cpu(1)]):
+        net = make_net()
+        est = make_est(net=net, context=ctx)
+        est.fit(loader(), epochs=2)
+        results.append((params_of(est.net), est.train_metrics[0].get()[1],
+                        est.trainer.optimizer.num_update))
+    (p1, acc1, n1), (p2, acc2, n2) = results
+    for k in p1:
+        np.testing.assert_allclose(p2[k], p1[k], rtol=1e-5, atol=1e-7)
+    assert acc1 == acc2 and n1 == n2 == 6

@@ -33,6 +33,8 @@ class BatchProcessor:
         with autograd.record():
             pred = [estimator.net(x) for x in data]
             loss = [estimator.loss(y_hat, y) for y_hat, y in zip(pred, label)]
-        for l in loss:
-            l.backward()
+        # one backward over all slices: the contributions of every context's slice add up
+        # also where contexts share one parameter copy (a backward per slice with
+        # grad_req 'write' would keep only the last slice's gradient)
+        autograd.backward(loss)
         return data, label, pred, loss
