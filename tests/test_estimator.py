@@ -425,3 +425,17 @@ def test_two_contexts_train_like_one():
     for k in p1:
         np.testing.assert_allclose(p2[k], p1[k], rtol=1e-5, atol=1e-7)
     assert acc1 == acc2 and n1 == n2 == 6
+
+
+def test_val_net_and_val_loss():
+    net = make_net()
+    twice = gluon.loss.SoftmaxCrossEntropyLoss(weight=2.0)
+    est = make_est(net=net, val_loss=twice)
+    est.evaluate(loader(XV, YV))
+    base = gluon.loss.SoftmaxCrossEntropyLoss()(net(nd.array(XV)), nd.array(YV))
+    assert est.val_metrics[1].get()[1] == pytest.approx(2 * float(base.asnumpy().mean()),
+                                                        rel=1e-5)
+    other = make_net(seed=3)
+    est2 = make_est(net=make_net(), val_net=other)
+    est2.evaluate(loader(XV, YV))
+    assert est2.val_metrics[0].get()[1] == pytest.approx(accuracy(other, XV, YV))
