@@ -43,6 +43,7 @@ from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 from .. import initializer
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError
+from .parameter import _check_dtype_source
 from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
@@ -282,7 +283,12 @@ class Block:
     # ------------------------------------------------------------ save / load
     def save_parameters(self, filename: str, deduplicate: bool = False) -> None:
         """Save the parameters, keyed by their attribute path (``0.weight``,
-        ``features.1.bias``), to ``filename`` (a NumPy ``.npz`` archive).
+        ``features.1.bias``), to ``filename``.
+
+        The file is MXNet's binary NDArray format, byte-identical to what MXNet 1.9's
+        ``save_parameters`` writes for the same values, and is written atomically (a
+        temporary file in the same folder replaces ``filename`` when complete).
+        ``deduplicate=True`` stores a shared parameter once.
 
         Examples
         --------
@@ -311,16 +317,25 @@ class Block:
     def load_parameters(self, filename: str, ctx=None, allow_missing: bool = False,
                         ignore_extra: bool = False, cast_dtype: bool = False,
                         dtype_source: str = "current") -> None:
-        """Load parameters written by :meth:`save_parameters`.
+        """Load parameters written by :meth:`save_parameters` (mxgrad's or MXNet's).
 
-        Every name and shape is checked before anything is written: a missing name
+        Files whose names have no ``.`` (``save_params``, ``collect_params().save``,
+        Module checkpoints with ``arg:``/``aux:`` keys) are read as full parameter names
+        by :meth:`ParameterDict.load` with ``restore_prefix=self.prefix``, as MXNet does.
+        ``cast_dtype=True`` casts saved values to each parameter's dtype
+        (``dtype_source='current'``) or gives the parameter the saved dtype
+        (``'saved'``). Every name and shape is checked before anything is written: a missing name
         (unless ``allow_missing``), an extra name (unless ``ignore_extra``) or a shape
         mismatch raises an error naming the parameter, and leaves all parameters
         unchanged. Uninitialized parameters are initialized from the file.
         """
+        _check_dtype_source(cast_dtype, dtype_source)
         loaded = nd.load(filename)
-        if not isinstance(loaded, dict):
-            raise StateError(f"file '{filename}' does not hold named parameters")
+        if isinstance(loaded, list):
+            if loaded:
+                raise _LoadError(f"file '{filename}' holds a list of {len(loaded)} unnamed "
+                                 f"arrays (nd.save of a list), not named parameters")
+            loaded = {}     # a net without parameters saves a file without names
         params = self._collect_params_with_prefix()
         if not loaded and not params:
             return

@@ -603,7 +603,20 @@ class ParameterDict:
             setattr(v, name, value)
 
     def save(self, filename: str, strip_prefix: str = "") -> None:
-        """Save all parameters by full name (minus ``strip_prefix``) to ``filename``."""
+        """Save all parameters by full name (minus ``strip_prefix``) to ``filename``.
+
+        The file is MXNet's binary NDArray format (MXNet's ``ParameterDict.load`` reads
+        it), written atomically after every name has been checked.
+
+        Examples
+        --------
+        >>> import mxgrad as mx, os, tempfile
+        >>> net = mx.gluon.nn.Dense(2, in_units=3, prefix='fc_'); net.initialize()
+        >>> f = os.path.join(tempfile.mkdtemp(), 'fc.params')
+        >>> net.collect_params().save(f, strip_prefix='fc_')
+        >>> sorted(mx.nd.load(f))
+        ['bias', 'weight']
+        """
         arg_dict = {}
         for param in self.values():
             if not param.name.startswith(strip_prefix):
@@ -618,7 +631,20 @@ class ParameterDict:
     def load(self, filename: str, ctx=None, allow_missing=False, ignore_extra=False,
              restore_prefix="", cast_dtype=False, dtype_source="current") -> None:
         """Load parameters saved with :meth:`save` (names prefixed with
-        ``restore_prefix``). Nothing is loaded when a check fails."""
+        ``restore_prefix``; MXNet ``Module`` checkpoints' ``arg:``/``aux:`` prefixes are
+        dropped). Every check runs before any parameter changes.
+
+        Examples
+        --------
+        >>> import mxgrad as mx, os, tempfile
+        >>> f = os.path.join(tempfile.mkdtemp(), 'm.params')
+        >>> mx.nd.save(f, {'arg:fc_weight': mx.nd.ones((2, 3)), 'arg:fc_bias': mx.nd.zeros(2)})
+        >>> net = mx.gluon.nn.Dense(2, in_units=3, prefix='fc_')
+        >>> net.collect_params().load(f)
+        >>> net.weight.data().sum().asscalar()
+        6.0
+        """
+        _check_dtype_source(cast_dtype, dtype_source)
         if restore_prefix:
             for name in self.keys():
                 if not name.startswith(restore_prefix):
@@ -626,19 +652,39 @@ class ParameterDict:
                                      f"name '{name}' does not start with "
                                      f"'{restore_prefix}'")
         loaded = nd.load(filename)
-        if not isinstance(loaded, dict):
-            raise StateError(f"file '{filename}' does not hold named parameters")
+        if isinstance(loaded, list):
+            if loaded:
+                raise _LoadError(f"file '{filename}' holds a list of {len(loaded)} unnamed "
+                                 f"arrays (nd.save of a list), not named parameters")
+            loaded = {}     # nd.save(f, {}) writes no names: MXNet reads it back as []
         self.load_dict(loaded, ctx, allow_missing, ignore_extra, restore_prefix, filename,
                        cast_dtype, dtype_source)
 
     def load_dict(self, param_dict, ctx=None, allow_missing=False, ignore_extra=False,
                   restore_prefix="", filename=None, cast_dtype=False,
                   dtype_source="current") -> None:
-        """Load from a dict of name to NDArray (see :meth:`load`)."""
+        """Load from a dict of name to NDArray (``arg:``/``aux:`` prefixes dropped) or a
+        list of ``(name, NDArray)`` pairs (see :meth:`load`)."""
+        _check_dtype_source(cast_dtype, dtype_source)
         lprefix = len(restore_prefix)
-        loaded = [(k[4:] if k.startswith(("arg:", "aux:")) else k, v)
-                  for k, v in param_dict.items()]
-        arg_dict = {restore_prefix + k: v for k, v in loaded}
+        if isinstance(param_dict, dict):
+            loaded = [(k[4:] if isinstance(k, str) and k.startswith(("arg:", "aux:")) else k,
+                       v) for k, v in param_dict.items()]
+        else:
+            try:
+                loaded = [(k, v) for k, v in param_dict]
+            except (TypeError, ValueError):
+                raise DTypeError(f"param_dict must be a dict of name to NDArray or a list "
+                                 f"of (name, NDArray) pairs, got "
+                                 f"{type(param_dict).__name__}") from None
+        for k, v in loaded:
+            if not isinstance(k, str):
+                raise DTypeError(f"param_dict keys must be str, got {k!r}")
+            if not isinstance(v, (NDArray, np.ndarray)):
+                raise DTypeError(f"param_dict[{k!r}] must be an NDArray, got "
+                                 f"{type(v).__name__}")
+        arg_dict = {restore_prefix + k: v if isinstance(v, NDArray) else nd.array(v, dtype=v.dtype)
+                    for k, v in loaded}
         source = f"file: {filename}" if filename else "param_dict"
         if not allow_missing:
             for name in self.keys():
@@ -661,3 +707,8 @@ class ParameterDict:
             if name in self._params:
                 self._params[name]._load_init(arr, ctx, cast_dtype=cast_dtype,
                                               dtype_source=dtype_source)
+
+
+def _check_dtype_source(cast_dtype, dtype_source) -> None:
+    if dtype_source not in ("current", "saved"):
+        raise StateError(f"dtype_source must be 'current' or 'saved', got {dtype_source!r}")

@@ -29,6 +29,8 @@ Examples
 """
 from __future__ import annotations
 
+import warnings
+
 from ..base import DTypeError, MXNetError, StateError
 from .. import optimizer as opt
 from ..autograd import Leaf
@@ -187,16 +189,51 @@ class Trainer:
             param.zero_grad()
 
     def save_states(self, fname: str) -> None:
-        """Save the optimizer and its states (momenta...) to ``fname``."""
-        with open(fname, "wb") as fout:
-            fout.write(self._updaters[0].get_states(dump_optimizer=True))
+        """Save the optimizer's settings and states (momenta...) to ``fname``.
 
-    def load_states(self, fname: str) -> None:
-        """Load what :meth:`save_states` wrote (optimizer settings and states)."""
+        The file is an MXNet NDArray file with the state arrays and a JSON description
+        (no pickle, so loading it cannot run code), written atomically. The parameters'
+        ``lr_mult``/``wd_mult`` are not saved (as in MXNet).
+
+        Examples
+        --------
+        >>> import mxgrad as mx, os, tempfile
+        >>> net = mx.gluon.nn.Dense(1, in_units=2); net.initialize()
+        >>> tr = mx.gluon.Trainer(net.collect_params(), 'adam', {'learning_rate': 0.1})
+        >>> f = os.path.join(tempfile.mkdtemp(), 't.states')
+        >>> tr.save_states(f); tr.load_states(f); tr.learning_rate
+        0.1
+        """
+        from .. import _states
+        from .._fileio import atomic_write, check_path
+        fname = check_path(fname, "fname")
+        blob = _states.dumps(self._updaters[0].states, self._updaters[0].optimizer,
+                             [p.name for p in self._params])
+        with atomic_write(fname) as fout:
+            fout.write(blob)
+
+    def load_states(self, fname: str, allow_pickle: bool = False) -> None:
+        """Load what :meth:`save_states` wrote (optimizer settings and states).
+
+        The states are checked against this Trainer's parameters (count and shapes)
+        before anything changes; a file of another model raises an error naming the
+        parameter. MXNet's pickled states files load only with ``allow_pickle=True``
+        (unsafe for untrusted files: it warns).
+        """
+        from .. import _states
+        from .._fileio import check_path
+        fname = check_path(fname, "fname")
+        where = f"states file '{fname}'"
         with open(fname, "rb") as f:
-            states = f.read()
-        for updater in self._updaters:
-            updater.set_states(states)
+            blob = f.read()
+        states, optimizer, info = _states.loads(blob, allow_pickle, where)
+        _states.check_states(states, self._params, where, info.get("param_names"))
+        for i, updater in enumerate(self._updaters):
+            if i:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    states, optimizer, _ = _states.loads(blob, allow_pickle, where)
+            updater._set_decoded(states, optimizer)
             updater.optimizer = self._updaters[0].optimizer
         self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = {i: param for i, param in enumerate(self._params)}

@@ -1,4 +1,4 @@
-"""Contributed Gluon APIs (MXNet's ``gluon.contrib``): the training ``estimator``."""
-from . import estimator
-
-__all__ = ["estimator"]
+"""``gluon.contrib``: MXNet 1.x's contributed Gluon parts (``nn`` layers, the training
+``estimator``)."""
+from . import nn  # noqa: F401
+from . import estimator  # noqa: F401
