@@ -439,3 +439,34 @@ def test_val_net_and_val_loss():
     est2 = make_est(net=make_net(), val_net=other)
     est2.evaluate(loader(XV, YV))
     assert est2.val_metrics[0].get()[1] == pytest.approx(accuracy(other, XV, YV))
+
+
+def test_crash_while_saving_keeps_earlier_checkpoints(tmp_path, monkeypatch):
+    est = make_est()
+    real_save = est.trainer.save_states
+    calls = []
+
+    def failing_save(fname):
+        calls.append(fname)
+        if len(calls) == 3:       # the third checkpoint dies between its two files
+            raise OSError("disk full")
+        real_save(fname)
+
+    monkeypatch.setattr(est.trainer, "save_states", failing_save)
+    with pytest.raises(OSError, match="disk full"):
+        est.fit(loader(), epochs=5, event_handlers=[
+            CheckpointHandler(str(tmp_path), max_checkpoints=2)])
+    names = sorted(os.listdir(tmp_path))
+    # the two finished checkpoints are kept (no rotation happened), the third has no states
+    assert "model-epoch0batch3.states" in names and "model-epoch1batch6.states" in names
+    assert "model-epoch2batch9.states" not in names
+    # resuming takes the newest complete checkpoint: epoch 1
+    again = make_est(net=make_net(seed=4))
+    log = []
+    again.fit(loader(), epochs=4, event_handlers=[
+        CheckpointHandler(str(tmp_path), resume_from_checkpoint=True), Recorder(log)])
+    assert [e for _, e in log].count("epoch_end") == 2
+    ref = make_est()
+    ref.fit(loader(), epochs=4)
+    for k, v in params_of(ref.net).items():
+        np.testing.assert_allclose(params_of(again.net)[k], v, rtol=1e-5, atol=1e-7)

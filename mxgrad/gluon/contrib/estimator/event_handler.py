@@ -345,8 +345,9 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
     Files are ``{model_dir}/{model_prefix}-epoch{E}batch{B}.params`` and ``.states`` as in
     MXNet; only the newest ``max_checkpoints`` are kept. With ``save_best`` the best value
     of ``monitor`` so far is kept as ``{model_prefix}-best.params/.states``. With
-    ``resume_from_checkpoint`` training starts from the newest checkpoint in
-    ``model_dir`` and runs the remaining epochs (or batches).
+    ``resume_from_checkpoint`` training starts from the newest complete checkpoint (both
+    files) in ``model_dir`` and runs the remaining epochs (or batches). Both files are
+    written atomically, so a crash while saving leaves the earlier checkpoints intact.
 
     Parameters
     ----------
@@ -468,13 +469,15 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
 
     # --------------------------------------------------------------- resuming
     def _existing(self):
-        """``[(epoch, batch, prefix)]`` of this prefix's checkpoints in model_dir."""
+        """``[(epoch, batch, prefix)]`` of this prefix's complete checkpoints (both the
+        .params and the .states file) in model_dir, oldest first."""
         found = []
         for fname in os.listdir(self.model_dir):
             m = _CKPT.match(fname)
             if m and m.group("prefix") == self.model_prefix:
                 prefix = fname[:-len(".params")]
-                found.append((int(m.group("epoch")), int(m.group("batch")), prefix))
+                if os.path.exists(self._paths(prefix)[1]):
+                    found.append((int(m.group("epoch")), int(m.group("batch")), prefix))
         return sorted(found)
 
     def _resume(self, estimator):
@@ -501,9 +504,6 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
             estimator.max_batch -= batch + 1
             rest = f"{estimator.max_batch} batches"
         params, states = self._paths(prefix)
-        if not os.path.exists(states):
-            raise StateError(f"CheckpointHandler: {params} has no trainer states file "
-                             f"{states}; every checkpoint needs both")
         self.trained_epoch, self.trained_batch = epoch, batch
         self.saved_checkpoints = [p for _, _, p in existing][-self.max_checkpoints:]
         estimator.net.load_parameters(params, ctx=estimator.context)
