@@ -32,9 +32,10 @@ from . import metric
 from . import contrib
 from . import util
 from . import runtime
+from . import viz
 
 __version__ = "0.1.0"
 
 __all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Context",
            "MXNetError", "base", "test_utils", "current_context", "num_gpus", "metric", "gluon",
-           "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime"]
+           "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime", "viz"]
