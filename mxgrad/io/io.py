@@ -646,6 +646,8 @@ class CSVIter(DataIter):
 
     def iter_next(self) -> bool:
         n, bs = len(self._data), self.batch_size
+        if self._overflow:  # the epoch ended by wrapping around; wait for reset()
+            return False
         top = 0
         while top < bs and self._pos < n:
             self._fill(top, self._pos)
