@@ -37,57 +37,73 @@ def pillow():
     return Image
 
 
-def _open(buf: bytes):
+def _open(buf: bytes, gray: bool = False):
     Image = pillow()
     try:
         img = Image.open(_io.BytesIO(buf))
+        if gray and img.format == "JPEG":
+            img.draft("L", img.size)  # libjpeg's own grayscale output, as OpenCV asks for
         img.load()
     except Exception as err:  # Pillow raises UnidentifiedImageError, OSError, SyntaxError...
         raise ImageDecodeError(f"cannot decode image ({len(buf)} bytes): {err}") from err
     return img
 
 
+_WIDE_MODES = ("I;16", "I;16B", "I;16L", "I", "F")
+
+
 def _to_uint8(img) -> np.ndarray:
-    """Pixels of a Pillow image as uint8, 16-bit and float modes scaled like OpenCV."""
-    if img.mode in ("I;16", "I;16B", "I;16L", "I"):
-        arr = np.asarray(img).astype(np.int64)
-        return (arr >> 8).clip(0, 255).astype(np.uint8) if img.mode != "I" or arr.max() > 255 \
-            else arr.astype(np.uint8)
-    if img.mode == "F":
-        return np.asarray(img).clip(0, 255).astype(np.uint8)
+    """Pixels of a Pillow image as uint8 (16-bit values keep their high byte, as OpenCV)."""
+    if img.mode in _WIDE_MODES:
+        arr = np.asarray(img)
+        if img.mode == "F":
+            return arr.clip(0, 255).astype(np.uint8)
+        return (arr.astype(np.int64) >> 8).clip(0, 255).astype(np.uint8)
+    if img.mode == "1":
+        img = img.convert("L")
+    return np.asarray(img, dtype=np.uint8)
+
+
+def _rgb_to_gray(rgb: np.ndarray, fmt: str) -> np.ndarray:
+    """Gray level as OpenCV's decoders compute it: libpng's fixed-point weights for PNG,
+    ``cvtColor`` for the others."""
+    r, g, b = (rgb[..., i].astype(np.int64) for i in range(3))
+    if fmt == "PNG":
+        gray = (r * 9798 + g * 19235 + b * 3735) >> 15
+    else:
+        gray = (b * 1868 + g * 9617 + r * 4899 + (1 << 13)) >> 14
+    return gray.astype(np.uint8)
+
+
+def _rgb(img) -> np.ndarray:
+    if img.mode in _WIDE_MODES or img.mode in ("L", "1"):
+        return np.repeat(_to_uint8(img)[:, :, None], 3, axis=2)
+    if img.mode != "RGB":
+        img = img.convert("RGB")
     return np.asarray(img, dtype=np.uint8)
 
 
 def decode(buf: bytes, flag: int = 1) -> np.ndarray:
     """Decode ``buf`` to an RGB(A) ``uint8`` array ``(h, w, c)``: ``flag`` 1 → 3 channels,
     0 → 1 channel (gray), -1 → the stored channels (1, 3 or 4)."""
-    img = _open(buf)
+    img = _open(buf, gray=flag == 0)
     mode = img.mode
     if flag == 0:
-        if mode not in ("L",):
-            if mode in ("I;16", "I;16B", "I;16L", "I", "F"):
-                img = img  # already single channel
-            elif mode == "LA":
-                img = img.convert("L")
-            else:
-                img = img.convert("RGB").convert("L")
-        arr = _to_uint8(img)
-    elif flag < 0:
-        if mode in ("L", "RGB", "RGBA"):
+        if mode in _WIDE_MODES or mode in ("L", "1"):
             arr = _to_uint8(img)
-        elif mode in ("I;16", "I;16B", "I;16L", "I", "F", "1"):
-            arr = _to_uint8(img.convert("L") if mode == "1" else img)
+        elif mode == "LA":
+            arr = _to_uint8(img.convert("L"))
+        else:
+            arr = _rgb_to_gray(_rgb(img), img.format)
+    elif flag < 0:
+        if mode in ("L", "RGB", "RGBA", "1") or mode in _WIDE_MODES:
+            arr = _to_uint8(img)
         elif mode in ("LA", "PA") or (mode == "P" and "transparency" in img.info):
             arr = _to_uint8(img.convert("RGBA"))
         else:
             arr = _to_uint8(img.convert("RGB"))
     else:
-        if mode in ("I;16", "I;16B", "I;16L", "I", "F"):
-            arr = _to_uint8(img)
-        else:
-            arr = _to_uint8(img.convert("RGB") if mode != "RGB" else img)
-        if arr.ndim == 2:
-            arr = np.repeat(arr[:, :, None], 3, axis=2)
+        arr = _rgb(img)
     if arr.ndim == 2:
         arr = arr[:, :, None]
     return np.ascontiguousarray(arr)
