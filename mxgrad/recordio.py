@@ -44,7 +44,7 @@ import numpy as np
 from .base import DTypeError, MXNetError, StateError
 
 __all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack", "pack_img",
-           "unpack_img", "RecordIOError"]
+           "unpack_img", "RecordIOError", "RecordKeyError"]
 
 _MAGIC = 0xced7230a
 _MAGIC_BYTES = struct.pack("<I", _MAGIC)
@@ -53,6 +53,13 @@ _LEN_MASK = (1 << 29) - 1
 
 class RecordIOError(MXNetError, ValueError):
     """A RecordIO file that is not valid (bad magic word, truncated record)."""
+
+
+class RecordKeyError(MXNetError, KeyError):
+    """A key that is not in the ``.idx`` index (a ``KeyError``, as in MXNet)."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
 
 
 def _as_bytes(buf: Any, what: str) -> bytes:
@@ -315,7 +322,7 @@ class MXIndexedRecordIO(MXRecordIO):
         try:
             pos = self.idx[idx]
         except KeyError:
-            raise StateError(f"MXIndexedRecordIO: no record with key {idx!r} in "
+            raise RecordKeyError(f"MXIndexedRecordIO: no record with key {idx!r} in "
                              f"{self.idx_path!r} ({len(self.keys)} keys)") from None
         self._seek(pos)
 
