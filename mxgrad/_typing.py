@@ -24,7 +24,7 @@ from typing_extensions import Literal, Protocol, TypeAlias, overload
 if TYPE_CHECKING:
     from .ndarray.ndarray import NDArray
 
-__all__ = ["Shape", "ShapeLike", "Axis", "GradReq", "DTypeLike", "Scalar", "ArrayOrScalar",
+__all__ = ["Shape", "ShapeLike", "Axis", "GradReq", "DTypeLike", "Scalar", "ArrayOrScalar", "InitLike",
            "ArrayT", "UnaryOp", "BinaryOp"]
 
 Shape: TypeAlias = Tuple[int, ...]
@@ -72,3 +72,9 @@ class BinaryOp(Protocol):
     @overload
     def __call__(self, lhs: Union[NDArray, Scalar], rhs: Union[NDArray, Scalar],
                  out: Optional[NDArray] = ..., name: Optional[str] = ...) -> NDArray: ...
+
+if TYPE_CHECKING:
+    from .initializer import Initializer
+
+InitLike: TypeAlias = Union[str, "Initializer", None]
+"""An initializer argument: an Initializer, a registered name ('xavier'), or None."""

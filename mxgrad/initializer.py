@@ -30,6 +30,8 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any
+
 import json
 import logging
 import re
@@ -106,7 +108,7 @@ class Initializer:
     [2.0, 2.0]
     """
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         self._kwargs = kwargs
         self._verbose = False
         self._print_func = None
@@ -153,7 +155,7 @@ class Initializer:
 
     __hash__ = object.__hash__   # identity hash: initializers are mutable (set_verbosity)
 
-    def __call__(self, desc, arr) -> None:
+    def __call__(self, desc: Any, arr: NDArray) -> None:
         """Initialize ``arr`` (an NDArray, filled in place) for the parameter ``desc``."""
         if not isinstance(desc, InitDesc):
             self._legacy_init(desc, arr)
@@ -268,7 +270,7 @@ def alias(*aliases):
     return reg
 
 
-def create(initializer, *args, **kwargs) -> Initializer:
+def create(initializer, *args, **kwargs: Any) -> Initializer:
     """Return an initializer from an instance, a registered name, or a JSON string.
 
     Parameters
@@ -318,7 +320,7 @@ class Load:
     [1.0, 1.0]
     """
 
-    def __init__(self, param, default_init=None, verbose=False):
+    def __init__(self, param, default_init=None, verbose: bool = False) -> None:
         if isinstance(param, str):
             from .ndarray.utils import load
             param = load(param)
@@ -332,7 +334,7 @@ class Load:
         self.default_init = default_init
         self.verbose = verbose
 
-    def __call__(self, name, arr):
+    def __call__(self, name: str, arr: NDArray) -> None:
         if name in self.param:
             src = self.param[name]
             if tuple(arr.shape) != tuple(src.shape):
@@ -361,13 +363,13 @@ class Mixed:
     [7.0, 7.0]
     """
 
-    def __init__(self, patterns, initializers):
+    def __init__(self, patterns, initializers) -> None:
         if len(patterns) != len(initializers):
             raise StateError("Mixed needs one initializer per pattern")
         self.map = list(zip([re.compile(p) for p in patterns],
                             [create(i) for i in initializers]))
 
-    def __call__(self, name, arr):
+    def __call__(self, name: str, arr: NDArray) -> None:
         for prog, init in self.map:
             if prog.match(name):
                 init(name, arr)
@@ -391,7 +393,7 @@ class Zero(Initializer):
     [0.0, 0.0]
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
 
     def _init_weight(self, _, arr):
@@ -410,7 +412,7 @@ class One(Initializer):
     [1.0, 1.0]
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
 
     def _init_weight(self, _, arr):
@@ -429,7 +431,7 @@ class Constant(Initializer):
            [1., 2.]], dtype=float32)
     """
 
-    def __init__(self, value):
+    def __init__(self, value: float) -> None:
         super().__init__(value=value.tolist() if isinstance(value, (NDArray, np.ndarray))
                          else value)
         self.value = value
@@ -450,7 +452,7 @@ class Uniform(Initializer):
     True
     """
 
-    def __init__(self, scale=0.07):
+    def __init__(self, scale: float = 0.07) -> None:
         super().__init__(scale=scale)
         self.scale = scale
 
@@ -470,7 +472,7 @@ class Normal(Initializer):
     True
     """
 
-    def __init__(self, sigma=0.01):
+    def __init__(self, sigma: float = 0.01) -> None:
         super().__init__(sigma=sigma)
         self.sigma = sigma
 
@@ -493,7 +495,7 @@ class Orthogonal(Initializer):
     True
     """
 
-    def __init__(self, scale=1.414, rand_type="uniform"):
+    def __init__(self, scale: float = 1.414, rand_type: str = "uniform") -> None:
         super().__init__(scale=scale, rand_type=rand_type)
         self.scale = scale
         self.rand_type = rand_type
@@ -531,7 +533,7 @@ class Xavier(Initializer):
     True
     """
 
-    def __init__(self, rnd_type="uniform", factor_type="avg", magnitude=3):
+    def __init__(self, rnd_type: str = "uniform", factor_type: str = "avg", magnitude: float = 3) -> None:
         super().__init__(rnd_type=rnd_type, factor_type=factor_type, magnitude=magnitude)
         self.rnd_type = rnd_type
         self.factor_type = factor_type
@@ -575,7 +577,7 @@ class MSRAPrelu(Xavier):
     1.882353
     """
 
-    def __init__(self, factor_type="avg", slope=0.25):
+    def __init__(self, factor_type: str = "avg", slope: float = 0.25) -> None:
         magnitude = 2.0 / (1 + slope ** 2)
         super().__init__("gaussian", factor_type, magnitude)
         self._kwargs = {"factor_type": factor_type, "slope": slope}
@@ -593,7 +595,7 @@ class Bilinear(Initializer):
     [0.0625, 0.1875, 0.1875, 0.0625]
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
 
     def _init_weight(self, _, arr):
@@ -612,7 +614,7 @@ class LSTMBias(Initializer):
     [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
     """
 
-    def __init__(self, forget_bias=1.0):
+    def __init__(self, forget_bias: float = 1.0) -> None:
         super().__init__(forget_bias=forget_bias)
         self.forget_bias = forget_bias
 

@@ -21,6 +21,8 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any, List, Optional, Sequence
+
 import json
 import math
 import warnings
@@ -66,7 +68,7 @@ def _ratio(total, count) -> float:
     return float(_scalar(total)) / float(_scalar(count))
 
 
-def check_label_shapes(labels, preds, wrap: bool = False, shape: bool = False):
+def check_label_shapes(labels: Sequence[NDArray], preds: Sequence[NDArray], wrap: bool = False, shape: bool = False):
     """Check that ``labels`` and ``preds`` match, as MXNet's metrics do before updating.
 
     Parameters
@@ -142,7 +144,7 @@ class EvalMetric:
     (('count', 2.0), "EvalMetric: {'count': 2.0}")
     """
 
-    def __init__(self, name, output_names=None, label_names=None, **kwargs):
+    def __init__(self, name: str, output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None, **kwargs: Any) -> None:
         self.name = str(name)
         self.output_names = output_names
         self.label_names = label_names
@@ -160,7 +162,7 @@ class EvalMetric:
                        "output_names": self.output_names, "label_names": self.label_names})
         return config
 
-    def update_dict(self, label, pred):
+    def update_dict(self, label: NDArray, pred: NDArray) -> None:
         """Update with dicts mapping names to arrays (``output_names`` / ``label_names``
         select and order them; default all values in order)."""
         if self.output_names is not None:
@@ -173,18 +175,18 @@ class EvalMetric:
             label = list(label.values())
         self.update(label, pred)
 
-    def update(self, labels, preds):
+    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]):
         """Accumulate the statistics of one batch."""
         raise NotImplementedError(f"{type(self).__name__} must implement update(labels, preds)")
 
-    def reset(self):
+    def reset(self) -> None:
         """Clear local and global statistics."""
         self.num_inst = 0
         self.sum_metric = 0.0
         self.global_num_inst = 0
         self.global_sum_metric = 0.0
 
-    def reset_local(self):
+    def reset_local(self) -> None:
         """Clear the local statistics only (global ones keep accumulating)."""
         self.num_inst = 0
         self.sum_metric = 0.0
@@ -230,7 +232,7 @@ class EvalMetric:
 _REGISTRY: "dict[str, type]" = {}
 
 
-def register(klass, name=None):
+def register(klass, name: Optional[str] = None):
     """Register an :class:`EvalMetric` subclass so ``create(name)`` can build it (the name is
     the class name, lower-cased, unless given). Usable as a decorator.
 
@@ -265,7 +267,7 @@ def alias(*aliases):
     return reg
 
 
-def create(metric, *args, **kwargs) -> EvalMetric:
+def create(metric, *args, **kwargs: Any) -> EvalMetric:
     """Create a metric from a name, an instance, a class, a list, a config dict or a function.
 
     Parameters
@@ -355,14 +357,14 @@ class CompositeEvalMetric(EvalMetric):
     'f1'
     """
 
-    def __init__(self, metrics=None, name="composite", output_names=None, label_names=None):
+    def __init__(self, metrics=None, name: str = "composite", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
         self.metrics = []
         super().__init__(name, output_names=output_names, label_names=label_names,
                          has_global_stats=True)
         for m in (metrics or []):
             self.metrics.append(create(m))
 
-    def add(self, metric):
+    def add(self, metric) -> None:
         """Add a child metric (anything :func:`create` accepts)."""
         self.metrics.append(create(metric))
 
@@ -374,7 +376,7 @@ class CompositeEvalMetric(EvalMetric):
             raise StateError(f"CompositeEvalMetric.get_metric: index {index!r} is out of "
                              f"range for {len(self.metrics)} metrics") from None
 
-    def update_dict(self, labels, preds):
+    def update_dict(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
         if self.label_names is not None:
             labels = OrderedDict([i for i in labels.items() if i[0] in self.label_names])
         if self.output_names is not None:
@@ -382,16 +384,16 @@ class CompositeEvalMetric(EvalMetric):
         for metric in self.metrics:
             metric.update_dict(labels, preds)
 
-    def update(self, labels, preds):
+    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
         """Update every child metric with the same batch."""
         for metric in self.metrics:
             metric.update(labels, preds)
 
-    def reset(self):
+    def reset(self) -> None:
         for metric in getattr(self, "metrics", ()):
             metric.reset()
 
-    def reset_local(self):
+    def reset_local(self) -> None:
         for metric in self.metrics:
             metric.reset_local()
 
@@ -444,12 +446,12 @@ class Accuracy(EvalMetric):
     ('accuracy', 0.6666666666666666)
     """
 
-    def __init__(self, axis=1, name="accuracy", output_names=None, label_names=None):
+    def __init__(self, axis: int = 1, name: str = "accuracy", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, axis=axis, output_names=output_names, label_names=label_names,
                          has_global_stats=True)
         self.axis = axis
 
-    def update(self, labels, preds):
+    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
             lab, p = _numpy(label), _numpy(pred)
@@ -484,7 +486,7 @@ class TopKAccuracy(EvalMetric):
     ('top_k_accuracy_2', 0.3333333333333333)
     """
 
-    def __init__(self, top_k=1, name="top_k_accuracy", output_names=None, label_names=None):
+    def __init__(self, top_k: int = 1, name: str = "top_k_accuracy", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, top_k=top_k, output_names=output_names, label_names=label_names,
                          has_global_stats=True)
         self.top_k = int(top_k)
@@ -493,7 +495,7 @@ class TopKAccuracy(EvalMetric):
                              f"Accuracy for top-1 accuracy")
         self.name += f"_{self.top_k}"
 
-    def update(self, labels, preds):
+    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
             p = _numpy(pred).astype(_np.float32)
@@ -647,7 +649,7 @@ class F1(_BinaryMetric):
     ('f1', 0.8)
     """
 
-    def __init__(self, name="f1", output_names=None, label_names=None, average="macro"):
+    def __init__(self, name: str = "f1", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None, average: str = "macro") -> None:
         super().__init__(name, output_names, label_names, average)
 
     def _score(self, use_global):
@@ -669,7 +671,7 @@ class MCC(_BinaryMetric):
     0.57735
     """
 
-    def __init__(self, name="mcc", output_names=None, label_names=None, average="macro"):
+    def __init__(self, name: str = "mcc", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None, average: str = "macro") -> None:
         super().__init__(name, output_names, label_names, average)
 
     def _score(self, use_global):
@@ -696,14 +698,14 @@ class Perplexity(EvalMetric):
     1.771098
     """
 
-    def __init__(self, ignore_label, axis=-1, name="perplexity", output_names=None,
-                 label_names=None):
+    def __init__(self, ignore_label, axis: int = -1, name: str = "perplexity", output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, ignore_label=ignore_label, output_names=output_names,
                          label_names=label_names, has_global_stats=True)
         self.ignore_label = ignore_label
         self.axis = axis
 
-    def update(self, labels, preds):
+    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
         labels, preds = check_label_shapes(labels, preds, True)
         loss, num = 0.0, 0
         for label, pred in zip(labels, preds):
@@ -781,7 +783,7 @@ class MAE(_BatchMeanMetric):
     ('mae', 0.5)
     """
 
-    def __init__(self, name="mae", output_names=None, label_names=None):
+    def __init__(self, name: str = "mae", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, output_names, label_names)
 
     @staticmethod
@@ -802,7 +804,7 @@ class MSE(_BatchMeanMetric):
     ('mse', 0.375)
     """
 
-    def __init__(self, name="mse", output_names=None, label_names=None):
+    def __init__(self, name: str = "mse", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, output_names, label_names)
 
     @staticmethod
@@ -823,7 +825,7 @@ class RMSE(_BatchMeanMetric):
     0.612372
     """
 
-    def __init__(self, name="rmse", output_names=None, label_names=None):
+    def __init__(self, name: str = "rmse", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, output_names, label_names)
 
     @staticmethod
@@ -871,7 +873,7 @@ class CrossEntropy(_LogLikelihood):
     0.571599
     """
 
-    def __init__(self, eps=1e-12, name="cross-entropy", output_names=None, label_names=None):
+    def __init__(self, eps: float = 1e-12, name: str = "cross-entropy", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
         super().__init__(eps, name, output_names, label_names)
 
 
@@ -890,7 +892,7 @@ class NegativeLogLikelihood(_LogLikelihood):
     0.571599
     """
 
-    def __init__(self, eps=1e-12, name="nll-loss", output_names=None, label_names=None):
+    def __init__(self, eps: float = 1e-12, name: str = "nll-loss", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
         super().__init__(eps, name, output_names, label_names)
 
 
@@ -915,7 +917,7 @@ class PearsonCorrelation(EvalMetric):
     0.421637
     """
 
-    def __init__(self, name="pearsonr", output_names=None, label_names=None, average="macro"):
+    def __init__(self, name: str = "pearsonr", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None, average: str = "macro") -> None:
         if average not in ("macro", "micro"):
             raise StateError(f"PearsonCorrelation: average must be 'macro' or 'micro', got "
                              f"{average!r}")
@@ -924,12 +926,12 @@ class PearsonCorrelation(EvalMetric):
                          has_global_stats=True)
 
     # micro statistics: [count, mean_label, mean_pred, M2_label, M2_pred, co-moment]
-    def reset(self):
+    def reset(self) -> None:
         super().reset()
         self._local = [0, 0.0, 0.0, 0.0, 0.0, 0.0]
         self._global = [0, 0.0, 0.0, 0.0, 0.0, 0.0]
 
-    def reset_local(self):
+    def reset_local(self) -> None:
         super().reset_local()
         self._local = [0, 0.0, 0.0, 0.0, 0.0, 0.0]
 
@@ -955,7 +957,7 @@ class PearsonCorrelation(EvalMetric):
         _, _, _, m2l, m2p, c = stats
         return float(c / math.sqrt(m2l * m2p)) if m2l * m2p > 0 else float("nan")
 
-    def update(self, labels, preds):
+    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
             check_label_shapes(label, pred, False, True)
@@ -999,7 +1001,7 @@ class PCC(EvalMetric):
     0.57735
     """
 
-    def __init__(self, name="pcc", output_names=None, label_names=None, has_global_stats=True):
+    def __init__(self, name: str = "pcc", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None, has_global_stats: bool = True) -> None:
         self.k = 2
         super().__init__(name, output_names=output_names, label_names=label_names,
                          has_global_stats=has_global_stats)
@@ -1021,7 +1023,7 @@ class PCC(EvalMetric):
         cov_xy = float((cmat.diagonal() * n - x * y).sum())
         return cov_xy / math.sqrt(cov_xx * cov_yy)
 
-    def update(self, labels, preds):
+    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
             lab = _numpy(label).astype(_np.int64).ravel()
@@ -1063,12 +1065,12 @@ class PCC(EvalMetric):
             return (self.name, float("nan"))
         return (self.name, self._calc_mcc(self.gcm))
 
-    def reset(self):
+    def reset(self) -> None:
         self.global_num_inst = 0
         self.gcm = _np.zeros((self.k, self.k))
         self.reset_local()
 
-    def reset_local(self):
+    def reset_local(self) -> None:
         self.num_inst = 0
         self.lcm = _np.zeros((self.k, self.k))
 
@@ -1088,11 +1090,11 @@ class Loss(EvalMetric):
     ('loss', 2.0)
     """
 
-    def __init__(self, name="loss", output_names=None, label_names=None):
+    def __init__(self, name: str = "loss", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, output_names=output_names, label_names=label_names,
                          has_global_stats=True)
 
-    def update(self, _, preds):
+    def update(self, _, preds: Sequence[NDArray]) -> None:
         if _is_array(preds):
             preds = [preds]
         for pred in preds:
@@ -1104,7 +1106,7 @@ class Loss(EvalMetric):
 class Torch(Loss):
     """Dummy metric for torch criterions (a :class:`Loss` named ``'torch'``)."""
 
-    def __init__(self, name="torch", output_names=None, label_names=None):
+    def __init__(self, name: str = "torch", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, output_names=output_names, label_names=label_names)
 
 
@@ -1112,7 +1114,7 @@ class Torch(Loss):
 class Caffe(Loss):
     """Dummy metric for caffe criterions (a :class:`Loss` named ``'caffe'``)."""
 
-    def __init__(self, name="caffe", output_names=None, label_names=None):
+    def __init__(self, name: str = "caffe", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, output_names=output_names, label_names=label_names)
 
 
@@ -1138,8 +1140,8 @@ class CustomMetric(EvalMetric):
     ('custom(<lambda>)', 6.0)
     """
 
-    def __init__(self, feval, name=None, allow_extra_outputs=False, output_names=None,
-                 label_names=None):
+    def __init__(self, feval, name: Optional[str] = None, allow_extra_outputs: bool = False, output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None) -> None:
         if name is None:
             name = getattr(feval, "__name__", type(feval).__name__)
             if "<" in name:
@@ -1150,7 +1152,7 @@ class CustomMetric(EvalMetric):
         self._feval = feval
         self._allow_extra_outputs = allow_extra_outputs
 
-    def update(self, labels, preds):
+    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
         if not self._allow_extra_outputs:
             labels, preds = check_label_shapes(labels, preds, True)
         else:
@@ -1168,7 +1170,7 @@ class CustomMetric(EvalMetric):
         raise NotImplementedError("CustomMetric cannot be serialized")
 
 
-def np(numpy_feval, name=None, allow_extra_outputs=False) -> CustomMetric:
+def np(numpy_feval, name: Optional[str] = None, allow_extra_outputs: bool = False) -> CustomMetric:
     """A :class:`CustomMetric` from a function of NumPy arrays (MXNet's ``mx.metric.np``).
 
     Examples

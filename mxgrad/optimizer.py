@@ -27,6 +27,8 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any, Optional
+
 import math
 import numbers
 import warnings
@@ -93,10 +95,10 @@ class Optimizer:
 
     opt_registry: dict = {}
 
-    def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None,
-                 learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
-                 multi_precision=False, param_dict=None, aggregate_num=None,
-                 use_fused_step=None, **kwargs):
+    def __init__(self, rescale_grad: float = 1.0, param_idx2name=None, wd: float = 0.0, clip_gradient: Optional[float] = None,
+                 learning_rate: Optional[float] = None, lr_scheduler=None, sym=None, begin_num_update: int = 0,
+                 multi_precision: bool = False, param_dict=None, aggregate_num=None,
+                 use_fused_step=None, **kwargs: Any) -> None:
         if kwargs:
             name = next(iter(kwargs))
             raise _UnknownArgumentError(
@@ -159,7 +161,7 @@ class Optimizer:
         return klass
 
     @staticmethod
-    def create_optimizer(name, **kwargs) -> "Optimizer":
+    def create_optimizer(name: str, **kwargs: Any) -> "Optimizer":
         """Create a registered optimizer by (case-insensitive) name.
 
         Examples
@@ -272,7 +274,7 @@ class Optimizer:
         return self.wd * self._mult(index, self.wd_mult, "wd_mult")
 
     # ------------------------------------------------------------------ update
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         """The auxiliary state of ``weight`` (momentum, moments...), or None."""
         return None
 
@@ -283,7 +285,7 @@ class Optimizer:
     def _multi_precision_for(self, weight) -> bool:
         return bool(self.multi_precision) and weight.dtype == np.float16
 
-    def create_state_multi_precision(self, index, weight):
+    def create_state_multi_precision(self, index: NDArray, weight: NDArray):
         """The state of ``weight``; for a float16 weight with ``multi_precision=True`` also a
         float32 master copy the updates run on (as MXNet 1.9: ``(master, state)``, for SGD and
         NAG ``(state, master)``)."""
@@ -297,11 +299,11 @@ class Optimizer:
                           f"{type(self).__name__} optimizer", stacklevel=2)
         return self.create_state(index, weight)
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state):
         """Update ``weight`` (NDArray, in place) from ``grad`` and ``state``."""
         raise NotImplementedError()
 
-    def update_multi_precision(self, index, weight, grad, state):
+    def update_multi_precision(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         """:meth:`update`; for a float16 weight with ``multi_precision=True`` the update runs
         on the float32 master copy in ``state``, then the weight is set to it (rounded)."""
         if isinstance(index, (list, tuple)):
@@ -397,17 +399,17 @@ class SGD(Optimizer):
 
     _master_first = False
 
-    def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
+    def __init__(self, momentum: float = 0.0, lazy_update: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.momentum = momentum
         self.lazy_update = lazy_update
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         if self.momentum != 0.0:
             return _zeros_like(weight)
         return None
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare_raw(index, weight, grad)
         c = self.clip_gradient
         if (c is not None and c > 0) or g.dtype != w.dtype:
@@ -453,16 +455,16 @@ class NAG(Optimizer):
 
     _master_first = False
 
-    def __init__(self, momentum=0.0, **kwargs):
+    def __init__(self, momentum: float = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.momentum = momentum
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         if self.momentum != 0.0:
             return _zeros_like(weight)
         return None
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         if wd:
@@ -492,18 +494,18 @@ class Adam(Optimizer):
     0.9
     """
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                 lazy_update=True, **kwargs):
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8,
+                 lazy_update: bool = True, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
         self.epsilon = epsilon
         self.lazy_update = lazy_update
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
@@ -534,8 +536,8 @@ class AdamW(Optimizer):
     0.984189
     """
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
-                 correct_bias=True, **kwargs):
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6,
+                 correct_bias: bool = True, **kwargs: Any) -> None:
         kwargs.pop("use_fused_step", None)
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
@@ -543,10 +545,10 @@ class AdamW(Optimizer):
         self.epsilon = epsilon
         self.correct_bias = correct_bias
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         if self.correct_bias:
@@ -579,8 +581,8 @@ class RMSProp(Optimizer):
     0.9
     """
 
-    def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8,
-                 centered=False, clip_weights=None, **kwargs):
+    def __init__(self, learning_rate: float = 0.001, gamma1: float = 0.9, gamma2: float = 0.9, epsilon: float = 1e-8,
+                 centered: bool = False, clip_weights=None, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.gamma1 = gamma1
         self.gamma2 = gamma2
@@ -588,12 +590,12 @@ class RMSProp(Optimizer):
         self.epsilon = epsilon
         self.clip_weights = clip_weights
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         if self.centered:
             return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
         return (_zeros_like(weight),)
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         if wd:
             g += wd * w
@@ -626,14 +628,14 @@ class AdaGrad(Optimizer):
     0.9
     """
 
-    def __init__(self, eps=1e-7, **kwargs):
+    def __init__(self, eps: float = 1e-7, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.float_stable_eps = eps
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         return _zeros_like(weight)
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         h = _buf(state)
@@ -661,15 +663,15 @@ class AdaDelta(Optimizer):
     0.6985
     """
 
-    def __init__(self, rho=0.90, epsilon=1e-5, **kwargs):
+    def __init__(self, rho: float = 0.90, epsilon: float = 1e-5, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rho = rho
         self.epsilon = epsilon
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         _, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         acc_g, acc_delta = _buf(state[0]), _buf(state[1])
@@ -692,15 +694,15 @@ class Adamax(Optimizer):
         weight -= lr / (1 - beta1**t) * m / u
     """
 
-    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
+    def __init__(self, learning_rate: float = 0.002, beta1: float = 0.9, beta2: float = 0.999, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         lr /= (1.0 - self.beta1 ** t)
@@ -719,8 +721,8 @@ class Adamax(Optimizer):
 class Nadam(Optimizer):
     """Nesterov Adam (Dozat), with MXNet's momentum schedule ``schedule_decay``."""
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                 schedule_decay=0.004, **kwargs):
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8,
+                 schedule_decay: float = 0.004, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
@@ -728,10 +730,10 @@ class Nadam(Optimizer):
         self.schedule_decay = schedule_decay
         self.m_schedule = 1.0
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         if wd:
@@ -771,17 +773,17 @@ class Signum(Optimizer):
     (array([ 0.9, -0.9], dtype=float32), array([-0.05,  0.2 ], dtype=float32))
     """
 
-    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
+    def __init__(self, learning_rate: float = 0.01, momentum: float = 0.9, wd_lh: float = 0.0, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.momentum = momentum
         self.wd_lh = wd_lh
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         if self.momentum != 0.0:
             return _zeros_like(weight)
         return None
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         if state is None:
             _k.signsgd_step(w, g, lr, wd + self.wd_lh)
@@ -812,16 +814,16 @@ class FTML(Optimizer):
     0.9
     """
 
-    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
+    def __init__(self, beta1: float = 0.6, beta2: float = 0.999, epsilon: float = 1e-8, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
         self.epsilon = epsilon
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         g += wd * w
@@ -852,8 +854,8 @@ class LAMB(Optimizer):
     array([2.6464, 3.6464], dtype=float32)
     """
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
-                 lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6,
+                 lower_bound=None, upper_bound=None, bias_correction: bool = True, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
@@ -862,10 +864,10 @@ class LAMB(Optimizer):
         self.upper_bound = upper_bound
         self.bias_correction = bias_correction
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         self._clip(g)
@@ -886,15 +888,15 @@ class Ftrl(Optimizer):
         weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)
     """
 
-    def __init__(self, lamda1=0.01, learning_rate=0.1, beta=1, **kwargs):
+    def __init__(self, lamda1: float = 0.01, learning_rate: float = 0.1, beta: int = 1, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.lamda1 = lamda1
         self.beta = beta
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         _k.ftrl_step(w, g, _buf(state[0]), _buf(state[1]), lr, self.lamda1, self.beta, wd)
@@ -906,7 +908,7 @@ class SGLD(Optimizer):
     """Stochastic gradient Langevin dynamics:
     ``weight += -lr/2 * (g + wd * weight) + N(0, sqrt(lr))``."""
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         from .random import generator
@@ -924,18 +926,18 @@ class DCASGD(Optimizer):
         prev = weight;  weight += mom
     """
 
-    def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
+    def __init__(self, momentum: float = 0.0, lamda: float = 0.04, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.momentum = momentum
         self.weight_previous = {}
         self.lamda = lamda
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         if self.momentum == 0.0:
             return (None, wrap(weight._data.copy()))
         return (_zeros_like(weight), wrap(weight._data.copy()))
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         mom, prev = state
@@ -958,10 +960,10 @@ class Test(Optimizer):
 
     __test__ = False   # not a pytest test class
 
-    def create_state(self, index, weight):
+    def create_state(self, index: NDArray, weight: NDArray):
         return _zeros_like(weight)
 
-    def update(self, index, weight, grad, state):
+    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
         w = _buf(weight)
         w += _buf(grad) * self.rescale_grad
         _buf(state)[...] = w
@@ -979,13 +981,13 @@ class Updater:
     0.75
     """
 
-    def __init__(self, optimizer: Optimizer):
+    def __init__(self, optimizer: Optimizer) -> None:
         self.optimizer = optimizer
         self.states: dict = {}
         self.states_synced: dict = {}
         self.aggregate_updates = False
 
-    def __call__(self, index, grad, weight):
+    def __call__(self, index: NDArray, grad: NDArray, weight: NDArray) -> None:
         if not isinstance(index, (list, tuple)):
             opt = self.optimizer
             states = self.states

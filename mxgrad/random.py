@@ -12,10 +12,14 @@ True
 """
 from __future__ import annotations
 
+from typing import Any, Optional
+
 import numpy as np
 
 from .base import as_dtype, ShapeError, StateError
 from .ndarray.ndarray import NDArray, wrap
+from ._typing import DTypeLike, ShapeLike
+from .context import Context
 
 __all__ = ["seed", "uniform", "normal", "randn", "randint", "shuffle", "exponential",
            "gamma", "poisson", "multinomial", "bernoulli", "generator"]
@@ -28,7 +32,7 @@ def generator() -> np.random.Generator:
     return _rng[0]
 
 
-def seed(seed_state: int, ctx="all") -> None:
+def seed(seed_state: int, ctx: Optional[Context] = "all") -> None:
     """Seed mxgrad's random number generator.
 
     Examples
@@ -73,7 +77,7 @@ def _sample_unchecked(draw, params, shape, dtype):
     return wrap(np.asarray(out).astype(as_dtype(dtype)))
 
 
-def uniform(low=0.0, high=1.0, shape=None, ctx=None, dtype=None, out=None, **kwargs) -> NDArray:
+def uniform(low: float = 0.0, high: float = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """Samples from U[low, high).
 
     Examples
@@ -87,7 +91,7 @@ def uniform(low=0.0, high=1.0, shape=None, ctx=None, dtype=None, out=None, **kwa
     return _out(out, r)
 
 
-def normal(loc=0.0, scale=1.0, shape=None, ctx=None, dtype=None, out=None, **kwargs) -> NDArray:
+def normal(loc: float = 0.0, scale: float = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """Samples from N(loc, scale**2).
 
     Examples
@@ -99,7 +103,7 @@ def normal(loc=0.0, scale=1.0, shape=None, ctx=None, dtype=None, out=None, **kwa
     return _out(out, r)
 
 
-def randn(*shape, loc=0.0, scale=1.0, dtype=None, **kwargs) -> NDArray:
+def randn(*shape: ShapeLike, loc: float = 0.0, scale: float = 1.0, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """Standard normal samples of the given shape.
 
     Examples
@@ -110,7 +114,7 @@ def randn(*shape, loc=0.0, scale=1.0, dtype=None, **kwargs) -> NDArray:
     return normal(loc, scale, shape=shape, dtype=dtype)
 
 
-def randint(low, high, shape=None, ctx=None, dtype="int32", out=None, **kwargs) -> NDArray:
+def randint(low: float, high: float, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = "int32", out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """Integers uniformly from ``[low, high)`` (int32 by default, as in MXNet).
 
     Examples
@@ -124,7 +128,7 @@ def randint(low, high, shape=None, ctx=None, dtype="int32", out=None, **kwargs) 
     return _out(out, r)
 
 
-def exponential(scale=1.0, shape=None, ctx=None, dtype=None, **kwargs) -> NDArray:
+def exponential(scale: float = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """Samples from an exponential distribution with the given scale (1/lambda).
 
     Examples
@@ -135,7 +139,7 @@ def exponential(scale=1.0, shape=None, ctx=None, dtype=None, **kwargs) -> NDArra
     return _sample(generator().exponential, (scale,), shape, dtype)
 
 
-def gamma(alpha=1.0, beta=1.0, shape=None, ctx=None, dtype=None, **kwargs) -> NDArray:
+def gamma(alpha: float = 1.0, beta: float = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """Samples from a gamma distribution (shape ``alpha``, scale ``beta``).
 
     Examples
@@ -146,7 +150,7 @@ def gamma(alpha=1.0, beta=1.0, shape=None, ctx=None, dtype=None, **kwargs) -> ND
     return _sample(generator().gamma, (alpha, beta), shape, dtype)
 
 
-def poisson(lam=1.0, shape=None, ctx=None, dtype=None, **kwargs) -> NDArray:
+def poisson(lam: float = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """Samples from a Poisson distribution.
 
     Examples
@@ -157,7 +161,7 @@ def poisson(lam=1.0, shape=None, ctx=None, dtype=None, **kwargs) -> NDArray:
     return _sample(generator().poisson, (lam,), shape, dtype)
 
 
-def bernoulli(prob=0.5, shape=None, dtype=None, **kwargs) -> NDArray:
+def bernoulli(prob: float = 0.5, shape: Optional[ShapeLike] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """0/1 samples that are 1 with probability ``prob``.
 
     Examples
@@ -172,7 +176,7 @@ def bernoulli(prob=0.5, shape=None, dtype=None, **kwargs) -> NDArray:
     return wrap((generator().random(size) < p).astype(as_dtype(dtype)))
 
 
-def multinomial(data, shape=None, get_prob=False, dtype="int32", **kwargs):
+def multinomial(data: NDArray, shape: Optional[ShapeLike] = None, get_prob: bool = False, dtype: DTypeLike = "int32", **kwargs: Any):
     """Draw category indices from the probability rows of ``data``.
 
     Examples
@@ -196,7 +200,7 @@ def multinomial(data, shape=None, get_prob=False, dtype="int32", **kwargs):
     return out
 
 
-def shuffle(data, **kwargs) -> NDArray:
+def shuffle(data: NDArray, **kwargs: Any) -> NDArray:
     """A copy of ``data`` with its first axis shuffled.
 
     Examples

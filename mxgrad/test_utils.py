@@ -13,7 +13,7 @@ import functools
 import numbers
 import os
 import sys
-from typing import Callable, Dict, Iterator, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from .base import DTypeError, ShapeError, StateError
 from .context import Context, current_context
 from .ndarray.ndarray import NDArray, wrap
 from .ndarray import array
+from ._typing import Axis, DTypeLike, ShapeLike
 
 __all__ = ["assert_almost_equal", "almost_equal", "assert_allclose",
            "assert_almost_equal_ignore_nan", "numeric_grad", "check_numeric_gradient",
@@ -108,18 +109,18 @@ def get_tolerance(dat, tol, default_tol) -> float:
     return default_tol.get(dtype, default_tol[np.dtype(np.float64)])
 
 
-def get_tols(x, y, rtol, atol) -> Tuple[float, float]:
+def get_tols(x: NDArray, y, rtol: float, atol: float) -> Tuple[float, float]:
     """The (rtol, atol) for comparing ``x`` and ``y``: the looser default of the two dtypes."""
     return (max(get_tolerance(x, rtol, default_rtols()), get_tolerance(y, rtol, default_rtols())),
             max(get_tolerance(x, atol, default_atols()), get_tolerance(y, atol, default_atols())))
 
 
-def get_rtol(rtol=None, dtype=np.dtype(np.float64)) -> float:
+def get_rtol(rtol: Optional[float] = None, dtype: DTypeLike = np.dtype(np.float64)) -> float:
     """``rtol``, or the default relative tolerance of ``dtype``."""
     return default_rtols()[np.dtype(dtype)] if rtol is None else rtol
 
 
-def get_atol(atol=None, dtype=np.dtype(np.float64)) -> float:
+def get_atol(atol: Optional[float] = None, dtype: DTypeLike = np.dtype(np.float64)) -> float:
     """``atol``, or the default absolute tolerance of ``dtype``."""
     return default_atols()[np.dtype(dtype)] if atol is None else atol
 
@@ -138,7 +139,7 @@ def _check_shapes(a, b):
         raise AssertionError(f"a.shape = {a.shape} and b.shape = {b.shape} are not equal")
 
 
-def almost_equal(a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True) -> bool:
+def almost_equal(a: NDArray, b: NDArray, rtol: Optional[float] = None, atol: Optional[float] = None, equal_nan: bool = False, use_broadcast: bool = True) -> bool:
     """Whether ``a`` and ``b`` are elementwise close (``None`` tolerances: float64 defaults).
 
     Examples
@@ -161,8 +162,8 @@ def _max_violation(a, b, rtol, atol):
     return loc, (float(violation[loc]) if violation.size else 0.0)
 
 
-def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=False,
-                        use_broadcast=True, mismatches=(10, 10)) -> None:
+def assert_almost_equal(a: NDArray, b: NDArray, rtol: Optional[float] = None, atol: Optional[float] = None, names=("a", "b"), equal_nan: bool = False,
+                        use_broadcast: bool = True, mismatches=(10, 10)) -> None:
     """Assert ``a`` and ``b`` (NDArrays, NumPy arrays or numbers) are elementwise close.
 
     As MXNet 1.9: ``rtol``/``atol`` of ``None`` take the defaults of the inputs' dtypes
@@ -198,12 +199,12 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=
         f"{names[1]}={float(b_b[loc]):.8f}")
 
 
-def assert_allclose(a, b, rtol=1e-07, atol=0, equal_nan=True) -> None:
+def assert_allclose(a: NDArray, b: NDArray, rtol: float = 1e-07, atol: float = 0, equal_nan: bool = True) -> None:
     """:func:`assert_almost_equal` with NumPy's ``assert_allclose`` defaults."""
     assert_almost_equal(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-def assert_almost_equal_ignore_nan(a, b, rtol=None, atol=None, names=("a", "b")) -> None:
+def assert_almost_equal_ignore_nan(a: NDArray, b: NDArray, rtol: Optional[float] = None, atol: Optional[float] = None, names=("a", "b")) -> None:
     """:func:`assert_almost_equal` where a NaN in either input matches anything."""
     a, b = np.array(_np(a), dtype=np.float64), np.array(_np(b), dtype=np.float64)
     a, b = np.broadcast_arrays(a, b)
@@ -214,7 +215,7 @@ def assert_almost_equal_ignore_nan(a, b, rtol=None, atol=None, names=("a", "b"))
     assert_almost_equal(a, b, rtol, atol, names)
 
 
-def same(a, b) -> bool:
+def same(a: NDArray, b: NDArray) -> bool:
     """Whether two arrays are exactly equal (same shape, same values).
 
     Examples
@@ -236,7 +237,7 @@ def same_array(array1: NDArray, array2: NDArray) -> bool:
     return bool(np.shares_memory(array1._data, array2._data))
 
 
-def assert_exception(f: Callable, exception_type, *args, **kwargs) -> None:
+def assert_exception(f: Callable, exception_type, *args, **kwargs: Any) -> None:
     """Assert that ``f(*args, **kwargs)`` raises ``exception_type``.
 
     Examples
@@ -345,7 +346,7 @@ def random_arrays(*shapes):
     return arrays[0] if len(arrays) == 1 else arrays
 
 
-def random_uniform_arrays(*shapes, low: float = 0.0, high: float = 1.0, dtype=None):
+def random_uniform_arrays(*shapes, low: float = 0.0, high: float = 1.0, dtype: DTypeLike = None):
     """Uniform NumPy arrays in ``[low, high)``, one per shape (always a list)."""
     dtype = default_dtype() if dtype is None else dtype
     return [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
@@ -386,8 +387,8 @@ def rand_shape_nd(num_dim: int, dim: int = 10, allow_zero_size: bool = False) ->
     return tuple(int(d) for d in np.random.randint(low, dim + 1, size=num_dim))
 
 
-def rand_ndarray(shape, stype: str = "default", density=None, dtype=None, modifier_func=None,
-                 shuffle_csr_indices: bool = False, distribution=None, ctx=None) -> NDArray:
+def rand_ndarray(shape: ShapeLike, stype: str = "default", density=None, dtype: DTypeLike = None, modifier_func=None,
+                 shuffle_csr_indices: bool = False, distribution=None, ctx: Optional[Context] = None) -> NDArray:
     """A random standard-normal NDArray of ``shape`` (float32 unless ``dtype``).
 
     Only dense storage exists in mxgrad: ``stype`` other than ``'default'`` raises.
@@ -404,7 +405,7 @@ def rand_ndarray(shape, stype: str = "default", density=None, dtype=None, modifi
     return array(random_arrays(tuple(shape)), dtype=dtype or default_dtype(), ctx=ctx)
 
 
-def np_reduce(dat: np.ndarray, axis, keepdims: bool, numpy_reduce_func) -> np.ndarray:
+def np_reduce(dat: np.ndarray, axis: Axis, keepdims: bool, numpy_reduce_func) -> np.ndarray:
     """Reduce ``dat`` over ``axis`` (int, list or None) one axis at a time with a NumPy reducer.
 
     Examples
@@ -427,7 +428,7 @@ def np_reduce(dat: np.ndarray, axis, keepdims: bool, numpy_reduce_func) -> np.nd
     return ret
 
 
-def collapse_sum_like(a: np.ndarray, shape) -> np.ndarray:
+def collapse_sum_like(a: np.ndarray, shape: ShapeLike) -> np.ndarray:
     """Sum ``a`` over the axes that broadcasting added or stretched to reach ``shape``."""
     shape = tuple(shape)
     if a.ndim < len(shape):
@@ -440,7 +441,7 @@ def collapse_sum_like(a: np.ndarray, shape) -> np.ndarray:
     return a.sum(axis=axes).reshape(shape) if axes else a.reshape(shape)
 
 
-def compare_ndarray_tuple(t1, t2, rtol=None, atol=None) -> None:
+def compare_ndarray_tuple(t1, t2, rtol: Optional[float] = None, atol: Optional[float] = None) -> None:
     """Assert two (nested tuples of) arrays are almost equal; ``None`` on either side passes."""
     if t1 is None or t2 is None:
         return
@@ -451,7 +452,7 @@ def compare_ndarray_tuple(t1, t2, rtol=None, atol=None) -> None:
         assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
 
 
-def compare_optimizer(opt1, opt2, shape, dtype, w_stype: str = "default",
+def compare_optimizer(opt1, opt2, shape: ShapeLike, dtype: DTypeLike, w_stype: str = "default",
                       g_stype: str = "default", rtol: float = 1e-4, atol: float = 1e-5,
                       compare_states: bool = True, ntensors: int = 1) -> None:
     """Run one update of two optimizers on the same random weight and gradient and assert

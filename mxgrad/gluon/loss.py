@@ -15,11 +15,14 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any, Optional
+
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError, numeric_types
 from .block import HybridBlock
 from ..ops.nn import _softmax_ce_per_sample
+from .._typing import Axis
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "HuberLoss",
@@ -65,7 +68,7 @@ class Loss(HybridBlock):
         The axis that indexes samples; the loss is averaged over the others.
     """
 
-    def __init__(self, weight, batch_axis, **kwargs):
+    def __init__(self, weight: float, batch_axis: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._weight = weight
         self._batch_axis = batch_axis
@@ -87,7 +90,7 @@ class L2Loss(Loss):
     [2.0, 0.0]
     """
 
-    def __init__(self, weight=1.0, batch_axis=0, **kwargs):
+    def __init__(self, weight: float = 1.0, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
@@ -107,7 +110,7 @@ class L1Loss(Loss):
     [1.5]
     """
 
-    def __init__(self, weight=None, batch_axis=0, **kwargs):
+    def __init__(self, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
@@ -132,7 +135,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
     [0.6931]
     """
 
-    def __init__(self, from_sigmoid=False, weight=None, batch_axis=0, **kwargs):
+    def __init__(self, from_sigmoid: bool = False, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._from_sigmoid = from_sigmoid
 
@@ -174,8 +177,8 @@ class SoftmaxCrossEntropyLoss(Loss):
     [0.6931]
     """
 
-    def __init__(self, axis=-1, sparse_label=True, from_logits=False, weight=None,
-                 batch_axis=0, **kwargs):
+    def __init__(self, axis: Axis = -1, sparse_label: bool = True, from_logits: bool = False, weight: Optional[float] = None,
+                 batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._axis = axis
         self._sparse_label = sparse_label
@@ -221,7 +224,7 @@ class KLDivLoss(Loss):
     0.0
     """
 
-    def __init__(self, from_logits=True, axis=-1, weight=None, batch_axis=0, **kwargs):
+    def __init__(self, from_logits: bool = True, axis: Axis = -1, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._from_logits = from_logits
         self._axis = axis
@@ -244,7 +247,7 @@ class HuberLoss(Loss):
     [0.125, 2.5]
     """
 
-    def __init__(self, rho=1, weight=None, batch_axis=0, **kwargs):
+    def __init__(self, rho: float = 1, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._rho = rho
 
@@ -267,7 +270,7 @@ class HingeLoss(Loss):
     [0.5, 0.0]
     """
 
-    def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
+    def __init__(self, margin: float = 1, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._margin = margin
 
@@ -288,7 +291,7 @@ class SquaredHingeLoss(Loss):
     [0.25]
     """
 
-    def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
+    def __init__(self, margin: float = 1, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._margin = margin
 
@@ -310,7 +313,7 @@ class LogisticLoss(Loss):
     [0.6931]
     """
 
-    def __init__(self, weight=None, batch_axis=0, label_format="signed", **kwargs):
+    def __init__(self, weight: Optional[float] = None, batch_axis: int = 0, label_format: str = "signed", **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._label_format = label_format
         if self._label_format not in ("signed", "binary"):
@@ -330,7 +333,7 @@ class TripletLoss(Loss):
     r"""Triplet loss ``max(0, sum(|pos - pred|**2 - |neg - pred|**2) + margin)``,
     summed over the non-batch axes."""
 
-    def __init__(self, margin=1, weight=None, batch_axis=0, **kwargs):
+    def __init__(self, margin: float = 1, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._margin = margin
 
@@ -348,8 +351,8 @@ class PoissonNLLLoss(Loss):
     ``pred - target * log(pred + epsilon)``, plus Stirling's term with
     ``compute_full``; averaged over all elements (a 1-element result, as MXNet)."""
 
-    def __init__(self, weight=None, from_logits=True, batch_axis=0, compute_full=False,
-                 **kwargs):
+    def __init__(self, weight: Optional[float] = None, from_logits: bool = True, batch_axis: int = 0, compute_full: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._from_logits = from_logits
         self._compute_full = compute_full
@@ -380,7 +383,7 @@ class CosineEmbeddingLoss(Loss):
     [[0.0]]
     """
 
-    def __init__(self, weight=None, batch_axis=0, margin=0, **kwargs):
+    def __init__(self, weight: Optional[float] = None, batch_axis: int = 0, margin: float = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._margin = margin
 
@@ -421,7 +424,7 @@ class CTCLoss(Loss):
     array([18.8282, 16.5058], dtype=float32)
     """
 
-    def __init__(self, layout: str = "NTC", label_layout: str = "NT", weight=None, **kwargs):
+    def __init__(self, layout: str = "NTC", label_layout: str = "NT", weight: Optional[float] = None, **kwargs: Any) -> None:
         if layout not in ("NTC", "TNC"):
             raise StateError(f"CTCLoss: layout must be 'NTC' or 'TNC', got {layout!r}")
         if label_layout not in ("NT", "TN"):

@@ -20,6 +20,8 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any, Optional
+
 import math
 
 import numpy as _np
@@ -32,6 +34,8 @@ from ..ops.indexing import boolean_mask, take, where
 from ..ops.linalg import dot
 from ..ops.shape import concat, split, stack, swapaxes
 from .ndarray import NDArray, wrap
+from .._typing import Axis
+from ..context import Context
 
 __all__ = ["boolean_mask", "arange_like", "div_sqrt_dim", "foreach", "while_loop", "cond",
            "isinf", "isfinite", "isnan", "index_copy", "index_array", "quadratic",
@@ -49,8 +53,8 @@ def _nd(x, op, arg="data") -> NDArray:
 
 
 # ------------------------------------------------------------------ simple ops
-def arange_like(data, start: float = 0.0, step: float = 1.0, repeat: int = 1, ctx=None,
-                axis=None, **kwargs) -> NDArray:
+def arange_like(data: NDArray, start: float = 0.0, step: float = 1.0, repeat: int = 1, ctx: Optional[Context] = None,
+                axis: Axis = None, **kwargs: Any) -> NDArray:
     """Evenly spaced values shaped like ``data`` (or, with ``axis``, a 1-D array as long as
     ``data.shape[axis]``): ``start + step * (i // repeat)`` for the i-th element in row-major
     order. The result has ``data``'s dtype and is a constant (no gradient).
@@ -87,7 +91,7 @@ def arange_like(data, start: float = 0.0, step: float = 1.0, repeat: int = 1, ct
     return wrap(vals.astype(data.dtype).reshape(oshape))
 
 
-def div_sqrt_dim(data, **kwargs) -> NDArray:
+def div_sqrt_dim(data: NDArray, **kwargs: Any) -> NDArray:
     """``data / sqrt(data.shape[-1])`` (the scaling of dot-product attention).
 
     Examples
@@ -109,7 +113,7 @@ def _mask(data, fn, op) -> NDArray:
     return wrap(fn(a).astype(a.dtype if a.dtype.kind == "f" else _np.float32))
 
 
-def isinf(data) -> NDArray:
+def isinf(data: NDArray) -> NDArray:
     """1 where ``data`` is +inf or -inf, else 0 (same dtype as ``data``).
 
     Examples
@@ -124,7 +128,7 @@ def isinf(data) -> NDArray:
     return _mask(data, _np.isinf, "isinf")
 
 
-def isfinite(data) -> NDArray:
+def isfinite(data: NDArray) -> NDArray:
     """1 where ``data`` is neither infinite nor NaN, else 0.
 
     Examples
@@ -139,7 +143,7 @@ def isfinite(data) -> NDArray:
     return _mask(data, _np.isfinite, "isfinite")
 
 
-def isnan(data) -> NDArray:
+def isnan(data: NDArray) -> NDArray:
     """1 where ``data`` is NaN, else 0.
 
     Examples
@@ -154,7 +158,7 @@ def isnan(data) -> NDArray:
     return _mask(data, _np.isnan, "isnan")
 
 
-def quadratic(data, a: float = 0.0, b: float = 0.0, c: float = 0.0, **kwargs) -> NDArray:
+def quadratic(data: NDArray, a: float = 0.0, b: float = 0.0, c: float = 0.0, **kwargs: Any) -> NDArray:
     """``a * data**2 + b * data + c`` elementwise (differentiable).
 
     Examples
@@ -175,7 +179,7 @@ _GRADMUL = defop("gradientmultiplier", lambda x, scalar: x.copy(),
                  save=())
 
 
-def gradientmultiplier(data, scalar: float = 1.0, **kwargs) -> NDArray:
+def gradientmultiplier(data: NDArray, scalar: float = 1.0, **kwargs: Any) -> NDArray:
     """The identity in the forward pass; the backward pass multiplies the gradient by
     ``scalar`` (e.g. ``-1`` for a gradient-reversal layer).
 
@@ -202,7 +206,7 @@ _SIGN_STE = defop("sign_ste", lambda x: _sign(x), [lambda g, y, x: g], [lambda t
                   save=())
 
 
-def round_ste(data, **kwargs) -> NDArray:
+def round_ste(data: NDArray, **kwargs: Any) -> NDArray:
     """``round(data)`` (halves away from zero) with the straight-through gradient: the
     gradient passes unchanged (instead of being 0 as for ``round``).
 
@@ -219,7 +223,7 @@ def round_ste(data, **kwargs) -> NDArray:
     return call1(_ROUND_STE, _nd(data, "round_ste"))
 
 
-def sign_ste(data, **kwargs) -> NDArray:
+def sign_ste(data: NDArray, **kwargs: Any) -> NDArray:
     """``sign(data)`` with the straight-through gradient (the gradient passes unchanged).
 
     Examples
@@ -243,7 +247,7 @@ def _adaptive_matrix(n_in, n_out, dtype):
     return wrap(m.astype(dtype))
 
 
-def AdaptiveAvgPooling2D(data, output_size=(), **kwargs) -> NDArray:
+def AdaptiveAvgPooling2D(data: NDArray, output_size=(), **kwargs: Any) -> NDArray:
     """Adaptive average pooling of ``(N, C, H, W)`` data to ``(N, C, oh, ow)``: output cell
     ``(i, j)`` averages rows ``floor(i*H/oh)`` to ``ceil((i+1)*H/oh) - 1`` and the columns
     likewise. ``output_size`` is ``()`` (1x1), an int (square) or ``(oh, ow)``.
@@ -288,7 +292,7 @@ def AdaptiveAvgPooling2D(data, output_size=(), **kwargs) -> NDArray:
     return swapaxes(rows, 2, 3)
 
 
-def index_copy(old_tensor, index_vector, new_tensor, **kwargs) -> NDArray:
+def index_copy(old_tensor, index_vector, new_tensor, **kwargs: Any) -> NDArray:
     """A copy of ``old_tensor`` whose rows ``index_vector[i]`` are replaced by
     ``new_tensor[i]`` (differentiable in both tensors; a repeated index keeps the last row).
 
@@ -334,7 +338,7 @@ def _numpy_int(x, op):
     return a.astype(_np.int64, copy=False)
 
 
-def index_array(data, axes=None, **kwargs) -> NDArray:
+def index_array(data: NDArray, axes=None, **kwargs: Any) -> NDArray:
     """The index of every element: shape ``data.shape + (len(axes),)`` (``axes`` default all
     axes), ``out[i1, ..., in, j] = i_{axes[j]}``, dtype int64.
 
@@ -365,7 +369,7 @@ def index_array(data, axes=None, **kwargs) -> NDArray:
     return wrap(_np.ascontiguousarray(out))
 
 
-def rand_zipfian(true_classes, num_sampled: int, range_max: int, ctx=None):
+def rand_zipfian(true_classes, num_sampled: int, range_max: int, ctx: Optional[Context] = None):
     """Sample ``num_sampled`` classes from ``[0, range_max)`` with the approximately Zipfian
     distribution ``P(c) = (log(c + 2) - log(c + 1)) / log(range_max + 1)``.
 
@@ -418,7 +422,7 @@ def _regroup(flat, fmt):
     return out, flat
 
 
-def foreach(body, data, init_states):
+def foreach(body, data: NDArray, init_states):
     """Run ``body`` over the slices of ``data`` along axis 0, carrying states.
 
     ``out, states = body(data[i], states)`` for each ``i`` (``data`` may be a list of
@@ -589,7 +593,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
     return stacked, lvars
 
 
-def cond(pred, then_func, else_func):
+def cond(pred: NDArray, then_func, else_func):
     """``then_func()`` if ``pred`` (a one-element NDArray) is non-zero, else ``else_func()``.
 
     Examples

@@ -20,7 +20,7 @@ array([18.8282, 16.5058], dtype=float32)
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -61,8 +61,9 @@ def _label_lengths(labels: np.ndarray, pad: int) -> np.ndarray:
     return first_pad.astype(np.int64)
 
 
-def ctc_loss(data, label, data_lengths=None, label_lengths=None, use_data_lengths: bool = False,
-             use_label_lengths: bool = False, blank_label: str = "first", **kwargs):
+def ctc_loss(data: NDArray, label: NDArray, data_lengths: Optional[NDArray] = None,
+             label_lengths: Optional[NDArray] = None, use_data_lengths: bool = False,
+             use_label_lengths: bool = False, blank_label: str = "first", **kwargs: Any) -> NDArray:
     """CTC loss of each sequence in the batch: a ``(N,)`` array of negative log-likelihoods.
 
     Parameters
@@ -163,9 +164,9 @@ def _ntc_to_tnc(pred):
     return swapaxes(pred, 0, 1)
 
 
-def ctc_loss_gluon(pred, label, pred_lengths: Optional[NDArray] = None,
+def ctc_loss_gluon(pred: NDArray, label: NDArray, pred_lengths: Optional[NDArray] = None,
                    label_lengths: Optional[NDArray] = None, layout: str = "NTC",
-                   label_layout: str = "NT"):
+                   label_layout: str = "NT") -> NDArray:
     """What ``gluon.loss.CTCLoss`` computes: layouts handled, blank last, lengths optional."""
     if layout == "NTC":
         pred = _ntc_to_tnc(pred)

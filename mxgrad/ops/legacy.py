@@ -13,6 +13,8 @@ array([[9., 2., 3.],
 """
 from __future__ import annotations
 
+from typing import Any, Optional
+
 import numpy as np
 
 from ..base import DTypeError, ShapeError
@@ -29,7 +31,7 @@ def _rows(index: NDArray, n: int, op: str) -> np.ndarray:
     return idx.astype(np.int64)
 
 
-def onehot_encode(indices, out: NDArray) -> NDArray:
+def onehot_encode(indices: NDArray, out: NDArray) -> NDArray:
     """Write the one-hot rows of ``indices`` into ``out`` (shape ``(N, depth)``); deprecated in
     MXNet in favour of :func:`one_hot`, which it calls.
 
@@ -48,12 +50,12 @@ def onehot_encode(indices, out: NDArray) -> NDArray:
     return out
 
 
-def choose_element_0index(lhs, rhs, **kwargs):
+def choose_element_0index(lhs: NDArray, rhs: NDArray, **kwargs: Any) -> NDArray:
     """``lhs[i, rhs[i]]`` for each row ``i`` (``pick`` along axis 1; differentiable)."""
     return pick(lhs, rhs, axis=1)
 
 
-def fill_element_0index(lhs, mhs, rhs, out=None, **kwargs) -> NDArray:
+def fill_element_0index(lhs: NDArray, mhs: NDArray, rhs: NDArray, out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """A copy of ``lhs`` (or ``out``) with ``[i, rhs[i]]`` set to ``mhs[i]`` for each row."""
     if not isinstance(lhs, NDArray) or lhs.ndim != 2:
         raise DTypeError("fill_element_0index: lhs must be a 2-D NDArray")
@@ -68,7 +70,7 @@ def fill_element_0index(lhs, mhs, rhs, out=None, **kwargs) -> NDArray:
     return out
 
 
-def reset_arrays(*data, num_arrays=None, **kwargs) -> None:
+def reset_arrays(*data: NDArray, num_arrays: Optional[int] = None, **kwargs: Any) -> None:
     """Set every given array to zero, in place.
 
     Examples

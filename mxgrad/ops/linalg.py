@@ -13,11 +13,13 @@ of two vectors has shape ``(1,)`` (MXNet has no 0-d arrays).
 """
 from __future__ import annotations
 
+from typing import Any, List, Optional
+
 import numpy as np
 
 from ..base import DTypeError, ShapeError
 from ..ndarray.ndarray import NDArray
-from ._core import defop, call1, call2, register_method, as_array
+from ._core import Op, defop, call1, call2, register_method, as_array
 from .reduce import reshape_exact
 
 __all__ = ["dot", "batch_dot", "linalg_gemm2", "linalg_gemm", "matmul", "linalg_extractdiag",
@@ -125,8 +127,8 @@ _DOT = defop("dot", _dot_fwd, [_dot_ga, _dot_gb],
               dot(a, t, transpose_a=transpose_a, transpose_b=transpose_b)])
 
 
-def dot(lhs, rhs, transpose_a: bool = False, transpose_b: bool = False, forward_stype=None,
-        out=None, name=None, **kwargs):
+def dot(lhs: NDArray, rhs: NDArray, transpose_a: bool = False, transpose_b: bool = False, forward_stype: Optional[str] = None,
+        out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Dot product with MXNet's semantics.
 
     * 1-D . 1-D: inner product, shape ``(1,)``;
@@ -249,8 +251,8 @@ def _prep2(op, lhs, rhs):
     return lhs, rhs
 
 
-def batch_dot(lhs, rhs, transpose_a: bool = False, transpose_b: bool = False,
-              forward_stype=None, out=None, name=None, **kwargs):
+def batch_dot(lhs: NDArray, rhs: NDArray, transpose_a: bool = False, transpose_b: bool = False,
+              forward_stype: Optional[str] = None, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Batched matrix product of N-D arrays (N >= 3) with equal leading dimensions.
 
     ``(B, n, k) x (B, k, m) -> (B, n, m)``; ``transpose_a``/``transpose_b`` transpose
@@ -284,8 +286,8 @@ def _row_axis(axis, ndim):
     return -2 if axis % ndim == ndim - 2 else axis % ndim
 
 
-def linalg_gemm2(A, B, transpose_a: bool = False, transpose_b: bool = False,
-                 alpha: float = 1.0, axis: int = -2, out=None, name=None, **kwargs):
+def linalg_gemm2(A: NDArray, B: NDArray, transpose_a: bool = False, transpose_b: bool = False,
+                 alpha: float = 1.0, axis: int = -2, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """``alpha * op(A) . op(B)`` on the trailing two axes, batched over the others.
 
     Parameters
@@ -315,9 +317,9 @@ def linalg_gemm2(A, B, transpose_a: bool = False, transpose_b: bool = False,
     return _to_out(out, r)
 
 
-def linalg_gemm(A, B, C, transpose_a: bool = False, transpose_b: bool = False,
-                alpha: float = 1.0, beta: float = 1.0, axis: int = -2, out=None, name=None,
-                **kwargs):
+def linalg_gemm(A: NDArray, B: NDArray, C: NDArray, transpose_a: bool = False, transpose_b: bool = False,
+                alpha: float = 1.0, beta: float = 1.0, axis: int = -2, out: Optional[NDArray] = None, name: Optional[str] = None,
+                **kwargs: Any) -> NDArray:
     """``alpha * op(A) . op(B) + beta * C`` (see :func:`linalg_gemm2`).
 
     Examples
@@ -365,7 +367,7 @@ _MAKEDIAG = defop("linalg_makediag", _makediag_fwd,
                   [lambda t, y, v, offset: linalg_makediag(t, offset)], save=())
 
 
-def linalg_extractdiag(A, offset: int = 0, **kwargs):
+def linalg_extractdiag(A: NDArray, offset: int = 0, **kwargs: Any) -> NDArray:
     """The diagonal (``offset`` > 0: above, < 0: below) of the trailing square
     matrices of ``A``: shape ``A.shape[:-2] + (n - |offset|,)``.
 
@@ -380,7 +382,7 @@ def linalg_extractdiag(A, offset: int = 0, **kwargs):
     return call1(_EXTRACTDIAG, _prep1("linalg_extractdiag", A), {"offset": int(offset)})
 
 
-def linalg_makediag(A, offset: int = 0, **kwargs):
+def linalg_makediag(A: NDArray, offset: int = 0, **kwargs: Any) -> NDArray:
     """Square matrices with the trailing vectors of ``A`` on the diagonal ``offset``.
 
     Examples
@@ -395,7 +397,7 @@ def linalg_makediag(A, offset: int = 0, **kwargs):
     return call1(_MAKEDIAG, _prep1("linalg_makediag", A), {"offset": int(offset)})
 
 
-def linalg_sumlogdiag(A, **kwargs):
+def linalg_sumlogdiag(A: NDArray, **kwargs: Any) -> NDArray:
     """``sum(log(diag(A)))`` of each trailing square matrix (shape ``A.shape[:-2]``,
     ``(1,)`` for a single matrix).
 
@@ -412,7 +414,7 @@ def linalg_sumlogdiag(A, **kwargs):
     return _sum(log(linalg_extractdiag(A)), axis=-1)
 
 
-def linalg_syrk(A, transpose: bool = False, alpha: float = 1.0, **kwargs):
+def linalg_syrk(A: NDArray, transpose: bool = False, alpha: float = 1.0, **kwargs: Any) -> NDArray:
     """``alpha * A . A^T`` (or ``alpha * A^T . A`` with ``transpose=True``), batched.
 
     Examples
@@ -465,7 +467,7 @@ _INVERSE = defop("linalg_inverse", _inverse_fwd,
                  save=(), save_out=True)
 
 
-def linalg_inverse(A, **kwargs):
+def linalg_inverse(A: NDArray, **kwargs: Any) -> NDArray:
     """Inverse of each trailing square matrix of ``A``.
 
     Examples
@@ -507,7 +509,7 @@ def _det_jvp(t, y, a):
 _DET = defop("linalg_det", _det_fwd, [_det_grad], [_det_jvp], save_out=True)
 
 
-def linalg_det(A, **kwargs):
+def linalg_det(A: NDArray, **kwargs: Any) -> NDArray:
     """Determinant of each trailing square matrix (shape ``A.shape[:-2]``, ``(1,)``
     for one matrix); gradient ``det(A) * inv(A)^T``.
 
@@ -542,7 +544,7 @@ def _slogdet_jvp(t, y, a):
 _SLOGDET = defop("linalg_slogdet", _slogdet_fwd, [_slogdet_grad], [_slogdet_jvp], nout=2)
 
 
-def linalg_slogdet(A, **kwargs):
+def linalg_slogdet(A: NDArray, **kwargs: Any) -> List[NDArray]:
     """Sign and log of the absolute determinant of each trailing square matrix:
     returns ``(sign, logabsdet)``; the gradient of ``logabsdet`` is ``inv(A)^T``.
 
@@ -576,7 +578,7 @@ def _copy_ltu_fwd(m):
     return np.tril(m) + np.swapaxes(np.tril(m, -1), -1, -2)
 
 
-_COPY_LTU = defop("_copy_lower_to_upper", _copy_ltu_fwd,
+_COPY_LTU: Op = defop("_copy_lower_to_upper", _copy_ltu_fwd,
                   [lambda g, y, m: _tri(g) + _tri(_mT(g), True, -1)],
                   [lambda t, y, m: call1(_COPY_LTU, t)], save=())
 
@@ -613,8 +615,8 @@ def _tri_args(op, A, B):
     return A, B
 
 
-def linalg_trmm(A, B, transpose: bool = False, rightside: bool = False, lower: bool = True,
-                alpha: float = 1.0, **kwargs):
+def linalg_trmm(A: NDArray, B: NDArray, transpose: bool = False, rightside: bool = False, lower: bool = True,
+                alpha: float = 1.0, **kwargs: Any) -> NDArray:
     """``alpha * op(A) . B`` (or ``alpha * B . op(A)`` with ``rightside=True``) where
     only the lower (``lower=True``) or upper triangle of ``A`` is used and ``op``
     transposes when ``transpose=True``. Batched over leading axes.
@@ -636,8 +638,8 @@ def linalg_trmm(A, B, transpose: bool = False, rightside: bool = False, lower: b
     return _gemm2(T, B, bool(transpose), False, float(alpha), -2)
 
 
-def linalg_trsm(A, B, transpose: bool = False, rightside: bool = False, lower: bool = True,
-                alpha: float = 1.0, **kwargs):
+def linalg_trsm(A: NDArray, B: NDArray, transpose: bool = False, rightside: bool = False, lower: bool = True,
+                alpha: float = 1.0, **kwargs: Any) -> NDArray:
     """Solve ``op(A) . X = alpha * B`` (or ``X . op(A) = alpha * B`` with
     ``rightside=True``) for ``X``, with ``A`` triangular (only its lower or upper
     triangle is read). Batched over leading axes.
@@ -694,7 +696,7 @@ _POTRF = defop("linalg_potrf", _potrf_fwd, [_potrf_grad], [_potrf_jvp], save=(),
                save_out=True)
 
 
-def linalg_potrf(A, lower: bool = True, **kwargs):
+def linalg_potrf(A: NDArray, lower: bool = True, **kwargs: Any) -> NDArray:
     """Cholesky factor of symmetric positive definite matrices: ``L`` with
     ``A = L . L^T`` (``lower=True``) or ``U`` with ``A = U^T . U``. The gradient is the
     symmetric one (as MXNet): ``0.5 * L^-T copyLTU(L^T dL) L^-1``.
@@ -713,7 +715,7 @@ def linalg_potrf(A, lower: bool = True, **kwargs):
     return call1(_POTRF, A, {"lower": bool(lower)})
 
 
-def linalg_potri(A, lower: bool = True, **kwargs):
+def linalg_potri(A: NDArray, lower: bool = True, **kwargs: Any) -> NDArray:
     """Inverse of ``A . A^T`` (``lower=True``) or ``A^T . A`` from a triangular
     (Cholesky) factor ``A``: the inverse of the matrix whose factor ``A`` is.
 
@@ -733,7 +735,7 @@ def linalg_potri(A, lower: bool = True, **kwargs):
 
 
 # ------------------------------------------------------------ matmul / @
-def matmul(a, b):
+def matmul(a: NDArray, b: NDArray) -> NDArray:
     """NumPy-style ``matmul`` (the ``@`` operator): batched over broadcast leading axes;
     a 1-D operand is a vector (and the product of two vectors has shape ``(1,)``).
 

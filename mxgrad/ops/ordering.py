@@ -13,6 +13,10 @@ order alike; MXNet leaves the order of ties unspecified.
 """
 from __future__ import annotations
 
+from typing import Any, List, Optional, Sequence, Union
+
+from typing_extensions import Literal, overload
+
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError, as_dtype
@@ -20,6 +24,7 @@ from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
 from ._core import defop, call1, register_method, as_array, inplace_apply
 from .reduce import reshape_exact
+from .._typing import DTypeLike
 
 __all__ = ["argmax", "argmin", "argmax_channel", "argsort", "sort", "topk"]
 
@@ -163,7 +168,7 @@ def _arg_extreme(fn, data, axis, keepdims, op):
     return r if type(data) is np.ndarray else wrap(r)
 
 
-def argmax(data, axis=None, keepdims=False, out=None, name=None, **kwargs):
+def argmax(data: NDArray, axis: Optional[int] = None, keepdims: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Indices of the maximum values along ``axis`` (the first one among ties).
 
     With ``axis=None`` the index into the flattened array, of shape ``(1,)``. As in
@@ -196,7 +201,7 @@ def argmax(data, axis=None, keepdims=False, out=None, name=None, **kwargs):
     return _write(_arg_extreme(np.argmax, data, axis, keepdims, "argmax"), out)
 
 
-def argmin(data, axis=None, keepdims=False, out=None, name=None, **kwargs):
+def argmin(data: NDArray, axis: Optional[int] = None, keepdims: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Indices of the minimum values along ``axis`` (the first one among ties).
 
     With ``axis=None`` the index into the flattened array, of shape ``(1,)``. As in
@@ -218,7 +223,7 @@ def argmin(data, axis=None, keepdims=False, out=None, name=None, **kwargs):
     return _write(_arg_extreme(np.argmin, data, axis, keepdims, "argmin"), out)
 
 
-def argmax_channel(data, out=None, name=None, **kwargs):
+def argmax_channel(data: NDArray, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """``argmax(data, axis=1)``, MXNet's legacy channel argmax.
 
     Examples
@@ -244,7 +249,7 @@ def _write(r, out):
 
 
 # ------------------------------------------------------------ argsort / sort
-def argsort(data, axis=-1, is_ascend=True, dtype="float32", out=None, name=None, **kwargs):
+def argsort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True, dtype: DTypeLike = "float32", out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Indices that sort ``data`` along ``axis`` (``axis=None``: the flattened array).
 
     Ties keep their original order. The indices are ``dtype`` (float32 by default, as
@@ -281,7 +286,7 @@ def argsort(data, axis=-1, is_ascend=True, dtype="float32", out=None, name=None,
     return _write(r if type(data) is np.ndarray else wrap(r), out)
 
 
-def sort(data, axis=-1, is_ascend=True, out=None, name=None, **kwargs):
+def sort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """A sorted copy of ``data`` along ``axis`` (``axis=None``: the flattened array).
 
     Differentiable: the gradient of each input element is the gradient of the output
@@ -326,8 +331,19 @@ def sort(data, axis=-1, is_ascend=True, out=None, name=None, **kwargs):
 _RET_TYPES = ("indices", "value", "both", "mask")
 
 
-def topk(data, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32", out=None,
-         name=None, **kwargs):
+@overload
+def topk(data: NDArray, axis: Optional[int] = -1, k: int = 1,
+         ret_typ: Literal["indices", "value", "mask"] = "indices", is_ascend: bool = False,
+         dtype: DTypeLike = "float32", out: Optional[NDArray] = None, name: Optional[str] = None,
+         **kwargs: Any) -> NDArray: ...
+@overload
+def topk(data: NDArray, axis: Optional[int] = -1, k: int = 1, *, ret_typ: Literal["both"],
+         is_ascend: bool = False, dtype: DTypeLike = "float32",
+         out: Optional[Sequence[NDArray]] = None, name: Optional[str] = None,
+         **kwargs: Any) -> List[NDArray]: ...
+def topk(data: NDArray, axis: Optional[int] = -1, k: int = 1, ret_typ: str = "indices",
+         is_ascend: bool = False, dtype: DTypeLike = "float32", out: Any = None,
+         name: Optional[str] = None, **kwargs: Any) -> Union[NDArray, List[NDArray]]:
     """The ``k`` largest (or, with ``is_ascend=True``, smallest) elements along ``axis``.
 
     Parameters

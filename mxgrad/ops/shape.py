@@ -26,7 +26,9 @@ from __future__ import annotations
 import builtins
 import math
 from numbers import Integral
-from typing import Optional
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+from typing_extensions import Literal, TypeIs, overload
 
 import numpy as np
 
@@ -34,6 +36,7 @@ from ..base import DTypeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray, wrap
 from ._core import defop, call, call1, register_method, as_array
 from .reduce import reshape_exact, broadcast_to, normalize_axes
+from .._typing import ArrayT, Axis, ShapeLike
 
 __all__ = [
     "reshape", "Reshape", "reshape_like", "transpose", "swapaxes", "SwapAxis", "moveaxis",
@@ -50,7 +53,7 @@ _pyslice = builtins.slice
 _prod = math.prod
 
 
-def _isint(v) -> bool:
+def _isint(v: object) -> TypeIs[Union[int, np.integer]]:
     return isinstance(v, (Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
@@ -388,7 +391,7 @@ def _shape_arg(shape):
         raise DTypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
 
 
-def reshape(data, shape=None, reverse: bool = False, **kwargs):
+def reshape(data: NDArray, shape: Optional[ShapeLike] = None, reverse: bool = False, **kwargs: Any) -> NDArray:
     """Reshape with MXNet's special codes into a new array (``x.reshape`` is the view).
 
     ``0`` copies the input dimension at that position, ``-1`` infers one dimension,
@@ -457,8 +460,9 @@ def _reshape_method(self, *shape, **kwargs):
     return _reshape_view(_arr(self, "reshape"), shape, kwargs.get("reverse", False))
 
 
-def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end=None,
-                 **kwargs):
+def reshape_like(lhs: NDArray, rhs: NDArray, lhs_begin: Optional[int] = None,
+                 lhs_end: Optional[int] = None, rhs_begin: Optional[int] = None,
+                 rhs_end: Optional[int] = None, **kwargs: Any) -> NDArray:
     """Reshape ``lhs`` to the shape of ``rhs`` (or replace the dimensions
     ``lhs_begin:lhs_end`` of ``lhs`` by ``rhs``'s ``rhs_begin:rhs_end``).
 
@@ -493,7 +497,7 @@ _TRANSPOSE = defop("transpose", _transpose_fwd,
                    [lambda t, y, x, axes: transpose(t, axes)], save=())
 
 
-def transpose(data, axes=None, **kwargs):
+def transpose(data: NDArray, axes: Union[int, Sequence[int], None] = None, **kwargs: Any) -> NDArray:
     """Permute the axes (reverse them when ``axes`` is empty or None). Returns a copy.
 
     Examples
@@ -544,7 +548,7 @@ def _T(self):
     return transpose(self)
 
 
-def swapaxes(data, dim1: int = 0, dim2: int = 0, **kwargs):
+def swapaxes(data: NDArray, dim1: int = 0, dim2: int = 0, **kwargs: Any) -> NDArray:
     """Interchange two axes. Returns a copy.
 
     Examples
@@ -564,7 +568,8 @@ def swapaxes(data, dim1: int = 0, dim2: int = 0, **kwargs):
 SwapAxis = swapaxes
 
 
-def moveaxis(tensor, source, destination):
+def moveaxis(tensor: NDArray, source: Union[int, List[int], Tuple[int, ...]],
+             destination: Union[int, List[int], Tuple[int, ...]]) -> NDArray:
     """Move axes ``source`` to positions ``destination`` (ints, or lists of ints of the same
     length, as NumPy's ``moveaxis``); the other axes keep their order.
 
@@ -595,7 +600,7 @@ def moveaxis(tensor, source, destination):
 
 
 # ========================================================= reshape family views
-def expand_dims(data, axis: int, **kwargs):
+def expand_dims(data: NDArray, axis: int, **kwargs: Any) -> NDArray:
     """Insert a dimension of size 1 at ``axis`` (a new array).
 
     Examples
@@ -612,7 +617,7 @@ def expand_dims(data, axis: int, **kwargs):
     return _new_memory(_view(data, s[:ax] + (1,) + s[ax:]), data)
 
 
-def squeeze(data, axis=None, **kwargs):
+def squeeze(data: NDArray, axis: Axis = None, **kwargs: Any) -> NDArray:
     """Remove dimensions of size 1 (all of them, or those in ``axis``). A new array; when
     every dimension is removed the result has shape ``(1,)``, as in MXNet.
 
@@ -640,7 +645,7 @@ def squeeze(data, axis=None, **kwargs):
     return _new_memory(_view(data, target), data)
 
 
-def flatten(data, **kwargs):
+def flatten(data: NDArray, **kwargs: Any) -> NDArray:
     """Collapse all dimensions but the first: shape ``(N, -1)`` (a 1-D input gives
     ``(N, 1)``). A new array.
 
@@ -685,7 +690,7 @@ def _axis_key(ndim, axis, k):
     return (_pyslice(None),) * axis + (k,)
 
 
-def concat(*data, dim: int = 1, num_args=None, **kwargs):
+def concat(*data: ArrayT, dim: int = 1, num_args: Optional[int] = None, **kwargs: Any) -> ArrayT:
     """Join arrays along ``dim`` (default 1, as in MXNet).
 
     Examples
@@ -731,7 +736,7 @@ def concat(*data, dim: int = 1, num_args=None, **kwargs):
 Concat = concat
 
 
-def concatenate(arrays, axis: int = 0, always_copy: bool = True):
+def concatenate(arrays: Sequence[NDArray], axis: int = 0, always_copy: bool = True) -> NDArray:
     """Join a list of arrays along ``axis`` (default 0), as ``mx.nd.concatenate``.
 
     Examples
@@ -743,7 +748,7 @@ def concatenate(arrays, axis: int = 0, always_copy: bool = True):
     return concat(*arrays, dim=axis)
 
 
-def stack(*data, axis: int = 0, num_args=None, **kwargs):
+def stack(*data: NDArray, axis: int = 0, num_args: Optional[int] = None, **kwargs: Any) -> NDArray:
     """Join arrays of the same shape along a new axis.
 
     Examples
@@ -804,7 +809,14 @@ def _split_op(n):
 _SPLIT: dict = {}
 
 
-def split(data, num_outputs: int, axis: int = 1, squeeze_axis: bool = False, **kwargs):
+@overload
+def split(data: NDArray, num_outputs: Literal[1], axis: int = 1,
+          squeeze_axis: bool = False, **kwargs: Any) -> NDArray: ...
+@overload
+def split(data: NDArray, num_outputs: int, axis: int = 1, squeeze_axis: bool = False,
+          **kwargs: Any) -> List[NDArray]: ...
+def split(data: NDArray, num_outputs: int, axis: int = 1, squeeze_axis: bool = False,
+          **kwargs: Any) -> Union[NDArray, List[NDArray]]:
     """Split ``data`` into ``num_outputs`` equal parts along ``axis`` (default 1).
 
     Returns a list of arrays, or a single array when ``num_outputs`` is 1 (as MXNet
@@ -841,7 +853,8 @@ def split(data, num_outputs: int, axis: int = 1, squeeze_axis: bool = False, **k
 SliceChannel = split
 
 
-def split_v2(ary, indices_or_sections, axis: int = 0, squeeze_axis: bool = False):
+def split_v2(ary: NDArray, indices_or_sections: Union[int, Sequence[int]], axis: int = 0,
+             squeeze_axis: bool = False) -> Union[NDArray, List[NDArray]]:
     """Split like ``numpy.split``: into equal sections or at the given indices.
 
     Examples
@@ -871,7 +884,7 @@ def split_v2(ary, indices_or_sections, axis: int = 0, squeeze_axis: bool = False
 
 
 # ================================================================== slicing
-def _norm_triplet(v, m, what):
+def _norm_triplet(v, m, what) -> Tuple[Optional[int], ...]:
     if v is None:
         return (None,) * m
     if _isint(v):
@@ -882,7 +895,9 @@ def _norm_triplet(v, m, what):
     return v
 
 
-def slice(data, begin, end, step=None, **kwargs):
+def slice(data: NDArray, begin: Union[int, None, Sequence[Optional[int]]],
+          end: Union[int, None, Sequence[Optional[int]]],
+          step: Union[int, None, Sequence[Optional[int]]] = None, **kwargs: Any) -> NDArray:
     """Slice a region: ``data[b0:e0:s0, b1:e1:s1, ...]`` for the leading axes given.
 
     ``None`` entries take the defaults (whole axis; for a negative step from the last
@@ -930,7 +945,7 @@ def _slice_method(self, begin, end, step=None, **kwargs):
     return slice(self, begin, end, step)
 
 
-def slice_axis(data, axis: int, begin: int, end: Optional[int], **kwargs):
+def slice_axis(data: NDArray, axis: int, begin: int, end: Optional[int], **kwargs: Any) -> NDArray:
     """Slice ``begin:end`` along one axis (``end=None`` means to the end). A copy.
 
     Examples
@@ -950,7 +965,7 @@ def slice_axis(data, axis: int, begin: int, end: Optional[int], **kwargs):
     return index_apply(data, kn)
 
 
-def slice_like(data, shape_like, axes=(), **kwargs):
+def slice_like(data: NDArray, shape_like: NDArray, axes: Union[int, Sequence[int]] = (), **kwargs: Any) -> NDArray:
     """Slice ``data`` to the shape of ``shape_like`` (on ``axes``, all by default),
     starting at index 0.
 
@@ -987,7 +1002,8 @@ def slice_like(data, shape_like, axes=(), **kwargs):
 
 
 # ============================================================== broadcasting
-def broadcast_axis(data, axis=(), size=(), **kwargs):
+def broadcast_axis(data: NDArray, axis: Union[int, Sequence[int]] = (),
+                   size: Union[int, Sequence[int]] = (), **kwargs: Any) -> NDArray:
     """Broadcast size-1 axes to ``size``.
 
     Examples
@@ -1018,7 +1034,8 @@ def broadcast_axis(data, axis=(), size=(), **kwargs):
 broadcast_axes = broadcast_axis
 
 
-def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None, **kwargs):
+def broadcast_like(lhs: NDArray, rhs: NDArray, lhs_axes: Union[int, Sequence[int], None] = None,
+                   rhs_axes: Union[int, Sequence[int], None] = None, **kwargs: Any) -> NDArray:
     """Broadcast ``lhs`` to the shape of ``rhs`` (or only ``lhs_axes`` to the sizes of
     ``rhs_axes``).
 
@@ -1057,7 +1074,7 @@ def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None, **kwargs):
     return _fresh(broadcast_to(lhs, tuple(shape)), lhs)
 
 
-def tile(data, reps, **kwargs):
+def tile(data: NDArray, reps: Union[int, Sequence[int]], **kwargs: Any) -> NDArray:
     """Repeat the whole array ``reps`` times along each axis (NumPy's ``tile``).
 
     Examples
@@ -1095,7 +1112,7 @@ def tile(data, reps, **kwargs):
     return _fresh(r, data)
 
 
-def repeat(data, repeats: int, axis=None, **kwargs):
+def repeat(data: NDArray, repeats: int, axis: Optional[int] = None, **kwargs: Any) -> NDArray:
     """Repeat each element ``repeats`` times along ``axis`` (of the flattened array
     when ``axis`` is None).
 
@@ -1128,7 +1145,7 @@ def repeat(data, repeats: int, axis=None, **kwargs):
     return _fresh(r, data)
 
 
-def flip(data, axis, **kwargs):
+def flip(data: NDArray, axis: Union[int, Sequence[int]], **kwargs: Any) -> NDArray:
     """Reverse the order of elements along ``axis`` (an int or a tuple). A copy.
 
     Examples
@@ -1171,7 +1188,8 @@ def _pad_jvp(t, y, x, widths, value):
 _PAD = defop("pad", _pad_fwd, [_pad_grad], [_pad_jvp], save=())
 
 
-def pad(data, mode: str = "constant", pad_width=None, constant_value: float = 0.0, **kwargs):
+def pad(data: NDArray, mode: Literal["constant", "edge", "reflect"] = "constant", pad_width: Optional[Sequence[int]] = None,
+        constant_value: float = 0.0, **kwargs: Any) -> NDArray:
     """Pad with a constant, the edge values or a reflection.
 
     ``pad_width`` is MXNet's flat tuple ``(before_1, after_1, ..., before_N, after_N)``,
@@ -1230,7 +1248,7 @@ Pad = pad
 
 
 # ========================================================= depth <-> space
-def depth_to_space(data, block_size: int, **kwargs):
+def depth_to_space(data: NDArray, block_size: int, **kwargs: Any) -> NDArray:
     """Move depth blocks into spatial blocks: ``(N, C, H, W)`` to
     ``(N, C/b**2, H*b, W*b)`` (MXNet's layout).
 
@@ -1254,7 +1272,7 @@ def depth_to_space(data, block_size: int, **kwargs):
     return reshape_exact(x, (n, c // (b * b), h * b, w * b))
 
 
-def space_to_depth(data, block_size: int, **kwargs):
+def space_to_depth(data: NDArray, block_size: int, **kwargs: Any) -> NDArray:
     """Move spatial blocks into depth: ``(N, C, H, W)`` to ``(N, C*b**2, H/b, W/b)``
     (the inverse of :func:`depth_to_space`).
 
@@ -1280,7 +1298,7 @@ def space_to_depth(data, block_size: int, **kwargs):
 
 
 # ====================================================== shape as an array
-def shape_array(data, **kwargs):
+def shape_array(data: NDArray, **kwargs: Any) -> NDArray:
     """The shape as a 1-D int64 array.
 
     Examples
@@ -1294,7 +1312,7 @@ def shape_array(data, **kwargs):
     return wrap(np.array(data.shape, dtype=np.int64))
 
 
-def size_array(data, **kwargs):
+def size_array(data: NDArray, **kwargs: Any) -> NDArray:
     """The number of elements as a 1-element int64 array.
 
     Examples

@@ -27,6 +27,7 @@ import warnings
 from typing import Optional
 
 from ...base import MXNetError
+from ...context import Context
 
 __all__ = ["get_model_file", "load_pretrained", "purge", "short_hash", "model_file_name", "default_root",
            "ModelFileNotFoundError", "UnknownModelError"]
@@ -191,7 +192,7 @@ def purge(root: Optional[str] = None) -> None:
             os.remove(os.path.join(root, f))
 
 
-def load_pretrained(net, name: str, ctx=None, root: Optional[str] = None) -> None:
+def load_pretrained(net, name: str, ctx: Optional[Context] = None, root: Optional[str] = None) -> None:
     """Load model ``name``'s pretrained file from the store ``root`` into ``net``
     (what every ``vision.*(pretrained=True)`` does)."""
     net.load_parameters(get_model_file(name, root=root), ctx=ctx)

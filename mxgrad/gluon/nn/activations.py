@@ -12,6 +12,8 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any, Optional
+
 from ... import initializer
 from ...base import StateError
 from ..block import HybridBlock
@@ -29,7 +31,7 @@ class Activation(HybridBlock):
     Activation(tanh)
     """
 
-    def __init__(self, activation, **kwargs):
+    def __init__(self, activation: Optional[str], **kwargs: Any) -> None:
         self._act_type = activation
         super().__init__(**kwargs)
 
@@ -52,7 +54,7 @@ class LeakyReLU(HybridBlock):
     LeakyReLU(0.2)
     """
 
-    def __init__(self, alpha, **kwargs):
+    def __init__(self, alpha, **kwargs: Any) -> None:
         if alpha < 0:
             raise StateError(f"Slope coefficient for LeakyReLU must be no less than 0, "
                              f"got {alpha}")
@@ -78,8 +80,8 @@ class PReLU(HybridBlock):
     [-1.0, 4.0]
     """
 
-    def __init__(self, alpha_initializer=initializer.Constant(0.25), in_channels=1,
-                 **kwargs):
+    def __init__(self, alpha_initializer=initializer.Constant(0.25), in_channels: int = 1,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         with self.name_scope():
             self.alpha = self.params.get("alpha", shape=(in_channels,),
@@ -93,7 +95,7 @@ class ELU(HybridBlock):
     """Exponential linear unit: ``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise.
     """
 
-    def __init__(self, alpha=1.0, **kwargs):
+    def __init__(self, alpha: float = 1.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._alpha = alpha
 
@@ -125,7 +127,7 @@ class Swish(HybridBlock):
     0.7311
     """
 
-    def __init__(self, beta=1.0, **kwargs):
+    def __init__(self, beta: float = 1.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._beta = beta
 

@@ -15,6 +15,8 @@ Dense(4 -> 8, Activation(relu))
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Optional
+
 import warnings
 
 import numpy as np
@@ -25,6 +27,10 @@ from ...ndarray.ndarray import NDArray
 from ..block import Block, HybridBlock
 from ..utils import _indent
 from .activations import Activation
+from ..._typing import Axis, DTypeLike, InitLike
+
+if TYPE_CHECKING:
+    from ..parameter import ParameterDict
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "Embedding", "BatchNorm",
            "InstanceNorm", "LayerNorm", "GroupNorm", "Flatten", "Lambda", "HybridLambda",
@@ -74,11 +80,11 @@ class Sequential(_ChildList, Block):
     (2, 'Sequential')
     """
 
-    def __init__(self, prefix=None, params=None):
+    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self._layers = []
 
-    def add(self, *blocks):
+    def add(self, *blocks) -> None:
         """Add blocks at the end."""
         for block in blocks:
             if not isinstance(block, Block):
@@ -99,7 +105,7 @@ class Sequential(_ChildList, Block):
         return x
 
 
-    def hybridize(self, active=True, **kwargs):
+    def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         """Hybridize the children (warns when all of them are HybridBlocks)."""
         if self._children and all(isinstance(c, HybridBlock)
                                   for c in self._children.values()):
@@ -120,11 +126,11 @@ class HybridSequential(_ChildList, HybridBlock):
     (1, 2)
     """
 
-    def __init__(self, prefix=None, params=None):
+    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self._layers = []
 
-    def add(self, *blocks):
+    def add(self, *blocks) -> None:
         """Add blocks at the end."""
         for block in blocks:
             if not isinstance(block, Block):
@@ -174,9 +180,9 @@ class Dense(HybridBlock):
     [[3.0, 3.0, 3.0]]
     """
 
-    def __init__(self, units, activation=None, use_bias=True, flatten=True,
-                 dtype="float32", weight_initializer=None, bias_initializer="zeros",
-                 in_units=0, **kwargs):
+    def __init__(self, units: int, activation: Optional[str] = None, use_bias: bool = True, flatten: bool = True,
+                 dtype: DTypeLike = "float32", weight_initializer: InitLike = None, bias_initializer: InitLike = "zeros",
+                 in_units: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._flatten = flatten
         with self.name_scope():
@@ -245,7 +251,7 @@ class Dropout(HybridBlock):
     [0.0, 2.0]
     """
 
-    def __init__(self, rate, axes=(), **kwargs):
+    def __init__(self, rate, axes=(), **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if not 0 <= rate < 1:
             raise StateError(f"Dropout rate must be in [0, 1), got {rate}")
@@ -299,10 +305,10 @@ class BatchNorm(HybridBlock):
     [0.2]
     """
 
-    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True, scale=True,
-                 use_global_stats=False, beta_initializer="zeros", gamma_initializer="ones",
-                 running_mean_initializer="zeros", running_variance_initializer="ones",
-                 in_channels=0, **kwargs):
+    def __init__(self, axis: Axis = 1, momentum: float = 0.9, epsilon: float = 1e-5, center: bool = True, scale: float = True,
+                 use_global_stats: bool = False, beta_initializer: str = "zeros", gamma_initializer: str = "ones",
+                 running_mean_initializer: str = "zeros", running_variance_initializer: str = "ones",
+                 in_channels: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._kwargs = {"axis": axis, "eps": epsilon, "momentum": momentum,
                         "fix_gamma": not scale, "use_global_stats": use_global_stats}
@@ -331,7 +337,7 @@ class BatchNorm(HybridBlock):
         c = (x.shape[self._axis],)
         return {"gamma": c, "beta": c, "running_mean": c, "running_var": c}
 
-    def cast(self, dtype):
+    def cast(self, dtype: DTypeLike) -> None:
         if np.dtype(dtype).name == "float16":
             dtype = "float32"
         super().cast(dtype)
@@ -358,8 +364,8 @@ class Embedding(HybridBlock):
     (1, 2, 2)
     """
 
-    def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None,
-                 sparse_grad=False, **kwargs):
+    def __init__(self, input_dim, output_dim, dtype: DTypeLike = "float32", weight_initializer: InitLike = None,
+                 sparse_grad: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
                         "sparse_grad": sparse_grad}
@@ -432,9 +438,9 @@ class InstanceNorm(_AffineNorm):
     [[[-1.0, 1.0]]]
     """
 
-    def __init__(self, axis=1, epsilon=1e-5, center=True, scale=False,
-                 beta_initializer="zeros", gamma_initializer="ones", in_channels=0,
-                 **kwargs):
+    def __init__(self, axis: Axis = 1, epsilon: float = 1e-5, center: bool = True, scale: float = False,
+                 beta_initializer: str = "zeros", gamma_initializer: str = "ones", in_channels: int = 0,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
         self._axis = axis
@@ -466,9 +472,9 @@ class LayerNorm(_AffineNorm):
     [[-1.0, 1.0]]
     """
 
-    def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True,
-                 beta_initializer="zeros", gamma_initializer="ones", in_channels=0,
-                 prefix=None, params=None):
+    def __init__(self, axis: Axis = -1, epsilon: float = 1e-5, center: bool = True, scale: float = True,
+                 beta_initializer: str = "zeros", gamma_initializer: str = "ones", in_channels: int = 0,
+                 prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
         self._axis = axis
@@ -500,9 +506,9 @@ class GroupNorm(_AffineNorm):
     [[[-1.0], [1.0]]]
     """
 
-    def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True,
-                 beta_initializer="zeros", gamma_initializer="ones", in_channels=0,
-                 prefix=None, params=None):
+    def __init__(self, num_groups: int = 1, epsilon: float = 1e-5, center: bool = True, scale: float = True,
+                 beta_initializer: str = "zeros", gamma_initializer: str = "ones", in_channels: int = 0,
+                 prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self._kwargs = {"eps": epsilon, "num_groups": num_groups, "center": center,
                         "scale": scale}
@@ -534,7 +540,7 @@ class Lambda(Block):
     2.0
     """
 
-    def __init__(self, function, prefix=None):
+    def __init__(self, function, prefix: Optional[str] = None) -> None:
         super().__init__(prefix=prefix)
         if isinstance(function, str):
             if not hasattr(nd, function):
@@ -566,7 +572,7 @@ class HybridLambda(HybridBlock):
     0.5
     """
 
-    def __init__(self, function, prefix=None):
+    def __init__(self, function, prefix: Optional[str] = None) -> None:
         super().__init__(prefix=prefix)
         if isinstance(function, str):
             if not hasattr(nd, function):

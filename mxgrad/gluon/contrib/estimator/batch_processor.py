@@ -19,14 +19,14 @@ class BatchProcessor:
         label = split_and_load(batch[1], ctx_list=ctx, batch_axis=batch_axis)
         return data, label
 
-    def evaluate_batch(self, estimator, val_batch, batch_axis=0):
+    def evaluate_batch(self, estimator, val_batch, batch_axis: int = 0):
         """Predict (not recording, so in predict mode) and compute the validation loss."""
         data, label = self._get_data_and_label(val_batch, estimator.context, batch_axis)
         pred = [estimator.val_net(x) for x in data]
         loss = [estimator.val_loss(y_hat, y) for y_hat, y in zip(pred, label)]
         return data, label, pred, loss
 
-    def fit_batch(self, estimator, train_batch, batch_axis=0):
+    def fit_batch(self, estimator, train_batch, batch_axis: int = 0):
         """Forward under ``autograd.record()`` and backward; the parameter update is the
         GradientUpdateHandler's job (at batch end)."""
         data, label = self._get_data_and_label(train_batch, estimator.context, batch_axis)

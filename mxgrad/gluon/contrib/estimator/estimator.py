@@ -85,7 +85,7 @@ class Estimator:
 
     def __init__(self, net, loss, train_metrics=None, val_metrics=None, initializer=None,
                  trainer=None, context=None, val_net=None, val_loss=None,
-                 batch_processor=None):
+                 batch_processor=None) -> None:
         if not isinstance(net, Block):
             raise DTypeError(f"Estimator: net must be a gluon Block, got {type(net).__name__}")
         self.net = net

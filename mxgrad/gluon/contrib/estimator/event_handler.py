@@ -16,7 +16,7 @@ import re
 import sys
 import time
 import warnings
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from ....base import StateError, DTypeError
 from ....metric import CompositeEvalMetric, EvalMetric
@@ -33,33 +33,33 @@ class EventHandler:
 
 
 class TrainBegin(EventHandler):
-    def train_begin(self, estimator, *args, **kwargs) -> None:
+    def train_begin(self, estimator, *args, **kwargs: Any) -> None:
         pass
 
 
 class TrainEnd(EventHandler):
-    def train_end(self, estimator, *args, **kwargs) -> None:
+    def train_end(self, estimator, *args, **kwargs: Any) -> None:
         pass
 
 
 class EpochBegin(EventHandler):
-    def epoch_begin(self, estimator, *args, **kwargs) -> None:
+    def epoch_begin(self, estimator, *args, **kwargs: Any) -> None:
         pass
 
 
 class EpochEnd(EventHandler):
-    def epoch_end(self, estimator, *args, **kwargs) -> bool:
+    def epoch_end(self, estimator, *args, **kwargs: Any) -> bool:
         """Return True to stop training."""
         return False
 
 
 class BatchBegin(EventHandler):
-    def batch_begin(self, estimator, *args, **kwargs) -> None:
+    def batch_begin(self, estimator, *args, **kwargs: Any) -> None:
         pass
 
 
 class BatchEnd(EventHandler):
-    def batch_end(self, estimator, *args, **kwargs) -> bool:
+    def batch_end(self, estimator, *args, **kwargs: Any) -> bool:
         """Return True to end the epoch (and, for the StoppingHandler, training)."""
         return False
 
@@ -106,27 +106,27 @@ class StoppingHandler(TrainBegin, BatchEnd, EpochEnd):
     """Stop training after ``max_epoch`` epochs or ``max_batch`` batches (added by
     :meth:`Estimator.fit` from its ``epochs``/``batches``)."""
 
-    def __init__(self, max_epoch: Optional[int] = None, max_batch: Optional[int] = None):
+    def __init__(self, max_epoch: Optional[int] = None, max_batch: Optional[int] = None) -> None:
         self.max_epoch = max_epoch
         self.max_batch = max_batch
         self.current_batch = 0
         self.current_epoch = 0
         self.stop_training = False
 
-    def train_begin(self, estimator, *args, **kwargs):
+    def train_begin(self, estimator, *args, **kwargs: Any) -> None:
         self.max_epoch = estimator.max_epoch
         self.max_batch = estimator.max_batch
         self.current_batch = 0
         self.current_epoch = 0
         self.stop_training = False
 
-    def batch_end(self, estimator, *args, **kwargs):
+    def batch_end(self, estimator, *args, **kwargs: Any):
         self.current_batch += 1
         if self.current_batch == self.max_batch:
             self.stop_training = True
         return self.stop_training
 
-    def epoch_end(self, estimator, *args, **kwargs):
+    def epoch_end(self, estimator, *args, **kwargs: Any):
         self.current_epoch += 1
         if self.current_epoch == self.max_epoch:
             self.stop_training = True
@@ -137,15 +137,15 @@ class MetricHandler(EpochBegin, BatchEnd):
     """Reset ``metrics`` at each epoch's start and update them after each batch (a
     ``metric.Loss`` with the loss values, the others with labels and predictions)."""
 
-    def __init__(self, metrics, priority=-1000):
+    def __init__(self, metrics, priority: int = -1000) -> None:
         self.metrics = check_metrics(metrics)
         self.priority = priority
 
-    def epoch_begin(self, estimator, *args, **kwargs):
+    def epoch_begin(self, estimator, *args, **kwargs: Any) -> None:
         for metric in self.metrics:
             metric.reset()
 
-    def batch_end(self, estimator, *args, **kwargs):
+    def batch_end(self, estimator, *args, **kwargs: Any) -> None:
         pred, label, loss = kwargs["pred"], kwargs["label"], kwargs["loss"]
         for metric in self.metrics:
             if isinstance(metric, LossMetric):
@@ -159,7 +159,7 @@ class ValidationHandler(TrainBegin, BatchEnd, EpochEnd):
     ``epoch_period`` epochs and/or every ``batch_period`` batches."""
 
     def __init__(self, val_data, eval_fn, epoch_period: Optional[int] = 1,
-                 batch_period: Optional[int] = None, priority=-1000, event_handlers=None):
+                 batch_period: Optional[int] = None, priority: int = -1000, event_handlers=None) -> None:
         self.val_data = val_data
         self.eval_fn = eval_fn
         self.epoch_period = epoch_period
@@ -169,7 +169,7 @@ class ValidationHandler(TrainBegin, BatchEnd, EpochEnd):
         self.priority = priority
         self.event_handlers = event_handlers
 
-    def train_begin(self, estimator, *args, **kwargs):
+    def train_begin(self, estimator, *args, **kwargs: Any) -> None:
         self.current_batch = 0
         self.current_epoch = 0
 
@@ -177,12 +177,12 @@ class ValidationHandler(TrainBegin, BatchEnd, EpochEnd):
         self.eval_fn(val_data=self.val_data, batch_axis=estimator.batch_axis,
                      event_handlers=self.event_handlers)
 
-    def batch_end(self, estimator, *args, **kwargs):
+    def batch_end(self, estimator, *args, **kwargs: Any) -> None:
         self.current_batch += 1
         if self.batch_period and self.current_batch % self.batch_period == 0:
             self._run(estimator)
 
-    def epoch_end(self, estimator, *args, **kwargs):
+    def epoch_end(self, estimator, *args, **kwargs: Any) -> None:
         self.current_epoch += 1
         if self.epoch_period and self.current_epoch % self.epoch_period == 0:
             self._run(estimator)
@@ -213,8 +213,8 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
         'mxgrad[progress]'``); without it, lines are logged only.
     """
 
-    def __init__(self, log_interval="epoch", metrics=None, priority=math.inf,
-                 progress: Optional[bool] = None):
+    def __init__(self, log_interval: str = "epoch", metrics=None, priority=math.inf,
+                 progress: Optional[bool] = None) -> None:
         if not (isinstance(log_interval, int) and log_interval > 0) and log_interval != "epoch":
             raise StateError(f"LoggingHandler: log_interval must be 'epoch' or a positive "
                              f"number of batches, got {log_interval!r}")
@@ -240,7 +240,7 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
             parts.append(f"{name}: {value:.4f}")
         return ", ".join(parts)
 
-    def train_begin(self, estimator, *args, **kwargs):
+    def train_begin(self, estimator, *args, **kwargs: Any) -> None:
         self.train_start = time.time()
         trainer = estimator.trainer
         estimator.logger.info("Training begin: using optimizer %s with current learning "
@@ -255,14 +255,14 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
         self.processed_samples = 0
         self.log_interval_time = 0.0
 
-    def train_end(self, estimator, *args, **kwargs):
+    def train_end(self, estimator, *args, **kwargs: Any) -> None:
         self._close_bar()
         train_time = time.time() - self.train_start
         msg = f"Train finished using total {int(train_time)}s with {self.current_epoch} epochs."
         text = self._metric_text()
         estimator.logger.info(msg + (" " + text if text else ""))
 
-    def epoch_begin(self, estimator, *args, **kwargs):
+    def epoch_begin(self, estimator, *args, **kwargs: Any) -> None:
         self.epoch_start = time.time()
         if self._is_training():
             estimator.logger.info("[Epoch %d] Begin, current learning rate: %.4f",
@@ -279,10 +279,10 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
         else:
             estimator.logger.info("Validation Begin")
 
-    def batch_begin(self, estimator, *args, **kwargs):
+    def batch_begin(self, estimator, *args, **kwargs: Any) -> None:
         self.batch_start = time.time()
 
-    def batch_end(self, estimator, *args, **kwargs):
+    def batch_end(self, estimator, *args, **kwargs: Any) -> None:
         batch = kwargs.get("batch")
         if batch is not None:
             self.processed_samples += batch[0].shape[0]
@@ -303,7 +303,7 @@ class LoggingHandler(TrainBegin, TrainEnd, EpochBegin, EpochEnd, BatchBegin, Bat
                 estimator.logger.info((msg + self._metric_text()).rstrip())
         self.batch_index += 1
 
-    def epoch_end(self, estimator, *args, **kwargs):
+    def epoch_end(self, estimator, *args, **kwargs: Any) -> None:
         self._close_bar()
         epoch_time = time.time() - self.epoch_start
         if self._is_training() or not self.metrics:
@@ -325,10 +325,10 @@ class GradientUpdateHandler(BatchEnd):
     """Call ``trainer.step(batch_size)`` after each batch, the batch size being the
     total length of the loss arrays (runs first: priority -2000)."""
 
-    def __init__(self, priority=-2000):
+    def __init__(self, priority: int = -2000) -> None:
         self.priority = priority
 
-    def batch_end(self, estimator, *args, **kwargs):
+    def batch_end(self, estimator, *args, **kwargs: Any) -> None:
         loss = kwargs["loss"]
         if not isinstance(loss, (list, tuple)):
             loss = [loss]
@@ -369,7 +369,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
     def __init__(self, model_dir: str, model_prefix: str = "model", monitor=None,
                  verbose: int = 0, save_best: bool = False, mode: str = "auto",
                  epoch_period: Optional[int] = 1, batch_period: Optional[int] = None,
-                 max_checkpoints: int = 5, resume_from_checkpoint: bool = False):
+                 max_checkpoints: int = 5, resume_from_checkpoint: bool = False) -> None:
         if save_best and not isinstance(monitor, EvalMetric):
             raise StateError("CheckpointHandler(save_best=True) needs monitor=: one of the "
                              "metric objects in estimator.train_metrics or "
@@ -396,7 +396,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
             self.monitor_op, self.mode = _improvement_op(monitor, mode, "CheckpointHandler")
             self.best = -math.inf if self.mode == "max" else math.inf
 
-    def train_begin(self, estimator, *args, **kwargs):
+    def train_begin(self, estimator, *args, **kwargs: Any) -> None:
         self.current_epoch = 0
         self.current_batch = 0
         self.saved_checkpoints = []
@@ -412,12 +412,12 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                     "epoch_period=None")
             self._resume(estimator)
 
-    def batch_end(self, estimator, *args, **kwargs):
+    def batch_end(self, estimator, *args, **kwargs: Any) -> None:
         if self.batch_period and (self.current_batch + 1) % self.batch_period == 0:
             self._save_checkpoint(estimator)
         self.current_batch += 1
 
-    def epoch_end(self, estimator, *args, **kwargs):
+    def epoch_end(self, estimator, *args, **kwargs: Any) -> None:
         if self.epoch_period and (self.current_epoch + 1) % self.epoch_period == 0:
             self._save_checkpoint(estimator)
         self.current_epoch += 1
@@ -518,7 +518,7 @@ class EarlyStoppingHandler(TrainBegin, EpochEnd, TrainEnd):
     value to beat at the start)."""
 
     def __init__(self, monitor, min_delta: float = 0, patience: int = 0, mode: str = "auto",
-                 baseline: Optional[float] = None):
+                 baseline: Optional[float] = None) -> None:
         if not isinstance(monitor, EvalMetric):
             raise StateError("EarlyStoppingHandler needs monitor=: one of the metric objects "
                              "in estimator.train_metrics or estimator.val_metrics")
@@ -536,7 +536,7 @@ class EarlyStoppingHandler(TrainBegin, EpochEnd, TrainEnd):
         self.stop_training = False
         self.best = None
 
-    def train_begin(self, estimator, *args, **kwargs):
+    def train_begin(self, estimator, *args, **kwargs: Any) -> None:
         self.wait = 0
         self.stopped_epoch = 0
         self.current_epoch = 0
@@ -546,7 +546,7 @@ class EarlyStoppingHandler(TrainBegin, EpochEnd, TrainEnd):
         else:
             self.best = -math.inf if self.mode == "max" else math.inf
 
-    def epoch_end(self, estimator, *args, **kwargs):
+    def epoch_end(self, estimator, *args, **kwargs: Any):
         name, value = self.monitor.get()
         if isinstance(value, float) and math.isnan(value):
             warnings.warn(f"EarlyStoppingHandler: {name} has no value; pass one of "
@@ -563,7 +563,7 @@ class EarlyStoppingHandler(TrainBegin, EpochEnd, TrainEnd):
         self.current_epoch += 1
         return self.stop_training
 
-    def train_end(self, estimator, *args, **kwargs):
+    def train_end(self, estimator, *args, **kwargs: Any) -> None:
         if self.stop_training:
             estimator.logger.info("[Epoch %d] EarlyStoppingHandler: early stopping due to %s "
                                   "not improving", self.stopped_epoch, self.monitor.get()[0])

@@ -13,11 +13,14 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, TYPE_CHECKING, Tuple, Union
 
 from ....base import StateError
 from ...block import HybridBlock
 from ...nn.basic_layers import BatchNorm, HybridSequential, Identity, Sequential
+
+if TYPE_CHECKING:
+    from ...parameter import ParameterDict
 
 __all__ = ["Concurrent", "HybridConcurrent", "Identity", "SyncBatchNorm", "PixelShuffle1D",
            "PixelShuffle2D", "PixelShuffle3D"]
@@ -34,7 +37,7 @@ class Concurrent(Sequential):
     (3, 3)
     """
 
-    def __init__(self, axis: int = -1, prefix=None, params=None) -> None:
+    def __init__(self, axis: int = -1, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self.axis = axis
 
@@ -57,7 +60,7 @@ class HybridConcurrent(HybridSequential):
     (6, 2)
     """
 
-    def __init__(self, axis: int = -1, prefix=None, params=None) -> None:
+    def __init__(self, axis: int = -1, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self.axis = axis
 
@@ -84,9 +87,9 @@ class SyncBatchNorm(BatchNorm):
 
     def __init__(self, in_channels: int = 0, num_devices=None, momentum: float = 0.9,
                  epsilon: float = 1e-5, center: bool = True, scale: bool = True,
-                 use_global_stats: bool = False, beta_initializer="zeros",
-                 gamma_initializer="ones", running_mean_initializer="zeros",
-                 running_variance_initializer="ones", **kwargs) -> None:
+                 use_global_stats: bool = False, beta_initializer: str = "zeros",
+                 gamma_initializer: str = "ones", running_mean_initializer: str = "zeros",
+                 running_variance_initializer: str = "ones", **kwargs: Any) -> None:
         super().__init__(axis=1, momentum=momentum, epsilon=epsilon, center=center, scale=scale,
                          use_global_stats=use_global_stats, beta_initializer=beta_initializer,
                          gamma_initializer=gamma_initializer,

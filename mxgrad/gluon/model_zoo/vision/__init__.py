@@ -25,6 +25,8 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any
+
 # the modules first: the star import below rebinds the name alexnet to the function
 from . import alexnet as _alexnet, densenet as _densenet, inception as _inception
 from . import resnet as _resnet, squeezenet as _squeezenet, vgg as _vgg
@@ -60,7 +62,7 @@ _models = {
 }
 
 
-def get_model(name: str, **kwargs) -> HybridBlock:
+def get_model(name: str, **kwargs: Any) -> HybridBlock:
     """A model of the zoo by name.
 
     Parameters

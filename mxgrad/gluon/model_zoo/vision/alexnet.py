@@ -10,11 +10,12 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from ...block import HybridBlock
 from ... import nn
 from ..model_store import load_pretrained
+from ....context import Context
 
 __all__ = ["AlexNet", "alexnet"]
 
@@ -29,7 +30,7 @@ class AlexNet(HybridBlock):
         Outputs of the final Dense layer.
     """
 
-    def __init__(self, classes: int = 1000, **kwargs):
+    def __init__(self, classes: int = 1000, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         with self.name_scope():
             self.features = nn.HybridSequential(prefix="")
@@ -52,8 +53,8 @@ class AlexNet(HybridBlock):
         return self.output(self.features(x))
 
 
-def alexnet(pretrained: bool = False, ctx=None, root: Optional[str] = None,
-            **kwargs) -> AlexNet:
+def alexnet(pretrained: bool = False, ctx: Optional[Context] = None, root: Optional[str] = None,
+            **kwargs: Any) -> AlexNet:
     """AlexNet; ``pretrained=True`` loads ``alexnet-44335d1f.params`` from ``root``
     (default ``$MXNET_HOME/models``). Other keywords go to :class:`AlexNet`."""
     net = AlexNet(**kwargs)

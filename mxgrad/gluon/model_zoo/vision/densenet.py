@@ -11,12 +11,13 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from ...block import HybridBlock
 from ... import nn
 from ...contrib.nn import HybridConcurrent, Identity
 from ..model_store import load_pretrained, UnknownModelError
+from ....context import Context
 
 __all__ = ["DenseNet", "densenet121", "densenet161", "densenet169", "densenet201",
            "get_densenet"]
@@ -72,7 +73,7 @@ class DenseNet(HybridBlock):
     """
 
     def __init__(self, num_init_features: int, growth_rate: int, block_config,
-                 bn_size: int = 4, dropout: float = 0, classes: int = 1000, **kwargs):
+                 bn_size: int = 4, dropout: float = 0, classes: int = 1000, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         with self.name_scope():
             self.features = nn.HybridSequential(prefix="")
@@ -102,8 +103,8 @@ densenet_spec = {121: (64, 32, [6, 12, 24, 16]),
                  201: (64, 32, [6, 12, 48, 32])}
 
 
-def get_densenet(num_layers: int, pretrained: bool = False, ctx=None,
-                 root: Optional[str] = None, **kwargs) -> DenseNet:
+def get_densenet(num_layers: int, pretrained: bool = False, ctx: Optional[Context] = None,
+                 root: Optional[str] = None, **kwargs: Any) -> DenseNet:
     """DenseNet-BC with ``num_layers`` (121, 161, 169, 201) layers; ``pretrained=True``
     loads ``densenet{n}-{hash}.params`` from ``root`` (default ``$MXNET_HOME/models``).
 
@@ -122,21 +123,21 @@ def get_densenet(num_layers: int, pretrained: bool = False, ctx=None,
     return net
 
 
-def densenet121(**kwargs) -> DenseNet:
+def densenet121(**kwargs: Any) -> DenseNet:
     """DenseNet-BC 121 (keyword arguments as :func:`get_densenet`)."""
     return get_densenet(121, **kwargs)
 
 
-def densenet161(**kwargs) -> DenseNet:
+def densenet161(**kwargs: Any) -> DenseNet:
     """DenseNet-BC 161 (keyword arguments as :func:`get_densenet`)."""
     return get_densenet(161, **kwargs)
 
 
-def densenet169(**kwargs) -> DenseNet:
+def densenet169(**kwargs: Any) -> DenseNet:
     """DenseNet-BC 169 (keyword arguments as :func:`get_densenet`)."""
     return get_densenet(169, **kwargs)
 
 
-def densenet201(**kwargs) -> DenseNet:
+def densenet201(**kwargs: Any) -> DenseNet:
     """DenseNet-BC 201 (keyword arguments as :func:`get_densenet`)."""
     return get_densenet(201, **kwargs)

@@ -10,12 +10,13 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from ...block import HybridBlock
 from ... import nn
 from ...contrib.nn import HybridConcurrent
 from ..model_store import load_pretrained
+from ....context import Context
 
 __all__ = ["Inception3", "inception_v3"]
 
@@ -122,7 +123,7 @@ class Inception3(HybridBlock):
         Outputs of the final Dense layer.
     """
 
-    def __init__(self, classes: int = 1000, **kwargs):
+    def __init__(self, classes: int = 1000, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         with self.name_scope():
             self.features = nn.HybridSequential(prefix="")
@@ -147,8 +148,8 @@ class Inception3(HybridBlock):
         return self.output(self.features(x))
 
 
-def inception_v3(pretrained: bool = False, ctx=None, root: Optional[str] = None,
-                 **kwargs) -> Inception3:
+def inception_v3(pretrained: bool = False, ctx: Optional[Context] = None, root: Optional[str] = None,
+                 **kwargs: Any) -> Inception3:
     """Inception v3; ``pretrained=True`` loads ``inceptionv3-ed47ec45.params`` from
     ``root`` (default ``$MXNET_HOME/models``). Other keywords go to :class:`Inception3`.
     """

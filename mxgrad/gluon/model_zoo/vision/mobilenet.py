@@ -11,11 +11,12 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from ...block import HybridBlock
 from ... import nn
 from ..model_store import load_pretrained
+from ....context import Context
 
 __all__ = ["MobileNet", "MobileNetV2", "RELU6", "LinearBottleneck", "mobilenet1_0",
            "mobilenet_v2_1_0", "mobilenet0_75", "mobilenet_v2_0_75", "mobilenet0_5",
@@ -65,7 +66,7 @@ class LinearBottleneck(HybridBlock):
         Stride of the depthwise convolution.
     """
 
-    def __init__(self, in_channels: int, channels: int, t: int, stride: int, **kwargs):
+    def __init__(self, in_channels: int, channels: int, t: int, stride: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.use_shortcut = stride == 1 and in_channels == channels
         with self.name_scope():
@@ -94,7 +95,7 @@ class MobileNet(HybridBlock):
         Outputs of the final Dense layer.
     """
 
-    def __init__(self, multiplier: float = 1.0, classes: int = 1000, **kwargs):
+    def __init__(self, multiplier: float = 1.0, classes: int = 1000, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         with self.name_scope():
             self.features = nn.HybridSequential(prefix="")
@@ -126,7 +127,7 @@ class MobileNetV2(HybridBlock):
         Output channels of the final 1x1 convolution.
     """
 
-    def __init__(self, multiplier: float = 1.0, classes: int = 1000, **kwargs):
+    def __init__(self, multiplier: float = 1.0, classes: int = 1000, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         with self.name_scope():
             self.features = nn.HybridSequential(prefix="features_")
@@ -161,8 +162,8 @@ def _version_suffix(multiplier: float) -> str:
     return suffix[:-1] if suffix in ("1.00", "0.50") else suffix
 
 
-def get_mobilenet(multiplier: float, pretrained: bool = False, ctx=None,
-                  root: Optional[str] = None, **kwargs) -> MobileNet:
+def get_mobilenet(multiplier: float, pretrained: bool = False, ctx: Optional[Context] = None,
+                  root: Optional[str] = None, **kwargs: Any) -> MobileNet:
     """MobileNet with width ``multiplier``; ``pretrained=True`` loads
     ``mobilenet{multiplier}-{hash}.params`` from ``root`` (default
     ``$MXNET_HOME/models``).
@@ -178,8 +179,8 @@ def get_mobilenet(multiplier: float, pretrained: bool = False, ctx=None,
     return net
 
 
-def get_mobilenet_v2(multiplier: float, pretrained: bool = False, ctx=None,
-                     root: Optional[str] = None, **kwargs) -> MobileNetV2:
+def get_mobilenet_v2(multiplier: float, pretrained: bool = False, ctx: Optional[Context] = None,
+                     root: Optional[str] = None, **kwargs: Any) -> MobileNetV2:
     """MobileNetV2 with width ``multiplier``; ``pretrained=True`` loads
     ``mobilenetv2_{multiplier}-{hash}.params`` from ``root`` (default
     ``$MXNET_HOME/models``)."""
@@ -189,41 +190,41 @@ def get_mobilenet_v2(multiplier: float, pretrained: bool = False, ctx=None,
     return net
 
 
-def mobilenet1_0(**kwargs) -> MobileNet:
+def mobilenet1_0(**kwargs: Any) -> MobileNet:
     """MobileNet, width 1.0 (keyword arguments as :func:`get_mobilenet`)."""
     return get_mobilenet(1.0, **kwargs)
 
 
-def mobilenet0_75(**kwargs) -> MobileNet:
+def mobilenet0_75(**kwargs: Any) -> MobileNet:
     """MobileNet, width 0.75 (keyword arguments as :func:`get_mobilenet`)."""
     return get_mobilenet(0.75, **kwargs)
 
 
-def mobilenet0_5(**kwargs) -> MobileNet:
+def mobilenet0_5(**kwargs: Any) -> MobileNet:
     """MobileNet, width 0.5 (keyword arguments as :func:`get_mobilenet`)."""
     return get_mobilenet(0.5, **kwargs)
 
 
-def mobilenet0_25(**kwargs) -> MobileNet:
+def mobilenet0_25(**kwargs: Any) -> MobileNet:
     """MobileNet, width 0.25 (keyword arguments as :func:`get_mobilenet`)."""
     return get_mobilenet(0.25, **kwargs)
 
 
-def mobilenet_v2_1_0(**kwargs) -> MobileNetV2:
+def mobilenet_v2_1_0(**kwargs: Any) -> MobileNetV2:
     """MobileNetV2, width 1.0 (keyword arguments as :func:`get_mobilenet_v2`)."""
     return get_mobilenet_v2(1.0, **kwargs)
 
 
-def mobilenet_v2_0_75(**kwargs) -> MobileNetV2:
+def mobilenet_v2_0_75(**kwargs: Any) -> MobileNetV2:
     """MobileNetV2, width 0.75 (keyword arguments as :func:`get_mobilenet_v2`)."""
     return get_mobilenet_v2(0.75, **kwargs)
 
 
-def mobilenet_v2_0_5(**kwargs) -> MobileNetV2:
+def mobilenet_v2_0_5(**kwargs: Any) -> MobileNetV2:
     """MobileNetV2, width 0.5 (keyword arguments as :func:`get_mobilenet_v2`)."""
     return get_mobilenet_v2(0.5, **kwargs)
 
 
-def mobilenet_v2_0_25(**kwargs) -> MobileNetV2:
+def mobilenet_v2_0_25(**kwargs: Any) -> MobileNetV2:
     """MobileNetV2, width 0.25 (keyword arguments as :func:`get_mobilenet_v2`)."""
     return get_mobilenet_v2(0.25, **kwargs)

@@ -14,12 +14,13 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from ....base import StateError
 from ...block import HybridBlock
 from ... import nn
 from ..model_store import load_pretrained, UnknownModelError
+from ....context import Context
 
 __all__ = ["ResNetV1", "ResNetV2", "BasicBlockV1", "BasicBlockV2", "BottleneckV1",
            "BottleneckV2", "resnet18_v1", "resnet34_v1", "resnet50_v1", "resnet101_v1",
@@ -59,7 +60,7 @@ class BasicBlockV1(HybridBlock):
     """
 
     def __init__(self, channels: int, stride: int, downsample: bool = False,
-                 in_channels: int = 0, **kwargs):
+                 in_channels: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.body = nn.HybridSequential(prefix="")
         self.body.add(_conv3x3(channels, stride, in_channels), nn.BatchNorm(),
@@ -78,7 +79,7 @@ class BottleneckV1(HybridBlock):
     added to the (projected) input, then ReLU. Parameters as :class:`BasicBlockV1`."""
 
     def __init__(self, channels: int, stride: int, downsample: bool = False,
-                 in_channels: int = 0, **kwargs):
+                 in_channels: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.body = nn.HybridSequential(prefix="")
         self.body.add(nn.Conv2D(channels // 4, kernel_size=1, strides=stride),
@@ -100,7 +101,7 @@ class BasicBlockV2(HybridBlock):
     :class:`BasicBlockV1`."""
 
     def __init__(self, channels: int, stride: int, downsample: bool = False,
-                 in_channels: int = 0, **kwargs):
+                 in_channels: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.bn1 = nn.BatchNorm()
         self.conv1 = _conv3x3(channels, stride, in_channels)
@@ -124,7 +125,7 @@ class BottleneckV2(HybridBlock):
     shortcut. Parameters as :class:`BasicBlockV1`."""
 
     def __init__(self, channels: int, stride: int, downsample: bool = False,
-                 in_channels: int = 0, **kwargs):
+                 in_channels: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.bn1 = nn.BatchNorm()
         self.conv1 = nn.Conv2D(channels // 4, kernel_size=1, strides=1, use_bias=False)
@@ -179,8 +180,8 @@ class ResNetV1(HybridBlock):
         A single 3x3 convolution as the stem (for small images such as CIFAR).
     """
 
-    def __init__(self, block, layers, channels, classes: int = 1000,
-                 thumbnail: bool = False, **kwargs):
+    def __init__(self, block, layers, channels: int, classes: int = 1000,
+                 thumbnail: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         _check_spec(layers, channels)
         with self.name_scope():
@@ -207,8 +208,8 @@ class ResNetV2(HybridBlock):
     Parameters as :class:`ResNetV1` (with :class:`BasicBlockV2` or
     :class:`BottleneckV2`)."""
 
-    def __init__(self, block, layers, channels, classes: int = 1000,
-                 thumbnail: bool = False, **kwargs):
+    def __init__(self, block, layers, channels: int, classes: int = 1000,
+                 thumbnail: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         _check_spec(layers, channels)
         with self.name_scope():
@@ -244,8 +245,8 @@ resnet_block_versions = [{"basic_block": BasicBlockV1, "bottle_neck": Bottleneck
                          {"basic_block": BasicBlockV2, "bottle_neck": BottleneckV2}]
 
 
-def get_resnet(version: int, num_layers: int, pretrained: bool = False, ctx=None,
-               root: Optional[str] = None, **kwargs) -> HybridBlock:
+def get_resnet(version: int, num_layers: int, pretrained: bool = False, ctx: Optional[Context] = None,
+               root: Optional[str] = None, **kwargs: Any) -> HybridBlock:
     """ResNet V``version`` with ``num_layers`` layers (18, 34, 50, 101, 152).
 
     Parameters
@@ -282,51 +283,51 @@ def get_resnet(version: int, num_layers: int, pretrained: bool = False, ctx=None
     return net
 
 
-def resnet18_v1(**kwargs) -> HybridBlock:
+def resnet18_v1(**kwargs: Any) -> HybridBlock:
     """ResNet-18 V1 (keyword arguments as :func:`get_resnet`)."""
     return get_resnet(1, 18, **kwargs)
 
 
-def resnet34_v1(**kwargs) -> HybridBlock:
+def resnet34_v1(**kwargs: Any) -> HybridBlock:
     """ResNet-34 V1 (keyword arguments as :func:`get_resnet`)."""
     return get_resnet(1, 34, **kwargs)
 
 
-def resnet50_v1(**kwargs) -> HybridBlock:
+def resnet50_v1(**kwargs: Any) -> HybridBlock:
     """ResNet-50 V1 (keyword arguments as :func:`get_resnet`)."""
     return get_resnet(1, 50, **kwargs)
 
 
-def resnet101_v1(**kwargs) -> HybridBlock:
+def resnet101_v1(**kwargs: Any) -> HybridBlock:
     """ResNet-101 V1 (keyword arguments as :func:`get_resnet`)."""
     return get_resnet(1, 101, **kwargs)
 
 
-def resnet152_v1(**kwargs) -> HybridBlock:
+def resnet152_v1(**kwargs: Any) -> HybridBlock:
     """ResNet-152 V1 (keyword arguments as :func:`get_resnet`)."""
     return get_resnet(1, 152, **kwargs)
 
 
-def resnet18_v2(**kwargs) -> HybridBlock:
+def resnet18_v2(**kwargs: Any) -> HybridBlock:
     """ResNet-18 V2 (keyword arguments as :func:`get_resnet`)."""
     return get_resnet(2, 18, **kwargs)
 
 
-def resnet34_v2(**kwargs) -> HybridBlock:
+def resnet34_v2(**kwargs: Any) -> HybridBlock:
     """ResNet-34 V2 (keyword arguments as :func:`get_resnet`)."""
     return get_resnet(2, 34, **kwargs)
 
 
-def resnet50_v2(**kwargs) -> HybridBlock:
+def resnet50_v2(**kwargs: Any) -> HybridBlock:
     """ResNet-50 V2 (keyword arguments as :func:`get_resnet`)."""
     return get_resnet(2, 50, **kwargs)
 
 
-def resnet101_v2(**kwargs) -> HybridBlock:
+def resnet101_v2(**kwargs: Any) -> HybridBlock:
     """ResNet-101 V2 (keyword arguments as :func:`get_resnet`)."""
     return get_resnet(2, 101, **kwargs)
 
 
-def resnet152_v2(**kwargs) -> HybridBlock:
+def resnet152_v2(**kwargs: Any) -> HybridBlock:
     """ResNet-152 V2 (keyword arguments as :func:`get_resnet`)."""
     return get_resnet(2, 152, **kwargs)

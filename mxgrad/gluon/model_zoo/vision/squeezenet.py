@@ -10,12 +10,13 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from ...block import HybridBlock
 from ... import nn
 from ...contrib.nn import HybridConcurrent
 from ..model_store import load_pretrained, UnknownModelError
+from ....context import Context
 
 __all__ = ["SqueezeNet", "squeezenet1_0", "squeezenet1_1", "get_squeezenet"]
 
@@ -52,7 +53,7 @@ class SqueezeNet(HybridBlock):
         Output channels of the final 1x1 convolution.
     """
 
-    def __init__(self, version: str, classes: int = 1000, **kwargs):
+    def __init__(self, version: str, classes: int = 1000, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if version not in ("1.0", "1.1"):
             raise UnknownModelError(f"Unsupported SqueezeNet version {version!r}: '1.0' or "
@@ -95,8 +96,8 @@ class SqueezeNet(HybridBlock):
         return self.output(self.features(x))
 
 
-def get_squeezenet(version: str, pretrained: bool = False, ctx=None,
-                   root: Optional[str] = None, **kwargs) -> SqueezeNet:
+def get_squeezenet(version: str, pretrained: bool = False, ctx: Optional[Context] = None,
+                   root: Optional[str] = None, **kwargs: Any) -> SqueezeNet:
     """SqueezeNet ``version`` (``'1.0'``, ``'1.1'``); ``pretrained=True`` loads
     ``squeezenet{version}-{hash}.params`` from ``root`` (default ``$MXNET_HOME/models``).
     """
@@ -106,11 +107,11 @@ def get_squeezenet(version: str, pretrained: bool = False, ctx=None,
     return net
 
 
-def squeezenet1_0(**kwargs) -> SqueezeNet:
+def squeezenet1_0(**kwargs: Any) -> SqueezeNet:
     """SqueezeNet 1.0 (keyword arguments as :func:`get_squeezenet`)."""
     return get_squeezenet("1.0", **kwargs)
 
 
-def squeezenet1_1(**kwargs) -> SqueezeNet:
+def squeezenet1_1(**kwargs: Any) -> SqueezeNet:
     """SqueezeNet 1.1 (keyword arguments as :func:`get_squeezenet`)."""
     return get_squeezenet("1.1", **kwargs)

@@ -10,13 +10,14 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from ....base import StateError
 from ...block import HybridBlock
 from ... import nn
 from ....initializer import Xavier
 from ..model_store import load_pretrained, UnknownModelError
+from ....context import Context
 
 __all__ = ["VGG", "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn",
            "vgg19_bn", "get_vgg"]
@@ -38,7 +39,7 @@ class VGG(HybridBlock):
     """
 
     def __init__(self, layers, filters, classes: int = 1000, batch_norm: bool = False,
-                 **kwargs):
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if len(layers) != len(filters):
             raise StateError(f"VGG: layers and filters must have the same length "
@@ -74,8 +75,8 @@ vgg_spec = {11: ([1, 1, 2, 2, 2], [64, 128, 256, 512, 512]),
             19: ([2, 2, 4, 4, 4], [64, 128, 256, 512, 512])}
 
 
-def get_vgg(num_layers: int, pretrained: bool = False, ctx=None, root: Optional[str] = None,
-            **kwargs) -> VGG:
+def get_vgg(num_layers: int, pretrained: bool = False, ctx: Optional[Context] = None, root: Optional[str] = None,
+            **kwargs: Any) -> VGG:
     """VGG with ``num_layers`` (11, 13, 16, 19) layers; ``batch_norm=True`` for the
     ``_bn`` variants. ``pretrained=True`` loads ``vgg{n}[_bn]-{hash}.params`` from
     ``root`` (default ``$MXNET_HOME/models``).
@@ -96,45 +97,45 @@ def get_vgg(num_layers: int, pretrained: bool = False, ctx=None, root: Optional[
     return net
 
 
-def vgg11(**kwargs) -> VGG:
+def vgg11(**kwargs: Any) -> VGG:
     """VGG-11 (keyword arguments as :func:`get_vgg`)."""
     return get_vgg(11, **kwargs)
 
 
-def vgg13(**kwargs) -> VGG:
+def vgg13(**kwargs: Any) -> VGG:
     """VGG-13 (keyword arguments as :func:`get_vgg`)."""
     return get_vgg(13, **kwargs)
 
 
-def vgg16(**kwargs) -> VGG:
+def vgg16(**kwargs: Any) -> VGG:
     """VGG-16 (keyword arguments as :func:`get_vgg`)."""
     return get_vgg(16, **kwargs)
 
 
-def vgg19(**kwargs) -> VGG:
+def vgg19(**kwargs: Any) -> VGG:
     """VGG-19 (keyword arguments as :func:`get_vgg`)."""
     return get_vgg(19, **kwargs)
 
 
-def vgg11_bn(**kwargs) -> VGG:
+def vgg11_bn(**kwargs: Any) -> VGG:
     """VGG-11 with BatchNorm (keyword arguments as :func:`get_vgg`)."""
     kwargs["batch_norm"] = True
     return get_vgg(11, **kwargs)
 
 
-def vgg13_bn(**kwargs) -> VGG:
+def vgg13_bn(**kwargs: Any) -> VGG:
     """VGG-13 with BatchNorm (keyword arguments as :func:`get_vgg`)."""
     kwargs["batch_norm"] = True
     return get_vgg(13, **kwargs)
 
 
-def vgg16_bn(**kwargs) -> VGG:
+def vgg16_bn(**kwargs: Any) -> VGG:
     """VGG-16 with BatchNorm (keyword arguments as :func:`get_vgg`)."""
     kwargs["batch_norm"] = True
     return get_vgg(16, **kwargs)
 
 
-def vgg19_bn(**kwargs) -> VGG:
+def vgg19_bn(**kwargs: Any) -> VGG:
     """VGG-19 with BatchNorm (keyword arguments as :func:`get_vgg`)."""
     kwargs["batch_norm"] = True
     return get_vgg(19, **kwargs)
