@@ -30,7 +30,9 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Dict, Optional, Sequence, Type, TypeVar, Union
+
+from typing_extensions import Literal
 
 import json
 import logging
@@ -42,6 +44,8 @@ import numpy as np
 from .base import DTypeError, ShapeError, StateError
 from .ndarray.ndarray import NDArray
 from . import random as _random
+
+_C = TypeVar("_C", bound=Type[Any])
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed",
            "Zero", "One", "Constant", "Uniform", "Normal", "Orthogonal", "Xavier",
@@ -67,7 +71,11 @@ class InitDesc(str):
     ('dense0_weight', 'zeros')
     """
 
-    def __new__(cls, name, attrs=None, global_init=None):
+    attrs: Dict[str, Any]
+    global_init: Optional[Initializer]
+
+    def __new__(cls, name: str, attrs: Optional[Dict[str, Any]] = None,
+                global_init: Optional[Initializer] = None) -> InitDesc:
         ret = super().__new__(cls, name)
         ret.attrs = attrs or {}
         ret.global_init = global_init
@@ -111,9 +119,10 @@ class Initializer:
     def __init__(self, **kwargs: Any) -> None:
         self._kwargs = kwargs
         self._verbose = False
-        self._print_func = None
+        self._print_func: Optional[Callable[[Any], str]] = None
 
-    def set_verbosity(self, verbose: bool = False, print_func=None) -> "Initializer":
+    def set_verbosity(self, verbose: bool = False,
+                      print_func: Optional[Callable[[Any], str]] = None) -> Initializer:
         """Turn logging of each initialized array on or off."""
         self._verbose = verbose
         if print_func is None:
@@ -155,7 +164,7 @@ class Initializer:
 
     __hash__ = object.__hash__   # identity hash: initializers are mutable (set_verbosity)
 
-    def __call__(self, desc: Any, arr: NDArray) -> None:
+    def __call__(self, desc: Union[InitDesc, str], arr: NDArray) -> None:
         """Initialize ``arr`` (an NDArray, filled in place) for the parameter ``desc``."""
         if not isinstance(desc, InitDesc):
             self._legacy_init(desc, arr)
@@ -242,7 +251,7 @@ def _bilinear(shape):
 _REGISTRY: dict = {}
 
 
-def register(klass):
+def register(klass: _C) -> _C:
     """Register an :class:`Initializer` subclass under its lower-cased class name.
 
     Examples
@@ -261,16 +270,17 @@ def register(klass):
     return klass
 
 
-def alias(*aliases):
+def alias(*aliases: str) -> Callable[[_C], _C]:
     """Decorator registering extra names for an initializer class."""
-    def reg(klass):
+    def reg(klass: _C) -> _C:
         for name in aliases:
             _REGISTRY[name.lower()] = klass
         return klass
     return reg
 
 
-def create(initializer, *args, **kwargs: Any) -> Initializer:
+def create(initializer: Union[Initializer, Load, Mixed, str, dict], *args: Any,
+           **kwargs: Any) -> Union[Initializer, Load, Mixed]:
     """Return an initializer from an instance, a registered name, or a JSON string.
 
     Parameters
@@ -320,14 +330,17 @@ class Load:
     [1.0, 1.0]
     """
 
-    def __init__(self, param, default_init=None, verbose: bool = False) -> None:
+    def __init__(self, param: Union[str, Dict[str, NDArray]],
+                 default_init: Optional[Initializer] = None, verbose: bool = False) -> None:
         if isinstance(param, str):
             from .ndarray.utils import load
-            param = load(param)
-        if not isinstance(param, dict):
+            loaded = load(param)
+        else:
+            loaded = param
+        if not isinstance(loaded, dict):
             raise DTypeError("Load takes a file name or a dict of NDArrays")
         self.param = {}
-        for name, arr in param.items():
+        for name, arr in loaded.items():
             if name.startswith(("arg:", "aux:")):
                 name = name[4:]
             self.param[name] = arr
@@ -363,7 +376,8 @@ class Mixed:
     [7.0, 7.0]
     """
 
-    def __init__(self, patterns, initializers) -> None:
+    def __init__(self, patterns: Sequence[str],
+                 initializers: Sequence[Union[Initializer, str]]) -> None:
         if len(patterns) != len(initializers):
             raise StateError("Mixed needs one initializer per pattern")
         self.map = list(zip([re.compile(p) for p in patterns],
@@ -431,7 +445,7 @@ class Constant(Initializer):
            [1., 2.]], dtype=float32)
     """
 
-    def __init__(self, value: float) -> None:
+    def __init__(self, value: Union[float, NDArray, Sequence[float]]) -> None:
         super().__init__(value=value.tolist() if isinstance(value, (NDArray, np.ndarray))
                          else value)
         self.value = value
@@ -495,7 +509,8 @@ class Orthogonal(Initializer):
     True
     """
 
-    def __init__(self, scale: float = 1.414, rand_type: str = "uniform") -> None:
+    def __init__(self, scale: float = 1.414, rand_type: Literal["uniform", "normal"] = "uniform"
+                 ) -> None:
         super().__init__(scale=scale, rand_type=rand_type)
         self.scale = scale
         self.rand_type = rand_type
@@ -533,7 +548,8 @@ class Xavier(Initializer):
     True
     """
 
-    def __init__(self, rnd_type: str = "uniform", factor_type: str = "avg", magnitude: float = 3) -> None:
+    def __init__(self, rnd_type: Literal["uniform", "gaussian"] = "uniform",
+                 factor_type: Literal["avg", "in", "out"] = "avg", magnitude: float = 3) -> None:
         super().__init__(rnd_type=rnd_type, factor_type=factor_type, magnitude=magnitude)
         self.rnd_type = rnd_type
         self.factor_type = factor_type
@@ -577,7 +593,8 @@ class MSRAPrelu(Xavier):
     1.882353
     """
 
-    def __init__(self, factor_type: str = "avg", slope: float = 0.25) -> None:
+    def __init__(self, factor_type: Literal["avg", "in", "out"] = "avg", slope: float = 0.25
+                 ) -> None:
         magnitude = 2.0 / (1 + slope ** 2)
         super().__init__("gaussian", factor_type, magnitude)
         self._kwargs = {"factor_type": factor_type, "slope": slope}

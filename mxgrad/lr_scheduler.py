@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from math import cos, pi
+from typing import List
 
 from .base import StateError
 
@@ -124,7 +125,7 @@ class MultiFactorScheduler(LRScheduler):
     [1.0, 1.0, 0.5, 0.5, 0.25, 0.25]
     """
 
-    def __init__(self, step: int, factor: float = 1, base_lr: float = 0.01, warmup_steps: int = 0, warmup_begin_lr: float = 0,
+    def __init__(self, step: List[int], factor: float = 1, base_lr: float = 0.01, warmup_steps: int = 0, warmup_begin_lr: float = 0,
                  warmup_mode: str = "linear") -> None:
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if not isinstance(step, (list, tuple)) or len(step) < 1:

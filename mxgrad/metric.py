@@ -21,7 +21,9 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
+
+from typing_extensions import TypeIs
 
 import json
 import math
@@ -33,6 +35,9 @@ import numpy as _np
 from .base import DTypeError, ShapeError, StateError, numeric_types
 from .ndarray.ndarray import NDArray
 
+Batch = Union[NDArray, _np.ndarray, Sequence[Union[NDArray, _np.ndarray]]]
+"""A batch of labels or predictions: one NDArray or a list of them."""
+
 __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC",
            "Perplexity", "MAE", "MSE", "RMSE", "CrossEntropy", "NegativeLogLikelihood",
            "PearsonCorrelation", "PCC", "Loss", "Torch", "Caffe", "CustomMetric", "np",
@@ -40,7 +45,7 @@ __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1"
 
 
 # ------------------------------------------------------------------ helpers
-def _is_array(x) -> bool:
+def _is_array(x: object) -> TypeIs[Union[NDArray, _np.ndarray]]:
     return isinstance(x, (NDArray, _np.ndarray))
 
 
@@ -68,7 +73,8 @@ def _ratio(total, count) -> float:
     return float(_scalar(total)) / float(_scalar(count))
 
 
-def check_label_shapes(labels: Sequence[NDArray], preds: Sequence[NDArray], wrap: bool = False, shape: bool = False):
+def check_label_shapes(labels: Any, preds: Any, wrap: bool = False, shape: bool = False
+                       ) -> Tuple[Any, Any]:
     """Check that ``labels`` and ``preds`` match, as MXNet's metrics do before updating.
 
     Parameters
@@ -94,6 +100,8 @@ def check_label_shapes(labels: Sequence[NDArray], preds: Sequence[NDArray], wrap
     ...
     mxgrad.base.ShapeError: Shape of labels 1 does not match shape of predictions 0 ...
     """
+    lshape: Union[int, Tuple[int, ...]]
+    pshape: Union[int, Tuple[int, ...]]
     if shape:
         lshape, pshape = tuple(labels.shape), tuple(preds.shape)
         what = "shape"
@@ -162,20 +170,20 @@ class EvalMetric:
                        "output_names": self.output_names, "label_names": self.label_names})
         return config
 
-    def update_dict(self, label: NDArray, pred: NDArray) -> None:
+    def update_dict(self, label: Mapping[str, NDArray], pred: Mapping[str, NDArray]) -> None:
         """Update with dicts mapping names to arrays (``output_names`` / ``label_names``
         select and order them; default all values in order)."""
         if self.output_names is not None:
-            pred = [pred[name] for name in self.output_names]
+            preds = [pred[name] for name in self.output_names]
         else:
-            pred = list(pred.values())
+            preds = list(pred.values())
         if self.label_names is not None:
-            label = [label[name] for name in self.label_names]
+            labels = [label[name] for name in self.label_names]
         else:
-            label = list(label.values())
-        self.update(label, pred)
+            labels = list(label.values())
+        self.update(labels, preds)
 
-    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]):
+    def update(self, labels: Batch, preds: Batch) -> None:
         """Accumulate the statistics of one batch."""
         raise NotImplementedError(f"{type(self).__name__} must implement update(labels, preds)")
 
@@ -376,7 +384,8 @@ class CompositeEvalMetric(EvalMetric):
             raise StateError(f"CompositeEvalMetric.get_metric: index {index!r} is out of "
                              f"range for {len(self.metrics)} metrics") from None
 
-    def update_dict(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
+    def update_dict(self, labels: Mapping[str, NDArray], preds: Mapping[str, NDArray]
+                    ) -> None:
         if self.label_names is not None:
             labels = OrderedDict([i for i in labels.items() if i[0] in self.label_names])
         if self.output_names is not None:
@@ -384,7 +393,7 @@ class CompositeEvalMetric(EvalMetric):
         for metric in self.metrics:
             metric.update_dict(labels, preds)
 
-    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
+    def update(self, labels: Batch, preds: Batch) -> None:
         """Update every child metric with the same batch."""
         for metric in self.metrics:
             metric.update(labels, preds)
@@ -451,7 +460,7 @@ class Accuracy(EvalMetric):
                          has_global_stats=True)
         self.axis = axis
 
-    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
+    def update(self, labels: Batch, preds: Batch) -> None:
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
             lab, p = _numpy(label), _numpy(pred)
@@ -495,7 +504,7 @@ class TopKAccuracy(EvalMetric):
                              f"Accuracy for top-1 accuracy")
         self.name += f"_{self.top_k}"
 
-    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
+    def update(self, labels: Batch, preds: Batch) -> None:
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
             p = _numpy(pred).astype(_np.float32)
@@ -705,7 +714,7 @@ class Perplexity(EvalMetric):
         self.ignore_label = ignore_label
         self.axis = axis
 
-    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
+    def update(self, labels: Batch, preds: Batch) -> None:
         labels, preds = check_label_shapes(labels, preds, True)
         loss, num = 0.0, 0
         for label, pred in zip(labels, preds):
@@ -957,7 +966,7 @@ class PearsonCorrelation(EvalMetric):
         _, _, _, m2l, m2p, c = stats
         return float(c / math.sqrt(m2l * m2p)) if m2l * m2p > 0 else float("nan")
 
-    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
+    def update(self, labels: Batch, preds: Batch) -> None:
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
             check_label_shapes(label, pred, False, True)
@@ -1023,7 +1032,7 @@ class PCC(EvalMetric):
         cov_xy = float((cmat.diagonal() * n - x * y).sum())
         return cov_xy / math.sqrt(cov_xx * cov_yy)
 
-    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
+    def update(self, labels: Batch, preds: Batch) -> None:
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
             lab = _numpy(label).astype(_np.int64).ravel()
@@ -1094,7 +1103,7 @@ class Loss(EvalMetric):
         super().__init__(name, output_names=output_names, label_names=label_names,
                          has_global_stats=True)
 
-    def update(self, _, preds: Sequence[NDArray]) -> None:
+    def update(self, _: Any, preds: Batch) -> None:
         if _is_array(preds):
             preds = [preds]
         for pred in preds:
@@ -1152,7 +1161,7 @@ class CustomMetric(EvalMetric):
         self._feval = feval
         self._allow_extra_outputs = allow_extra_outputs
 
-    def update(self, labels: Sequence[NDArray], preds: Sequence[NDArray]) -> None:
+    def update(self, labels: Batch, preds: Batch) -> None:
         if not self._allow_extra_outputs:
             labels, preds = check_label_shapes(labels, preds, True)
         else:

@@ -27,7 +27,7 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional, cast
 
 import math
 import numbers
@@ -39,6 +39,9 @@ from .base import DTypeError, MXNetError, ShapeError, StateError
 from .ndarray.ndarray import NDArray, wrap
 from .autograd.scope import state as _scope
 from .ops import optimizer_update as _k   # the update arithmetic, shared with nd.*_update
+
+if TYPE_CHECKING:
+    from .lr_scheduler import LRScheduler
 
 __all__ = ["Optimizer", "register", "create", "get_updater", "Updater", "SGD", "NAG",
            "Adam", "AdamW", "RMSProp", "AdaGrad", "AdaDelta", "Adamax", "Nadam", "Signum",
@@ -95,10 +98,10 @@ class Optimizer:
 
     opt_registry: dict = {}
 
-    def __init__(self, rescale_grad: float = 1.0, param_idx2name=None, wd: float = 0.0, clip_gradient: Optional[float] = None,
-                 learning_rate: Optional[float] = None, lr_scheduler=None, sym=None, begin_num_update: int = 0,
-                 multi_precision: bool = False, param_dict=None, aggregate_num=None,
-                 use_fused_step=None, **kwargs: Any) -> None:
+    def __init__(self, rescale_grad: float = 1.0, param_idx2name: Optional[Dict[int, str]] = None, wd: float = 0.0, clip_gradient: Optional[float] = None,
+                 learning_rate: Optional[float] = None, lr_scheduler: Optional[LRScheduler] = None, sym: Any = None, begin_num_update: int = 0,
+                 multi_precision: bool = False, param_dict: Optional[dict] = None, aggregate_num: Optional[int] = None,
+                 use_fused_step: Optional[bool] = None, **kwargs: Any) -> None:
         if kwargs:
             name = next(iter(kwargs))
             raise _UnknownArgumentError(
@@ -130,7 +133,7 @@ class Optimizer:
         self.wd_mult: dict = {}
         self.begin_num_update = begin_num_update
         self.num_update = begin_num_update
-        self._all_index_update_counts = {0: {}}
+        self._all_index_update_counts: Dict[int, Dict[Any, int]] = {0: {}}
         self._index_update_count = self._all_index_update_counts[0]
         self.clip_gradient = clip_gradient
         self.multi_precision = multi_precision
@@ -183,7 +186,7 @@ class Optimizer:
         """The current learning rate (from the scheduler when there is one)."""
         if self.lr_scheduler is not None:
             return self.lr_scheduler(self.num_update)
-        return self.lr
+        return cast(float, self.lr)
 
     def set_learning_rate(self, lr: float) -> None:
         """Set the learning rate (an error when a scheduler controls it)."""
@@ -274,7 +277,7 @@ class Optimizer:
         return self.wd * self._mult(index, self.wd_mult, "wd_mult")
 
     # ------------------------------------------------------------------ update
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         """The auxiliary state of ``weight`` (momentum, moments...), or None."""
         return None
 
@@ -285,7 +288,7 @@ class Optimizer:
     def _multi_precision_for(self, weight) -> bool:
         return bool(self.multi_precision) and weight.dtype == np.float16
 
-    def create_state_multi_precision(self, index: NDArray, weight: NDArray):
+    def create_state_multi_precision(self, index: int, weight: NDArray) -> Any:
         """The state of ``weight``; for a float16 weight with ``multi_precision=True`` also a
         float32 master copy the updates run on (as MXNet 1.9: ``(master, state)``, for SGD and
         NAG ``(state, master)``)."""
@@ -299,11 +302,11 @@ class Optimizer:
                           f"{type(self).__name__} optimizer", stacklevel=2)
         return self.create_state(index, weight)
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state):
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         """Update ``weight`` (NDArray, in place) from ``grad`` and ``state``."""
         raise NotImplementedError()
 
-    def update_multi_precision(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update_multi_precision(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         """:meth:`update`; for a float16 weight with ``multi_precision=True`` the update runs
         on the float32 master copy in ``state``, then the weight is set to it (rounded)."""
         if isinstance(index, (list, tuple)):
@@ -404,12 +407,12 @@ class SGD(Optimizer):
         self.momentum = momentum
         self.lazy_update = lazy_update
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         if self.momentum != 0.0:
             return _zeros_like(weight)
         return None
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare_raw(index, weight, grad)
         c = self.clip_gradient
         if (c is not None and c > 0) or g.dtype != w.dtype:
@@ -459,12 +462,12 @@ class NAG(Optimizer):
         super().__init__(**kwargs)
         self.momentum = momentum
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         if self.momentum != 0.0:
             return _zeros_like(weight)
         return None
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         if wd:
@@ -502,10 +505,10 @@ class Adam(Optimizer):
         self.epsilon = epsilon
         self.lazy_update = lazy_update
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
@@ -514,7 +517,9 @@ class Adam(Optimizer):
         self._clip(g)
         _k.adam_step(w, g, _buf(state[0]), _buf(state[1]), lr, self.beta1, self.beta2,
                      self.epsilon)
-        _touch(state[0]), _touch(state[1]), _touch(weight)
+        _touch(state[0])
+        _touch(state[1])
+        _touch(weight)
 
 
 @register
@@ -545,10 +550,10 @@ class AdamW(Optimizer):
         self.epsilon = epsilon
         self.correct_bias = correct_bias
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         if self.correct_bias:
@@ -557,7 +562,9 @@ class AdamW(Optimizer):
         m, v = _buf(state[0]), _buf(state[1])
         _k.adam_moments(g, m, v, self.beta1, self.beta2)
         w -= lr * (m / (np.sqrt(v) + self.epsilon) + wd * w)
-        _touch(state[0]), _touch(state[1]), _touch(weight)
+        _touch(state[0])
+        _touch(state[1])
+        _touch(weight)
 
 
 @register
@@ -582,7 +589,7 @@ class RMSProp(Optimizer):
     """
 
     def __init__(self, learning_rate: float = 0.001, gamma1: float = 0.9, gamma2: float = 0.9, epsilon: float = 1e-8,
-                 centered: bool = False, clip_weights=None, **kwargs: Any) -> None:
+                 centered: bool = False, clip_weights: Optional[float] = None, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.gamma1 = gamma1
         self.gamma2 = gamma2
@@ -590,12 +597,12 @@ class RMSProp(Optimizer):
         self.epsilon = epsilon
         self.clip_weights = clip_weights
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         if self.centered:
             return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
         return (_zeros_like(weight),)
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         if wd:
             g += wd * w
@@ -632,16 +639,17 @@ class AdaGrad(Optimizer):
         super().__init__(**kwargs)
         self.float_stable_eps = eps
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         return _zeros_like(weight)
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         h = _buf(state)
         h += np.square(g)
         w -= lr * (g / np.sqrt(h + self.float_stable_eps) + wd * w)
-        _touch(state), _touch(weight)
+        _touch(state)
+        _touch(weight)
 
 
 @register
@@ -668,10 +676,10 @@ class AdaDelta(Optimizer):
         self.rho = rho
         self.epsilon = epsilon
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         _, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         acc_g, acc_delta = _buf(state[0]), _buf(state[1])
@@ -681,7 +689,9 @@ class AdaDelta(Optimizer):
         acc_delta *= self.rho
         acc_delta += (1.0 - self.rho) * np.square(delta)
         w -= delta + wd * w
-        _touch(state[0]), _touch(state[1]), _touch(weight)
+        _touch(state[0])
+        _touch(state[1])
+        _touch(weight)
 
 
 @register
@@ -699,10 +709,10 @@ class Adamax(Optimizer):
         self.beta1 = beta1
         self.beta2 = beta2
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         lr /= (1.0 - self.beta1 ** t)
@@ -714,7 +724,9 @@ class Adamax(Optimizer):
         m += (1.0 - self.beta1) * g
         np.maximum(self.beta2 * u, np.abs(g), out=u)
         w -= lr * m / u
-        _touch(state[0]), _touch(state[1]), _touch(weight)
+        _touch(state[0])
+        _touch(state[1])
+        _touch(weight)
 
 
 @register
@@ -730,10 +742,10 @@ class Nadam(Optimizer):
         self.schedule_decay = schedule_decay
         self.m_schedule = 1.0
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         if wd:
@@ -753,7 +765,9 @@ class Nadam(Optimizer):
         v_t_prime = v / (1.0 - pow(self.beta2, t))
         m_t_bar = (1.0 - momentum_t) * grad_prime + momentum_t_1 * m_t_prime
         w -= lr * m_t_bar / (np.sqrt(v_t_prime) + self.epsilon)
-        _touch(state[0]), _touch(state[1]), _touch(weight)
+        _touch(state[0])
+        _touch(state[1])
+        _touch(weight)
 
 
 @register
@@ -778,12 +792,12 @@ class Signum(Optimizer):
         self.momentum = momentum
         self.wd_lh = wd_lh
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         if self.momentum != 0.0:
             return _zeros_like(weight)
         return None
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         if state is None:
             _k.signsgd_step(w, g, lr, wd + self.wd_lh)
@@ -820,17 +834,20 @@ class FTML(Optimizer):
         self.beta2 = beta2
         self.epsilon = epsilon
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         g += wd * w
         self._clip(g)
-        _k.ftml_step(w, g, *(_buf(s) for s in state), lr, t, self.beta1, self.beta2,
+        _k.ftml_step(w, g, _buf(state[0]), _buf(state[1]), _buf(state[2]), lr, t, self.beta1, self.beta2,
                      self.epsilon)
-        _touch(state[0]), _touch(state[1]), _touch(state[2]), _touch(weight)
+        _touch(state[0])
+        _touch(state[1])
+        _touch(state[2])
+        _touch(weight)
 
 
 @register
@@ -855,7 +872,7 @@ class LAMB(Optimizer):
     """
 
     def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6,
-                 lower_bound=None, upper_bound=None, bias_correction: bool = True, **kwargs: Any) -> None:
+                 lower_bound: Optional[float] = None, upper_bound: Optional[float] = None, bias_correction: bool = True, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
@@ -864,10 +881,10 @@ class LAMB(Optimizer):
         self.upper_bound = upper_bound
         self.bias_correction = bias_correction
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         self._clip(g)
@@ -875,7 +892,9 @@ class LAMB(Optimizer):
                               self.beta2, self.epsilon, self.bias_correction, wd)
         _k.lamb_apply(w, r, _k.norm64(w), _k.norm64(r), lr, self.lower_bound,
                       self.upper_bound)
-        _touch(state[0]), _touch(state[1]), _touch(weight)
+        _touch(state[0])
+        _touch(state[1])
+        _touch(weight)
 
 
 @register
@@ -888,19 +907,21 @@ class Ftrl(Optimizer):
         weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)
     """
 
-    def __init__(self, lamda1: float = 0.01, learning_rate: float = 0.1, beta: int = 1, **kwargs: Any) -> None:
+    def __init__(self, lamda1: float = 0.01, learning_rate: float = 0.1, beta: float = 1, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.lamda1 = lamda1
         self.beta = beta
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         return (_zeros_like(weight), _zeros_like(weight))
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         _k.ftrl_step(w, g, _buf(state[0]), _buf(state[1]), lr, self.lamda1, self.beta, wd)
-        _touch(state[0]), _touch(state[1]), _touch(weight)
+        _touch(state[0])
+        _touch(state[1])
+        _touch(weight)
 
 
 @register
@@ -908,7 +929,7 @@ class SGLD(Optimizer):
     """Stochastic gradient Langevin dynamics:
     ``weight += -lr/2 * (g + wd * weight) + N(0, sqrt(lr))``."""
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         from .random import generator
@@ -929,15 +950,15 @@ class DCASGD(Optimizer):
     def __init__(self, momentum: float = 0.0, lamda: float = 0.04, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.momentum = momentum
-        self.weight_previous = {}
+        self.weight_previous: dict = {}
         self.lamda = lamda
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         if self.momentum == 0.0:
             return (None, wrap(weight._data.copy()))
         return (_zeros_like(weight), wrap(weight._data.copy()))
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         lr, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         mom, prev = state
@@ -951,7 +972,8 @@ class DCASGD(Optimizer):
             _touch(mom)
         p[...] = w
         w += step
-        _touch(prev), _touch(weight)
+        _touch(prev)
+        _touch(weight)
 
 
 @register
@@ -960,14 +982,15 @@ class Test(Optimizer):
 
     __test__ = False   # not a pytest test class
 
-    def create_state(self, index: NDArray, weight: NDArray):
+    def create_state(self, index: int, weight: NDArray) -> Any:
         return _zeros_like(weight)
 
-    def update(self, index: NDArray, weight: NDArray, grad: NDArray, state) -> None:
+    def update(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
         w = _buf(weight)
         w += _buf(grad) * self.rescale_grad
         _buf(state)[...] = w
-        _touch(weight), _touch(state)
+        _touch(weight)
+        _touch(state)
 
 
 class Updater:
@@ -987,7 +1010,7 @@ class Updater:
         self.states_synced: dict = {}
         self.aggregate_updates = False
 
-    def __call__(self, index: NDArray, grad: NDArray, weight: NDArray) -> None:
+    def __call__(self, index: int, grad: NDArray, weight: NDArray) -> None:
         if not isinstance(index, (list, tuple)):
             opt = self.optimizer
             states = self.states
@@ -1032,8 +1055,8 @@ class Updater:
         refused unless ``allow_pickle=True``: only for data you trust; it warns.
         """
         from . import _states
-        states, optimizer, _ = _states.loads(states, allow_pickle, "the states")
-        self._set_decoded(states, optimizer)
+        decoded, optimizer, _ = _states.loads(states, allow_pickle, "the states")
+        self._set_decoded(decoded, optimizer)
 
     def _set_decoded(self, states: dict, optimizer=None) -> None:
         self.states = states

@@ -12,7 +12,7 @@ True
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
@@ -20,6 +20,8 @@ from .base import as_dtype, ShapeError, StateError
 from .ndarray.ndarray import NDArray, wrap
 from ._typing import DTypeLike, ShapeLike
 from .context import Context
+
+_Param = Union[float, NDArray]
 
 __all__ = ["seed", "uniform", "normal", "randn", "randint", "shuffle", "exponential",
            "gamma", "poisson", "multinomial", "bernoulli", "generator"]
@@ -32,7 +34,7 @@ def generator() -> np.random.Generator:
     return _rng[0]
 
 
-def seed(seed_state: int, ctx: Optional[Context] = "all") -> None:
+def seed(seed_state: int, ctx: Union[str, Context] = "all") -> None:
     """Seed mxgrad's random number generator.
 
     Examples
@@ -77,7 +79,7 @@ def _sample_unchecked(draw, params, shape, dtype):
     return wrap(np.asarray(out).astype(as_dtype(dtype)))
 
 
-def uniform(low: float = 0.0, high: float = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+def uniform(low: _Param = 0.0, high: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """Samples from U[low, high).
 
     Examples
@@ -91,7 +93,7 @@ def uniform(low: float = 0.0, high: float = 1.0, shape: Optional[ShapeLike] = No
     return _out(out, r)
 
 
-def normal(loc: float = 0.0, scale: float = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+def normal(loc: _Param = 0.0, scale: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """Samples from N(loc, scale**2).
 
     Examples
@@ -103,7 +105,7 @@ def normal(loc: float = 0.0, scale: float = 1.0, shape: Optional[ShapeLike] = No
     return _out(out, r)
 
 
-def randn(*shape: ShapeLike, loc: float = 0.0, scale: float = 1.0, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def randn(*shape: int, loc: _Param = 0.0, scale: _Param = 1.0, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """Standard normal samples of the given shape.
 
     Examples
@@ -114,7 +116,7 @@ def randn(*shape: ShapeLike, loc: float = 0.0, scale: float = 1.0, dtype: DTypeL
     return normal(loc, scale, shape=shape, dtype=dtype)
 
 
-def randint(low: float, high: float, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = "int32", out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+def randint(low: int, high: int, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = "int32", out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """Integers uniformly from ``[low, high)`` (int32 by default, as in MXNet).
 
     Examples
@@ -128,7 +130,7 @@ def randint(low: float, high: float, shape: Optional[ShapeLike] = None, ctx: Opt
     return _out(out, r)
 
 
-def exponential(scale: float = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def exponential(scale: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """Samples from an exponential distribution with the given scale (1/lambda).
 
     Examples
@@ -139,7 +141,7 @@ def exponential(scale: float = 1.0, shape: Optional[ShapeLike] = None, ctx: Opti
     return _sample(generator().exponential, (scale,), shape, dtype)
 
 
-def gamma(alpha: float = 1.0, beta: float = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def gamma(alpha: _Param = 1.0, beta: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """Samples from a gamma distribution (shape ``alpha``, scale ``beta``).
 
     Examples
@@ -150,7 +152,7 @@ def gamma(alpha: float = 1.0, beta: float = 1.0, shape: Optional[ShapeLike] = No
     return _sample(generator().gamma, (alpha, beta), shape, dtype)
 
 
-def poisson(lam: float = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def poisson(lam: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """Samples from a Poisson distribution.
 
     Examples
@@ -161,7 +163,7 @@ def poisson(lam: float = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[C
     return _sample(generator().poisson, (lam,), shape, dtype)
 
 
-def bernoulli(prob: float = 0.5, shape: Optional[ShapeLike] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def bernoulli(prob: _Param = 0.5, shape: Optional[ShapeLike] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """0/1 samples that are 1 with probability ``prob``.
 
     Examples
@@ -176,7 +178,8 @@ def bernoulli(prob: float = 0.5, shape: Optional[ShapeLike] = None, dtype: DType
     return wrap((generator().random(size) < p).astype(as_dtype(dtype)))
 
 
-def multinomial(data: NDArray, shape: Optional[ShapeLike] = None, get_prob: bool = False, dtype: DTypeLike = "int32", **kwargs: Any):
+def multinomial(data: NDArray, shape: Optional[ShapeLike] = None, get_prob: bool = False, dtype: DTypeLike = "int32", **kwargs: Any
+                ) -> Union[NDArray, Tuple[NDArray, NDArray]]:
     """Draw category indices from the probability rows of ``data``.
 
     Examples

@@ -15,14 +15,16 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+from typing_extensions import Literal
 
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError, numeric_types
 from .block import HybridBlock
 from ..ops.nn import _softmax_ce_per_sample
-from .._typing import Axis
+from ..ndarray.ndarray import NDArray
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "HuberLoss",
@@ -68,7 +70,11 @@ class Loss(HybridBlock):
         The axis that indexes samples; the loss is averaged over the others.
     """
 
-    def __init__(self, weight: float, batch_axis: int, **kwargs: Any) -> None:
+    if TYPE_CHECKING:  # what calling a loss returns (Block.__call__ runs hybrid_forward)
+        def __call__(self, pred: NDArray, label: NDArray, *args: Optional[NDArray]
+                     ) -> NDArray: ...
+
+    def __init__(self, weight: Optional[float], batch_axis: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._weight = weight
         self._batch_axis = batch_axis
@@ -177,7 +183,7 @@ class SoftmaxCrossEntropyLoss(Loss):
     [0.6931]
     """
 
-    def __init__(self, axis: Axis = -1, sparse_label: bool = True, from_logits: bool = False, weight: Optional[float] = None,
+    def __init__(self, axis: int = -1, sparse_label: bool = True, from_logits: bool = False, weight: Optional[float] = None,
                  batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._axis = axis
@@ -224,7 +230,7 @@ class KLDivLoss(Loss):
     0.0
     """
 
-    def __init__(self, from_logits: bool = True, axis: Axis = -1, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
+    def __init__(self, from_logits: bool = True, axis: int = -1, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._from_logits = from_logits
         self._axis = axis
@@ -313,7 +319,7 @@ class LogisticLoss(Loss):
     [0.6931]
     """
 
-    def __init__(self, weight: Optional[float] = None, batch_axis: int = 0, label_format: str = "signed", **kwargs: Any) -> None:
+    def __init__(self, weight: Optional[float] = None, batch_axis: int = 0, label_format: Literal["signed", "binary"] = "signed", **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._label_format = label_format
         if self._label_format not in ("signed", "binary"):
@@ -424,7 +430,8 @@ class CTCLoss(Loss):
     array([18.8282, 16.5058], dtype=float32)
     """
 
-    def __init__(self, layout: str = "NTC", label_layout: str = "NT", weight: Optional[float] = None, **kwargs: Any) -> None:
+    def __init__(self, layout: Literal["NTC", "TNC"] = "NTC",
+                 label_layout: Literal["NT", "TN"] = "NT", weight: Optional[float] = None, **kwargs: Any) -> None:
         if layout not in ("NTC", "TNC"):
             raise StateError(f"CTCLoss: layout must be 'NTC' or 'TNC', got {layout!r}")
         if label_layout not in ("NT", "TN"):

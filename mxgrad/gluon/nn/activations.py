@@ -54,7 +54,7 @@ class LeakyReLU(HybridBlock):
     LeakyReLU(0.2)
     """
 
-    def __init__(self, alpha, **kwargs: Any) -> None:
+    def __init__(self, alpha: float, **kwargs: Any) -> None:
         if alpha < 0:
             raise StateError(f"Slope coefficient for LeakyReLU must be no less than 0, "
                              f"got {alpha}")
@@ -80,7 +80,7 @@ class PReLU(HybridBlock):
     [-1.0, 4.0]
     """
 
-    def __init__(self, alpha_initializer=initializer.Constant(0.25), in_channels: int = 1,
+    def __init__(self, alpha_initializer: initializer.Initializer = initializer.Constant(0.25), in_channels: int = 1,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
         with self.name_scope():

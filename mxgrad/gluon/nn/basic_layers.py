@@ -15,7 +15,7 @@ Dense(4 -> 8, Activation(relu))
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Union
 
 import warnings
 
@@ -27,10 +27,10 @@ from ...ndarray.ndarray import NDArray
 from ..block import Block, HybridBlock
 from ..utils import _indent
 from .activations import Activation
-from ..._typing import Axis, DTypeLike, InitLike
+from ..._typing import DTypeLike, InitLike
 
 if TYPE_CHECKING:
-    from ..parameter import ParameterDict
+    from ..parameter import Parameter, ParameterDict
 
 __all__ = ["Sequential", "HybridSequential", "Dense", "Dropout", "Embedding", "BatchNorm",
            "InstanceNorm", "LayerNorm", "GroupNorm", "Flatten", "Lambda", "HybridLambda",
@@ -82,9 +82,9 @@ class Sequential(_ChildList, Block):
 
     def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
-        self._layers = []
+        self._layers: List[Block] = []
 
-    def add(self, *blocks) -> None:
+    def add(self, *blocks: Block) -> None:
         """Add blocks at the end."""
         for block in blocks:
             if not isinstance(block, Block):
@@ -128,9 +128,9 @@ class HybridSequential(_ChildList, HybridBlock):
 
     def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
-        self._layers = []
+        self._layers: List[Block] = []
 
-    def add(self, *blocks) -> None:
+    def add(self, *blocks: Block) -> None:
         """Add blocks at the end."""
         for block in blocks:
             if not isinstance(block, Block):
@@ -191,6 +191,8 @@ class Dense(HybridBlock):
             self.weight = self.params.get("weight", shape=(units, in_units),
                                           init=weight_initializer, dtype=dtype,
                                           allow_deferred_init=True)
+            self.bias: Optional[Parameter]
+            self.act: Optional[Activation]
             if use_bias:
                 self.bias = self.params.get("bias", shape=(units,), init=bias_initializer,
                                             dtype=dtype, allow_deferred_init=True)
@@ -251,7 +253,7 @@ class Dropout(HybridBlock):
     [0.0, 2.0]
     """
 
-    def __init__(self, rate, axes=(), **kwargs: Any) -> None:
+    def __init__(self, rate: float, axes: Sequence[int] = (), **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if not 0 <= rate < 1:
             raise StateError(f"Dropout rate must be in [0, 1), got {rate}")
@@ -305,9 +307,10 @@ class BatchNorm(HybridBlock):
     [0.2]
     """
 
-    def __init__(self, axis: Axis = 1, momentum: float = 0.9, epsilon: float = 1e-5, center: bool = True, scale: float = True,
-                 use_global_stats: bool = False, beta_initializer: str = "zeros", gamma_initializer: str = "ones",
-                 running_mean_initializer: str = "zeros", running_variance_initializer: str = "ones",
+    def __init__(self, axis: int = 1, momentum: float = 0.9, epsilon: float = 1e-5, center: bool = True, scale: bool = True,
+                 use_global_stats: bool = False, beta_initializer: InitLike = "zeros", gamma_initializer: InitLike = "ones",
+                 running_mean_initializer: InitLike = "zeros",
+                 running_variance_initializer: InitLike = "ones",
                  in_channels: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._kwargs = {"axis": axis, "eps": epsilon, "momentum": momentum,
@@ -364,7 +367,7 @@ class Embedding(HybridBlock):
     (1, 2, 2)
     """
 
-    def __init__(self, input_dim, output_dim, dtype: DTypeLike = "float32", weight_initializer: InitLike = None,
+    def __init__(self, input_dim: int, output_dim: int, dtype: DTypeLike = "float32", weight_initializer: InitLike = None,
                  sparse_grad: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
@@ -438,8 +441,8 @@ class InstanceNorm(_AffineNorm):
     [[[-1.0, 1.0]]]
     """
 
-    def __init__(self, axis: Axis = 1, epsilon: float = 1e-5, center: bool = True, scale: float = False,
-                 beta_initializer: str = "zeros", gamma_initializer: str = "ones", in_channels: int = 0,
+    def __init__(self, axis: int = 1, epsilon: float = 1e-5, center: bool = True, scale: bool = False,
+                 beta_initializer: InitLike = "zeros", gamma_initializer: InitLike = "ones", in_channels: int = 0,
                  **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
@@ -472,8 +475,8 @@ class LayerNorm(_AffineNorm):
     [[-1.0, 1.0]]
     """
 
-    def __init__(self, axis: Axis = -1, epsilon: float = 1e-5, center: bool = True, scale: float = True,
-                 beta_initializer: str = "zeros", gamma_initializer: str = "ones", in_channels: int = 0,
+    def __init__(self, axis: int = -1, epsilon: float = 1e-5, center: bool = True, scale: bool = True,
+                 beta_initializer: InitLike = "zeros", gamma_initializer: InitLike = "ones", in_channels: int = 0,
                  prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
@@ -506,8 +509,8 @@ class GroupNorm(_AffineNorm):
     [[[-1.0], [1.0]]]
     """
 
-    def __init__(self, num_groups: int = 1, epsilon: float = 1e-5, center: bool = True, scale: float = True,
-                 beta_initializer: str = "zeros", gamma_initializer: str = "ones", in_channels: int = 0,
+    def __init__(self, num_groups: int = 1, epsilon: float = 1e-5, center: bool = True, scale: bool = True,
+                 beta_initializer: InitLike = "zeros", gamma_initializer: InitLike = "ones", in_channels: int = 0,
                  prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self._kwargs = {"eps": epsilon, "num_groups": num_groups, "center": center,
@@ -540,7 +543,8 @@ class Lambda(Block):
     2.0
     """
 
-    def __init__(self, function, prefix: Optional[str] = None) -> None:
+    def __init__(self, function: Union[str, Callable[..., Any]], prefix: Optional[str] = None
+                 ) -> None:
         super().__init__(prefix=prefix)
         if isinstance(function, str):
             if not hasattr(nd, function):
@@ -572,7 +576,8 @@ class HybridLambda(HybridBlock):
     0.5
     """
 
-    def __init__(self, function, prefix: Optional[str] = None) -> None:
+    def __init__(self, function: Union[str, Callable[..., Any]], prefix: Optional[str] = None
+                 ) -> None:
         super().__init__(prefix=prefix)
         if isinstance(function, str):
             if not hasattr(nd, function):
