@@ -100,7 +100,7 @@ def atomic_write(path: Union[str, os.PathLike], mode: str = "wb",
     fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".",
                                suffix=".tmp")
     try:
-        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": encoding})) as f:
+        with os.fdopen(fd, mode, encoding=None if mode == "wb" else encoding) as f:
             yield f
             f.flush()
             if fsync:

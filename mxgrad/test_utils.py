@@ -13,7 +13,7 @@ import functools
 import numbers
 import os
 import sys
-from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Sequence, Tuple, Type, Union, cast
 
 import numpy as np
 
@@ -30,7 +30,12 @@ from .base import DTypeError, ShapeError, StateError
 from .context import Context, current_context
 from .ndarray.ndarray import NDArray, wrap
 from .ndarray import array
-from ._typing import Axis, DTypeLike, ShapeLike
+from ._typing import Axis, DTypeLike
+
+if TYPE_CHECKING:
+    from .optimizer import Optimizer
+
+_Arr = Union[NDArray, np.ndarray]
 
 __all__ = ["assert_almost_equal", "almost_equal", "assert_allclose",
            "assert_almost_equal_ignore_nan", "numeric_grad", "check_numeric_gradient",
@@ -101,7 +106,7 @@ def _dtype_of(x) -> np.dtype:
 def get_tolerance(dat, tol, default_tol) -> float:
     """``tol`` itself when it is a number, else its (or ``default_tol``'s) entry for ``dat``'s dtype."""
     if isinstance(tol, numbers.Number):
-        return tol
+        return cast(float, tol)
     dtype = _dtype_of(dat)
     tol = {} if tol is None else tol
     if dtype in tol:
@@ -109,7 +114,8 @@ def get_tolerance(dat, tol, default_tol) -> float:
     return default_tol.get(dtype, default_tol[np.dtype(np.float64)])
 
 
-def get_tols(x: NDArray, y, rtol: float, atol: float) -> Tuple[float, float]:
+def get_tols(x: _Arr, y: _Arr, rtol: Optional[float], atol: Optional[float]
+             ) -> Tuple[float, float]:
     """The (rtol, atol) for comparing ``x`` and ``y``: the looser default of the two dtypes."""
     return (max(get_tolerance(x, rtol, default_rtols()), get_tolerance(y, rtol, default_rtols())),
             max(get_tolerance(x, atol, default_atols()), get_tolerance(y, atol, default_atols())))
@@ -139,7 +145,7 @@ def _check_shapes(a, b):
         raise AssertionError(f"a.shape = {a.shape} and b.shape = {b.shape} are not equal")
 
 
-def almost_equal(a: NDArray, b: NDArray, rtol: Optional[float] = None, atol: Optional[float] = None, equal_nan: bool = False, use_broadcast: bool = True) -> bool:
+def almost_equal(a: _Arr, b: _Arr, rtol: Optional[float] = None, atol: Optional[float] = None, equal_nan: bool = False, use_broadcast: bool = True) -> bool:
     """Whether ``a`` and ``b`` are elementwise close (``None`` tolerances: float64 defaults).
 
     Examples
@@ -162,8 +168,8 @@ def _max_violation(a, b, rtol, atol):
     return loc, (float(violation[loc]) if violation.size else 0.0)
 
 
-def assert_almost_equal(a: NDArray, b: NDArray, rtol: Optional[float] = None, atol: Optional[float] = None, names=("a", "b"), equal_nan: bool = False,
-                        use_broadcast: bool = True, mismatches=(10, 10)) -> None:
+def assert_almost_equal(a: _Arr, b: _Arr, rtol: Optional[float] = None, atol: Optional[float] = None, names: Tuple[str, str] = ("a", "b"), equal_nan: bool = False,
+                        use_broadcast: bool = True, mismatches: Tuple[int, int] = (10, 10)) -> None:
     """Assert ``a`` and ``b`` (NDArrays, NumPy arrays or numbers) are elementwise close.
 
     As MXNet 1.9: ``rtol``/``atol`` of ``None`` take the defaults of the inputs' dtypes
@@ -199,12 +205,12 @@ def assert_almost_equal(a: NDArray, b: NDArray, rtol: Optional[float] = None, at
         f"{names[1]}={float(b_b[loc]):.8f}")
 
 
-def assert_allclose(a: NDArray, b: NDArray, rtol: float = 1e-07, atol: float = 0, equal_nan: bool = True) -> None:
+def assert_allclose(a: _Arr, b: _Arr, rtol: float = 1e-07, atol: float = 0, equal_nan: bool = True) -> None:
     """:func:`assert_almost_equal` with NumPy's ``assert_allclose`` defaults."""
     assert_almost_equal(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-def assert_almost_equal_ignore_nan(a: NDArray, b: NDArray, rtol: Optional[float] = None, atol: Optional[float] = None, names=("a", "b")) -> None:
+def assert_almost_equal_ignore_nan(a: _Arr, b: _Arr, rtol: Optional[float] = None, atol: Optional[float] = None, names: Tuple[str, str] = ("a", "b")) -> None:
     """:func:`assert_almost_equal` where a NaN in either input matches anything."""
     a, b = np.array(_np(a), dtype=np.float64), np.array(_np(b), dtype=np.float64)
     a, b = np.broadcast_arrays(a, b)
@@ -215,7 +221,7 @@ def assert_almost_equal_ignore_nan(a: NDArray, b: NDArray, rtol: Optional[float]
     assert_almost_equal(a, b, rtol, atol, names)
 
 
-def same(a: NDArray, b: NDArray) -> bool:
+def same(a: _Arr, b: _Arr) -> bool:
     """Whether two arrays are exactly equal (same shape, same values).
 
     Examples
@@ -237,7 +243,8 @@ def same_array(array1: NDArray, array2: NDArray) -> bool:
     return bool(np.shares_memory(array1._data, array2._data))
 
 
-def assert_exception(f: Callable, exception_type, *args, **kwargs: Any) -> None:
+def assert_exception(f: Callable[..., Any], exception_type: Type[BaseException], *args: Any,
+                     **kwargs: Any) -> None:
     """Assert that ``f(*args, **kwargs)`` raises ``exception_type``.
 
     Examples
@@ -387,7 +394,7 @@ def rand_shape_nd(num_dim: int, dim: int = 10, allow_zero_size: bool = False) ->
     return tuple(int(d) for d in np.random.randint(low, dim + 1, size=num_dim))
 
 
-def rand_ndarray(shape: ShapeLike, stype: str = "default", density=None, dtype: DTypeLike = None, modifier_func=None,
+def rand_ndarray(shape: Sequence[int], stype: str = "default", density=None, dtype: DTypeLike = None, modifier_func=None,
                  shuffle_csr_indices: bool = False, distribution=None, ctx: Optional[Context] = None) -> NDArray:
     """A random standard-normal NDArray of ``shape`` (float32 unless ``dtype``).
 
@@ -428,7 +435,7 @@ def np_reduce(dat: np.ndarray, axis: Axis, keepdims: bool, numpy_reduce_func) ->
     return ret
 
 
-def collapse_sum_like(a: np.ndarray, shape: ShapeLike) -> np.ndarray:
+def collapse_sum_like(a: np.ndarray, shape: Sequence[int]) -> np.ndarray:
     """Sum ``a`` over the axes that broadcasting added or stretched to reach ``shape``."""
     shape = tuple(shape)
     if a.ndim < len(shape):
@@ -452,7 +459,7 @@ def compare_ndarray_tuple(t1, t2, rtol: Optional[float] = None, atol: Optional[f
         assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
 
 
-def compare_optimizer(opt1, opt2, shape: ShapeLike, dtype: DTypeLike, w_stype: str = "default",
+def compare_optimizer(opt1: Optimizer, opt2: Optimizer, shape: Sequence[int], dtype: DTypeLike, w_stype: str = "default",
                       g_stype: str = "default", rtol: float = 1e-4, atol: float = 1e-5,
                       compare_states: bool = True, ntensors: int = 1) -> None:
     """Run one update of two optimizers on the same random weight and gradient and assert
@@ -549,7 +556,7 @@ def check_numeric_gradient(fn: Callable, inputs: Sequence, head_grads=None, eps:
     for i, (v, n) in enumerate(zip(vars_, num)):
         if grad_nodes is not None and i not in grad_nodes:
             continue
-        np.testing.assert_allclose(v.grad.asnumpy(), n, rtol=rtol, atol=atol,
+        np.testing.assert_allclose(cast(NDArray, v.grad).asnumpy(), n, rtol=rtol, atol=atol,
                                    err_msg=f"gradient of input {i} differs from the "
                                            f"numerical gradient")
     return True
@@ -585,7 +592,7 @@ def check_second_order(fn: Callable, inputs: Sequence, eps: float = 1e-5, rtol: 
         for g, w in zip(grads, weights):
             term = (g * wrap(w)).sum()
             total = term if total is None else total + term
-    if total._node is None:
+    if cast(NDArray, total)._node is None:
         analytic = [np.zeros_like(x) for x in xs]
     else:
         analytic = [g.asnumpy() for g in autograd.grad(total, vars_)]

@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import struct
 import sys
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -174,7 +174,7 @@ class _Reader:
     def u64(self, what: str) -> int:
         return _Q.unpack(self.read(8, what))[0]
 
-    def shape(self, what: str, ndim: Optional[int] = None, dim_fmt: str = "q") -> tuple:
+    def shape(self, what: str, ndim: Optional[int] = None, dim_fmt: str = "q") -> Optional[Tuple[int, ...]]:
         if ndim is None:
             ndim = self.i32(what)
         if ndim < -1 or ndim > _MAX_NDIM:
@@ -283,9 +283,9 @@ def _record(r: _Reader, idx: int) -> np.ndarray:
                                   f"{aflag}")
         ashape = r.shape(what + " aux shape")
         _check_dims(r, ashape, what)
-        aux.append((np.dtype(_FLAG_DTYPES[aflag]), ashape))
+        aux.append((np.dtype(_FLAG_DTYPES[aflag]), cast(Tuple[int, ...], ashape)))
     _check_dims(r, sshape, what)
-    values = _native(r.array(dtype, sshape, what + " data"), flag)
+    values = _native(r.array(dtype, cast(Tuple[int, ...], sshape), what + " data"), flag)
     aux_data = [_native(r.array(t, s, what + " aux data"), 6).astype(np.int64)
                 for t, s in aux]
     return _densify(r, stype, shape, values, aux_data, what)
@@ -341,7 +341,8 @@ def _read_list(r: _Reader) -> Tuple[List[str], List[np.ndarray]]:
     count = r.u64("array count")
     if count > (r.size - r.pos) // 12:
         raise FileFormatError(f"{r.where} is corrupt: it claims {count} arrays")
-    arrays, too_large = [], []
+    arrays: List[Any] = []   # None where an array is too large (reported below)
+    too_large = []
     for i in range(count):
         try:
             arrays.append(_record(r, i))

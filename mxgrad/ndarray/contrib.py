@@ -34,7 +34,6 @@ from ..ops.indexing import boolean_mask, take, where
 from ..ops.linalg import dot
 from ..ops.shape import concat, split, stack, swapaxes
 from .ndarray import NDArray, wrap
-from .._typing import Axis
 from ..context import Context
 
 __all__ = ["boolean_mask", "arange_like", "div_sqrt_dim", "foreach", "while_loop", "cond",
@@ -54,7 +53,7 @@ def _nd(x, op, arg="data") -> NDArray:
 
 # ------------------------------------------------------------------ simple ops
 def arange_like(data: NDArray, start: float = 0.0, step: float = 1.0, repeat: int = 1, ctx: Optional[Context] = None,
-                axis: Axis = None, **kwargs: Any) -> NDArray:
+                axis: Optional[int] = None, **kwargs: Any) -> NDArray:
     """Evenly spaced values shaped like ``data`` (or, with ``axis``, a 1-D array as long as
     ``data.shape[axis]``): ``start + step * (i // repeat)`` for the i-th element in row-major
     order. The result has ``data``'s dtype and is a constant (no gradient).

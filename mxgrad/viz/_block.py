@@ -7,7 +7,7 @@ inner block claimed are that call's own ops.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -45,6 +45,8 @@ class BlockCall:
 
 class BlockTrace:
     """The recorded graph of one dummy forward and who made what."""
+
+    _keep: Tuple[Any, Any]   # (inputs, outputs), set by trace_block
 
     def __init__(self, graph: RecordedGraph, calls: List[BlockCall], names: Dict[int, str],
                  input_keys: Dict[int, str], outputs: List[NDArray]):
@@ -159,14 +161,14 @@ def trace_block(block, shape, dtype=None) -> BlockTrace:
     names: Dict[int, str] = OrderedDict()
     input_keys: Dict[int, str] = {}
     for (name, _, _), x in zip(specs, inputs):
-        k = node_key(x)
+        k = cast(int, node_key(x))   # the inputs are variables: always in the graph
         names[k] = name
         input_keys[k] = name
     for p in block.collect_params().values():
         for d in p.list_data():
-            k = node_key(d)
-            if k is not None:
-                names.setdefault(k, p.name)
+            pk = node_key(d)
+            if pk is not None:
+                names.setdefault(pk, p.name)
     trace = BlockTrace(graph, calls, names, input_keys, outputs)
     trace._keep = (inputs, outputs)   # keys are ids: keep the arrays alive with the trace
     return trace

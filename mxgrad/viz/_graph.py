@@ -36,9 +36,9 @@ class OpRecord:
         self.key = key
         self.op = op
         self.seq = seq
-        self.inputs: List[Tuple[int, int, Optional[Shape], object]] = []
+        self.inputs: List[Tuple[int, int, Optional[Shape], Optional[np.dtype]]] = []
         self.n_inputs = n_inputs
-        self.outputs: List[Optional[Tuple[Shape, np.dtype]]] = [None] * n_outputs
+        self.outputs: List[Optional[Tuple[Shape, Optional[np.dtype]]]] = [None] * n_outputs
         self.attrs = attrs
         self.saved = saved
         self.freed = freed
@@ -102,7 +102,7 @@ def _simple_attrs(attrs) -> Dict[str, object]:
     if not isinstance(attrs, dict):
         return {}
     simple = (bool, int, float, str, np.integer, np.floating)
-    out = {}
+    out: Dict[str, object] = {}
     for k, v in attrs.items():
         if isinstance(v, simple) or (isinstance(v, tuple) and all(isinstance(x, simple)
                                                                    for x in v)):
@@ -146,8 +146,8 @@ def read_graph(heads: Sequence[NDArray]) -> RecordedGraph:
     """
     from ..autograd.graph import Leaf   # the engine's variable node type
 
-    head_recs = []
-    stack = []
+    head_recs: list = []
+    stack: list = []
     for h in heads:
         node = h._node
         if node is None:
@@ -201,12 +201,12 @@ def read_graph(heads: Sequence[NDArray]) -> RecordedGraph:
                 if srec.outputs[oidx] is None:
                     srec.outputs[oidx] = (shape, dtype)
     for key, oidx, shape, dtype in head_recs:
-        rec = ops.get(key)
-        if rec is not None:
-            if oidx >= len(rec.outputs):
-                rec.outputs.extend([None] * (oidx + 1 - len(rec.outputs)))
-            if rec.outputs[oidx] is None:
-                rec.outputs[oidx] = (shape, dtype)
+        hrec = ops.get(key)
+        if hrec is not None:
+            if oidx >= len(hrec.outputs):
+                hrec.outputs.extend([None] * (oidx + 1 - len(hrec.outputs)))
+            if hrec.outputs[oidx] is None:
+                hrec.outputs[oidx] = (shape, dtype)
     return RecordedGraph(sorted(ops.values(), key=lambda r: r.seq),
                          sorted(variables.values(), key=lambda r: r.seq), head_recs)
 

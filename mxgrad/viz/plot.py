@@ -57,7 +57,7 @@ def _no_dot_message(fmt: str = "a picture") -> str:
             f"language (paste it into any Graphviz viewer)")
 
 
-_digraph_class = []
+_digraph_class: list = []
 
 
 def _digraph_type():

@@ -240,7 +240,7 @@ class Estimator:
         self.max_batch = batches
         self.batch_axis = batch_axis
         try:
-            self._epoch_batches = len(train_data)
+            self._epoch_batches: Optional[int] = len(train_data)
         except TypeError:
             self._epoch_batches = None
         handlers = self._prepare_default_handlers(val_data, event_handlers)

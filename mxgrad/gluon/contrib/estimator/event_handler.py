@@ -48,7 +48,7 @@ class EpochBegin(EventHandler):
 
 
 class EpochEnd(EventHandler):
-    def epoch_end(self, estimator, *args, **kwargs: Any) -> bool:
+    def epoch_end(self, estimator, *args, **kwargs: Any) -> Optional[bool]:
         """Return True to stop training."""
         return False
 
@@ -59,7 +59,7 @@ class BatchBegin(EventHandler):
 
 
 class BatchEnd(EventHandler):
-    def batch_end(self, estimator, *args, **kwargs: Any) -> bool:
+    def batch_end(self, estimator, *args, **kwargs: Any) -> Optional[bool]:
         """Return True to end the epoch (and, for the StoppingHandler, training)."""
         return False
 
@@ -534,7 +534,7 @@ class EarlyStoppingHandler(TrainBegin, EpochEnd, TrainEnd):
         self.stopped_epoch = 0
         self.current_epoch = 0
         self.stop_training = False
-        self.best = None
+        self.best: Optional[float] = None
 
     def train_begin(self, estimator, *args, **kwargs: Any) -> None:
         self.wait = 0

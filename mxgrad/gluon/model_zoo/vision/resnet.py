@@ -14,7 +14,7 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, List, Optional, Type
 
 from ....base import StateError
 from ...block import HybridBlock
@@ -180,7 +180,8 @@ class ResNetV1(HybridBlock):
         A single 3x3 convolution as the stem (for small images such as CIFAR).
     """
 
-    def __init__(self, block, layers, channels: int, classes: int = 1000,
+    def __init__(self, block: Type[HybridBlock], layers: List[int], channels: List[int],
+                 classes: int = 1000,
                  thumbnail: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         _check_spec(layers, channels)
@@ -208,7 +209,8 @@ class ResNetV2(HybridBlock):
     Parameters as :class:`ResNetV1` (with :class:`BasicBlockV2` or
     :class:`BottleneckV2`)."""
 
-    def __init__(self, block, layers, channels: int, classes: int = 1000,
+    def __init__(self, block: Type[HybridBlock], layers: List[int], channels: List[int],
+                 classes: int = 1000,
                  thumbnail: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         _check_spec(layers, channels)
