@@ -37,6 +37,8 @@ from .ndarray.ndarray import NDArray
 
 Batch = Union[NDArray, _np.ndarray, Sequence[Union[NDArray, _np.ndarray]]]
 """A batch of labels or predictions: one NDArray or a list of them."""
+NameValue = Tuple[Union[str, List[str]], Union[float, List[float]]]
+"""What ``get()`` returns: a name and a value (lists of them for a composite metric)."""
 
 __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC",
            "Perplexity", "MAE", "MSE", "RMSE", "CrossEntropy", "NegativeLogLikelihood",
@@ -199,11 +201,11 @@ class EvalMetric:
         self.num_inst = 0
         self.sum_metric = 0.0
 
-    def get(self):
+    def get(self) -> NameValue:
         """``(name, value)`` of the local statistics (``nan`` when empty)."""
         return (self.name, _ratio(self.sum_metric, self.num_inst))
 
-    def get_global(self):
+    def get_global(self) -> NameValue:
         """``(name, value)`` of the global statistics (the local ones for metrics that keep
         no global statistics)."""
         if self._has_global_stats:
@@ -218,11 +220,11 @@ class EvalMetric:
             value = [value]
         return list(zip(name, value))
 
-    def get_name_value(self):
+    def get_name_value(self) -> List[Tuple[str, float]]:
         """``[(name, value), ...]`` of the local statistics."""
         return self._zip(*self.get())
 
-    def get_global_name_value(self):
+    def get_global_name_value(self) -> List[Tuple[str, float]]:
         """``[(name, value), ...]`` of the global statistics."""
         if self._has_global_stats:
             return self._zip(*self.get_global())
@@ -418,10 +420,10 @@ class CompositeEvalMetric(EvalMetric):
             values.extend(value)
         return (names, values)
 
-    def get(self):
+    def get(self) -> NameValue:
         return self._collect(m.get() for m in self.metrics)
 
-    def get_global(self):
+    def get_global(self) -> NameValue:
         return self._collect(m.get_global() for m in self.metrics)
 
     def get_config(self):
@@ -737,12 +739,12 @@ class Perplexity(EvalMetric):
             num += prob.size
         self._add(loss, num)
 
-    def get(self):
+    def get(self) -> NameValue:
         if self.num_inst == 0:
             return (self.name, float("nan"))
         return (self.name, math.exp(self.sum_metric / self.num_inst))
 
-    def get_global(self):
+    def get_global(self) -> NameValue:
         if self.global_num_inst == 0:
             return (self.name, float("nan"))
         return (self.name, math.exp(self.global_sum_metric / self.global_num_inst))
@@ -980,14 +982,14 @@ class PearsonCorrelation(EvalMetric):
                 self._local = self._merge(self._local, lab, p)
                 self._global = self._merge(self._global, lab, p)
 
-    def get(self):
+    def get(self) -> NameValue:
         if self.num_inst == 0:
             return (self.name, float("nan"))
         if self.average == "macro":
             return super().get()
         return (self.name, self._corr(self._local))
 
-    def get_global(self):
+    def get_global(self) -> NameValue:
         if self.global_num_inst == 0:
             return (self.name, float("nan"))
         if self.average == "macro":
@@ -1064,12 +1066,12 @@ class PCC(EvalMetric):
     def global_sum_metric(self):
         return self._calc_mcc(self.gcm) * self.global_num_inst
 
-    def get(self):
+    def get(self) -> NameValue:
         if self.num_inst == 0:
             return (self.name, float("nan"))
         return (self.name, self._calc_mcc(self.lcm))
 
-    def get_global(self):
+    def get_global(self) -> NameValue:
         if self.global_num_inst == 0:
             return (self.name, float("nan"))
         return (self.name, self._calc_mcc(self.gcm))

@@ -592,7 +592,8 @@ def check_second_order(fn: Callable, inputs: Sequence, eps: float = 1e-5, rtol: 
         for g, w in zip(grads, weights):
             term = (g * wrap(w)).sum()
             total = term if total is None else total + term
-    if cast(NDArray, total)._node is None:
+    total = cast(NDArray, total)
+    if total._node is None:
         analytic = [np.zeros_like(x) for x in xs]
     else:
         analytic = [g.asnumpy() for g in autograd.grad(total, vars_)]

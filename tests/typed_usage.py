@@ -6,7 +6,7 @@ program also runs (``main()``), so the types it asserts are the real ones.
 """
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 from typing_extensions import assert_type
@@ -30,7 +30,7 @@ class Cube(autograd.Function):
 
 
 class TwoLayer(gluon.HybridBlock):
-    def __init__(self, hidden: int, **kwargs: object) -> None:
+    def __init__(self, hidden: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         with self.name_scope():
             self.body = nn.Dense(hidden, activation="relu")
@@ -80,7 +80,7 @@ def differentiate() -> None:
     gw = nd.zeros((3,))
     autograd.mark_variables([w], [gw], grad_reqs="add")
     with autograd.record():
-        u = assert_type(Cube()(w), NDArray)
+        u: NDArray = Cube()(w)   # Function.__call__ returns what forward returns: Any
         v = (u * x).sum()
     grads = assert_type(autograd.grad([v], [w], create_graph=True), List[NDArray])
     assert grads[0].shape == (3,)
@@ -105,14 +105,15 @@ def train() -> float:
     total = 0.0
     for xb, yb in batches(x, y, 8):
         with autograd.record():
-            pred = assert_type(net(xb), NDArray)
+            pred: NDArray = net(xb)   # Block.__call__ returns Any (a block may return tuples)
             loss = assert_type(loss_fn(pred, yb), NDArray)
         loss.backward()
         trainer.step(xb.shape[0])
         mse.update([yb], [pred])
         total += float(loss.mean().asscalar())
     name, value = mse.get()
-    assert_type(name, str)
+    assert_type(name, Union[str, List[str]])
+    assert_type(value, Union[float, List[float]])
     p = assert_type(params[sorted(params.keys())[0]], gluon.Parameter)
     assert_type(p.data(), NDArray)
     assert_type(p.shape, Optional[Tuple[int, ...]])

@@ -20,6 +20,7 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 from .. import autograd as _ag
 from ..base import DTypeError, StateError
 from ..ndarray.ndarray import NDArray
+from .._typing import GradReq
 
 __all__ = ["set_is_training", "TrainingStateScope", "train_section", "test_section",
            "mark_variables", "backward", "compute_gradient", "grad_and_loss", "grad"]
@@ -70,7 +71,7 @@ def test_section() -> TrainingStateScope:
 
 
 def mark_variables(variables: Sequence[NDArray], gradients: Sequence[NDArray],
-                   grad_reqs: Union[str, Sequence[str]] = "write") -> None:
+                   grad_reqs: Union[GradReq, Sequence[GradReq]] = "write") -> None:
     """Mark NDArrays as variables with the given gradient buffers (see autograd.mark_variables)."""
     _ag.mark_variables(list(variables), list(gradients), grad_reqs)
 
