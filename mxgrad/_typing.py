@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .ndarray.ndarray import NDArray
 
 __all__ = ["Shape", "ShapeLike", "Axis", "GradReq", "DTypeLike", "Scalar", "ArrayOrScalar", "InitLike",
-           "ArrayT", "UnaryOp", "BinaryOp"]
+           "ArrayT", "UnaryOp", "BinaryOp", "Init"]
 
 Shape: TypeAlias = Tuple[int, ...]
 """An array shape, as ``NDArray.shape`` returns it."""
@@ -50,11 +50,11 @@ class UnaryOp(Protocol):
     """A one-input op such as ``nd.exp``: ``op(x, out=None, name=None)``."""
 
     @overload
-    def __call__(self, x: np.ndarray, out: None = ..., name: Optional[str] = ...
+    def __call__(self, x: np.ndarray, /, out: None = ..., name: Optional[str] = ...
                  ) -> np.ndarray: ...
 
     @overload
-    def __call__(self, x: NDArray, out: Optional[NDArray] = ..., name: Optional[str] = ...
+    def __call__(self, x: NDArray, /, out: Optional[NDArray] = ..., name: Optional[str] = ...
                  ) -> NDArray: ...
 
 
@@ -62,19 +62,21 @@ class BinaryOp(Protocol):
     """A two-input op such as ``nd.add``: arrays, or an array and a scalar."""
 
     @overload
-    def __call__(self, lhs: np.ndarray, rhs: Union[np.ndarray, Scalar], out: None = ...,
+    def __call__(self, lhs: np.ndarray, rhs: Union[np.ndarray, Scalar], /, out: None = ...,
                  name: Optional[str] = ...) -> np.ndarray: ...
 
     @overload
-    def __call__(self, lhs: Scalar, rhs: np.ndarray, out: None = ...,
+    def __call__(self, lhs: Scalar, rhs: np.ndarray, /, out: None = ...,
                  name: Optional[str] = ...) -> np.ndarray: ...
 
     @overload
-    def __call__(self, lhs: Union[NDArray, Scalar], rhs: Union[NDArray, Scalar],
+    def __call__(self, lhs: Union[NDArray, Scalar], rhs: Union[NDArray, Scalar], /,
                  out: Optional[NDArray] = ..., name: Optional[str] = ...) -> NDArray: ...
 
 if TYPE_CHECKING:
-    from .initializer import Initializer
+    from .initializer import Initializer, Load, Mixed
 
-InitLike: TypeAlias = Union[str, "Initializer", None]
-"""An initializer argument: an Initializer, a registered name ('xavier'), or None."""
+Init: TypeAlias = Union[str, "Initializer", "Load", "Mixed"]
+"""An initializer: an instance (``mx.init.Xavier()``) or a registered name ('xavier')."""
+InitLike: TypeAlias = Union[str, "Initializer", "Load", "Mixed", None]
+"""An optional initializer argument (None: the default or the global one)."""
