@@ -320,3 +320,25 @@ def test_image_folder_dataset(tmp_path):
     assert label == 11
     with pytest.raises(MXNetError, match="cannot list"):
         mx.gluon.data.vision.ImageFolderDataset(str(tmp_path / "missing"))
+
+
+# ----------------------------------------------------------------------------- rotation
+def test_imrotate_matches_mxnet(src):
+    chw = src.astype("float32").transpose((2, 0, 1))
+    _close(mx.image.imrotate(chw, 30), "imrotate_30", atol=1e-3)
+    _close(mx.image.imrotate(chw, -45, zoom_in=True), "imrotate_m45_zoom_in", atol=1e-3)
+    _close(mx.image.imrotate(chw, 100, zoom_out=True), "imrotate_100_zoom_out", atol=1e-3)
+    batch = mx.nd.stack(chw, chw * 0.5)
+    _close(mx.image.imrotate(batch, mx.nd.array([10, -70])), "imrotate_batch", atol=1e-3)
+    np.random.seed(9)
+    _close(mx.image.random_rotate(batch, (-30, 30), zoom_in=True), "random_rotate_batch",
+           atol=1e-3)
+    _close(mx.image.random_rotate(chw, (-30, 30)), "random_rotate_single", atol=1e-3)
+    with pytest.raises(TypeError, match="float32"):
+        mx.image.imrotate(src.transpose((2, 0, 1)), 10)
+    with pytest.raises(ValueError, match="both"):
+        mx.image.imrotate(chw, 10, zoom_in=True, zoom_out=True)
+    with pytest.raises(ValueError, match="number of rotation angles"):
+        mx.image.imrotate(batch, mx.nd.array([1, 2, 3]))
+    with pytest.raises(TypeError, match="scalar"):
+        mx.image.imrotate(chw, mx.nd.array([1]))

@@ -93,6 +93,16 @@ def image_ops(files, exp):
     exp["random_size_crop_rect"] = np.array(rect)
     exp["color_normalize"] = mx.image.color_normalize(
         srcf.copy(), mx.nd.array([100, 110, 120]), mx.nd.array([50, 60, 70])).asnumpy()
+    chw = srcf.transpose((2, 0, 1))
+    exp["imrotate_30"] = mx.image.imrotate(chw, 30).asnumpy()
+    exp["imrotate_m45_zoom_in"] = mx.image.imrotate(chw, -45, zoom_in=True).asnumpy()
+    exp["imrotate_100_zoom_out"] = mx.image.imrotate(chw, 100, zoom_out=True).asnumpy()
+    batch = mx.nd.stack(chw, chw * 0.5)
+    exp["imrotate_batch"] = mx.image.imrotate(batch, mx.nd.array([10, -70])).asnumpy()
+    np.random.seed(9)
+    exp["random_rotate_batch"] = mx.image.random_rotate(batch, (-30, 30),
+                                                        zoom_in=True).asnumpy()
+    exp["random_rotate_single"] = mx.image.random_rotate(chw, (-30, 30)).asnumpy()
     # augmenter pipelines with seeded Python and NumPy RNGs
     configs = {
         "aug_center": dict(),

@@ -39,6 +39,7 @@ from ._resize import resize as _np_resize
 
 __all__ = ["imread", "imdecode", "imresize", "scale_down", "copyMakeBorder", "resize_short",
            "fixed_crop", "random_crop", "center_crop", "color_normalize", "random_size_crop",
+           "imrotate", "random_rotate",
            "Augmenter", "SequentialAug", "ResizeAug", "ForceResizeAug", "RandomCropAug",
            "RandomSizedCropAug", "CenterCropAug", "RandomOrderAug", "BrightnessJitterAug",
            "ContrastJitterAug", "SaturationJitterAug", "HueJitterAug", "ColorJitterAug",
@@ -335,6 +336,105 @@ def random_size_crop(src, size: Tuple[int, int], area, ratio: Tuple[float, float
             out = fixed_crop(src, x0, y0, new_w, new_h, size, interp)
             return out, (x0, y0, new_w, new_h)
     return center_crop(src, size, interp)
+
+
+def _bilinear_sample(data: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """MXNet's ``BilinearSampler``: sample ``data`` (N, C, H, W) at ``grid`` (N, 2, h, w) of
+    normalised (x, y) in [-1, 1]; points outside the image read zeros."""
+    n, c, ih, iw = data.shape
+    x = (grid[:, 0] + 1) * (iw - 1) / 2
+    y = (grid[:, 1] + 1) * (ih - 1) / 2
+    x0 = np.floor(x).astype(np.int64)
+    y0 = np.floor(y).astype(np.int64)
+    wx = 1.0 - (x - x0)
+    wy = 1.0 - (y - y0)
+    out = np.zeros((n, c) + x.shape[1:], np.float64)
+    batch = np.arange(n)[:, None, None]
+    for dy, dx, weight in ((0, 0, wy * wx), (0, 1, wy * (1 - wx)), (1, 0, (1 - wy) * wx),
+                           (1, 1, (1 - wy) * (1 - wx))):
+        yy, xx = y0 + dy, x0 + dx
+        inside = (xx >= 0) & (xx <= iw - 1) & (yy >= 0) & (yy <= ih - 1)
+        vals = data[batch, :, np.clip(yy, 0, ih - 1), np.clip(xx, 0, iw - 1)]  # (n,h,w,c)
+        vals = np.moveaxis(vals, -1, 1)
+        out += vals * (weight * inside)[:, None]
+    return out
+
+
+def imrotate(src, rotation_degrees, zoom_in: bool = False, zoom_out: bool = False) -> NDArray:
+    """Rotate float32 image(s) ``src`` (C, H, W) or (N, C, H, W) about the centre by
+    ``rotation_degrees`` (a number, or one per image), sampling bilinearly with zeros
+    outside; ``zoom_in`` scales up so that no zeros show, ``zoom_out`` scales down so that
+    the whole image shows.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> img = mx.nd.arange(9).reshape((1, 3, 3))
+    >>> imrotate(img, 90).asnumpy()[0].round(3).tolist()
+    [[2.0, 5.0, 8.0], [1.0, 4.0, 7.0], [0.0, 3.0, 6.0]]
+    """
+    if zoom_in and zoom_out:
+        raise StateError("imrotate: `zoom_in` and `zoom_out` cannot be both True")
+    if src.dtype is not np.float32 and np.dtype(src.dtype) != np.float32:
+        raise DTypeError("imrotate: only float32 images are supported; use "
+                         "src.astype('float32')")
+    a = _as_numpy(src).astype(np.float64)
+    expanded = a.ndim == 3
+    if expanded:
+        a = a[None]
+        if not isinstance(rotation_degrees, Number):
+            raise DTypeError("imrotate: when a single image is passed the rotation angle "
+                             "must be a scalar")
+    elif a.ndim != 4:
+        raise ShapeError(f"imrotate: src must be (C, H, W) or (N, C, H, W), got {a.shape}")
+    if isinstance(rotation_degrees, Number):
+        degrees = np.full(len(a), float(rotation_degrees))
+    else:
+        degrees = _as_numpy(rotation_degrees).astype(np.float64).ravel()
+    if len(degrees) != len(a):
+        raise ShapeError("imrotate: the number of images must be equal to the number of "
+                         "rotation angles")
+    rad = (np.pi * degrees / 180)[:, None, None]
+    _, _, h, w = a.shape
+    hscale, wscale = float(h - 1) / 2, float(w - 1) / 2
+    hm = (np.arange(h, dtype=np.float64)[:, None].repeat(w, axis=1) - hscale)[None]
+    wm = (np.arange(w, dtype=np.float64)[None, :].repeat(h, axis=0) - wscale)[None]
+    cos, sin = np.cos(rad), np.sin(rad)
+    w_rot = (wm * cos - hm * sin) / wscale
+    h_rot = (wm * sin + hm * cos) / hscale
+    scale = 1.0
+    if zoom_in or zoom_out:
+        rho = np.sqrt(h * h + w * w)
+        ang = np.arctan(h / w)
+        c1x, c1y = np.abs(rho * np.cos(ang + np.abs(rad))), np.abs(rho * np.sin(ang + np.abs(rad)))
+        c2x, c2y = np.abs(rho * np.cos(ang - np.abs(rad))), np.abs(rho * np.sin(ang - np.abs(rad)))
+        max_x, max_y = np.maximum(c1x, c2x), np.maximum(c1y, c2y)
+        if zoom_out:
+            scale = np.maximum(max_x / w, max_y / h)
+        else:
+            scale = np.minimum(w / max_x, h / max_y)
+        scale = scale[:, :, :, None]
+    grid = np.stack([w_rot, h_rot], axis=1) * scale
+    out = _bilinear_sample(a, grid).astype(np.float32)
+    return nd.array(out[0] if expanded else out, dtype=np.float32)
+
+
+def random_rotate(src, angle_limits: Tuple[float, float], zoom_in: bool = False,
+                  zoom_out: bool = False) -> NDArray:
+    """:func:`imrotate` by a random angle drawn uniformly (``np.random``) from
+    ``angle_limits``, one per image.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> random_rotate(mx.nd.ones((2, 3, 4, 4)), (-10, 10)).shape
+    (2, 3, 4, 4)
+    """
+    if src.ndim == 3:
+        degrees = np.random.uniform(*angle_limits)
+    else:
+        degrees = nd.array(np.random.uniform(*angle_limits, size=src.shape[0]))
+    return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)
 
 
 class Augmenter:
