@@ -31,9 +31,10 @@ from ..base import DTypeError, ShapeError, StateError, numeric_types
 from .. import ndarray as nd
 from ..ndarray import NDArray
 from .. import io
-from .image import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug, ForceResizeAug,
-                    HueJitterAug, ImageIter, LightingAug, RandomGrayAug, ResizeAug,
-                    copyMakeBorder, fixed_crop)
+from .augmenters import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug, ForceResizeAug,
+                         HueJitterAug, LightingAug, RandomGrayAug, ResizeAug)
+from .image import copyMakeBorder, fixed_crop
+from .iterator import ImageIter
 
 __all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalFlipAug",
            "DetRandomCropAug", "DetRandomPadAug", "CreateMultiRandCropAugmenter",
