@@ -10,7 +10,7 @@ is enough):
 Everything goes to tests/data/mxnet/image/:
 - ``rgb.png``, ``gray.png``, ``rgba.png``, ``rgb.jpg``: 6x8 images encoded by OpenCV;
 - ``expected.npz``: what MXNet's ``mx.image`` functions return on them (decoding,
-  ``imresize`` with every interpolation, crops, augmenter pipelines with seeded RNGs,
+  ``imresize`` with every interpolation, crops, rotations, augmenter pipelines with seeded RNGs,
   ``ImageIter`` and ``ImageRecordDataset`` batches);
 - ``misc.rec``/``misc.idx``: raw records written by ``MXIndexedRecordIO`` (incl. one holding
   the RecordIO magic word, which the writer splits, and ``pack``ed headers);
