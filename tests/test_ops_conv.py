@@ -9,7 +9,8 @@ import pytest
 from mxgrad import nd, autograd
 from mxgrad.base import MXNetError, ShapeError
 from mxgrad.ndarray.ndarray import NDArray
-from opcheck import OpCase, op_tests, randn
+from opcheck import OpCase, op_tests, randn, run_forward, run_grad, run_second
+import mxgrad.ops.conv as _conv_mod
 
 
 # ------------------------------------------------------ naive NumPy references
@@ -683,3 +684,58 @@ def test_deconv_is_transpose_of_conv():
                          num_filter=4, adj=adj, **kw).asnumpy()
     assert z.shape == x.shape
     assert np.sum(y * u) == pytest.approx(np.sum(x * z), rel=1e-10)
+
+
+# ------------------------------------------------- product layouts (fast paths)
+# The convolution picks among equivalent product layouts by shape (one GEMM over the
+# batch for the weight gradient, the stride-1 data gradient as a convolution with the
+# flipped kernel). The small cases above take one path or the other by their shapes; here
+# every conv/deconv case runs forward, first and second order with each path forced.
+_LAYOUT_CASES = [c for c in CASES if c.name.startswith(("conv", "deconv"))]
+_FORCED = {"fast": dict(_SINGLE_GEMM_MIN=1, _GATHER_RATIO=1e9),
+           "plain": dict(_SINGLE_GEMM_MIN=10 ** 9, _GATHER_RATIO=0.0)}
+
+
+@pytest.mark.parametrize("paths", sorted(_FORCED))
+@pytest.mark.parametrize("case", _LAYOUT_CASES, ids=[c.name for c in _LAYOUT_CASES])
+def test_forced_product_layouts(case, paths, monkeypatch):
+    for k, v in _FORCED[paths].items():
+        monkeypatch.setattr(_conv_mod, k, v)
+    run_forward(case)
+    run_grad(case)
+    run_second(case)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel=(3, 3), pad=(1, 1)),
+                                dict(kernel=(3, 3), pad=(2, 1), dilate=(2, 1)),
+                                dict(kernel=(3, 3), pad=(1, 1), num_group=2),
+                                dict(kernel=(5,), pad=(2,)),
+                                dict(kernel=(2, 3), stride=(2, 1), pad=(1, 1))])
+def test_wide_conv_paths_agree(kw, monkeypatch):
+    # realistic widths (the defaults take the fast paths): data, weight and bias
+    # gradients equal the plain paths' up to float32 rounding, and float64 agrees to 1e-12
+    nd_ = len(kw["kernel"])
+    G = kw.get("num_group", 1)
+    spatial = (9, 8)[:nd_]
+    x0 = randn(3, 32, *spatial, seed=40)
+    w0 = randn(32, 32 // G, *kw["kernel"], seed=41) * 0.1
+    b0 = randn(32, seed=42)
+
+    def grads(dtype):
+        x, w, b = (nd.array(a, dtype=dtype) for a in (x0, w0, b0))
+        for a in (x, w, b):
+            a.attach_grad()
+        with autograd.record():
+            y = nd.Convolution(x, w, b, num_filter=32, **kw)
+            loss = (y * y).sum()
+        loss.backward()
+        return [a.asnumpy() for a in (y, x.grad, w.grad, b.grad)]
+
+    fast32, fast64 = grads(np.float32), grads(np.float64)
+    for k, v in _FORCED["plain"].items():
+        monkeypatch.setattr(_conv_mod, k, v)
+    plain32, plain64 = grads(np.float32), grads(np.float64)
+    for f, p in zip(fast64, plain64):
+        np.testing.assert_allclose(f, p, rtol=1e-12, atol=1e-12)
+    for f, p in zip(fast32, plain32):
+        np.testing.assert_allclose(f, p, rtol=2e-5, atol=2e-5 * np.abs(p).max())

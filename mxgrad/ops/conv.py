@@ -84,11 +84,15 @@ def _windows(xp, kernel, stride, dilate, osize):
     return w[sl]
 
 
-def _im2col(xp, kernel, stride, dilate, osize):
-    """Contiguous columns (N, C, *kernel, *osize) of a padded input."""
+def _im2col(xp, kernel, stride, dilate, osize, batch_mid=False):
+    """Contiguous columns (N, C, *kernel, *osize) of a padded input; with ``batch_mid``
+    (C, *kernel, N, *osize), so that ``(C*K, N*L)`` is one matrix."""
     nd = len(kernel)
     w = _windows(xp, kernel, stride, dilate, osize)
-    perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
+    if batch_mid:
+        perm = (1,) + tuple(range(2 + nd, 2 + 2 * nd)) + (0,) + tuple(range(2, 2 + nd))
+    else:
+        perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
     return np.ascontiguousarray(w.transpose(perm))
 
 
@@ -117,6 +121,11 @@ def _add_bias(y, b):
 
 
 # --------------------------------------------------------- the three conv ops
+# Choice of product layouts (measured with bench/bench_gluon.py --conv, OpenBLAS, one
+# thread); tests set them to force each path.
+_SINGLE_GEMM_MIN = 16   # weight gradient as one GEMM when both its sides are this wide
+_GATHER_RATIO = 1.25    # stride-1 data gradient as a convolution up to this column ratio
+
 def _conv_fwd(x, w, b, stride, pad, dilate, groups):
     """y[n, f, o] = sum_{c, k} xpad[n, g*Cg + c, o*s + k*d] * w[f, c, k] (+ b[f])."""
     N, C = x.shape[:2]
@@ -151,6 +160,15 @@ def _col2im_t(col, isize, kernel, stride, pad, dilate, osize):
     return buf[(_ALL,) + tuple(slice(p, p + o) for p, o in zip(pad, osize)) + (_ALL,)]
 
 
+def _gather_cheaper(cin, cout, kernel, pad, dilate, isize, osize):
+    """Whether a stride-1 transposed convolution is better done as a convolution with
+    the flipped kernel: only if its padding fits (p <= d*(k-1)) and its columns
+    (cin * K * prod(osize)) are not much larger than col2im's (cout * K * prod(isize))."""
+    if any(p > d * (k - 1) for k, d, p in zip(kernel, dilate, pad)):
+        return False
+    return cin * _prod(osize) <= _GATHER_RATIO * cout * _prod(isize)
+
+
 def _deconv_fwd(u, w, b, stride, pad, dilate, groups, osize):
     """Transposed convolution: the adjoint of ``_conv_fwd`` (w.r.t. its data) whose data
     has spatial size ``osize``; ``w`` has shape (C_in, F/groups, *kernel)."""
@@ -162,6 +180,15 @@ def _deconv_fwd(u, w, b, stride, pad, dilate, groups, osize):
     K = _prod(kernel)
     L = _prod(isize)
     F = G * Fg
+    if all(s == 1 for s in stride) and _gather_cheaper(Cin, F, kernel, pad, dilate,
+                                                        isize, osize):
+        # stride 1: the transposed convolution is a convolution of ``u`` padded by
+        # d*(k-1)-p with the flipped kernel (channels swapped within each group), so
+        # im2col gathers and no col2im scatter-add is needed
+        wf = w.reshape((G, Cin // G, Fg, K)).transpose(0, 2, 1, 3)[..., ::-1]
+        wf = wf.reshape((F, Cin // G) + tuple(kernel))
+        pad2 = tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilate, pad))
+        return _conv_fwd(u, wf, b, stride, pad2, dilate, groups)
     w2 = w.reshape(G, Cin // G, Fg * K).astype(u.dtype, copy=False)
     if K == 1 and not any(pad) and all(s == 1 for s in stride) and tuple(osize) == isize:
         y = np.matmul(w2.transpose(0, 2, 1), u.reshape(N, G, Cin // G, L))
@@ -184,6 +211,15 @@ def _wgrad_fwd(x, g, stride, pad, dilate, groups, kernel):
     L = _prod(osize)
     if K == 1 and not any(pad) and all(s == 1 for s in stride) and osize == x.shape[2:]:
         col = x.reshape(N, G, C // G, L)
+    elif min((C // G) * K, F // G) >= _SINGLE_GEMM_MIN:
+        # one GEMM per group contracting over (batch, positions) at once: the columns
+        # are built batch-in-the-middle (same cost as im2col), only g is transposed.
+        # Not for thin products (few channels), where OpenBLAS does better per sample.
+        col = _im2col(_pad_input(x, pad), kernel, stride, dilate, osize, batch_mid=True)
+        col = col.reshape(G, (C // G) * K, N * L)
+        gt = np.ascontiguousarray(np.moveaxis(g, 0, 1).astype(x.dtype, copy=False))
+        dw = np.matmul(col, gt.reshape(G, F // G, N * L).transpose(0, 2, 1))
+        return dw.transpose(0, 2, 1).reshape((F, C // G) + tuple(kernel))
     else:
         col = _im2col(_pad_input(x, pad), kernel, stride, dilate, osize)
         col = col.reshape(N, G, (C // G) * K, L)
