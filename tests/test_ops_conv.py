@@ -739,3 +739,46 @@ def test_wide_conv_paths_agree(kw, monkeypatch):
         np.testing.assert_allclose(f, p, rtol=1e-12, atol=1e-12)
     for f, p in zip(fast32, plain32):
         np.testing.assert_allclose(f, p, rtol=2e-5, atol=2e-5 * np.abs(p).max())
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_batchnorm_on_conv_activations(layout):
+    # BatchNorm after a convolution (NCHW, per-row dot products for the statistics and
+    # gradients; a strided input takes the general reductions): output, running
+    # statistics and all three gradients against float64 formulas
+    rng = np.random.default_rng(50)
+    x0 = rng.standard_normal((4, 16, 6, 5)) * 3 + 1
+    if layout == "strided":
+        x0 = np.ascontiguousarray(x0.transpose(0, 1, 3, 2)).transpose(0, 1, 3, 2)
+    g0 = rng.uniform(0.5, 1.5, 16)
+    b0 = rng.standard_normal(16)
+    dy = rng.standard_normal(x0.shape)
+    x = nd.array(x0)
+    if layout == "strided":   # keep the strided memory (nd.array copies)
+        x._data = np.ascontiguousarray(x0.astype(np.float32).transpose(0, 1, 3, 2)) \
+            .transpose(0, 1, 3, 2)
+        assert not x._data.flags.c_contiguous
+    gamma, beta = nd.array(g0), nd.array(b0)
+    rm, rv = nd.zeros((16,)), nd.ones((16,))
+    for a in (x, gamma, beta):
+        a.attach_grad()
+    with autograd.record():
+        y = nd.BatchNorm(x, gamma, beta, rm, rv, fix_gamma=False, eps=1e-5, momentum=0.9)
+    y.backward(nd.array(dy))
+    ax = (0, 2, 3)
+    mean = x0.mean(axis=ax, keepdims=True)
+    var = x0.var(axis=ax, keepdims=True)
+    inv = 1 / np.sqrt(var + 1e-5)
+    xhat = (x0 - mean) * inv
+    g4 = g0.reshape(1, -1, 1, 1)
+    np.testing.assert_allclose(y.asnumpy(), xhat * g4 + b0.reshape(1, -1, 1, 1),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(rm.asnumpy(), 0.1 * mean.ravel(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rv.asnumpy(), 0.9 + 0.1 * var.ravel(), rtol=1e-5)
+    n = x0.size / 16
+    dx = g4 * inv * (dy - dy.mean(axis=ax, keepdims=True)
+                     - xhat * (dy * xhat).sum(axis=ax, keepdims=True) / n)
+    np.testing.assert_allclose(x.grad.asnumpy(), dx, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gamma.grad.asnumpy(), (dy * xhat).sum(axis=ax), rtol=1e-4,
+                               atol=1e-4)
+    np.testing.assert_allclose(beta.grad.asnumpy(), dy.sum(axis=ax), rtol=1e-5, atol=1e-4)
