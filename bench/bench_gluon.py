@@ -14,14 +14,15 @@ installed. One process, one thread; figures are ratios to the NumPy floor.
    momentum.
 
 For (4) and (5) the ratio is to PyTorch (when installed; the same weights, the results
-compared before timing), in the same interleaved rounds; the table gives the minimum and
+compared before timing), in the same interleaved rounds, measured as CPU time of the
+process (one thread everywhere; ``--wall`` for wall time); the table gives the minimum and
 the median over the rounds (the machine may be shared). ``--conv`` runs only (4) and (5).
 
 Before timing, the mxgrad and NumPy steps are run side by side from the same weights and
 the same random-generator state (so the same dropout masks) and must agree: loss, every
 updated parameter and the BatchNorm running statistics.
 
-Run: python bench/bench_gluon.py [--conv]
+Run: python bench/bench_gluon.py [--conv] [--wall]
 """
 from __future__ import annotations
 
@@ -184,6 +185,24 @@ def mx_stepper(net, x, y):
         trainer.step(BATCH)
         return loss
     return step
+
+
+def cpu_times(fns, rounds=15, number=2):
+    """Per-call CPU time of this process (``time.process_time``) of each function: the
+    minimum and the median over ``rounds`` interleaved rounds of ``number`` calls. On a
+    shared machine wall time also counts other processes' time slices; CPU time of a
+    one-thread process does not (memory bandwidth and caches are still shared)."""
+    import time
+    for fn in fns:
+        fn()
+    per_round = [[] for _ in fns]
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            t0 = time.process_time()
+            for _ in range(number):
+                fn()
+            per_round[i].append((time.process_time() - t0) / number)
+    return [min(t) for t in per_round], [float(np.median(t)) for t in per_round]
 
 
 def best_times(fns, rounds=25, round_time=0.06, median=False):
@@ -431,7 +450,10 @@ def bench_conv(rows, which, target):
             l_t = float(tstep())
             np.testing.assert_allclose(l_mx, l_t, rtol=2e-3, atol=2e-4)
         fns.append(tstep)
-    best, med = best_times(fns, rounds=15, round_time=0.3, median=True)
+    if "--wall" in sys.argv[1:]:
+        best, med = best_times(fns, rounds=15, round_time=0.3, median=True)
+    else:
+        best, med = cpu_times(fns, rounds=20, number=3 if which == "lenet" else 1)
     base_b = best[1] if torch is not None else best[0]
     base_m = med[1] if torch is not None else med[0]
     for impl, b, m in zip(("mxgrad", "torch"), best, med):
@@ -444,7 +466,9 @@ def report_conv(rows):
     for r in rows:
         print(json.dumps(r))
     print()
-    print("mxgrad vs PyTorch, conv training steps (ratio = time / PyTorch; one thread)")
+    clock = "wall" if "--wall" in sys.argv[1:] else "CPU"
+    print(f"mxgrad vs PyTorch, conv training steps ({clock} time; ratio = time / PyTorch; "
+          f"one thread)")
     print(f"{'benchmark':40s} {'impl':8s} {'min':>9s} {'median':>9s} {'ratio min':>10s} "
           f"{'ratio med':>10s} {'target':>7s}")
     for r in rows:
