@@ -18,7 +18,20 @@ Gradient table (``g`` is the output gradient)::
     _winsum <-> _winsum_t,  _gather <-> _scatter
 
 The loops that remain run over kernel offsets (``kh*kw`` iterations), never over
-pixels, channels or the batch. Max pooling fixes each window's argmax at forward time
+pixels, channels or the batch.
+
+Product layouts (the GEMMs are most of the time of a convolution network, so each
+product is laid out for OpenBLAS; all layouts compute the same sums, the order of the
+float additions differs):
+
+* forward: per sample ``w (F, C*K) @ col (C*K, L)`` in one batched ``matmul``, the
+  output already in (N, F, *spatial) order;
+* weight gradient: for wide layers one GEMM ``col (C*K, N*L) @ g (N*L, F)`` over the
+  batch and the positions at once (columns built batch-in-the-middle), else per sample
+  and summed;
+* data gradient with stride 1: a convolution of the padded output gradient with the
+  flipped kernel (im2col gathers; no col2im scatter-add), when its columns are not much
+  larger than col2im's; otherwise one GEMM then col2im, batch-last. Max pooling fixes each window's argmax at forward time
 (kept in the op's attributes, like a saved value), so its gradient and every higher
 one are the linear gather/scatter pair.
 """
