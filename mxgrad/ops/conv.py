@@ -644,9 +644,14 @@ def Deconvolution(data=None, weight=None, bias=None, kernel=None, stride=(), dil
 
 
 # ------------------------------------------------------------------ pooling
+@functools.lru_cache(maxsize=32)
 def _pool_divisor(isize, osize, kernel, stride, pad, include_pad, dtype):
-    """Per-output-position window counts (avg pooling), MXNet's rule: with
-    ``count_include_pad`` a window counts the padding but not what lies beyond it."""
+    """Per-output-position reciprocal window counts (avg pooling), MXNet's rule: with
+    ``count_include_pad`` a window counts the padding but not what lies beyond it. A
+    scalar when every window has the same count. Cached per geometry (read-only)."""
+    if include_pad and all((o - 1) * s + k <= x + 2 * p for o, s, k, x, p in
+                           zip(osize, stride, kernel, isize, pad)):
+        return np.dtype(dtype).type(1.0 / _prod(kernel))
     div = None
     for d, (x, o, k, s, p) in enumerate(zip(isize, osize, kernel, stride, pad)):
         start = np.arange(o) * s - p
@@ -660,7 +665,9 @@ def _pool_divisor(isize, osize, kernel, stride, pad, include_pad, dtype):
         shape[d] = o
         cnt = cnt.reshape(shape)
         div = cnt if div is None else div * cnt
-    return (1.0 / div).astype(dtype)[None, None]
+    r = (1.0 / div).astype(dtype)[None, None]
+    r.flags.writeable = False
+    return r
 
 
 def _winsum_fwd(x, kernel, stride, pad, padr, isize, osize, avg, include_pad):
