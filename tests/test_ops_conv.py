@@ -196,6 +196,9 @@ DECONV_CASES = [
      [randn(2, 4, 3, 3, seed=13), randn(4, 2, 2, 2, seed=14)]),
     ("deconv1d", dict(kernel=(3,), num_filter=2, stride=(3,), pad=(1,), adj=(2,)),
      [randn(2, 3, 4, seed=15), randn(3, 2, 3, seed=16)]),
+    ("deconv2d_s1_bias_groups", dict(kernel=(3, 2), num_filter=4, num_group=2, pad=(1, 1),
+                                     no_bias=False),
+     [randn(2, 4, 3, 4, seed=17), randn(4, 2, 3, 2, seed=18), randn(4, seed=19)]),
 ]
 CASES += [OpCase(n, deconv(**kw), ins, deconv_ref(**kw)) for n, kw, ins in DECONV_CASES]
 
