@@ -766,17 +766,21 @@ def _argmax_positions(x, kernel, stride, pad, padr, osize):
     adt = np.int8 if K < 128 else (np.int16 if K < 32768 else np.int32)
     best = arg = None
     # running maximum over the kernel offsets; a strict '>' keeps the first maximum.
-    # Branch-free updates (maximum, arg += m*(k-arg)): masked copies with random
-    # masks are several times slower.
+    # Branch-free updates: where v > best, arg becomes k, which exceeds every earlier
+    # offset, so arg = maximum(arg, k * (v > best)) (masked copies with random masks
+    # are several times slower). Two scratch buffers serve every offset.
     for k, off in enumerate(offsets):
         v = xp[(_ALL, _ALL) + _offset_slices(off, ones, stride, osize)]
         if best is None:
             best = v.copy()
             arg = np.zeros(best.shape, dtype=adt)
+            m = np.empty(best.shape, dtype=bool)
+            mk = np.empty(best.shape, dtype=adt)
         else:
-            m = np.greater(v, best).view(np.int8)
+            np.greater(v, best, out=m)
             np.maximum(best, v, out=best)
-            arg += m * (adt(k) - arg)
+            np.multiply(m, adt(k), out=mk)
+            np.maximum(arg, mk, out=arg)
     base, starts = _window_starts(N, C, tuple(isize), tuple(osize), tuple(stride),
                                   tuple(pad))
     strides = _plane_strides(isize)
