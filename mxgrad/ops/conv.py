@@ -714,8 +714,7 @@ _WINSUM_T = defop("Pooling_backward", _winsum_t_fwd,
 
 def _gather_fwd(x, idx, valid, ishape, oshape, unique):
     """Read ``x`` (of shape ``ishape``) at flat positions ``idx`` (shape ``oshape``)."""
-    flat = x.reshape(-1)
-    y = flat[idx]
+    y = np.take(x.reshape(-1), idx)     # take: about twice as fast as flat[idx]
     if valid is not None:
         y[~valid] = 0
     return y
