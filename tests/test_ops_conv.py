@@ -242,6 +242,14 @@ POOL_CASES = [
     ("max3d", dict(kernel=(2, 2, 2), stride=(2, 1, 2)), randn(1, 2, 4, 4, 4, seed=20)),
     ("avg3d", dict(kernel=(2, 2, 2), stride=(2, 2, 2), pool_type="avg", pad=(1, 0, 0)),
      randn(1, 2, 4, 4, 4, seed=21)),
+    # windows tiling the input exactly (the backward writes each element once)
+    ("avg2d_tiled", dict(kernel=(2, 3), stride=(2, 3), pool_type="avg"),
+     randn(2, 3, 4, 6, seed=22)),
+    ("avg2d_tiled_exclude", dict(kernel=(2, 2), stride=(2, 2), pool_type="avg",
+                                 count_include_pad=False), randn(2, 3, 4, 4, seed=23)),
+    ("sum1d_tiled", dict(kernel=(2,), stride=(2,), pool_type="sum"), randn(2, 3, 8, seed=24)),
+    ("avg3d_tiled", dict(kernel=(2, 1, 2), stride=(2, 1, 2), pool_type="avg"),
+     randn(1, 2, 4, 3, 4, seed=25)),
 ]
 CASES += [OpCase(n, pool(**kw), [x], pool_ref(**kw)) for n, kw, x in POOL_CASES]
 

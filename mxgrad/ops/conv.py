@@ -649,8 +649,9 @@ def _pool_divisor(isize, osize, kernel, stride, pad, include_pad, dtype):
     """Per-output-position reciprocal window counts (avg pooling), MXNet's rule: with
     ``count_include_pad`` a window counts the padding but not what lies beyond it. A
     scalar when every window has the same count. Cached per geometry (read-only)."""
-    if include_pad and all((o - 1) * s + k <= x + 2 * p for o, s, k, x, p in
-                           zip(osize, stride, kernel, isize, pad)):
+    if (include_pad or not any(pad)) and \
+            all((o - 1) * s + k <= x + 2 * p for o, s, k, x, p in
+                zip(osize, stride, kernel, isize, pad)):
         return np.dtype(dtype).type(1.0 / _prod(kernel))
     div = None
     for d, (x, o, k, s, p) in enumerate(zip(isize, osize, kernel, stride, pad)):
@@ -688,6 +689,20 @@ def _winsum_fwd(x, kernel, stride, pad, padr, isize, osize, avg, include_pad):
 
 def _winsum_t_fwd(g, kernel, stride, pad, padr, isize, osize, avg, include_pad):
     """The transpose of ``_winsum_fwd``: spread each window's gradient over it."""
+    if not any(pad) and not any(padr) and tuple(stride) == tuple(kernel) and \
+            all(o * k == x for o, k, x in zip(osize, kernel, isize)):
+        # the windows tile the input exactly: each element is written once (scaled in
+        # the same pass), no zeroed buffer to add into
+        out = np.empty(g.shape[:2] + tuple(isize), dtype=g.dtype)
+        div = _pool_divisor(isize, osize, kernel, stride, pad, include_pad, g.dtype) \
+            if avg else None
+        for off in _offsets(kernel):
+            dst = out[(_ALL, _ALL) + _offset_slices(off, (1,) * len(kernel), stride, osize)]
+            if avg:
+                np.multiply(g, div, out=dst)
+            else:
+                dst[...] = g
+        return out
     if avg:
         g = g * _pool_divisor(isize, osize, kernel, stride, pad, include_pad, g.dtype)
     if all(o == 1 for o in osize) and tuple(kernel) == tuple(isize) and not any(pad) \
