@@ -447,7 +447,7 @@ def bench_conv(rows, which, target):
         # same weights, same data: the same losses for a few steps
         for _ in range(3):
             l_mx = float(step().asnumpy().mean())
-            l_t = float(tstep())
+            l_t = float(tstep().detach())
             np.testing.assert_allclose(l_mx, l_t, rtol=2e-3, atol=2e-4)
         fns.append(tstep)
     if "--wall" in sys.argv[1:]:
