@@ -162,6 +162,8 @@ CONV_CASES = [
                                       dilate=(2,)), [X1, W1, B4]),
     ("conv3d", dict(kernel=(2, 2, 2), num_filter=3, stride=(2, 1, 1), pad=(0, 1, 0),
                     no_bias=True), [X3, W3]),
+    ("conv3d_s1", dict(kernel=(2, 2, 2), num_filter=3, pad=(1, 0, 1)),
+     [X3, W3, randn(3, seed=26)]),
 ]
 
 CASES = [OpCase(n, conv(**kw), ins, conv_ref(**kw)) for n, kw, ins in CONV_CASES]
