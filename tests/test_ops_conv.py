@@ -249,7 +249,8 @@ POOL_CASES = [
      randn(2, 3, 4, 6, seed=22)),
     ("avg2d_tiled_exclude", dict(kernel=(2, 2), stride=(2, 2), pool_type="avg",
                                  count_include_pad=False), randn(2, 3, 4, 4, seed=23)),
-    ("sum1d_tiled", dict(kernel=(2,), stride=(2,), pool_type="sum"), randn(2, 3, 8, seed=24)),
+    ("sum1d_tiled", dict(kernel=(2,), stride=(2,), pool_type="sum"),
+     randn(2, 3, 8, seed=24)),
     ("avg3d_tiled", dict(kernel=(2, 1, 2), stride=(2, 1, 2), pool_type="avg"),
      randn(1, 2, 4, 3, 4, seed=25)),
 ]

@@ -4,7 +4,8 @@ Everything is built from a few private linear (or bilinear) ops whose gradients 
 each other, so every public op is differentiable to any order:
 
 * ``_conv(x, w, b)``      -- convolution (cross-correlation), im2col + one batched GEMM;
-* ``_deconv(u, w, b)``    -- its transpose w.r.t. the data (GEMM + col2im);
+* ``_deconv(u, w, b)``    -- its transpose w.r.t. the data (GEMM + col2im, or with
+  stride 1 a convolution with the flipped kernel);
 * ``_wgrad(x, g)``        -- the weight gradient, bilinear in ``x`` and ``g``;
 * ``_winsum``/``_winsum_t`` -- window sums (sum/avg pooling) and their transpose;
 * ``_gather``/``_scatter``  -- read at / add to fixed flat positions (max pooling
@@ -31,9 +32,11 @@ float additions differs):
   and summed;
 * data gradient with stride 1: a convolution of the padded output gradient with the
   flipped kernel (im2col gathers; no col2im scatter-add), when its columns are not much
-  larger than col2im's; otherwise one GEMM then col2im, batch-last. Max pooling fixes each window's argmax at forward time
-(kept in the op's attributes, like a saved value), so its gradient and every higher
-one are the linear gather/scatter pair.
+  larger than col2im's; otherwise one GEMM then col2im, batch-last.
+
+Max pooling fixes each window's argmax at forward time (kept in the op's attributes,
+like a saved value), so its gradient and every higher one are the linear
+gather/scatter pair.
 """
 from __future__ import annotations
 
