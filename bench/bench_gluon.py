@@ -22,7 +22,8 @@ Before timing, the mxgrad and NumPy steps are run side by side from the same wei
 the same random-generator state (so the same dropout masks) and must agree: loss, every
 updated parameter and the BatchNorm running statistics.
 
-Run: python bench/bench_gluon.py [--conv] [--wall]
+Run: python bench/bench_gluon.py [--conv] [--wall] [--blas]
+(``--blas``: also the share of the conv/dense BLAS products in the mxgrad steps of (4), (5))
 """
 from __future__ import annotations
 
@@ -454,12 +455,52 @@ def bench_conv(rows, which, target):
         best, med = best_times(fns, rounds=15, round_time=0.3, median=True)
     else:
         best, med = cpu_times(fns, rounds=20, number=3 if which == "lenet" else 1)
+    if "--blas" in sys.argv[1:]:   # after the comparison and the timing (it steps on)
+        t_all, t_blas = blas_share(step)
+        print(f"{name}: mxgrad step {t_all * 1e3:.1f} ms CPU, of which BLAS products "
+              f"{t_blas * 1e3:.1f} ms ({100 * t_blas / t_all:.0f}%), the rest "
+              f"{(t_all - t_blas) * 1e3:.1f} ms (medians of 15 steps)")
     base_b = best[1] if torch is not None else best[0]
     base_m = med[1] if torch is not None else med[0]
     for impl, b, m in zip(("mxgrad", "torch"), best, med):
         rows.append(dict(bench=name, impl=impl, seconds=b, median_seconds=m,
                          ratio=b / base_b, median_ratio=m / base_m,
                          target=target if impl == "mxgrad" and torch is not None else None))
+
+
+def blas_share(step, rounds=15):
+    """CPU time of ``step`` and the part spent in the BLAS products of convolutions and
+    dense layers (``np.matmul``/``np.dot`` called by ``mxgrad.ops.conv`` and
+    ``mxgrad.ops.nn``, timed through a stand-in for their ``np`` module): medians over
+    ``rounds`` steps. Measurement only; the stand-in is removed afterwards."""
+    import time
+    import types
+    from mxgrad.ops import conv as conv_mod, nn as nn_mod
+    spent = [0.0]
+
+    def timed(fn):
+        def run(*a, **k):
+            t0 = time.process_time()
+            r = fn(*a, **k)
+            spent[0] += time.process_time() - t0
+            return r
+        return run
+    proxy = types.ModuleType("numpy_timed")
+    proxy.__dict__.update(np.__dict__)
+    proxy.matmul, proxy.dot = timed(np.matmul), timed(np.dot)
+    step()
+    total, blas = [], []
+    conv_mod.np = nn_mod.np = proxy
+    try:
+        for _ in range(rounds):
+            spent[0] = 0.0
+            t0 = time.process_time()
+            step()
+            total.append(time.process_time() - t0)
+            blas.append(spent[0])
+    finally:
+        conv_mod.np = nn_mod.np = np
+    return float(np.median(total)), float(np.median(blas))
 
 
 def report_conv(rows):
