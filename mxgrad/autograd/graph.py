@@ -2,8 +2,14 @@
 
 Ownership runs one way: an output NDArray holds its :class:`Node`, a node holds its
 parents' nodes and exactly the values its rule saved; a variable's :class:`Leaf` holds
-the gradient buffer. Nothing global, no reference cycles, so dropping the outputs frees
-the graph at once.
+the gradient buffer. No reference cycles, so dropping the outputs frees the graph at
+once. The one piece of global state is the table of ``grad_req='null'`` buffers (by
+weak reference: an entry goes with its array).
+
+This module is the engine: it imports nothing above the NDArray class and the scopes.
+A node's op is anything with ``name``, ``nout`` and ``backward(node, gouts, needs,
+create_graph)`` returning one gradient per input already fitted to that input's shape
+and dtype (built-in ops: :class:`mxgrad.ops._core.Op`; custom Functions).
 
 Backward is iterative: nodes are visited newest first (a node is always newer than its
 inputs, so this is a topological order) from a heap, each node's saved values are
@@ -22,7 +28,7 @@ import numpy as np
 
 from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
 from ..ndarray.ndarray import NDArray, wrap
-from .scope import state, _Scope
+from .scope import _Scope
 
 __all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol", "set_debug",
            "is_debug", "NonFiniteError"]
@@ -35,9 +41,8 @@ _debug = [False]  # debug mode: creation stacks on nodes, NaN/Inf checks (see se
 # that borrow references) reuse is switched off and every buffer is copied.
 REUSE_BUFFERS = sys.implementation.name == "cpython" and (3, 8) <= sys.version_info[:2] <= (3, 13)
 _getrefcount = sys.getrefcount if REUSE_BUFFERS else (lambda obj: 1 << 30)
-_fit_gradient = [None]
 _FREED = ("freed",)
-_GRAD_REQS = ("write", "add", "null")
+GRAD_REQS = ("write", "add", "null")
 # buffers of grad_req='null' variables, by id (NDArray's == is elementwise, so no
 # WeakKeyDictionary); entries vanish with their array
 _null_grads: dict = {}
@@ -170,7 +175,7 @@ def check_finite(node, arrays, where: str) -> None:
 
 # --------------------------------------------------------------------- variables
 def mark_variable(var: NDArray, grad_buf: NDArray, req: str) -> None:
-    if req not in _GRAD_REQS:
+    if req not in GRAD_REQS:
         raise StateError(f"unknown grad_req {req!r}; use one of 'write', 'add', 'null'")
     if not isinstance(grad_buf, NDArray):
         raise DTypeError(f"the gradient buffer must be an NDArray, got {type(grad_buf).__name__}")
@@ -237,7 +242,7 @@ def mark_variables(variables: Union[NDArray, Sequence[NDArray]],
         if not isinstance(v, NDArray):
             raise DTypeError(f"mark_variables takes NDArrays, got {type(v).__name__}")
     for req in grad_reqs:
-        if req not in _GRAD_REQS:
+        if req not in GRAD_REQS:
             raise StateError(f"unknown grad_req {req!r}; use one of 'write', 'add', 'null'")
     for v, g, r in zip(variables, gradients, grad_reqs):
         mark_variable(v, g, r)
@@ -295,10 +300,11 @@ def _seed(heads, head_grads, create_graph):
 def _discover(seeds):
     """Visit the reachable graph: check it is intact and its saved values unchanged.
 
-    Returns the reached nodes and leaves. Raises before anything is modified."""
+    Returns (the reached leaves, every reached node and leaf). Raises before anything is
+    modified."""
     seen = set()
     stack = [s[0] for s in seeds]
-    nodes, leaves = [], []
+    leaves = []
     while stack:
         n = stack.pop()
         if n in seen:
@@ -331,7 +337,7 @@ def _discover(seeds):
         for p in n.parents:
             if p is not None:
                 stack.append(p[0])
-    return nodes, leaves, seen
+    return leaves, seen
 
 
 def _needed(seen, targets):
@@ -348,11 +354,9 @@ def _needed(seen, targets):
 
 
 def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
-    """Run the backward walk; return ({leaf: gradient}, {captured node: gradients})."""
-    fit_gradient = _fit_gradient[0]
-    if fit_gradient is None:  # ops._core imports this module: bind on first use
-        from ..ops._core import fit_gradient
-        _fit_gradient[0] = fit_gradient
+    """Run the backward walk; return ({leaf: gradient}, {captured node: gradients}).
+
+    Each op's ``backward`` returns gradients of its inputs' shapes and dtypes."""
     acc, heap = {}, []
     push, pop = heapq.heappush, heapq.heappop
     for node, oidx, g in seeds:
@@ -388,13 +392,9 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
             grads = hooks.run_post(node, grads, gouts)
         if _debug[0]:
             check_finite(node, grads, "backward (gradient of an input)")
-        metas = node.metas
         i = 0
         for g in grads:
             if g is not None and needs[i]:
-                shape, dtype = metas[i]
-                if g.shape != shape or g.dtype != dtype:
-                    g = fit_gradient(g, metas[i], node, i, create_graph)
                 p = parents[i]
                 pnode = p[0]
                 slot = acc.get(pnode)
@@ -466,7 +466,7 @@ def backward(heads, head_grads=None, retain_graph: Optional[bool] = None,
     if head_grads is not None and len(heads) == 1 and len(head_grads) != 1:
         raise StateError(f"one head but {len(head_grads)} head gradients")
     seeds = _seed(heads, head_grads, create_graph)
-    _, leaves, _ = _discover(seeds)
+    leaves, _ = _discover(seeds)
     with _backward_scope(create_graph, train_mode):
         leaf_grads, _ = _walk(seeds, retain_graph, create_graph)
         _write_leaves(leaves, leaf_grads, create_graph)
@@ -549,7 +549,7 @@ def grad(heads, variables, head_grads=None, retain_graph: Optional[bool] = None,
                              f"recording")
         targets.append((v._node, v._oidx))
     seeds = _seed(heads, head_grads, create_graph)
-    _, _, seen = _discover(seeds)
+    _, seen = _discover(seeds)
     tnodes = {t[0] for t in targets}
     need = _needed(seen, tnodes)
     with _backward_scope(create_graph, train_mode):

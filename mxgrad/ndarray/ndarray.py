@@ -20,12 +20,10 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from ..base import DTypeError, InPlaceError, ShapeError, StateError, as_dtype
+from ..base import DTypeError, InPlaceError, ShapeError, as_dtype
 from ..context import Context, cpu
 
 __all__ = ["NDArray", "wrap"]
-
-_GRAD_REQS = ("write", "add", "null")
 
 
 class NDArray:
