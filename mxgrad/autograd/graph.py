@@ -28,7 +28,7 @@ import numpy as np
 
 from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
 from ..ndarray.ndarray import NDArray, wrap
-from .scope import _Scope
+from .scope import _Scope, state
 
 __all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol", "set_debug",
            "is_debug", "NonFiniteError"]
@@ -571,3 +571,93 @@ def get_symbol(x: NDArray):
     """MXNet's graph export is not available; mxgrad keeps the graph on ``x._node``."""
     raise GraphError("get_symbol is not supported by mxgrad (there is no Symbol API); "
                      "inspect the recorded graph through the array's node instead")
+
+
+# ------------------------------------------------------ NDArray's autograd methods
+# The NDArray class (the layer below) knows nothing of the engine: the engine attaches
+# the methods through which arrays take part in it.
+def _attach_grad(self, grad_req: str = "write", stype=None) -> None:
+    """Make this array a variable: allocate a zero gradient buffer ``x.grad``.
+
+    Parameters
+    ----------
+    grad_req : {'write', 'add', 'null'}
+        'write' overwrites the buffer at each backward, 'add' accumulates into it,
+        'null' computes no gradient.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([1., 2.]); x.attach_grad()
+    >>> x.grad
+    <BLANKLINE>
+    [0. 0.]
+    <NDArray 2 @cpu(0)>
+    """
+    mark_variable(self, wrap(np.zeros_like(self._data)), grad_req)
+
+
+def _grad(self) -> Optional[NDArray]:
+    """The gradient buffer attached by ``attach_grad``/``mark_variables`` (or None)."""
+    node = self._node
+    if type(node) is Leaf:
+        return node.grad
+    return null_grad(self)  # the buffer of a grad_req='null' variable, else None
+
+
+def _grad_req(self) -> str:
+    """'write', 'add' or 'null' for a variable, 'null' for any other array."""
+    node = self._node
+    if type(node) is Leaf:
+        return node.req
+    return "null"
+
+
+def _backward(self, out_grad: Optional[NDArray] = None, retain_graph: Optional[bool] = None,
+              train_mode: bool = True, create_graph: bool = False) -> None:
+    """Compute gradients of this array with respect to the variables upstream.
+
+    Parameters
+    ----------
+    out_grad : NDArray, optional
+        Head gradient, of this array's shape; ones when omitted.
+    retain_graph : bool, optional
+        Keep the graph so that backward can run through it again (defaults to
+        ``create_graph``, which is False unless given).
+    train_mode : bool
+        Training mode during the backward pass.
+    create_graph : bool
+        Record the backward pass, so that ``x.grad`` can be differentiated again.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([3.]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x * x
+    >>> y.backward(); x.grad.asscalar()
+    6.0
+    """
+    backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode,
+             create_graph)
+
+
+def _check_writable(self) -> None:
+    """Refuse an in-place write that would corrupt a recorded graph."""
+    if self._node is None:
+        return
+    if state.recording:
+        what = "a variable (attach_grad)" if type(self._node) is Leaf else \
+            "the output of a recorded op"
+        raise InPlaceError(
+            f"in-place write to an NDArray of shape {self.shape} that is {what} inside "
+            f"autograd.record(): this would corrupt the recorded graph. Write outside "
+            f"record() (or under autograd.pause()), or use an out-of-place op "
+            f"(y = x + 1 instead of x += 1)")
+
+
+for _fn, _is_property in ((_attach_grad, False), (_grad, True), (_grad_req, True),
+                          (_backward, False), (_check_writable, False)):
+    _name = _fn.__name__ if _fn is _check_writable else _fn.__name__[1:]
+    _fn.__name__, _fn.__qualname__ = _name, f"NDArray.{_name}"
+    setattr(NDArray, _name, property(_fn) if _is_property else _fn)

@@ -102,13 +102,22 @@ class Op:
             ins = [None] * n
         if n == 2:
             a, b = ins
-            if attrs:
-                res = (grads[0](g, out, a, b, **attrs) if needs[0] else None,
-                       grads[1](g, out, a, b, **attrs) if needs[1] else None)
-            else:
-                res = (grads[0](g, out, a, b) if needs[0] else None,
-                       grads[1](g, out, a, b) if needs[1] else None)
-        elif attrs:
+            ga = gb = None
+            metas = node.metas
+            if needs[0]:
+                ga = grads[0](g, out, a, b, **attrs) if attrs else grads[0](g, out, a, b)
+                if ga is not None:
+                    m = metas[0]
+                    if type(ga) is not np.ndarray or ga.shape != m[0] or ga.dtype != m[1]:
+                        ga = fit_gradient(ga, m, f"op '{self.name}'", "input 0", False)
+            if needs[1]:
+                gb = grads[1](g, out, a, b, **attrs) if attrs else grads[1](g, out, a, b)
+                if gb is not None:
+                    m = metas[1]
+                    if type(gb) is not np.ndarray or gb.shape != m[0] or gb.dtype != m[1]:
+                        gb = fit_gradient(gb, m, f"op '{self.name}'", "input 1", False)
+            return ga, gb
+        if attrs:
             res = [rule(g, out, *ins, **attrs) if needs[i] else None
                    for i, rule in enumerate(grads)]
         else:

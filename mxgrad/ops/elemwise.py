@@ -792,6 +792,32 @@ _ADD_N: dict = {}
 ElementWiseSum = add_n
 
 
+def _astype(self, dtype, copy: bool = True) -> NDArray:
+    """Return the array cast to ``dtype`` (differentiable for float types).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.array([1.7]).astype('int32')
+    <BLANKLINE>
+    [1]
+    <NDArray 1 @cpu(0)>
+    """
+    dt = as_dtype(dtype)
+    if not copy and dt == self._data.dtype:
+        return self
+    return cast(self, dt)
+
+
+def _copy(self) -> NDArray:
+    """Return a copy of the array (recorded: gradients flow through it)."""
+    return identity_copy(self)
+
+
+register_method("astype", _astype)
+register_method("copy", _copy)
+
+
 # ------------------------------------------------------------ NDArray operators
 def _rsub(x, s):
     return s - x
