@@ -656,6 +656,22 @@ def _check_writable(self) -> None:
             f"(y = x + 1 instead of x += 1)")
 
 
+def _get_fresh_grad(self) -> bool:
+    """Whether a backward has written this variable's gradient since the flag was last
+    cleared (by the Trainer, once it has used the gradient: ``x._fresh_grad = False``).
+    False for an array that is not a variable."""
+    node = self._node
+    return type(node) is Leaf and node.fresh
+
+
+def _set_fresh_grad(self, value: bool) -> None:
+    node = self._node
+    if type(node) is Leaf:
+        node.fresh = bool(value)
+
+
+NDArray._fresh_grad = property(_get_fresh_grad, _set_fresh_grad)
+
 for _fn, _is_property in ((_attach_grad, False), (_grad, True), (_grad_req, True),
                           (_backward, False), (_check_writable, False)):
     _name = _fn.__name__ if _fn is _check_writable else _fn.__name__[1:]
