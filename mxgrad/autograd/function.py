@@ -637,13 +637,7 @@ def _normalize_grads(raw, nargs, argnames, name, style):
                                  f"{list(argnames)})")
             out[pos] = g
         raw = out
-    if raw is None or isinstance(raw, (NDArray, np.ndarray)):
-        raw = (raw,)
-    elif isinstance(raw, (tuple, list)):
-        raw = tuple(raw)
-    else:
-        raise DTypeError(f"Function '{name}': backward must return NDArrays (or None), one "
-                         f"per forward argument, got a {type(raw).__name__}")
+    raw = _as_results(raw, name, "backward", "forward argument")
     n = len(raw)
     if n < nargs or any(g is not None for g in raw[nargs:]):
         raise StateError(f"Function '{name}': backward returned {n} gradient"
@@ -651,6 +645,16 @@ def _normalize_grads(raw, nargs, argnames, name, style):
                          f"{'s' if nargs != 1 else ''} {list(argnames)}; return one gradient "
                          f"per forward argument (None where there is none)")
     return raw[:nargs]
+
+
+def _as_results(raw, name, rule, per):
+    """What a backward or jvp returned, as a tuple (a single array or None: one entry)."""
+    if raw is None or isinstance(raw, (NDArray, np.ndarray)):
+        return (raw,)
+    if isinstance(raw, (tuple, list)):
+        return tuple(raw)
+    raise DTypeError(f"Function '{name}': {rule} must return NDArrays (or None), one per "
+                     f"{per}, got a {type(raw).__name__}")
 
 
 def _index_of_name(key, names) -> int:
@@ -977,13 +981,7 @@ def _record(spec, ctx, flat, arr_pos, outs, nondiff, packed, name):
 
 def _set_tangents(tout, outs, nondiff, name):
     from ..ops.reduce import broadcast_to
-    if tout is None or isinstance(tout, NDArray):
-        tout = (tout,)
-    elif isinstance(tout, (tuple, list)):
-        tout = tuple(tout)
-    else:
-        raise DTypeError(f"Function '{name}': jvp must return NDArrays (or None), one per "
-                         f"output, got a {type(tout).__name__}")
+    tout = _as_results(tout, name, "jvp", "output")
     n = len(outs)
     if len(tout) < n or any(t is not None for t in tout[n:]):
         raise StateError(f"Function '{name}': jvp returned {len(tout)} tangents but forward "
