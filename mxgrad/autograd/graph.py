@@ -303,30 +303,29 @@ def _discover(seeds):
     Returns (the reached leaves, every reached node and leaf). Raises before anything is
     modified."""
     seen = set()
-    stack = [s[0] for s in seeds]
+    stack = []
+    for s in seeds:
+        if s[0] not in seen:
+            seen.add(s[0])
+            stack.append(s[0])
     leaves = []
+    add, push, pop = seen.add, stack.append, stack.pop
+    freed = _FREED
     while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
+        n = pop()
         if type(n) is Leaf:
             leaves.append(n)
             continue
-        if n.saved is _FREED:
-            raise GraphError(
-                f"the graph through op '{n.op.name}' was freed by an earlier backward. To "
-                f"differentiate the same graph twice, pass retain_graph=True to the first "
-                f"backward (or record the forward pass again)")
         saved = n.saved
         if saved:
-            for i, a in enumerate(saved):
-                if a is not None and a._ver[0] != n.vers[i]:
-                    raise InPlaceError(
-                        f"input {i} of op '{n.op.name}' (shape {a.shape}) was modified in "
-                        f"place after the op saved it for backward (version {n.vers[i]} -> "
-                        f"{a._ver[0]}); its gradient would be wrong. Write to a copy instead "
-                        f"(x = x + 1 rather than x += 1) or recompute the forward pass")
+            if saved is freed:
+                raise GraphError(
+                    f"the graph through op '{n.op.name}' was freed by an earlier backward. "
+                    f"To differentiate the same graph twice, pass retain_graph=True to the "
+                    f"first backward (or record the forward pass again)")
+            for a, v in zip(saved, n.vers):
+                if a is not None and a._ver[0] != v:
+                    _stale_input(n, a, v)
         if n.outvers:
             for box, v in n.outvers:
                 if box[0] != v:
@@ -335,9 +334,19 @@ def _discover(seeds):
                         f"saved for backward; its gradient would be wrong. Write to a copy "
                         f"instead or recompute the forward pass")
         for p in n.parents:
-            if p is not None:
-                stack.append(p[0])
+            if p is not None and p[0] not in seen:
+                add(p[0])
+                push(p[0])
     return leaves, seen
+
+
+def _stale_input(n, a, v):
+    i = next(k for k, b in enumerate(n.saved) if b is a)
+    raise InPlaceError(
+        f"input {i} of op '{n.op.name}' (shape {a.shape}) was modified in place after the op "
+        f"saved it for backward (version {v} -> {a._ver[0]}); its gradient would be wrong. "
+        f"Write to a copy instead (x = x + 1 rather than x += 1) or recompute the forward "
+        f"pass")
 
 
 def _needed(seen, targets):
@@ -369,9 +378,11 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
     captured = {}
     owned = set()  # (node, output index) slots holding a sum we allocated: add in place
     freed = _FREED
+    debug = _debug[0]
+    acc_get, acc_pop = acc.get, acc.pop
     while heap:
         node = pop(heap)[1]
-        gouts = acc.pop(node)
+        gouts = acc_pop(node)
         if capture is not None and node in capture:
             captured[node] = list(gouts)  # a second holder: rules must not reuse them
         if type(node) is Leaf:
@@ -390,14 +401,14 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
         grads = node.op.backward(node, gouts, needs, create_graph)
         if hooks is not None:
             grads = hooks.run_post(node, grads, gouts)
-        if _debug[0]:
+        if debug:
             check_finite(node, grads, "backward (gradient of an input)")
         i = 0
         for g in grads:
             if g is not None and needs[i]:
                 p = parents[i]
                 pnode = p[0]
-                slot = acc.get(pnode)
+                slot = acc_get(pnode)
                 if slot is None:
                     slot = acc[pnode] = [None] * (1 if type(pnode) is Leaf else pnode.op.nout)
                     push(heap, (-pnode.seq, pnode))

@@ -327,6 +327,8 @@ def unary_fast(op):
             if x._tan is not None:
                 forward_tangents(op, (x,), (r,), None)
             return r
+        if type(x) is np.ndarray:  # a gradient rule in an ordinary backward
+            return fwd(x)
         return apply1(op, x)
     f.op = op
     return f
@@ -360,6 +362,8 @@ def binary_fast(op, scalar_ops=None):
             if lhs._tan is not None or rhs._tan is not None:
                 forward_tangents(op, (lhs, rhs), (r,), None)
             return r
+        if type(lhs) is np.ndarray and type(rhs) is np.ndarray:  # a rule, raw backward
+            return fwd(lhs, rhs)
         if scalar_ops is not None:
             if isinstance(rhs, _Number) and isinstance(lhs, (NDArray, np.ndarray)):
                 return _with_scalar(scalar_ops[0], lhs, rhs)

@@ -93,7 +93,8 @@ class Op:
             r = grads[0](g, out, x, **attrs) if attrs else grads[0](g, out, x)
             if r is not None:
                 m = node.metas[0]
-                if type(r) is not np.ndarray or r.shape != m[0] or r.dtype != m[1]:
+                if type(r) is not np.ndarray or r.shape != m[0] or (
+                        r.dtype is not m[1] and r.dtype != m[1]):
                     r = fit_gradient(r, m, f"op '{self.name}'", "input 0", False)
             return (r,)
         if saved:
@@ -108,13 +109,15 @@ class Op:
                 ga = grads[0](g, out, a, b, **attrs) if attrs else grads[0](g, out, a, b)
                 if ga is not None:
                     m = metas[0]
-                    if type(ga) is not np.ndarray or ga.shape != m[0] or ga.dtype != m[1]:
+                    if type(ga) is not np.ndarray or ga.shape != m[0] or (
+                            ga.dtype is not m[1] and ga.dtype != m[1]):
                         ga = fit_gradient(ga, m, f"op '{self.name}'", "input 0", False)
             if needs[1]:
                 gb = grads[1](g, out, a, b, **attrs) if attrs else grads[1](g, out, a, b)
                 if gb is not None:
                     m = metas[1]
-                    if type(gb) is not np.ndarray or gb.shape != m[0] or gb.dtype != m[1]:
+                    if type(gb) is not np.ndarray or gb.shape != m[0] or (
+                            gb.dtype is not m[1] and gb.dtype != m[1]):
                         gb = fit_gradient(gb, m, f"op '{self.name}'", "input 1", False)
             return ga, gb
         if attrs:
