@@ -583,8 +583,10 @@ def fit_gradient(g, meta, who: str, what: str, create_graph: bool, float_only: b
     ``"Function 'F'"``, ``"argument 'x'"``). ``float_only`` refuses a gradient of a
     non-float dtype for a float input (custom Functions) instead of casting it.
     """
+    if isinstance(g, np.generic):  # a rule's NumPy arithmetic on 0-d arrays gives scalars
+        g = np.asarray(g)
     if create_graph and isinstance(g, np.ndarray):
-        g = wrap(g if g.ndim else g.reshape(1))
+        g = wrap(g if g.ndim or meta[0] == () else g.reshape(1))
     data = g._data if isinstance(g, NDArray) else g
     if not isinstance(data, np.ndarray):
         raise DTypeError(f"{who}: backward returned a {type(g).__name__} as the gradient of "
