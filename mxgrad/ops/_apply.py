@@ -118,7 +118,7 @@ def make_node(op, outs: Sequence[NDArray], *, inputs: Optional[Sequence] = None,
 def record(op, args: Sequence, outs: Sequence[NDArray], attrs: Optional[dict] = None) -> Node:
     """Record one application of a declared op: save what its declaration asks for."""
     if len(outs) == 1:
-        if len(args) == 2:
+        if len(args) == 2 and args[0] is not None and args[1] is not None:
             return _record2(op, args[0], args[1], outs[0], attrs)
         if len(args) == 1 and args[0] is not None and args[0]._node is not None:
             return _record1(op, args[0], outs[0], attrs)
