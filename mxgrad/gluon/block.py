@@ -853,9 +853,9 @@ class SymbolBlock(HybridBlock):
     >>> blk = mx.gluon.SymbolBlock(y, x)
     >>> sorted(blk.collect_params().keys())
     ['fc_bias', 'fc_weight']
-    >>> blk.initialize(mx.init.One())
+    >>> blk.initialize(mx.init.One())        # biases (and BatchNorm offsets) start at 0
     >>> blk(mx.nd.ones((1, 3))).asnumpy().tolist()
-    [[4.0, 4.0]]
+    [[3.0, 3.0]]
     """
 
     def __init__(self, outputs, inputs, params=None):

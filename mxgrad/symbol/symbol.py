@@ -600,8 +600,8 @@ def Group(symbols: Sequence[Symbol]) -> Symbol:
     --------
     >>> import mxgrad as mx
     >>> a = mx.sym.var('a')
-    >>> mx.sym.Group([a + 1, a * 2]).list_outputs()
-    ['_plusscalar0_output', '_mulscalar0_output']
+    >>> mx.sym.Group([mx.sym.relu(a, name='r'), mx.sym.exp(a, name='e')]).list_outputs()
+    ['r_output', 'e_output']
     """
     outs = []
     for s in symbols:
