@@ -164,7 +164,11 @@ def _run_node(node: _Node, args: Sequence[NDArray]) -> tuple:
     try:
         out = node.spec.run(list(args), node.kwargs)
     except MXNetError as err:
-        raise type(err)(f"node '{node.name}' (op {node.op}): {err}") from err
+        try:
+            named = type(err)(f"node '{node.name}' (op {node.op}): {err}")
+        except Exception:       # an error class with another constructor: keep it
+            raise err from None
+        raise named from err
     if isinstance(out, (list, tuple)):
         return tuple(out)
     return (out,)
@@ -188,10 +192,12 @@ class Symbol:
     [5.0]
     """
 
-    __slots__ = ("_outputs",)
+    __slots__ = ("_outputs", "_order", "_labels")
 
     def __init__(self, outputs):
         self._outputs = tuple(outputs)
+        self._order = None      # the nodes in run order (the graph never changes)
+        self._labels = None     # label variables of training outputs (may stay unfed)
 
     # ------------------------------------------------------------- description
     @property
@@ -227,7 +233,9 @@ class Symbol:
         return Symbol([self._outputs[index]])
 
     def _nodes(self) -> List[_Node]:
-        return _topo(self._outputs)
+        if self._order is None:
+            self._order = _topo(self._outputs)
+        return self._order
 
     def list_arguments(self) -> List[str]:
         """Names of the variables that are arguments (inputs and parameters)."""
@@ -643,13 +651,16 @@ def evaluate(symbol: Symbol, values: Dict[str, NDArray]) -> List[NDArray]:
     out.
     """
     nodes = symbol._nodes()
-    vals = dict(values)
-    for n in nodes:
-        if n.spec is not None and n.op in LABEL_OPS and len(n.inputs) > 1:
-            lab = n.inputs[1][0]
-            if lab.is_var and lab.name not in vals:
-                vals[lab.name] = None
-    return _eval(symbol._outputs, nodes, vals)[0]
+    labels = symbol._labels
+    if labels is None:
+        labels = symbol._labels = tuple(
+            n.inputs[1][0].name for n in nodes
+            if n.op in LABEL_OPS and len(n.inputs) > 1 and n.inputs[1][0].is_var)
+    if labels:
+        values = dict(values)
+        for name in labels:
+            values.setdefault(name, None)
+    return _eval(symbol._outputs, nodes, values)[0]
 
 
 # ------------------------------------------------------------------ loading
