@@ -216,3 +216,29 @@ def test_export_is_atomic_on_failure(tmp_path):
     with pytest.raises(AttributeError, match="FancyOp"):
         net.export(str(tmp_path / "bad"))
     assert os.listdir(tmp_path) == []
+
+
+def test_imported_model_inside_a_new_network_exports(tmp_path):
+    """Transfer learning: MXNet's exported features + a new Dense head, trained one step,
+    exported again and re-imported."""
+    feats = gluon.SymbolBlock.imports(os.path.join(DATA, "cnn-symbol.json"), ["data"],
+                                      os.path.join(DATA, "cnn-0000.params"))
+    net = nn.HybridSequential(prefix="tl_")
+    with net.name_scope():
+        net.add(feats, nn.Dense(2))
+    net[1].initialize()
+    net.hybridize()
+    x = nd.array(np.load(os.path.join(DATA, "cnn-io.npz"))["x"])
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    with autograd.record():
+        loss = net(x).sum()
+    loss.backward()
+    trainer.step(2)
+    y = net(x)
+    net.export(str(tmp_path / "tl"))
+    s = sym.load(str(tmp_path / "tl-symbol.json"))
+    assert s.list_arguments()[:2] == ["data", "cnn_conv0_weight"]
+    assert s.list_arguments()[-2:] == ["tl_dense0_weight", "tl_dense0_bias"]
+    back = gluon.SymbolBlock.imports(str(tmp_path / "tl-symbol.json"), ["data"],
+                                     str(tmp_path / "tl-0000.params"))
+    np.testing.assert_allclose(back(x).asnumpy(), y.asnumpy(), rtol=1e-6)

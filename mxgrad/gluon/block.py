@@ -938,10 +938,30 @@ class SymbolBlock(HybridBlock):
         for k, shape in shapes.items():
             self.params[k].shape = shape
 
+    def _symbolic_forward(self, x, *args):
+        """The graph with its inputs replaced by the given Symbols and its parameters
+        by their variables (so an imported model can be part of an exported one)."""
+        inputs = (x,) + args
+        if len(inputs) != len(self._in_names) or not all(
+                isinstance(i, Symbol) for i in inputs):
+            raise StateError(f"SymbolBlock takes {len(self._in_names)} Symbol input(s) "
+                             f"{self._in_names}")
+        outer = _sym.symbol._state.trace is None
+        if outer:
+            _sym.symbol._state.trace = {}
+        try:
+            mapping = dict(zip(self._in_names, inputs))
+            for name, p in self.params.items():
+                mapping[name] = _param_var(p)
+            out = self._sym._substitute(mapping)
+        finally:
+            if outer:
+                _sym.symbol._state.trace = None
+        return out if len(out) == 1 else list(out)
+
     def forward(self, x, *args):
         if isinstance(x, Symbol) or _has_symbol(args):
-            raise StateError("SymbolBlock: calling it with Symbols is not supported in "
-                             "mxgrad; use its graph (block._sym) directly")
+            return self._symbolic_forward(x, *args)
         inputs = (x,) + args
         if len(inputs) != len(self._in_names):
             raise StateError(f"SymbolBlock takes {len(self._in_names)} input(s) "
@@ -952,9 +972,6 @@ class SymbolBlock(HybridBlock):
         values.update(zip(self._in_names, inputs))
         outs = _sym.evaluate(self._sym, values)
         return outs[0] if len(outs) == 1 else outs
-
-    def _trace(self):
-        return self._sym
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError("SymbolBlock runs its Symbol graph")

@@ -348,6 +348,54 @@ class Symbol:
         auxs = [values[n.name].shape for n in nodes if n.is_var and id(n) in aux]
         return args, [o.shape for o in outs], auxs
 
+    # ------------------------------------------------------------- composing
+    def _substitute(self, mapping: Dict[str, "Symbol"]) -> "Symbol":
+        """A copy of the graph with the variables named in ``mapping`` replaced by
+        those (single-output) Symbols; node names and attributes are kept."""
+        new = {}
+        for n in self._nodes():
+            if n.is_var:
+                rep = mapping.get(n.name)
+                new[id(n)] = rep._outputs[0] if rep is not None else (n, 0)
+                continue
+            inputs = []
+            for src, j in n.inputs:
+                node, k = new[id(src)]
+                inputs.append((node, k + j if src.is_var else j))
+            copy = _Node(n.op, n.name, dict(n.attrs), inputs, n.spec, n.kwargs)
+            if inputs and all(src.shadow is not None for src, _ in inputs):
+                with autograd.pause(train_mode=False):
+                    copy.shadow = _run_node(copy, [src.shadow[j] for src, j in inputs])
+            new[id(n)] = (copy, 0)
+        outs = []
+        for n, i in self._outputs:
+            node, k = new[id(n)]
+            outs.append((node, k + i if n.is_var else i))
+        return Symbol(outs)
+
+    def __call__(self, *args, **kwargs) -> "Symbol":
+        """Compose: replace variables by Symbols, by name (``kwargs``) or in the order
+        of :meth:`list_arguments` (``args``).
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> f = mx.sym.relu(mx.sym.var('a'), name='r')
+        >>> g = f(a=mx.sym.var('b') * 2)
+        >>> g.list_arguments()
+        ['b']
+        """
+        names = self.list_arguments()
+        mapping = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names and k not in self.list_inputs():
+                raise MXNetError(f"compose: the graph has no variable {k!r}")
+            mapping[k] = v
+        for k, v in mapping.items():
+            if not isinstance(v, Symbol) or len(v._outputs) != 1:
+                raise DTypeError(f"compose: {k!r} must be a single-output Symbol")
+        return self._substitute(mapping)
+
     # ------------------------------------------------------------- running
     def eval(self, ctx=None, **kwargs) -> List[NDArray]:
         """Run the graph on the NDArrays given by variable name; a list of outputs."""
