@@ -89,3 +89,31 @@ def set_running_stats(net, mx):
         if p.name.endswith(("running_mean", "running_var")):
             v = np.random.RandomState(7).rand(*p.shape).astype("float32") + 0.5
             p.set_data(mx.nd.array(v))
+
+
+ZOO = ("resnet18_v1", "resnet18_v2", "mobilenet0.25", "mobilenetv2_0.25")
+
+
+def zoo_param_values(shapes):
+    """Deterministic parameter values for a model-zoo graph, the same in both frameworks:
+    ``shapes`` maps parameter names to shapes; returns name -> float32 NumPy array."""
+    out = {}
+    for k, name in enumerate(sorted(shapes)):
+        shape = tuple(shapes[name])
+        size = int(np.prod(shape))
+        wave = np.sin(np.arange(size, dtype=np.float64) * 0.61 + k).reshape(shape)
+        if name.endswith(("running_var", "moving_var")):
+            v = 1.0 + 0.5 * np.abs(wave)
+        elif name.endswith("gamma"):
+            v = 1.0 + 0.1 * wave
+        elif name.endswith(("running_mean", "moving_mean", "beta", "bias")):
+            v = 0.1 * wave
+        else:
+            fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+            v = wave * np.sqrt(3.0 / fan_in)
+        out[name] = v.astype(np.float32)
+    return out
+
+
+def zoo_input():
+    return np.random.RandomState(11).rand(2, 3, 32, 32).astype("float32")

@@ -243,3 +243,30 @@ def test_load_json_rejects_garbage():
         mx.sym.load_json("{not json")
     with pytest.raises(MXNetError):
         mx.sym.load_json(json.dumps({"nodes": []}))
+
+
+@pytest.mark.parametrize("name", ["resnet18_v1", "resnet18_v2", "mobilenet0.25",
+                                  "mobilenetv2_0.25"])
+def test_model_zoo_graphs_match_mxnet(name):
+    """MXNet model-zoo architectures (their exported JSON): parameters inferred from the
+    input, deterministic values, outputs in predict and training mode as MXNet's."""
+    import gzip
+    from symbol_models import zoo_param_values
+    with gzip.open(os.path.join(DATA, f"zoo_{name}-symbol.json.gz"), "rt") as f:
+        s = mx.sym.load_json(f.read())
+    io = np.load(os.path.join(DATA, "zoo-io.npz"), allow_pickle=False)
+    x = mx.nd.array(io["x"])
+    blk = gluon.SymbolBlock(s, mx.sym.var("data"))
+    blk.initialize()
+    blk(x)                                   # shapes inferred from the input
+    params = blk.collect_params()
+    for k, v in zoo_param_values({k: p.shape for k, p in params.items()}).items():
+        params[k].set_data(mx.nd.array(v))
+    for mode, scope in (("predict", autograd.predict_mode), ("train", autograd.train_mode)):
+        if f"{name}_{mode}" not in io.files:   # see tools/make_symbol_fixtures.py
+            continue
+        with scope():
+            y = blk(x).asnumpy()
+        ref = io[f"{name}_{mode}"]
+        np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-5 * np.abs(ref).max(),
+                                   err_msg=mode)
