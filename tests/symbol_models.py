@@ -116,4 +116,4 @@ def zoo_param_values(shapes):
 
 
 def zoo_input():
-    return np.random.RandomState(11).rand(2, 3, 32, 32).astype("float32")
+    return np.random.RandomState(11).rand(2, 3, 16, 16).astype("float32")

@@ -96,7 +96,7 @@ def export_model(name, build, int_input=False):
 def zoo_fixtures():
     """Model-zoo architectures (classes=10): the exported JSON only (gzipped, the
     weights would be MBs), run by MXNet with deterministic parameters
-    (symbol_models.zoo_param_values) on a 32x32 batch: zoo-io.npz holds x and
+    (symbol_models.zoo_param_values) on a 16x16 batch: zoo-io.npz holds x and
     <name>_predict outputs (and mobilenet0.25_train)."""
     import gzip
     from mxnet.gluon.model_zoo import vision
