@@ -270,3 +270,17 @@ def test_model_zoo_graphs_match_mxnet(name):
         ref = io[f"{name}_{mode}"]
         np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-5 * np.abs(ref).max(),
                                    err_msg=mode)
+
+
+@pytest.mark.parametrize("name", ["squeezenet1.1", "densenet121", "inceptionv3", "alexnet",
+                                  "vgg11_bn"])
+def test_model_zoo_json_loads(name):
+    """Every operator and attribute of these MXNet model-zoo graphs is understood."""
+    import gzip
+    with gzip.open(os.path.join(DATA, f"zooj_{name}-symbol.json.gz"), "rt") as f:
+        text = f.read()
+    s = mx.sym.load_json(text)
+    assert s.tojson() == text
+    blk = gluon.SymbolBlock(s, mx.sym.var("data"))
+    n_bn = sum(1 for n in json.loads(text)["nodes"] if n["op"] == "BatchNorm")
+    assert len(blk.collect_params()) == len(s.list_arguments()) - 1 + 2 * n_bn
