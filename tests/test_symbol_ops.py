@@ -69,6 +69,22 @@ CASES += [
 ]
 
 
+def _group_norm_ref(x, g, b, groups=2, eps=1e-5):
+    n, c = x.shape[:2]
+    xg = x.reshape(n, groups, -1)
+    xn = (xg - xg.mean(-1, keepdims=True)) / np.sqrt(xg.var(-1, keepdims=True) + eps)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    return (xn.reshape(x.shape) * np.repeat(g, c // groups).reshape(shape)
+            + np.repeat(b, c // groups).reshape(shape))
+
+
+CASES += [
+    # MXNet 1.x GroupNorm: one gamma/beta value per group
+    OpCase("GroupNorm_per_group", _graph_fn("GroupNorm", {"num_groups": 2}, n_in=3),
+           [randn(2, 4, 3), uniform(0.5, 1.5, 2), randn(2)], _group_norm_ref),
+]
+
+
 def _model_fn(name, wrt, train=False):
     """The MXNet-exported graph ``name`` in predict (or training) mode as a function of
     its input and of parameter ``wrt`` (the other parameters fixed, float64)."""

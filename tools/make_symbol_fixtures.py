@@ -25,7 +25,7 @@ from mxnet.gluon import nn
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "data", "mxnet", "symbol")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from symbol_models import (BUILDERS, set_running_stats, ZOO, zoo_param_values,  # noqa: E402
+from symbol_models import (BUILDERS, build_groupnorm, set_running_stats, ZOO, zoo_param_values,  # noqa: E402
                            zoo_input)
 
 
@@ -155,6 +155,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     for name, build in BUILDERS.items():
         export_model(name, build)
+    export_model("groupnorm", build_groupnorm)
     module_style()
     zoo_fixtures()
     zoo_json_only()

@@ -320,9 +320,28 @@ _op("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
     visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
 _op("LayerNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
     visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
-_op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"))
+_op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
+    visible=1)
+
+
+def _group_norm(inputs, kwargs):
+    """MXNet 1.x's GroupNorm: ``gamma``/``beta`` hold one value per group (shape
+    ``(num_groups,)``), applied to every channel of the group; per-channel ones (shape
+    ``(C,)``) are accepted too."""
+    x, gamma, beta = inputs
+    groups = int(kwargs.get("num_groups", 1))
+    c = x.shape[1]
+    if groups != c and c % groups == 0:
+        if gamma.shape == (groups,):
+            gamma = nd.repeat(gamma, c // groups, axis=0)
+        if beta.shape == (groups,):
+            beta = nd.repeat(beta, c // groups, axis=0)
+    return nd.GroupNorm(x, gamma, beta, **kwargs)
+
+
 _op("GroupNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
+    visible=lambda kw: 3 if kw.get("output_mean_var") else 1, run=_group_norm,
+    attrs=_attr_names(nd.GroupNorm))
 _op("Embedding", ("data", "weight"), params=("weight",))
 _op("Activation")
 _op("LeakyReLU", ("data", "gamma"), params=("gamma",))
