@@ -284,3 +284,32 @@ def test_model_zoo_json_loads(name):
     blk = gluon.SymbolBlock(s, mx.sym.var("data"))
     n_bn = sum(1 for n in json.loads(text)["nodes"] if n["op"] == "BatchNorm")
     assert len(blk.collect_params()) == len(s.list_arguments()) - 1 + 2 * n_bn
+
+
+def test_running_stats_unchanged_in_predict_mode_and_with_global_stats():
+    blk, io = _imports("cnn")
+    p = blk.collect_params()
+    before = p["cnn_batchnorm0_running_mean"].data().asnumpy().copy()
+    blk(mx.nd.array(io["x"]))
+    np.testing.assert_array_equal(p["cnn_batchnorm0_running_mean"].data().asnumpy(), before)
+    with autograd.train_mode():
+        blk(mx.nd.array(io["x"]))
+    assert np.abs(p["cnn_batchnorm0_running_mean"].data().asnumpy() - before).max() > 1e-4
+
+    x = mx.sym.var("data")
+    y = mx.sym.BatchNorm(x, use_global_stats=True, fix_gamma=False, name="bn")
+    g = gluon.SymbolBlock(y, x)
+    g.initialize()
+    with autograd.record():
+        out = g(mx.nd.array([[1.0, 2.0], [3.0, 5.0]]))
+    np.testing.assert_allclose(out.asnumpy(), [[1.0, 2.0], [3.0, 5.0]] / np.sqrt(1 + 1e-3),
+                               rtol=1e-6)
+    assert g.collect_params()["bn_moving_mean"].data().asnumpy().tolist() == [0.0, 0.0]
+
+
+def test_symbolblock_with_several_outputs():
+    x = mx.sym.var("data")
+    parts = mx.sym.split(x, num_outputs=2, axis=1, name="sp")
+    blk = gluon.SymbolBlock([parts[1] * 2, parts[0]], x)
+    a, b = blk(mx.nd.array([[1.0, 2.0]]))
+    assert a.asnumpy().tolist() == [[4.0]] and b.asnumpy().tolist() == [[1.0]]
