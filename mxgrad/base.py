@@ -19,7 +19,8 @@ import numpy as np
 
 __all__ = [
     "MXNetError", "ShapeError", "DTypeError", "GraphError", "InPlaceError",
-    "StateError", "default_dtype", "as_dtype", "numeric_types",
+    "StateError", "default_dtype", "as_dtype", "numeric_types", "integer_types",
+    "string_types", "py_str",
 ]
 
 
@@ -48,6 +49,19 @@ class StateError(MXNetError, ValueError):
 
 
 numeric_types = (float, int, np.generic, bool)
+integer_types = (int, np.integer)
+string_types = (str,)
+
+
+def py_str(x) -> str:
+    """A Python ``str`` from the bytes (UTF-8) or str MXNet's C API would hand back.
+
+    Examples
+    --------
+    >>> py_str(b'dense0_weight'), py_str('x')
+    ('dense0_weight', 'x')
+    """
+    return x.decode("utf-8") if isinstance(x, (bytes, bytearray)) else str(x)
 
 default_dtype = np.dtype(np.float32)
 

@@ -138,6 +138,21 @@ class Initializer:
         args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
         return f"{self.__class__.__name__}({args})"
 
+    def __eq__(self, other) -> bool:
+        """Initializers are equal when they are of the same class with the same arguments
+        (as in MXNet: parameters shared between blocks may name equal initializers).
+
+        Examples
+        --------
+        >>> Normal(0.5) == Normal(0.5), Normal(0.5) == Normal(0.1), Normal() == Uniform()
+        (True, False, False)
+        """
+        if not isinstance(other, Initializer):
+            return NotImplemented
+        return type(self) is type(other) and self._kwargs == other._kwargs
+
+    __hash__ = object.__hash__   # identity hash: initializers are mutable (set_verbosity)
+
     def __call__(self, desc, arr) -> None:
         """Initialize ``arr`` (an NDArray, filled in place) for the parameter ``desc``."""
         if not isinstance(desc, InitDesc):

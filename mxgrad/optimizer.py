@@ -28,17 +28,22 @@ Examples
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 
 import numpy as np
 
-from .base import DTypeError, ShapeError, StateError
+from .base import DTypeError, MXNetError, ShapeError, StateError
 from .ndarray.ndarray import NDArray, wrap
 from .autograd.scope import state as _scope
 
 __all__ = ["Optimizer", "register", "create", "get_updater", "Updater", "SGD", "NAG",
            "Adam", "AdamW", "RMSProp", "AdaGrad", "AdaDelta", "Adamax", "Nadam", "Signum",
-           "Ftrl", "SGLD", "DCASGD", "Test"]
+           "Ftrl", "SGLD", "DCASGD", "Test", "FTML", "LAMB"]
+
+
+class _UnknownArgumentError(MXNetError, TypeError):
+    """An optimizer was given a keyword argument it does not take (a typo, usually)."""
 
 
 def _zeros_like(weight: NDArray, dtype=None) -> NDArray:
@@ -78,8 +83,9 @@ class Optimizer:
     lr_scheduler : LRScheduler, optional
         Called with ``num_update`` to give the learning rate.
     begin_num_update : int, default 0
-    multi_precision : bool
-        Accepted and ignored (updates run in the weight's dtype).
+    multi_precision : bool, default False
+        For float16 weights, keep a float32 master copy in the state and update that
+        (MXNet's mixed-precision training); other dtypes update in their own dtype.
     param_dict : dict of int to gluon.Parameter, optional
         Set by ``gluon.Trainer``; supplies each parameter's ``lr_mult``/``wd_mult``.
     """
@@ -88,7 +94,20 @@ class Optimizer:
 
     def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None,
                  learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
-                 multi_precision=False, param_dict=None, aggregate_num=None, **kwargs):
+                 multi_precision=False, param_dict=None, aggregate_num=None,
+                 use_fused_step=None, **kwargs):
+        if kwargs:
+            name = next(iter(kwargs))
+            raise _UnknownArgumentError(
+                f"{type(self).__name__}.__init__() got an unexpected keyword argument {name!r}; "
+                f"check the spelling (e.g. 'learning_rate', 'wd', 'momentum', "
+                f"'rescale_grad', 'clip_gradient')")
+        for arg, value in (("learning_rate", learning_rate), ("wd", wd),
+                           ("rescale_grad", rescale_grad), ("clip_gradient", clip_gradient)):
+            if value is not None and (isinstance(value, bool)
+                                      or not isinstance(value, numbers.Real)):
+                raise DTypeError(f"{type(self).__name__}: {arg} must be a real number, got "
+                                 f"{value!r} ({type(value).__name__})")
         self.rescale_grad = rescale_grad
         self.lr_scheduler = lr_scheduler
         if lr_scheduler is None and learning_rate is None:
@@ -256,8 +275,25 @@ class Optimizer:
         """The auxiliary state of ``weight`` (momentum, moments...), or None."""
         return None
 
+    # multi-precision state layout: (master, state) as MXNet's base class; SGD and NAG keep
+    # MXNet's (state, master)
+    _master_first = True
+
+    def _multi_precision_for(self, weight) -> bool:
+        return bool(self.multi_precision) and weight.dtype == np.float16
+
     def create_state_multi_precision(self, index, weight):
-        """Same as :meth:`create_state` (mxgrad updates in the weight's own dtype)."""
+        """The state of ``weight``; for a float16 weight with ``multi_precision=True`` also a
+        float32 master copy the updates run on (as MXNet 1.9: ``(master, state)``, for SGD and
+        NAG ``(state, master)``)."""
+        if self._multi_precision_for(weight):
+            master = wrap(weight._data.astype(np.float32))
+            inner = self.create_state(index, master)
+            return (master, inner) if self._master_first else (inner, master)
+        if weight.dtype == np.float16:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
+                          "slow convergence. Consider using multi_precision=True option of the "
+                          f"{type(self).__name__} optimizer", stacklevel=2)
         return self.create_state(index, weight)
 
     def update(self, index, weight, grad, state):
@@ -265,12 +301,19 @@ class Optimizer:
         raise NotImplementedError()
 
     def update_multi_precision(self, index, weight, grad, state):
-        """Same as :meth:`update`."""
+        """:meth:`update`; for a float16 weight with ``multi_precision=True`` the update runs
+        on the float32 master copy in ``state``, then the weight is set to it (rounded)."""
         if isinstance(index, (list, tuple)):
             for i, w, g, s in zip(index, weight, grad, state):
-                self.update(i, w, g, s)
-        else:
+                self.update_multi_precision(i, w, g, s)
+            return
+        if not self._multi_precision_for(weight):
             self.update(index, weight, grad, state)
+            return
+        master, inner = state if self._master_first else (state[1], state[0])
+        self.update(index, master, wrap(_buf(grad).astype(np.float32)), inner)
+        weight._data[...] = master._data
+        _touch(weight)
 
     def _prepare(self, index, weight, grad):
         """Count the update; return (lr, wd, w, g) with g = rescaled gradient (a copy)."""
@@ -351,6 +394,8 @@ class SGD(Optimizer):
     -0.05
     """
 
+    _master_first = False
+
     def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
         super().__init__(**kwargs)
         self.momentum = momentum
@@ -390,11 +435,11 @@ class SGD(Optimizer):
 
 @register
 class NAG(Optimizer):
-    """Nesterov accelerated SGD::
+    """Nesterov accelerated SGD, as MXNet 1.9 (its momentum state holds ``-lr`` steps)::
 
         g = clip(rescale_grad * grad, clip_gradient) + wd * weight
-        mom = momentum * mom + g
-        weight -= lr * (g + momentum * mom)
+        mom = momentum * mom - lr * g
+        weight += momentum * mom - lr * g
 
     Without momentum it is plain SGD.
 
@@ -403,9 +448,11 @@ class NAG(Optimizer):
     >>> import mxgrad as mx
     >>> w = mx.nd.array([1.0]); opt = NAG(momentum=0.5, learning_rate=0.1)
     >>> s = opt.create_state(0, w); opt.update(0, w, mx.nd.array([1.0]), s)
-    >>> round(float(w.asscalar()), 6)       # 1 - 0.1 * (1 + 0.5 * 1)
+    >>> round(float(w.asscalar()), 6)       # 1 + 0.5 * (-0.1) - 0.1
     0.85
     """
+
+    _master_first = False
 
     def __init__(self, momentum=0.0, **kwargs):
         super().__init__(**kwargs)
@@ -421,13 +468,15 @@ class NAG(Optimizer):
         self._clip(g)
         if wd:
             g += wd * w
+        g *= lr
         if state is None:
-            w -= lr * g
+            w -= g
         else:
             m = _buf(state)
             m *= self.momentum
-            m += g
-            w -= lr * (g + self.momentum * m)
+            m -= g
+            w += self.momentum * m
+            w -= g
             _touch(state)
         _touch(weight)
 
@@ -732,12 +781,19 @@ class Nadam(Optimizer):
 
 @register
 class Signum(Optimizer):
-    """signSGD / Signum::
+    """signSGD / Signum, as MXNet 1.9 (its momentum state has MXNet's sign)::
 
-        g = clip(rescale_grad * grad, clip_gradient)
-        without momentum: weight = (1 - lr * wd) * weight - lr * sign(g)
-        with momentum:    mom = momentum * mom + (1 - momentum) * (g + wd * weight)
-                          weight = (1 - lr * wd_lh) * weight - lr * sign(mom)
+        g = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        without momentum: weight = (1 - lr * (wd + wd_lh)) * weight - lr * sign(grad)
+        with momentum:    mom = momentum * mom - (1 - momentum) * g
+                          weight = (1 - lr * wd_lh) * weight + lr * sign(mom)
+
+    Examples
+    --------
+    >>> opt = Signum(learning_rate=0.1, momentum=0.9)
+    >>> w = mx.nd.array([1.0, -1.0]); st = opt.create_state(0, w)
+    >>> opt.update(0, w, mx.nd.array([0.5, -2.0]), st); w.asnumpy(), st.asnumpy()
+    (array([ 0.9, -0.9], dtype=float32), array([-0.05,  0.2 ], dtype=float32))
     """
 
     def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
@@ -752,18 +808,135 @@ class Signum(Optimizer):
 
     def update(self, index, weight, grad, state):
         lr, wd, w, g = self._prepare(index, weight, grad)
-        self._clip(g)
         if state is None:
-            w *= (1.0 - lr * wd)
+            w *= (1.0 - lr * (wd + self.wd_lh))
             w -= lr * np.sign(g)
         else:
+            self._clip(g)
             m = _buf(state)
             m *= self.momentum
-            m += (1.0 - self.momentum) * (g + wd * w)
+            m -= (1.0 - self.momentum) * (g + wd * w)
             w *= (1.0 - lr * self.wd_lh)
-            w -= lr * np.sign(m)
+            w += lr * np.sign(m)
             _touch(state)
         _touch(weight)
+
+
+@register
+class FTML(Optimizer):
+    """FTML, Follow the Moving Leader (Zheng & Kwok, 2017), as MXNet 1.9::
+
+        g = clip(rescale_grad * grad + wd * weight, clip_gradient)
+        v = beta2 * v + (1 - beta2) * g**2
+        d_t = (1 - beta1**t) / lr * (sqrt(v / (1 - beta2**t)) + epsilon)
+        z = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d_{t-1}) * weight
+        weight = -z / d_t
+
+    State: ``(d, v, z)``.
+
+    Examples
+    --------
+    >>> opt = FTML(learning_rate=0.1)
+    >>> w = mx.nd.array([1.0]); st = opt.create_state(0, w)
+    >>> opt.update(0, w, mx.nd.array([0.5]), st); round(float(w.asscalar()), 4)
+    0.9
+    """
+
+    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
+        super().__init__(**kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        t = self._index_update_count[index]
+        g += wd * w
+        self._clip(g)
+        d, v, z = (_buf(s) for s in state)
+        b1, b2 = self.beta1, self.beta2
+        v *= b2
+        v += (1.0 - b2) * np.square(g)
+        d_t = (1.0 - b1 ** t) / lr * (np.sqrt(v / (1.0 - b2 ** t)) + self.epsilon)
+        z *= b1
+        z += (1.0 - b1) * g - (d_t - b1 * d) * w
+        d[...] = d_t
+        w[...] = -z / d_t
+        _touch(state[0]), _touch(state[1]), _touch(state[2]), _touch(weight)
+
+
+@register
+class LAMB(Optimizer):
+    """LAMB, layer-wise adaptive moments (You et al., 2019), as MXNet 1.9::
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        mean = beta1 * mean + (1 - beta1) * g;  var = beta2 * var + (1 - beta2) * g**2
+        (bias_correction) mean_hat = mean / (1 - beta1**t);  var_hat = var / (1 - beta2**t)
+        r = mean_hat / (sqrt(var_hat) + epsilon) + wd * weight
+        r1 = clip(norm(weight), lower_bound, upper_bound);  r2 = norm(r)
+        weight -= lr * (r1 / r2 if r1 > 0 and r2 > 0 else 1) * r
+
+    State: ``(mean, var)``.
+
+    Examples
+    --------
+    >>> opt = LAMB(learning_rate=0.1)
+    >>> w = mx.nd.array([3.0, 4.0]); st = opt.create_state(0, w)
+    >>> opt.update(0, w, mx.nd.array([1.0, 1.0]), st); w.asnumpy().round(4)
+    array([2.6464, 3.6464], dtype=float32)
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
+                 lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+        self.bias_correction = bias_correction
+
+    def create_state(self, index, weight):
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def update(self, index, weight, grad, state):
+        lr, wd, w, g = self._prepare(index, weight, grad)
+        t = self._index_update_count[index]
+        self._clip(g)
+        r = lamb_direction(w, g, _buf(state[0]), _buf(state[1]), t, self.beta1, self.beta2,
+                           self.epsilon, self.bias_correction, wd)
+        r1 = float(np.linalg.norm(w.astype(np.float64).ravel()))
+        r2 = float(np.linalg.norm(r.astype(np.float64).ravel()))
+        lamb_apply(w, r, r1, r2, lr, self.lower_bound, self.upper_bound)
+        _touch(state[0]), _touch(state[1]), _touch(weight)
+
+
+def lamb_direction(w, g, mean, var, t, beta1, beta2, epsilon, bias_correction, wd):
+    """LAMB's phase 1 on NumPy buffers: update ``mean``/``var`` in place from the (rescaled,
+    clipped) gradient ``g``; return the direction ``r`` (a new array)."""
+    mean *= beta1
+    mean += (1.0 - beta1) * g
+    var *= beta2
+    var += (1.0 - beta2) * np.square(g)
+    m_hat, v_hat = mean, var
+    if bias_correction:
+        m_hat = mean / (1.0 - beta1 ** t)
+        v_hat = var / (1.0 - beta2 ** t)
+    return m_hat / (np.sqrt(v_hat) + epsilon) + wd * w
+
+
+def lamb_apply(w, r, r1, r2, lr, lower_bound=None, upper_bound=None):
+    """LAMB's phase 2 on NumPy buffers: ``w -= lr * trust * r`` with the trust ratio
+    ``clip(r1, lower_bound, upper_bound) / r2`` (1 when either norm is 0)."""
+    if lower_bound is not None and lower_bound >= 0 and lower_bound:
+        r1 = max(r1, lower_bound)
+    if upper_bound is not None and upper_bound >= 0 and upper_bound:
+        r1 = min(r1, upper_bound)
+    ratio = 1.0 if r1 == 0.0 or r2 == 0.0 else r1 / r2
+    w -= (lr * ratio) * r
 
 
 @register
@@ -886,7 +1059,8 @@ class Updater:
             if index not in states:
                 states[index] = opt.create_state_multi_precision(index, weight)
                 self.states_synced[index] = True
-            if type(opt).update_multi_precision is Optimizer.update_multi_precision:
+            if type(opt).update_multi_precision is Optimizer.update_multi_precision and \
+                    not opt.multi_precision:
                 opt.update(index, weight, grad, states[index])   # what it would call
             else:
                 opt.update_multi_precision(index, weight, grad, states[index])
@@ -903,7 +1077,8 @@ class Updater:
         opt = self.optimizer
         states = self.states
         update = opt.update if type(opt).update_multi_precision is \
-            Optimizer.update_multi_precision else opt.update_multi_precision
+            Optimizer.update_multi_precision and not opt.multi_precision \
+            else opt.update_multi_precision
         for index, grad, weight in items:
             if index not in states:
                 states[index] = opt.create_state_multi_precision(index, weight)

@@ -8,58 +8,472 @@ True
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+import contextlib
+import functools
+import numbers
+import os
+import sys
+from typing import Callable, Dict, Iterator, Sequence, Tuple
 
 import numpy as np
 
-from .base import MXNetError
+import json
+import logging
+import time
+from collections import OrderedDict
+
+import numpy.random as rnd
+import numpy.testing as npt
+
+import mxgrad as mx  # the package (partly initialised here); MXNet's tests use test_utils.mx
+from .base import DTypeError, ShapeError, StateError
+from .context import Context, current_context
 from .ndarray.ndarray import NDArray, wrap
+from .ndarray import array
 
-__all__ = ["assert_almost_equal", "almost_equal", "numeric_grad", "check_numeric_gradient",
-           "check_second_order", "check_jvp", "check_gradgrad", "default_context", "same",
-           "rand_ndarray", "rand_shape_nd"]
+__all__ = ["assert_almost_equal", "almost_equal", "assert_allclose",
+           "assert_almost_equal_ignore_nan", "numeric_grad", "check_numeric_gradient",
+           "check_second_order", "check_jvp", "check_gradgrad", "default_context",
+           "set_default_context", "default_dtype", "default_rtols", "default_atols",
+           "default_numeric_eps", "get_tolerance", "get_tols", "get_rtol", "get_atol", "get_etol",
+           "same", "same_array", "assert_exception", "retry", "environment", "discard_stderr",
+           "random_arrays", "random_uniform_arrays", "random_sample", "rand_ndarray",
+           "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "np_reduce", "collapse_sum_like",
+           "compare_ndarray_tuple", "compare_optimizer"]
+# MXNet 1.9's test_utils has no __all__, so ``from mxnet.test_utils import *`` also hands its
+# importers the modules and names it imported; MXNet's own test files rely on these.
+__all__ += ["mx", "np", "npt", "rnd", "os", "sys", "time", "json", "numbers", "logging",
+            "OrderedDict", "Context", "current_context", "array"]
 
 
-def default_context():
-    """The default context, ``cpu(0)``."""
-    from .context import cpu
-    return cpu()
+def default_context() -> Context:
+    """The context tests run on: the one in force in this thread (``cpu(0)`` by default)."""
+    return current_context()
+
+
+def set_default_context(ctx: Context) -> None:
+    """Make ``ctx`` the context in force in this thread (what :func:`default_context` returns).
+
+    Examples
+    --------
+    >>> set_default_context(mx.cpu(0)); default_context()
+    cpu(0)
+    """
+    if not isinstance(ctx, Context):
+        raise DTypeError(f"set_default_context takes a Context such as mx.cpu(), got "
+                         f"{type(ctx).__name__}")
+    Context._local.value = ctx
+
+
+def default_dtype() -> type:
+    """The dtype tests use by default: float32."""
+    return np.float32
+
+
+def default_rtols() -> Dict[np.dtype, float]:
+    """Relative tolerance per dtype used when ``rtol=None`` (MXNet 1.9's table)."""
+    return {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4,
+            np.dtype(np.float64): 1e-5, **{np.dtype(t): 0 for t in _EXACT_TYPES}}
+
+
+def default_atols() -> Dict[np.dtype, float]:
+    """Absolute tolerance per dtype used when ``atol=None`` (MXNet 1.9's table)."""
+    return {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3,
+            np.dtype(np.float64): 1e-20, **{np.dtype(t): 0 for t in _EXACT_TYPES}}
+
+
+def default_numeric_eps() -> Dict[np.dtype, float]:
+    """Finite-difference step per dtype (powers of two: no bits lost in ``x + eps``)."""
+    return {np.dtype(np.float16): 1.0 / 2 ** 6, np.dtype(np.float32): 1.0 / 2 ** 9,
+            np.dtype(np.float64): 1.0 / 2 ** 14}
+
+
+_EXACT_TYPES = (np.bool_, np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64)
+
+
+def _dtype_of(x) -> np.dtype:
+    if isinstance(x, numbers.Number):
+        return np.asarray(x).dtype
+    return np.dtype(getattr(x, "dtype", np.asarray(x).dtype))
+
+
+def get_tolerance(dat, tol, default_tol) -> float:
+    """``tol`` itself when it is a number, else its (or ``default_tol``'s) entry for ``dat``'s dtype."""
+    if isinstance(tol, numbers.Number):
+        return tol
+    dtype = _dtype_of(dat)
+    tol = {} if tol is None else tol
+    if dtype in tol:
+        return tol[dtype]
+    return default_tol.get(dtype, default_tol[np.dtype(np.float64)])
+
+
+def get_tols(x, y, rtol, atol) -> Tuple[float, float]:
+    """The (rtol, atol) for comparing ``x`` and ``y``: the looser default of the two dtypes."""
+    return (max(get_tolerance(x, rtol, default_rtols()), get_tolerance(y, rtol, default_rtols())),
+            max(get_tolerance(x, atol, default_atols()), get_tolerance(y, atol, default_atols())))
+
+
+def get_rtol(rtol=None, dtype=np.dtype(np.float64)) -> float:
+    """``rtol``, or the default relative tolerance of ``dtype``."""
+    return default_rtols()[np.dtype(dtype)] if rtol is None else rtol
+
+
+def get_atol(atol=None, dtype=np.dtype(np.float64)) -> float:
+    """``atol``, or the default absolute tolerance of ``dtype``."""
+    return default_atols()[np.dtype(dtype)] if atol is None else atol
+
+
+def get_etol(etol=None) -> float:
+    """``etol``, or 0: the share of elements allowed to differ."""
+    return 0 if etol is None else etol
 
 
 def _np(x):
     return x.asnumpy() if isinstance(x, NDArray) else np.asarray(x)
 
 
-def almost_equal(a, b, rtol=1e-5, atol=1e-20, equal_nan=False) -> bool:
-    """Whether ``a`` and ``b`` are elementwise close."""
-    return bool(np.allclose(_np(a), _np(b), rtol=rtol, atol=atol, equal_nan=equal_nan))
+def _check_shapes(a, b):
+    if a.shape != b.shape:
+        raise AssertionError(f"a.shape = {a.shape} and b.shape = {b.shape} are not equal")
 
 
-def assert_almost_equal(a, b, rtol=1e-5, atol=1e-20, names=("a", "b"), equal_nan=False):
-    """Assert that ``a`` and ``b`` (NDArrays or NumPy arrays) are elementwise close.
+def almost_equal(a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True) -> bool:
+    """Whether ``a`` and ``b`` are elementwise close (``None`` tolerances: float64 defaults).
 
     Examples
     --------
-    >>> import mxgrad as mx
-    >>> assert_almost_equal(mx.nd.array([1.]), [1.0000001])
+    >>> almost_equal(mx.nd.array([1.]), [1.00001], rtol=1e-4)
+    True
     """
-    np.testing.assert_allclose(_np(a), _np(b), rtol=rtol, atol=atol, equal_nan=equal_nan,
-                               err_msg=f"{names[0]} and {names[1]} differ")
+    a, b = _np(a), _np(b)
+    if not use_broadcast:
+        _check_shapes(a, b)
+    return bool(np.allclose(a, b, rtol=get_rtol(rtol), atol=get_atol(atol), equal_nan=equal_nan))
+
+
+def _max_violation(a, b, rtol, atol):
+    with np.errstate(invalid="ignore"):
+        diff = np.where(np.equal(a, b), 0, np.abs(a - b))
+        violation = diff / (atol + rtol * np.abs(b) + 1e-20)
+    violation = np.nan_to_num(np.broadcast_to(violation, np.broadcast(a, b).shape), nan=np.inf)
+    loc = np.unravel_index(int(np.argmax(violation)), violation.shape) if violation.size else ()
+    return loc, (float(violation[loc]) if violation.size else 0.0)
+
+
+def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=False,
+                        use_broadcast=True, mismatches=(10, 10)) -> None:
+    """Assert ``a`` and ``b`` (NDArrays, NumPy arrays or numbers) are elementwise close.
+
+    As MXNet 1.9: ``rtol``/``atol`` of ``None`` take the defaults of the inputs' dtypes
+    (float32: 1e-4 / 1e-3; float64: 1e-5 / 1e-20; integers and bool: exact), a number is used
+    as given, a dict maps dtypes to tolerances; the inputs broadcast unless
+    ``use_broadcast=False``; the error names the worst element with ``names``.
+
+    Examples
+    --------
+    >>> assert_almost_equal(mx.nd.array([1.]), [1.00005])
+    >>> assert_almost_equal(mx.nd.array([1.]), [1.1], names=('out', 'expected'))
+    Traceback (most recent call last):
+    ...
+    AssertionError: ...out=1.00000000, expected=1.10000000...
+    """
+    rtol, atol = get_tols(a, b, rtol, atol)
+    a, b = _np(a), _np(b)
+    if not use_broadcast:
+        _check_shapes(a, b)
+    if a.dtype == np.bool_ and b.dtype == np.bool_:
+        np.testing.assert_equal(a, b)
+        return
+    if np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan):
+        return
+    a_b, b_b = np.broadcast_arrays(a, b)
+    loc, rel = _max_violation(a_b, b_b, rtol, atol)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isclose(a_b, b_b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    share = 100.0 * bad.sum() / max(bad.size, 1)
+    raise AssertionError(
+        f"Error {rel:f} exceeds tolerance rtol={rtol:e}, atol={atol:e} (mismatch {share:f}%).\n"
+        f"Location of maximum error: {loc}, {names[0]}={float(a_b[loc]):.8f}, "
+        f"{names[1]}={float(b_b[loc]):.8f}")
+
+
+def assert_allclose(a, b, rtol=1e-07, atol=0, equal_nan=True) -> None:
+    """:func:`assert_almost_equal` with NumPy's ``assert_allclose`` defaults."""
+    assert_almost_equal(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def assert_almost_equal_ignore_nan(a, b, rtol=None, atol=None, names=("a", "b")) -> None:
+    """:func:`assert_almost_equal` where a NaN in either input matches anything."""
+    a, b = np.array(_np(a), dtype=np.float64), np.array(_np(b), dtype=np.float64)
+    a, b = np.broadcast_arrays(a, b)
+    a, b = a.copy(), b.copy()
+    nan = np.isnan(a) | np.isnan(b)
+    a[nan] = 0
+    b[nan] = 0
+    assert_almost_equal(a, b, rtol, atol, names)
 
 
 def same(a, b) -> bool:
-    """Whether two arrays are exactly equal."""
+    """Whether two arrays are exactly equal (same shape, same values).
+
+    Examples
+    --------
+    >>> same(mx.nd.array([1, 2]), np.array([1., 2.]))
+    True
+    """
     return bool(np.array_equal(_np(a), _np(b)))
 
 
-def rand_shape_nd(num_dim, dim=10):
-    """A random shape with ``num_dim`` dimensions, each in ``[1, dim]``."""
-    return tuple(np.random.randint(1, dim + 1, size=num_dim).tolist())
+def same_array(array1: NDArray, array2: NDArray) -> bool:
+    """Whether two NDArrays share memory (a write to one shows in the other).
+
+    Examples
+    --------
+    >>> x = mx.nd.ones((2,)); same_array(x, x), same_array(x, x.copy())
+    (True, False)
+    """
+    return bool(np.shares_memory(array1._data, array2._data))
 
 
-def rand_ndarray(shape, dtype="float32", **kwargs) -> NDArray:
-    """A random uniform array of ``shape``."""
-    return wrap(np.random.uniform(-1, 1, size=shape).astype(dtype))
+def assert_exception(f: Callable, exception_type, *args, **kwargs) -> None:
+    """Assert that ``f(*args, **kwargs)`` raises ``exception_type``.
+
+    Examples
+    --------
+    >>> assert_exception(int, ValueError, 'x')
+    """
+    try:
+        f(*args, **kwargs)
+    except exception_type:
+        return
+    raise AssertionError(f"{getattr(f, '__name__', f)} did not raise "
+                         f"{getattr(exception_type, '__name__', exception_type)}")
+
+
+def retry(n: int):
+    """Decorator: run a stochastic test up to ``n`` times until it passes no AssertionError."""
+    if n <= 0:
+        raise StateError(f"retry takes a positive number of tries, got n={n}")
+
+    def decorate(f):
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            for i in range(n):
+                try:
+                    return f(*args, **kwargs)
+                except AssertionError:
+                    if i == n - 1:
+                        raise
+        return wrapper
+    return decorate
+
+
+@contextlib.contextmanager
+def environment(*args) -> Iterator[None]:
+    """Set environment variables inside a ``with`` block and restore them afterwards.
+
+    ``environment('NAME', 'value')`` or ``environment({'A': '1', 'B': None})``; ``None`` unsets.
+    Also a decorator (as any ``contextmanager``).
+
+    Examples
+    --------
+    >>> import os
+    >>> with environment('MXGRAD_DOCTEST_VAR', '1'):
+    ...     os.environ['MXGRAD_DOCTEST_VAR']
+    '1'
+    >>> 'MXGRAD_DOCTEST_VAR' in os.environ
+    False
+    """
+    if len(args) == 1 and isinstance(args[0], dict):
+        env_vars = dict(args[0])
+    elif len(args) == 2:
+        env_vars = {args[0]: args[1]}
+    else:
+        raise StateError("environment takes one dict {name: value} or two arguments "
+                         "(name, value)")
+    for k, v in env_vars.items():
+        if not isinstance(k, str) or not (v is None or isinstance(v, str)):
+            raise DTypeError(f"environment: variable {k!r} needs a str name and a str or None "
+                             f"value, got {v!r}")
+    snapshot = {k: os.environ.get(k) for k in env_vars}
+
+    def apply(values):
+        for k, v in values.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+    apply(env_vars)
+    try:
+        yield
+    finally:
+        apply(snapshot)
+
+
+@contextlib.contextmanager
+def discard_stderr() -> Iterator[None]:
+    """Discard what is written to the process's standard error inside the block."""
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (e.g. captured)
+        yield
+        return
+    saved = os.dup(fd)
+    try:
+        with open(os.devnull, "w") as sink:
+            sys.stderr.flush()
+            os.dup2(sink.fileno(), fd)
+            yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, fd)
+        os.close(saved)
+
+
+def random_arrays(*shapes):
+    """Standard normal float32 NumPy arrays of the given shapes (one array if one shape).
+
+    Examples
+    --------
+    >>> [a.shape for a in random_arrays((2,), (3, 1))]
+    [(2,), (3, 1)]
+    """
+    arrays = [np.array(np.random.randn(), dtype=default_dtype()) if len(s) == 0
+              else np.random.randn(*s).astype(default_dtype()) for s in shapes]
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
+def random_uniform_arrays(*shapes, low: float = 0.0, high: float = 1.0, dtype=None):
+    """Uniform NumPy arrays in ``[low, high)``, one per shape (always a list)."""
+    dtype = default_dtype() if dtype is None else dtype
+    return [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
+
+
+def random_sample(population, k: int) -> list:
+    """``k`` elements of ``population`` in random order (NumPy's global generator)."""
+    if not 0 <= k <= len(population):
+        raise StateError(f"random_sample: k={k} must be in [0, {len(population)}]")
+    pop = list(population)
+    np.random.shuffle(pop)
+    return pop[:k]
+
+
+def rand_shape_2d(dim0: int = 10, dim1: int = 10, allow_zero_size: bool = False) -> Tuple[int, int]:
+    """A random 2-D shape with sides in ``[1, dim]`` (``[0, dim]`` if ``allow_zero_size``)."""
+    low = 0 if allow_zero_size else 1
+    return int(np.random.randint(low, dim0 + 1)), int(np.random.randint(low, dim1 + 1))
+
+
+def rand_shape_3d(dim0: int = 10, dim1: int = 10, dim2: int = 10,
+                  allow_zero_size: bool = False) -> Tuple[int, int, int]:
+    """A random 3-D shape with sides in ``[1, dim]`` (``[0, dim]`` if ``allow_zero_size``)."""
+    low = 0 if allow_zero_size else 1
+    return (int(np.random.randint(low, dim0 + 1)), int(np.random.randint(low, dim1 + 1)),
+            int(np.random.randint(low, dim2 + 1)))
+
+
+def rand_shape_nd(num_dim: int, dim: int = 10, allow_zero_size: bool = False) -> Tuple[int, ...]:
+    """A random shape with ``num_dim`` dimensions, each in ``[1, dim]`` (or from 0).
+
+    Examples
+    --------
+    >>> len(rand_shape_nd(3)), all(1 <= d <= 4 for d in rand_shape_nd(5, 4))
+    (3, True)
+    """
+    low = 0 if allow_zero_size else 1
+    return tuple(int(d) for d in np.random.randint(low, dim + 1, size=num_dim))
+
+
+def rand_ndarray(shape, stype: str = "default", density=None, dtype=None, modifier_func=None,
+                 shuffle_csr_indices: bool = False, distribution=None, ctx=None) -> NDArray:
+    """A random standard-normal NDArray of ``shape`` (float32 unless ``dtype``).
+
+    Only dense storage exists in mxgrad: ``stype`` other than ``'default'`` raises.
+
+    Examples
+    --------
+    >>> rand_ndarray((2, 3)).shape, rand_ndarray((2,), dtype='float64').dtype
+    ((2, 3), <class 'numpy.float64'>)
+    """
+    if stype != "default":
+        raise StateError(f"rand_ndarray: stype={stype!r} is sparse storage, which mxgrad does "
+                         f"not have; use stype='default'")
+    from .ndarray import array
+    return array(random_arrays(tuple(shape)), dtype=dtype or default_dtype(), ctx=ctx)
+
+
+def np_reduce(dat: np.ndarray, axis, keepdims: bool, numpy_reduce_func) -> np.ndarray:
+    """Reduce ``dat`` over ``axis`` (int, list or None) one axis at a time with a NumPy reducer.
+
+    Examples
+    --------
+    >>> np_reduce(np.ones((2, 3, 4)), (0, 2), True, np.sum).shape
+    (1, 3, 1)
+    """
+    if isinstance(axis, int):
+        axis = [axis]
+    else:
+        axis = list(axis) if axis is not None else list(range(dat.ndim))
+    ret = dat
+    for i in sorted(axis, reverse=True):
+        ret = numpy_reduce_func(ret, axis=i)
+    if keepdims:
+        shape = list(dat.shape)
+        for i in axis:
+            shape[i] = 1
+        ret = np.reshape(ret, shape)
+    return ret
+
+
+def collapse_sum_like(a: np.ndarray, shape) -> np.ndarray:
+    """Sum ``a`` over the axes that broadcasting added or stretched to reach ``shape``."""
+    shape = tuple(shape)
+    if a.ndim < len(shape):
+        raise ShapeError(f"collapse_sum_like: a has {a.ndim} dims, fewer than shape {shape}")
+    if a.size == 0 or int(np.prod(shape)) == 0:
+        return np.zeros(shape, dtype=a.dtype)
+    lead = a.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape)
+                                      if d == 1 and a.shape[lead + i] != 1)
+    return a.sum(axis=axes).reshape(shape) if axes else a.reshape(shape)
+
+
+def compare_ndarray_tuple(t1, t2, rtol=None, atol=None) -> None:
+    """Assert two (nested tuples of) arrays are almost equal; ``None`` on either side passes."""
+    if t1 is None or t2 is None:
+        return
+    if isinstance(t1, tuple):
+        for s1, s2 in zip(t1, t2):
+            compare_ndarray_tuple(s1, s2, rtol, atol)
+    else:
+        assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
+
+
+def compare_optimizer(opt1, opt2, shape, dtype, w_stype: str = "default",
+                      g_stype: str = "default", rtol: float = 1e-4, atol: float = 1e-5,
+                      compare_states: bool = True, ntensors: int = 1) -> None:
+    """Run one update of two optimizers on the same random weight and gradient and assert
+    the weights (and states) agree. ``shape`` may be a list of shapes (one index each)."""
+    from . import random as mxrandom
+    if w_stype != "default" or g_stype != "default":
+        raise StateError("compare_optimizer: sparse weights/gradients do not exist in mxgrad; "
+                         "use w_stype='default' and g_stype='default'")
+    shapes = shape if isinstance(shape, list) else [shape]
+    for i, s in enumerate(shapes):
+        w2 = mxrandom.uniform(shape=s, dtype=dtype)
+        g2 = mxrandom.uniform(shape=s, dtype=dtype)
+        w1, g1 = w2.copy(), g2.copy()
+        state1 = opt1.create_state_multi_precision(i, w1)
+        state2 = opt2.create_state_multi_precision(i, w2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2)
+        opt1.update_multi_precision(i, w1, g1, state1)
+        opt2.update_multi_precision(i, w2, g2, state2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
+        assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
 
 
 def _scalar_fn(f, inputs, head):

@@ -798,12 +798,16 @@ def nb04():
         print("after a predict-mode call:", bn.running_mean.data().asnumpy())
         """),
         md("""
-        ### Parameter files are MXNet's format
+        ### Parameter files are MXNet's own format
+
+        `save_parameters` and `nd.save` write MXNet 1.x's binary NDArray-list format, byte for
+        byte, so the same file loads in MXNet 1.9 and back; loading never unpickles anything.
         """),
         code("""
-        with open(path, 'rb') as f:
-            print("header:", f.read(8).hex(), "(MXNet's NDArray list magic 0x112)")
-        print(sorted(nd.load(path)))
+        with open(path, "rb") as f:
+            magic = int.from_bytes(f.read(8), "little")
+        print("file magic:", hex(magic), "(MXNet's NDArray list)")
+        print(sorted(mx.nd.load(path)))
         """),
         md("""
         ### Random numbers: repeatable, but not MXNet's stream

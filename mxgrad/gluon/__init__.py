@@ -23,6 +23,8 @@ from . import loss
 from . import utils
 from .trainer import Trainer
 from . import data
+from . import contrib
+from . import model_zoo
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError", "Block",
-           "HybridBlock", "SymbolBlock", "nn", "loss", "utils", "Trainer", "data"]
+           "HybridBlock", "SymbolBlock", "nn", "loss", "utils", "Trainer", "data", "contrib", "model_zoo"]

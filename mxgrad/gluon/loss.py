@@ -24,7 +24,7 @@ from ..ops.nn import _softmax_ce_per_sample
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "HuberLoss",
            "HingeLoss", "SquaredHingeLoss", "LogisticLoss", "TripletLoss",
-           "PoissonNLLLoss", "CosineEmbeddingLoss"]
+           "PoissonNLLLoss", "CosineEmbeddingLoss", "CTCLoss"]
 
 
 def _apply_weighting(F, loss, weight=None, sample_weight=None):
@@ -401,3 +401,42 @@ class CosineEmbeddingLoss(Loss):
         y_norm = F.norm(y, axis=axis).reshape((-1, 1))
         x_dot_y = F.sum(x * y, axis=axis).reshape((-1, 1))
         return x_dot_y / F.clip(x_norm * y_norm, 1e-12, np.inf)
+
+
+class CTCLoss(Loss):
+    r"""Connectionist temporal classification loss (Graves et al., 2006), as MXNet 1.9's.
+
+    ``pred`` holds unnormalised activations of shape ``(N, T, C)`` (``layout='NTC'``) or
+    ``(T, N, C)`` (``'TNC'``); ``label`` is ``(N, L)`` (``label_layout='NT'``) or ``(L, N)``.
+    Class ``C - 1`` is the blank; labels are ``0..C-2`` and ``-1`` pads. ``pred_lengths`` and
+    ``label_lengths`` (shape ``(N,)``) give each sequence's length when passed. Returns the
+    negative log-likelihood of each sequence, shape ``(N,)``; differentiable to any order.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> loss = CTCLoss()
+    >>> l = loss(mx.nd.ones((2, 20, 4)), mx.nd.array([[1, 0, -1, -1], [2, 1, 1, -1]]))
+    >>> l.asnumpy().round(4)
+    array([18.8282, 16.5058], dtype=float32)
+    """
+
+    def __init__(self, layout: str = "NTC", label_layout: str = "NT", weight=None, **kwargs):
+        if layout not in ("NTC", "TNC"):
+            raise StateError(f"CTCLoss: layout must be 'NTC' or 'TNC', got {layout!r}")
+        if label_layout not in ("NT", "TN"):
+            raise StateError(f"CTCLoss: label_layout must be 'NT' or 'TN', got {label_layout!r}")
+        self._layout = layout
+        self._label_layout = label_layout
+        super().__init__(weight, label_layout.find("N"), **kwargs)
+
+    def hybrid_forward(self, F, pred, label, pred_lengths=None, label_lengths=None,
+                       sample_weight=None):
+        if self._layout == "NTC":
+            pred = F.swapaxes(pred, 0, 1)
+        if self._batch_axis == 1:
+            label = F.swapaxes(label, 0, 1)
+        loss = F.CTCLoss(pred, label, pred_lengths, label_lengths,
+                         use_data_lengths=pred_lengths is not None,
+                         use_label_lengths=label_lengths is not None, blank_label="last")
+        return _apply_weighting(F, loss, self._weight, sample_weight)

@@ -48,9 +48,7 @@ def array(source_array, ctx=None, dtype=None) -> NDArray:
         raise DTypeError(f"nd.array: cannot make a numeric array of dtype {dt} from "
                          f"{type(source_array).__name__} ({err}); give numbers, nested lists "
                          f"of numbers or a NumPy array") from None
-    if data.ndim == 0:
-        data = data.reshape(1)
-    return wrap(data)
+    return wrap(data)   # a 0-d source gives a 0-d array, as in MXNet 1.9 (ops never make one)
 
 
 def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:

@@ -7,10 +7,10 @@ Two internal ops carry every gather and scatter of the family (and of
 advanced) and ``_index_add`` adds an array into zeros at ``key``. They are linear and
 each is the other's gradient, so every op built on them has gradients of any order.
 
-Results that are pure reshapes of the input (``reshape``, ``expand_dims``,
-``squeeze``, ``flatten``, ``reshape_like``) are views sharing the input's buffer and
-version counter, as ``x.reshape`` is in MXNet; the other ops return new arrays, as
-MXNet's do.
+As in MXNet, only the ``x.reshape(...)`` method returns a view sharing the input's buffer
+(and version counter); ``nd.reshape``, ``expand_dims``, ``squeeze``, ``flatten`` and
+``reshape_like`` and every other op return new arrays, so a later write to the input does
+not change them. (On raw NumPy inputs, which only gradient rules pass, they stay views.)
 
 Examples
 --------
@@ -95,6 +95,13 @@ def _view(data, shape):
         from .elemwise import identity_copy
         r = identity_copy(r)
     return r
+
+
+def _new_memory(r, src):
+    """MXNet computes ``reshape``/``expand_dims``/``squeeze``/``flatten``/``reshape_like``
+    into new memory: an NDArray result gets its own buffer, so a later write to the input
+    does not show in it. Raw NumPy results (gradient rules' fast path) stay views."""
+    return _fresh(r, src) if type(r) is NDArray else r
 
 
 def _fresh(r, src):
@@ -382,7 +389,7 @@ def _shape_arg(shape):
 
 
 def reshape(data, shape=None, reverse: bool = False, **kwargs):
-    """Reshape with MXNet's special codes; a view of ``data``.
+    """Reshape with MXNet's special codes into a new array (``x.reshape`` is the view).
 
     ``0`` copies the input dimension at that position, ``-1`` infers one dimension,
     ``-2`` copies all remaining input dimensions, ``-3`` merges two consecutive input
@@ -413,6 +420,10 @@ def reshape(data, shape=None, reverse: bool = False, **kwargs):
         if shape is None:
             raise StateError("reshape: the target shape is required (shape=...)")
     data = _arr(data, "reshape")
+    return _new_memory(_reshape_view(data, shape, reverse), data)
+
+
+def _reshape_view(data, shape, reverse):
     target = _infer_reshape(data.shape, _shape_arg(shape), bool(reverse)) or (1,)
     return _view(data, target)
 
@@ -442,7 +453,8 @@ def _reshape_method(self, *shape, **kwargs):
             raise StateError("reshape() needs a shape: x.reshape(2, 3) or x.reshape((2, 3))")
     elif "shape" in kwargs:
         raise TypeError("reshape() got the shape both positionally and as shape=")
-    return reshape(self, shape, kwargs.get("reverse", False))
+    # the method shares memory with ``self``, as MXNet's NDArray.reshape does
+    return _reshape_view(_arr(self, "reshape"), shape, kwargs.get("reverse", False))
 
 
 def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end=None,
@@ -468,7 +480,7 @@ def reshape_like(lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end
     if _prod(target) != lhs.size:
         raise ShapeError(f"reshape_like: cannot reshape shape {ls} to {target} (taken from "
                          f"shape {rshape}): the sizes differ")
-    return _view(lhs, target)
+    return _new_memory(_view(lhs, target), lhs)
 
 
 # ================================================================ transpose
@@ -553,26 +565,38 @@ SwapAxis = swapaxes
 
 
 def moveaxis(tensor, source, destination):
-    """Move axis ``source`` to position ``destination``.
+    """Move axes ``source`` to positions ``destination`` (ints, or lists of ints of the same
+    length, as NumPy's ``moveaxis``); the other axes keep their order.
 
     Examples
     --------
     >>> import mxgrad as mx
     >>> mx.nd.moveaxis(mx.nd.zeros((2, 3, 4)), 0, -1).shape
     (3, 4, 2)
+    >>> mx.nd.moveaxis(mx.nd.zeros((2, 3, 4)), [0, 1], [2, 0]).shape
+    (3, 4, 2)
     """
     tensor = _arr(tensor, "moveaxis")
     n = tensor.ndim
-    s = _axis(source, n, "moveaxis")
-    d = _axis(destination, n, "moveaxis")
-    order = [i for i in range(n) if i != s]
-    order.insert(d, s)
+    srcs = list(source) if isinstance(source, (list, tuple)) else [source]
+    dsts = list(destination) if isinstance(destination, (list, tuple)) else [destination]
+    if len(srcs) != len(dsts):
+        raise ShapeError(f"moveaxis: source {source!r} and destination {destination!r} must "
+                         f"name the same number of axes")
+    srcs = [_axis(a, n, "moveaxis") for a in srcs]
+    dsts = [_axis(a, n, "moveaxis") for a in dsts]
+    if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
+        raise ShapeError(f"moveaxis: repeated axis in source {source!r} or destination "
+                         f"{destination!r}")
+    order = [i for i in range(n) if i not in srcs]
+    for d, s in sorted(zip(dsts, srcs)):
+        order.insert(d, s)
     return transpose(tensor, tuple(order))
 
 
 # ========================================================= reshape family views
 def expand_dims(data, axis: int, **kwargs):
-    """Insert a dimension of size 1 at ``axis`` (a view).
+    """Insert a dimension of size 1 at ``axis`` (a new array).
 
     Examples
     --------
@@ -585,11 +609,11 @@ def expand_dims(data, axis: int, **kwargs):
     data = _arr(data, "expand_dims")
     ax = _axis(axis, data.ndim, "expand_dims", extra=1)
     s = tuple(data.shape)
-    return _view(data, s[:ax] + (1,) + s[ax:])
+    return _new_memory(_view(data, s[:ax] + (1,) + s[ax:]), data)
 
 
 def squeeze(data, axis=None, **kwargs):
-    """Remove dimensions of size 1 (all of them, or those in ``axis``). A view; when
+    """Remove dimensions of size 1 (all of them, or those in ``axis``). A new array; when
     every dimension is removed the result has shape ``(1,)``, as in MXNet.
 
     Examples
@@ -613,12 +637,12 @@ def squeeze(data, axis=None, **kwargs):
                 raise ShapeError(f"squeeze: axis {a} of shape {s} has size {s[a]}, not 1; only "
                                  f"dimensions of size 1 can be removed")
     target = tuple(d for i, d in enumerate(s) if i not in axes) or (1,)
-    return _view(data, target)
+    return _new_memory(_view(data, target), data)
 
 
 def flatten(data, **kwargs):
     """Collapse all dimensions but the first: shape ``(N, -1)`` (a 1-D input gives
-    ``(N, 1)``). A view.
+    ``(N, 1)``). A new array.
 
     Examples
     --------
@@ -629,7 +653,7 @@ def flatten(data, **kwargs):
     data = _arr(data, "flatten")
     s = tuple(data.shape)
     rest = _prod(s[1:])
-    return _view(data, (s[0], rest))
+    return _new_memory(_view(data, (s[0], rest)), data)
 
 
 Flatten = flatten

@@ -1,0 +1,12 @@
+"""``mx.contrib``: MXNet 1.x's experimental namespace (the legacy ``contrib.autograd``).
+
+Examples
+--------
+>>> from mxgrad.contrib import autograd as legacy
+>>> with legacy.train_section():
+...     mx.autograd.is_recording(), mx.autograd.is_training()
+(True, True)
+"""
+from . import autograd  # noqa: F401
+
+__all__ = ["autograd"]

@@ -1,0 +1,35 @@
+"""mx.nd behaviours of MXNet 1.9 that its users and its own tests rely on (each checked on the
+real 1.9.1 wheel): 0-d arrays from 0-d sources, moveaxis with lists, the flat random names,
+onehot_encode / choose_element_0index / fill_element_0index / reset_arrays."""
+import numpy as np
+import pytest
+
+import mxgrad as mx
+from mxgrad import nd
+from mxgrad.base import MXNetError
+
+
+def test_array_from_a_0d_source_is_0d_as_in_mxnet():
+    for src in (np.float32(1.5), np.ones([]), 3.5):
+        a = nd.array(src)
+        assert a.shape == () and a.dtype == np.float32
+        assert float(a.asscalar()) == float(src)
+    a = nd.array(np.array(2.0))
+    a.attach_grad()
+    with mx.autograd.record():
+        y = a * a * 3
+    y.backward()
+    assert a.grad.shape == () and float(a.grad.asnumpy()) == 12.0
+    assert nd.array([1.0]).shape == (1,)          # 1-element lists stay 1-D
+    assert nd.ones((3,)).sum().shape == (1,)      # ops still never make 0-d results
+
+
+def test_moveaxis_with_lists_matches_numpy():
+    x = np.arange(120.0).reshape(2, 3, 4, 5)
+    for s, d in [([0, 1], [2, 0]), ([3, 0], [0, 3]), (1, -1), ([0, 1, 2], [-1, -2, -3])]:
+        np.testing.assert_array_equal(nd.moveaxis(nd.array(x), s, d).asnumpy(),
+                                      np.moveaxis(x, s, d))
+    with pytest.raises(MXNetError, match="same number"):
+        nd.moveaxis(nd.array(x), [0, 1], [2])
+    with pytest.raises(MXNetError, match="repeated"):
+        nd.moveaxis(nd.array(x), [0, 0], [1, 2])
