@@ -709,6 +709,8 @@ class HybridBlock(Block):
         try:
             params = {k: (None if p is None else _param_var(p))
                       for k, p in self._reg_params.items()}
+            if self._empty_prefix:      # prefix='': ops are named in the caller's scope
+                return self.hybrid_forward(_sym, x, *args, **params)
             with self.name_scope(), _sym.symbol._Prefix(self.prefix):
                 return self.hybrid_forward(_sym, x, *args, **params)
         finally:
