@@ -313,3 +313,19 @@ def test_symbolblock_with_several_outputs():
     blk = gluon.SymbolBlock([parts[1] * 2, parts[0]], x)
     a, b = blk(mx.nd.array([[1.0, 2.0]]))
     assert a.asnumpy().tolist() == [[4.0]] and b.asnumpy().tolist() == [[1.0]]
+
+
+def test_creation_ops_as_mxnet_writes_them():
+    s = mx.sym.Group([mx.sym.zeros((2, 3)), mx.sym.ones(shape=(2,)),
+                      mx.sym.full((2,), 3.0), mx.sym.arange(0, 4)])
+    nodes = json.loads(s.tojson())["nodes"]
+    # what MXNet 1.9.1's mx.sym.zeros/ones/full/arange write
+    assert [(n["op"], n["attrs"]) for n in nodes] == [
+        ("_zeros", {"dtype": "float32", "shape": "(2, 3)"}),
+        ("_ones", {"dtype": "float32", "shape": "(2,)"}),
+        ("_full", {"dtype": "float32", "shape": "(2,)", "value": "3.0"}),
+        ("_arange", {"dtype": "float32", "infer_range": "False", "repeat": "1",
+                     "start": "0", "step": "1.0", "stop": "4"})]
+    vals = mx.sym.load_json(s.tojson()).eval()
+    assert [v.asnumpy().tolist() for v in vals] == [[[0.0] * 3] * 2, [1.0, 1.0], [3.0, 3.0],
+                                                    [0.0, 1.0, 2.0, 3.0]]

@@ -278,6 +278,19 @@ _op("Cast", nd_name="cast", aliases=("cast",))
 _op("add_n", None, aliases=("ElementWiseSum", "_sum"), attrs=("num_args",),
     run=lambda ins, kw: nd.add_n(*ins))
 
+# creation (no inputs)
+_op("_zeros", (), run=lambda ins, kw: nd.zeros(kw["shape"], dtype=kw.get("dtype", "float32")),
+    attrs=("shape", "dtype"))
+_op("_ones", (), run=lambda ins, kw: nd.ones(kw["shape"], dtype=kw.get("dtype", "float32")),
+    attrs=("shape", "dtype"))
+_op("_full", (), run=lambda ins, kw: nd.full(kw["shape"], kw["value"],
+                                             dtype=kw.get("dtype", "float32")),
+    attrs=("shape", "dtype", "value"))
+_op("_arange", (), run=lambda ins, kw: nd.arange(
+    kw.get("start", 0), kw.get("stop"), kw.get("step", 1.0), kw.get("repeat", 1),
+    dtype=kw.get("dtype", "float32")),
+    attrs=("start", "stop", "step", "repeat", "infer_range", "dtype"))
+
 # shape
 _op("Flatten", aliases=("flatten",))
 _op("Reshape", aliases=("reshape",))
