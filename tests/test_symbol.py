@@ -329,3 +329,28 @@ def test_creation_ops_as_mxnet_writes_them():
     vals = mx.sym.load_json(s.tojson()).eval()
     assert [v.asnumpy().tolist() for v in vals] == [[[0.0] * 3] * 2, [1.0, 1.0], [3.0, 3.0],
                                                     [0.0, 1.0, 2.0, 3.0]]
+
+
+def test_module_checkpoint_trains_with_its_softmax_output_loss():
+    """Fed with its label, SoftmaxOutput is MXNet's loss layer: backward gives
+    softmax - one_hot(label) at the logits whatever the head gradient."""
+    js, params, io = _files("module")
+    blk = gluon.SymbolBlock.imports(js, ["data", "softmax_label"], params)
+    assert "softmax_label" not in blk.collect_params().keys()
+    x, label = mx.nd.array(io["x"]), mx.nd.array([2, 0])
+    with autograd.record(train_mode=False):     # no dropout: comparable gradients
+        p = blk(x, label)
+    p.backward()
+    np.testing.assert_allclose(p.asnumpy(), io["y_predict"], atol=TOL)
+    # the same gradient through the graph cut at fc2 with an explicit cross-entropy
+    fc2 = mx.sym.load(js).get_internals()["fc2_output"]
+    cut = gluon.SymbolBlock(fc2, mx.sym.var("data"))
+    cut.collect_params().load(params, ignore_extra=True)
+    with autograd.record(train_mode=False):
+        logits = cut(x)
+        loss = -(mx.nd.log_softmax(logits) * mx.nd.one_hot(label, 3)).sum()
+    loss.backward()
+    for k in ("fc2_weight", "fc1_weight", "conv1_weight"):
+        np.testing.assert_allclose(blk.collect_params()[k].grad().asnumpy(),
+                                   cut.collect_params()[k].grad().asnumpy(),
+                                   rtol=1e-4, atol=1e-6, err_msg=k)

@@ -371,8 +371,12 @@ _op("smooth_l1")
 
 
 def _softmax_output(inputs, kwargs):
-    """SoftmaxOutput at inference: the softmax its forward computes (label unused)."""
+    """SoftmaxOutput: with a label, MXNet's loss layer (softmax forward, backward
+    ``softmax - one_hot(label)`` whatever the head gradient); without one (a model
+    imported for inference or fine-tuning with another loss) the plain softmax."""
     x = inputs[0]
+    if len(inputs) > 1 and inputs[1] is not None:
+        return nd.SoftmaxOutput(x, inputs[1], **kwargs)
     if kwargs.get("multi_output"):
         return nd.softmax(x, axis=1)
     if kwargs.get("preserve_shape") or x.ndim == 2:
@@ -386,19 +390,21 @@ _op("SoftmaxOutput", ("data", "label"), params=("label",), run=_softmax_output,
            "normalization", "out_grad", "smooth_alpha"))
 
 
-def _regression(kind):
+def _regression(name, kind):
+    layer = getattr(nd, name)
+
     def run(inputs, kwargs):
         x = inputs[0]
+        if len(inputs) > 1 and inputs[1] is not None:     # MXNet's loss layer
+            return layer(x, inputs[1], **kwargs)
         return nd.sigmoid(x) if kind == "logistic" else x.copy()
     return run
 
 
-_op("LinearRegressionOutput", ("data", "label"), params=("label",),
-    run=_regression("linear"), attrs=("grad_scale",))
-_op("MAERegressionOutput", ("data", "label"), params=("label",),
-    run=_regression("linear"), attrs=("grad_scale",))
-_op("LogisticRegressionOutput", ("data", "label"), params=("label",),
-    run=_regression("logistic"), attrs=("grad_scale",))
+for _n, _k in (("LinearRegressionOutput", "linear"), ("MAERegressionOutput", "linear"),
+               ("LogisticRegressionOutput", "logistic")):
+    _op(_n, ("data", "label"), params=("label",), run=_regression(_n, _k),
+        attrs=("grad_scale",))
 
 # ops whose label input is only used by training losses: never a parameter to load
 LABEL_OPS = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "MAERegressionOutput",
