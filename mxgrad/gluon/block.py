@@ -545,7 +545,9 @@ class HybridBlock(Block):
     """A block whose computation is written once in ``hybrid_forward(F, x, ...)``.
 
     ``F`` is ``mx.nd``; the block's registered parameters arrive as keyword NDArrays
-    named after their attributes. Parameters with unknown dimensions get their shape
+    named after their attributes. Called on a Symbol, ``hybrid_forward`` is traced with
+    ``F = mx.sym`` and the parameters as variables, and the Symbol is returned;
+    :meth:`export` writes that graph for MXNet. Parameters with unknown dimensions get their shape
     from the first input (layers implement ``_param_shapes``), and a mismatch between a
     layer's parameters and its input raises an error naming the layer and both shapes.
 
