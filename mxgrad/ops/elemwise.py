@@ -566,8 +566,16 @@ _MIN_S = _scalar_op("_minimum_scalar", _keep(np.minimum),
                     lambda g, y, x, scalar: g * (x <= scalar), save=(0,))
 
 
+def _zero_rule_s(g, y, x, scalar):
+    return None
+
+
 def _cmp_s(name, ufunc):
-    return defop(name, lambda x, s: ufunc(x, s).astype(x.dtype), None, None, save=())
+    # recorded with a zero gradient, as MXNet: (x > 0).backward() gives zeros, and gradient
+    # rules that use a comparison (relu, clip, ...) stay connected to x, so their second
+    # derivative is zero instead of "not recorded"
+    return defop(name, lambda x, s: ufunc(x, s).astype(x.dtype), [_zero_rule_s],
+                 [_zero_rule_s], save=())
 
 
 _EQ_S = _cmp_s("_equal_scalar", np.equal)
@@ -676,11 +684,15 @@ arctan2 = _binary("arctan2", np.arctan2,
                    lambda t, y, a, b: -t * a / (a * a + b * b)], doc="Angle of (b, a).")
 
 
+def _zero_rule2(g, y, a, b):
+    return None
+
+
 def _compare(name, ufunc, doc, scalar=None):
     def fwd(a, b):
         return ufunc(a, b).astype(np.result_type(a, b) if a.dtype != b.dtype else a.dtype)
-    return _binary(name, fwd, None, None, save=(),
-                   doc=doc + " Returns 0/1 in the input dtype (not differentiable).",
+    return _binary(name, fwd, [_zero_rule2, _zero_rule2], [_zero_rule2, _zero_rule2], save=(),
+                   doc=doc + " Returns 0/1 in the input dtype (its gradient is zero).",
                    scalar=scalar)
 
 
@@ -693,7 +705,8 @@ lesser_equal = _compare("lesser_equal", np.less_equal, "a <= b.", (_LE_S, _GE_S)
 logical_and = _compare("logical_and", np.logical_and, "a and b.")
 logical_or = _compare("logical_or", np.logical_or, "a or b.")
 logical_xor = _compare("logical_xor", np.logical_xor, "a xor b.")
-_LNOT = defop("logical_not", lambda x: np.logical_not(x).astype(x.dtype), None, None, save=())
+_LNOT = defop("logical_not", lambda x: np.logical_not(x).astype(x.dtype), [_zero_rule],
+              [_zero_tangent], save=())
 
 
 @_method
