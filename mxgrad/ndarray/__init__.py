@@ -23,6 +23,7 @@ from ..ops.linalg import *  # noqa: F401,F403
 from ..ops.nn import *  # noqa: F401,F403
 from ..ops.conv import *  # noqa: F401,F403
 from ..ops.ctc import *  # noqa: F401,F403
+from ..ops.rnn import *  # noqa: F401,F403
 from .. import random  # noqa: F401
 from .utils import waitall, save, load  # noqa: F401
 from . import linalg, contrib  # noqa: E402,F401  (mx.nd.linalg.gemm2, mx.nd.contrib...)
