@@ -24,6 +24,7 @@ from . import utils
 from .trainer import Trainer
 from . import data
 from . import contrib
+from . import rnn
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError", "Block",
            "HybridBlock", "SymbolBlock", "nn", "loss", "utils", "Trainer", "data"]
