@@ -306,9 +306,7 @@ def _bwd_dir(mode, dy, dhT, dcT, hs, hprev, acts, aux, cprev, wh, H, reverse):
             np.multiply(dh, mg[t, :, 2], out=dp4[:, 2])
             dcn = dc * f[t]
             dhn = np.matmul(dp, whp)
-        inv = np.argsort(perm)
-        dpre = dpre[:, :, inv]
-        return dpre, dpre, dhn, dcn
+        return dpre, dpre, dhn, dcn     # gate order i, f, o, g (the caller permutes)
     if mode == "gru":
         H2 = 2 * H
         r, z, n = acts[:, :, :H], acts[:, :, H:H2], acts[:, :, H2:]
@@ -366,7 +364,7 @@ def _rnn_backward(g, out, data, params, hx, cx, mode, H, L, D, p, needs):
         ni = x.shape[2]
         x2 = x.reshape(T * N, ni)
         need_dx = layer > 0 or needs[0]
-        dx = np.zeros((T, N, ni), dt) if need_dx else None
+        dx = np.empty((T, N, ni), dt) if need_dx else None
         for d in range(D):
             k = layer * D + d
             wi, wh, bi, bh = ws[k]
@@ -383,18 +381,40 @@ def _rnn_backward(g, out, data, params, hx, cx, mode, H, L, D, p, needs):
                 dcx[k] = dc0
             G = dpx.shape[2]
             px2 = dpx.reshape(T * N, G)
+            # LSTM's pre-activation gradients come in the internal gate order i, f, o, g:
+            # their rows of the weight gradients go to MXNet's rows ``perm``
+            perm = _lstm_perm(H) if mode == "lstm" else None
             if dws is not None:
                 dwi, dwh, dbi, dbh = dws[k]
-                np.matmul(px2.T, x2, out=dwi)
-                ph2 = px2 if dph is dpx else dph.reshape(T * N, G)
-                np.matmul(ph2.T, hprev.reshape(T * N, H), out=dwh)
-                np.add.reduce(px2, axis=0, out=dbi)
+                hp2 = hprev.reshape(T * N, H)
+                if dph is dpx:      # one product for both weights: P^T [x | h_prev]
+                    xh = np.empty((T * N, ni + H), dt)
+                    xh[:, :ni] = x2
+                    xh[:, ni:] = hp2
+                    both = np.matmul(px2.T, xh)
+                    gi, gh = both[:, :ni], both[:, ni:]
+                else:
+                    gi = np.matmul(px2.T, x2)
+                    gh = np.matmul(dph.reshape(T * N, G).T, hp2)
+                gb = np.add.reduce(px2, axis=0)
+                if perm is None:
+                    dwi[...] = gi
+                    dwh[...] = gh
+                    dbi[...] = gb
+                else:
+                    dwi[perm] = gi
+                    dwh[perm] = gh
+                    dbi[perm] = gb
                 if dph is dpx:
                     dbh[...] = dbi
                 else:
-                    np.add.reduce(ph2, axis=0, out=dbh)
+                    np.add.reduce(dph.reshape(T * N, G), axis=0, out=dbh)
             if need_dx:
-                dx += np.matmul(px2, wi).reshape(T, N, ni)
+                w_in = wi if perm is None else wi[perm]
+                if d == 0:
+                    np.matmul(px2, w_in, out=dx.reshape(T * N, ni))
+                else:
+                    dx += np.matmul(px2, w_in).reshape(T, N, ni)
         if layer > 0:
             if p > 0:
                 dx *= rv[("mask", layer - 1)]
