@@ -284,3 +284,25 @@ def test_unroll_valid_length_masks_and_picks_last_state():
     np.testing.assert_allclose(out.asnumpy()[1, :2], full.asnumpy()[1, :2], rtol=1e-6)
     assert not out.asnumpy()[1, 2:].any()
     np.testing.assert_allclose(h.asnumpy()[1], full.asnumpy()[1, 1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["rnn_relu", "lstm", "gru"])
+def test_fused_forward_mode_matches_central_differences(mode):
+    from mxgrad.autograd import forward_ad as fad
+    T, N, I, H, L = 3, 2, 2, 3, 2
+    xs = _inputs(mode, T, N, I, H, L, True, seed=11)
+    if mode == "rnn_relu":
+        xs[0] = xs[0] + 0.05
+    rng = np.random.default_rng(12)
+    ts = [rng.standard_normal(x.shape) for x in xs]
+    fn = _fused(mode, H, L, True)
+    with fad.dual_level():
+        duals = [fad.make_dual(nd.array(x, dtype="float64"), nd.array(t, dtype="float64"))
+                 for x, t in zip(xs, ts)]
+        tans = [fad.unpack_dual(o).tangent.asnumpy() for o in fn(*duals)]
+    eps = 1e-6
+    plus = fn(*[nd.array(x + eps * t, dtype="float64") for x, t in zip(xs, ts)])
+    minus = fn(*[nd.array(x - eps * t, dtype="float64") for x, t in zip(xs, ts)])
+    for tan, p, m in zip(tans, plus, minus):
+        np.testing.assert_allclose(tan, (p.asnumpy() - m.asnumpy()) / (2 * eps), rtol=1e-6,
+                                   atol=1e-8)

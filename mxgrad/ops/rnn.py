@@ -17,7 +17,8 @@ The op has a NumPy forward over all time steps and a hand-written backward throu
 for an ordinary ``backward()`` (one BLAS call for the recurrent product per step, every
 elementwise factor that does not depend on the recurrence computed for all steps at
 once). Its gradient rules for ``create_graph=True`` run the same recurrence again with
-mxgrad ops and differentiate it with the engine, so every order of derivative is exact.
+mxgrad ops and differentiate it with the engine, so every order of derivative is exact; the
+tangent rules (forward mode) run that recurrence on dual numbers.
 
 Examples
 --------
@@ -515,16 +516,21 @@ def _all_grads(g, out, data, params, state, cell, attrs, composed):
     return grads
 
 
+def _masks(out, data, attrs):
+    """The dropout masks the forward drew (constants), from the saved reserve."""
+    mode, H, L, D, p = attrs["mode"], attrs["H"], attrs["L"], attrs["D"], attrs["p"]
+    if not p > 0:
+        return None
+    T, N, _ = data.shape
+    rv = _carve(out[3]._data, _reserve_layout(mode, T, N, H, L, D, True))
+    return [NDArray(rv[("mask", layer)].copy()) for layer in range(L - 1)]
+
+
 def _composed_grads(g, out, data, params, state, cell, attrs, needs):
     from ..autograd import graph
-    mode, H, L, D, p = attrs["mode"], attrs["H"], attrs["L"], attrs["D"], attrs["p"]
-    masks = None
-    if p > 0:
-        T, N, I = data.shape
-        layout = _reserve_layout(mode, T, N, H, L, D, True)
-        rv = _carve(out[3]._data, layout)
-        masks = [NDArray(rv[("mask", layer)].copy()) for layer in range(L - 1)]
-    o, hy, cy = _rnn_composed(data, params, state, cell, masks, mode, H, L, D)
+    mode, H, L, D = attrs["mode"], attrs["H"], attrs["L"], attrs["D"]
+    o, hy, cy = _rnn_composed(data, params, state, cell, _masks(out, data, attrs), mode, H,
+                              L, D)
     heads, hgs = [o, hy], [g[0], g[1]]
     if cy is not None:
         heads.append(cy)
@@ -551,12 +557,24 @@ def _take(i, composed):
     return rule
 
 
+def _jvp(i):
+    """Tangent rule of input ``i``: the composed recurrence run on a dual input."""
+    def rule(t, out, data, params, state, cell, **attrs):
+        from ..autograd import forward_ad as fad
+        ins = [data, params, state, cell]
+        ins[i] = fad.make_dual(ins[i], t)
+        res = _rnn_composed(*ins, _masks(out, data, attrs), attrs["mode"], attrs["H"],
+                            attrs["L"], attrs["D"])
+        return tuple(None if a is None else fad.unpack_dual(a).tangent for a in res) + (None,)
+    return rule
+
+
 def _fwd(data, params, state, cell, mode, H, L, D, p, needs):
     return _rnn_forward(data, params, state, cell, mode, H, L, D, p)
 
 
-_RNN = defop("RNN", _fwd, [_take(i, True) for i in range(4)], save="all", save_out=True,
-             nout=4, raw_grads=[_take(i, False) for i in range(4)])
+_RNN = defop("RNN", _fwd, [_take(i, True) for i in range(4)], [_jvp(i) for i in range(4)],
+             save="all", save_out=True, nout=4, raw_grads=[_take(i, False) for i in range(4)])
 
 
 def _in_graph(x) -> bool:
