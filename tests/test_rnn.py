@@ -306,3 +306,25 @@ def test_fused_forward_mode_matches_central_differences(mode):
     for tan, p, m in zip(tans, plus, minus):
         np.testing.assert_allclose(tan, (p.asnumpy() - m.asnumpy()) / (2 * eps), rtol=1e-6,
                                    atol=1e-8)
+
+
+@pytest.mark.parametrize("valid_length", [None, [4, 2]])
+def test_composite_cells_numeric_gradient(valid_length):
+    """BidirectionalCell of a Sequential(LSTM, Residual(GRU)) and an RNN cell, unrolled
+    (optionally with valid_length): gradients of the input and every begin state."""
+    rnn = gluon.rnn
+    fwd = rnn.SequentialRNNCell()
+    fwd.add(rnn.LSTMCell(3, input_size=2))
+    fwd.add(rnn.ResidualCell(rnn.GRUCell(3, input_size=3)))
+    bi = rnn.BidirectionalCell(fwd, rnn.RNNCell(2, input_size=2))
+    bi.initialize(mx.init.Uniform(0.5))
+    bi.cast("float64")
+    rng = np.random.default_rng(3)
+    xs = [rng.standard_normal((2, 4, 2))] + [rng.standard_normal(i["shape"]) * 0.5
+                                             for i in bi.state_info(2)]
+    kw = {} if valid_length is None else {"valid_length": nd.array(valid_length)}
+
+    def fn(x, *states):
+        out, new = bi.unroll(4, x, list(states), layout="NTC", merge_outputs=True, **kw)
+        return [out] + list(new)
+    assert check_numeric_gradient(fn, xs, rtol=1e-5, atol=1e-7)
