@@ -206,7 +206,7 @@ def _fwd_dir(mode, xw, h0, c0, whT, bhn, H, hs, acts, cs, reverse):
     act = np.tanh if mode == "rnn_tanh" else None
     for t in _steps(reverse, T):
         ht = hs[t]
-        np.matmul(h, whT, out=ht) if ht.flags.c_contiguous else np.copyto(ht, h @ whT)
+        np.matmul(h, whT, out=ht)
         ht += xw[t]
         if act is None:
             np.maximum(ht, 0, out=ht)
