@@ -635,10 +635,11 @@ def RNN(data=None, parameters=None, state=None, state_cell=None, sequence_length
                          "projection_size=None")
     if lstm_state_clip_min is not None or lstm_state_clip_max is not None:
         raise StateError("RNN: lstm_state_clip_min/max are not supported by mxgrad (MXNet "
-                         "implements them on GPU only); leave them None")
+                         "1.9's operator implements them with cuDNN only); leave them None")
     if use_sequence_length or sequence_length is not None:
-        raise StateError("RNN: use_sequence_length is not supported by mxgrad; mask the "
-                         "outputs with nd.SequenceMask or use cells with unroll(valid_length=)")
+        raise StateError("RNN: use_sequence_length is not supported by mxgrad (MXNet 1.9's "
+                         "operator implements it with cuDNN only); unroll gluon.rnn cells "
+                         "with valid_length= instead")
     H, L = int(state_size), int(num_layers)
     D = 2 if bidirectional else 1
     p = float(p)

@@ -47,10 +47,11 @@ class _RNNLayer(HybridBlock):
                              f"supported by mxgrad; use projection_size=None")
         if lstm_state_clip_min is not None or lstm_state_clip_max is not None:
             raise StateError(f"{type(self).__name__}: state clipping is not supported by "
-                             f"mxgrad (MXNet implements it on GPU only)")
+                             f"mxgrad (MXNet 1.9 implements it with cuDNN only)")
         if use_sequence_length:
             raise StateError(f"{type(self).__name__}: use_sequence_length is not supported "
-                             f"by mxgrad; unfuse into cells and unroll with valid_length")
+                             f"by mxgrad (MXNet 1.9 implements it with cuDNN only); unroll "
+                             f"the cells of layer._unfuse() with valid_length instead")
         if not isinstance(num_layers, int) or num_layers < 1:
             raise StateError(f"{type(self).__name__}: num_layers must be a positive int, "
                              f"got {num_layers!r}")
