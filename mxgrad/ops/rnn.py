@@ -12,6 +12,9 @@ Semantics and the parameter layout follow MXNet 1.9's ``RNN`` operator (cuDNN's 
   ``h' = (1-z)*n + z*h``.
 * With ``p > 0`` in training mode, inverted dropout is applied to the output of every
   layer but the last.
+* LSTM with ``projection_size=P`` (LSTMP): each layer-direction also has ``h2r`` weights
+  ``(P, H)`` (after its ``h2h`` weights); ``r = W_hr h'`` is the output and the recurrent
+  state, so ``h2h`` is ``(4H, P)`` and ``state`` is ``(L*D, N, P)``.
 
 The op has a NumPy forward over all time steps and a hand-written backward through time
 for an ordinary ``backward()`` (one BLAS call for the recurrent product per step, every
@@ -50,7 +53,7 @@ _GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
 
 
 def rnn_param_size(mode: str, input_size: int, state_size: int, num_layers: int = 1,
-                   bidirectional: bool = False) -> int:
+                   bidirectional: bool = False, projection_size: Optional[int] = None) -> int:
     """Length of the flat parameter vector of :func:`RNN`.
 
     Examples
@@ -60,28 +63,36 @@ def rnn_param_size(mode: str, input_size: int, state_size: int, num_layers: int 
     """
     g = _GATES[mode]
     d = 2 if bidirectional else 1
+    P = projection_size or 0
+    R = P or state_size
     n, ni = 0, input_size
     for _ in range(num_layers):
-        n += d * (g * state_size * (ni + state_size) + 2 * g * state_size)
-        ni = d * state_size
+        n += d * (g * state_size * (ni + R) + 2 * g * state_size + P * state_size)
+        ni = d * R
     return n
 
 
-def _unpack(params, mode, I, H, L, D):
-    """Views ``[(Wi, Wh, bi, bh)]`` of the flat vector, one per (layer, direction)."""
+def _unpack(params, mode, I, H, L, D, P=0):
+    """Views ``[(Wi, Wh, bi, bh, Wr)]`` of the flat vector, one per (layer, direction);
+    ``Wr`` (the LSTM projection ``h2r``, ``(P, H)``) is None without projection."""
     G = _GATES[mode] * H
+    R = P or H
     ws, off, ni = [], 0, I
     for _ in range(L):
         for _ in range(D):
             wi = params[off:off + G * ni].reshape(G, ni)
             off += G * ni
-            wh = params[off:off + G * H].reshape(G, H)
-            off += G * H
-            ws.append([wi, wh])
-        ni = D * H
+            wh = params[off:off + G * R].reshape(G, R)
+            off += G * R
+            wr = None
+            if P:
+                wr = params[off:off + P * H].reshape(P, H)
+                off += P * H
+            ws.append([wi, wh, None, None, wr])
+        ni = D * R
     for k in range(L * D):
-        ws[k].append(params[off:off + G])
-        ws[k].append(params[off + G:off + 2 * G])
+        ws[k][2] = params[off:off + G]
+        ws[k][3] = params[off + G:off + 2 * G]
         off += 2 * G
     return ws
 
@@ -92,19 +103,22 @@ def _lstm_perm(H):
     return np.r_[0:2 * H, 3 * H:4 * H, 2 * H:3 * H]
 
 
-def _reserve_layout(mode, T, N, H, L, D, dropout):
+def _reserve_layout(mode, T, N, H, L, D, dropout, P=0):
     """(name, shape) of the intermediates kept for the backward pass."""
     G = _GATES[mode] * H
+    R = P or H
     items = []
     for k in range(L * D):
         if mode == "lstm":
             items += [(("acts", k), (T, N, G)), (("c", k), (T, N, H))]
+            if P:
+                items.append((("hh", k), (T, N, H)))
         elif mode == "gru":
             items += [(("acts", k), (T, N, G)), (("hn", k), (T, N, H))]
     for layer in range(L - 1):
-        items.append((("y", layer), (T, N, D * H)))
+        items.append((("y", layer), (T, N, D * R)))
         if dropout:
-            items.append((("mask", layer), (T, N, D * H)))
+            items.append((("mask", layer), (T, N, D * R)))
     return items
 
 
@@ -154,14 +168,15 @@ def _steps(reverse, T):
     return range(T - 1, -1, -1) if reverse else range(T)
 
 
-def _fwd_dir(mode, xw, h0, c0, whT, bhn, H, hs, acts, cs, reverse):
+def _fwd_dir(mode, xw, h0, c0, whT, bhn, H, hs, acts, cs, reverse, wrT=None, hh=None):
     """One direction of one layer; writes ``hs`` (``(T, N, H)``, maybe a strided view)
-    and the saved intermediates; returns the final ``(h, c)``."""
+    and the saved intermediates; returns the final ``(h, c)``. With an LSTM projection
+    ``wrT`` (``(H, P)``) the cell output goes to ``hh`` and its projection to ``hs``."""
     T = xw.shape[0]
     h, c = h0, c0
     if mode == "lstm":
         H2, H3 = 2 * H, 3 * H
-        tmp = np.empty_like(h0)
+        tmp = np.empty_like(c0)
         for t in _steps(reverse, T):
             a = acts[t]
             np.matmul(h, whT, out=a)
@@ -174,9 +189,12 @@ def _fwd_dir(mode, xw, h0, c0, whT, bhn, H, hs, acts, cs, reverse):
             np.multiply(a[:, H:H2], c, out=ct)
             np.multiply(a[:, :H], a[:, H3:], out=tmp)
             ct += tmp
-            ht = hs[t]
+            ht = hs[t] if wrT is None else hh[t]
             np.tanh(ct, out=ht)
             ht *= a[:, H2:H3]
+            if wrT is not None:
+                np.matmul(ht, wrT, out=hs[t])
+                ht = hs[t]
             h, c = ht, ct
         return h, c
     if mode == "gru":
@@ -216,31 +234,33 @@ def _fwd_dir(mode, xw, h0, c0, whT, bhn, H, hs, acts, cs, reverse):
     return h, None
 
 
-def _rnn_forward(data, params, hx, cx, mode, H, L, D, p):
+def _rnn_forward(data, params, hx, cx, mode, H, L, D, p, P=0):
     """Returns ``(out, hy, cy, reserve)``."""
     T, N, I = data.shape
     dt = data.dtype
-    layout = _reserve_layout(mode, T, N, H, L, D, p > 0)
+    R = P or H
+    layout = _reserve_layout(mode, T, N, H, L, D, p > 0, P)
     reserve = np.empty(_reserve_size(layout), dt)
     rv = _carve(reserve, layout)
-    ws = _unpack(params, mode, I, H, L, D)
-    hy = np.empty((L * D, N, H), dt)
+    ws = _unpack(params, mode, I, H, L, D, P)
+    hy = np.empty((L * D, N, R), dt)
     cy = np.empty((L * D, N, H), dt) if mode == "lstm" else np.zeros((1,), dt)
     x = data
     out = None
     for layer in range(L):
-        y = rv[("y", layer)] if layer < L - 1 else np.empty((T, N, D * H), dt)
+        y = rv[("y", layer)] if layer < L - 1 else np.empty((T, N, D * R), dt)
         ni = x.shape[2]
         x2 = x.reshape(T * N, ni)
         for d in range(D):
             k = layer * D + d
-            wi, wh, bi, bh = ws[k]
+            wi, wh, bi, bh, wr = ws[k]
             wi_s, whT, bx, bhn = _prep(mode, wi, wh, bi, bh, H)
             xw = np.matmul(x2, wi_s.T).reshape(T, N, -1)
             xw += bx
-            hs = y if D == 1 else y[:, :, d * H:(d + 1) * H]
+            hs = y if D == 1 else y[:, :, d * R:(d + 1) * R]
             h, c = _fwd_dir(mode, xw, hx[k], None if cx is None else cx[k], whT, bhn, H, hs,
-                            rv.get(("acts", k)), rv.get(("c", k), rv.get(("hn", k))), d == 1)
+                            rv.get(("acts", k)), rv.get(("c", k), rv.get(("hn", k))), d == 1,
+                            None if wr is None else wr.T, rv.get(("hh", k)))
             hy[k] = h
             if c is not None:
                 cy[k] = c
@@ -270,10 +290,11 @@ def _prev(hs, h0, reverse):
     return pr
 
 
-def _bwd_dir(mode, dy, dhT, dcT, hs, hprev, acts, aux, cprev, wh, H, reverse):
-    """BPTT of one direction of one layer. Returns ``(dpre_x, dpre_h, dh0, dc0)``: the
-    gradients of the pre-activations fed by the input and by the state, ``(T, N, G)``,
-    in MXNet's gate order for LSTM after the caller permutes back."""
+def _bwd_dir(mode, dy, dhT, dcT, hs, hprev, acts, aux, cprev, wh, H, reverse, wr=None):
+    """BPTT of one direction of one layer. Returns ``(dpre_x, dpre_h, dh0, dc0, dr)``: the
+    gradients of the pre-activations fed by the input and by the state, ``(T, N, G)``
+    (LSTM: gate order i, f, o, g), of the initial states and, with an LSTM projection
+    ``wr``, of the projected outputs ``(T, N, P)``."""
     T, N = dy.shape[0], dy.shape[1]
     dt = dy.dtype
     dhn = dhT
@@ -297,8 +318,14 @@ def _bwd_dir(mode, dy, dhT, dcT, hs, hprev, acts, aux, cprev, wh, H, reverse):
         dcn = dcT
         dh = np.empty((N, H), dt)
         dc = np.empty((N, H), dt)
+        drs = None if wr is None else np.empty(dy.shape, dt)
         for t in _steps(not reverse, T):
-            np.add(dy[t], dhn, out=dh)
+            if wr is None:
+                np.add(dy[t], dhn, out=dh)
+            else:
+                dr = drs[t]
+                np.add(dy[t], dhn, out=dr)
+                np.matmul(dr, wr, out=dh)
             np.multiply(dh, aa[t], out=dc)
             dc += dcn
             dp = dpre[t]
@@ -307,7 +334,7 @@ def _bwd_dir(mode, dy, dhT, dcT, hs, hprev, acts, aux, cprev, wh, H, reverse):
             np.multiply(dh, mg[t, :, 2], out=dp4[:, 2])
             dcn = dc * f[t]
             dhn = np.matmul(dp, whp)
-        return dpre, dpre, dhn, dcn     # gate order i, f, o, g (the caller permutes)
+        return dpre, dpre, dhn, dcn, drs     # gate order i, f, o, g (the caller permutes)
     if mode == "gru":
         H2 = 2 * H
         r, z, n = acts[:, :, :H], acts[:, :, H:H2], acts[:, :, H2:]
@@ -328,7 +355,7 @@ def _bwd_dir(mode, dy, dhT, dcT, hs, hprev, acts, aux, cprev, wh, H, reverse):
             np.multiply(px[:, H2:], r[t], out=ph[:, H2:])
             dhn = np.matmul(ph, wh)
             dhn += dh * z[t]
-        return dpx, dph, dhn, None
+        return dpx, dph, dhn, None, None
     gd = (1 - hs * hs) if mode == "rnn_tanh" else (hs > 0).astype(dt)
     dpre = np.empty((T, N, H), dt)
     dh = np.empty((N, H), dt)
@@ -336,20 +363,21 @@ def _bwd_dir(mode, dy, dhT, dcT, hs, hprev, acts, aux, cprev, wh, H, reverse):
         np.add(dy[t], dhn, out=dh)
         np.multiply(dh, gd[t], out=dpre[t])
         dhn = np.matmul(dpre[t], wh)
-    return dpre, dpre, dhn, None
+    return dpre, dpre, dhn, None, None
 
 
-def _rnn_backward(g, out, data, params, hx, cx, mode, H, L, D, p, needs):
+def _rnn_backward(g, out, data, params, hx, cx, mode, H, L, D, p, needs, P=0):
     """All needed gradients ``[ddata, dparams, dstate, dcell]`` (None where not needed)."""
     gout, ghy, gcy = g[0], g[1], g[2]
     y_last, reserve = out[0], out[3]
     T, N, I = data.shape
     dt = data.dtype
-    layout = _reserve_layout(mode, T, N, H, L, D, p > 0)
+    R = P or H
+    layout = _reserve_layout(mode, T, N, H, L, D, p > 0, P)
     rv = _carve(reserve, layout)
-    ws = _unpack(params, mode, I, H, L, D)
+    ws = _unpack(params, mode, I, H, L, D, P)
     dparams = np.zeros(params.shape, dt) if needs[1] else None
-    dws = _unpack(dparams, mode, I, H, L, D) if needs[1] else None
+    dws = _unpack(dparams, mode, I, H, L, D, P) if needs[1] else None
     dhx = np.empty(hx.shape, dt)
     dcx = np.empty(cx.shape, dt) if cx is not None else None
     dy = gout
@@ -368,15 +396,15 @@ def _rnn_backward(g, out, data, params, hx, cx, mode, H, L, D, p, needs):
         dx = np.empty((T, N, ni), dt) if need_dx else None
         for d in range(D):
             k = layer * D + d
-            wi, wh, bi, bh = ws[k]
-            hs = y if D == 1 else y[:, :, d * H:(d + 1) * H]
-            dyk = dy if D == 1 else dy[:, :, d * H:(d + 1) * H]
+            wi, wh, bi, bh, wr = ws[k]
+            hs = y if D == 1 else y[:, :, d * R:(d + 1) * R]
+            dyk = dy if D == 1 else dy[:, :, d * R:(d + 1) * R]
             hprev = _prev(hs, hx[k], d == 1)
             cprev = _prev(rv[("c", k)], cx[k], d == 1) if mode == "lstm" else None
             aux = rv.get(("c", k), rv.get(("hn", k)))
-            dpx, dph, dh0, dc0 = _bwd_dir(
+            dpx, dph, dh0, dc0, drs = _bwd_dir(
                 mode, dyk, ghy[k], None if gcy.ndim == 1 else gcy[k], hs, hprev,
-                rv.get(("acts", k)), aux, cprev, wh, H, d == 1)
+                rv.get(("acts", k)), aux, cprev, wh, H, d == 1, wr)
             dhx[k] = dh0
             if dc0 is not None:
                 dcx[k] = dc0
@@ -386,10 +414,13 @@ def _rnn_backward(g, out, data, params, hx, cx, mode, H, L, D, p, needs):
             # their rows of the weight gradients go to MXNet's rows ``perm``
             perm = _lstm_perm(H) if mode == "lstm" else None
             if dws is not None:
-                dwi, dwh, dbi, dbh = dws[k]
-                hp2 = hprev.reshape(T * N, H)
+                dwi, dwh, dbi, dbh, dwr = dws[k]
+                if dwr is not None:
+                    np.matmul(drs.reshape(T * N, P).T, rv[("hh", k)].reshape(T * N, H),
+                              out=dwr)
+                hp2 = hprev.reshape(T * N, R)
                 if dph is dpx:      # one product for both weights: P^T [x | h_prev]
-                    xh = np.empty((T * N, ni + H), dt)
+                    xh = np.empty((T * N, ni + R), dt)
                     xh[:, :ni] = x2
                     xh[:, ni:] = hp2
                     both = np.matmul(px2.T, xh)
@@ -425,20 +456,24 @@ def _rnn_backward(g, out, data, params, hx, cx, mode, H, L, D, p, needs):
 
 
 # ------------------------------------------------- the same recurrence in mxgrad ops
-def _rnn_composed(data, params, hx, cx, masks, mode, H, L, D):
+def _rnn_composed(data, params, hx, cx, masks, mode, H, L, D, P=0):
     """``(out, hy, cy)`` of the fused op written with differentiable mxgrad ops."""
     from .. import ndarray as nd
     T, N, I = data.shape
     G = _GATES[mode] * H
+    R = P or H
     # the flat vector's pieces, by offset, as differentiable slices
     offs, off, ni = [], 0, I
     for _ in range(L):
         for _ in range(D):
-            offs.append([(off, (G, ni)), (off + G * ni, (G, H))])
-            off += G * ni + G * H
-        ni = D * H
+            offs.append([(off, (G, ni)), (off + G * ni, (G, R))])
+            off += G * ni + G * R
+            if P:
+                offs[-1].append((off, (P, H)))
+                off += P * H
+        ni = D * R
     for k in range(L * D):
-        offs[k] += [(off, (G,)), (off + G, (G,))]
+        offs[k][2:2] = [(off, (G,)), (off + G, (G,))]
         off += 2 * G
 
     def piece(o, shape):
@@ -451,9 +486,9 @@ def _rnn_composed(data, params, hx, cx, masks, mode, H, L, D):
         outs = []
         for d in range(D):
             k = layer * D + d
-            wi, wh, bi, bh = (piece(*e) for e in offs[k])
+            wi, wh, bi, bh, *wr = (piece(*e) for e in offs[k])
             xw = nd.FullyConnected(x, wi, bi, num_hidden=G, flatten=False)
-            h = nd.reshape(nd.slice_axis(hx, axis=0, begin=k, end=k + 1), (N, H))
+            h = nd.reshape(nd.slice_axis(hx, axis=0, begin=k, end=k + 1), (N, R))
             c = None if cx is None else nd.reshape(
                 nd.slice_axis(cx, axis=0, begin=k, end=k + 1), (N, H))
             hseq = [None] * T
@@ -465,6 +500,8 @@ def _rnn_composed(data, params, hx, cx, masks, mode, H, L, D):
                     i, f, gg, o = nd.split(gates, num_outputs=4, axis=1)
                     c = nd.sigmoid(f) * c + nd.sigmoid(i) * nd.tanh(gg)
                     h = nd.sigmoid(o) * nd.tanh(c)
+                    if wr:
+                        h = nd.FullyConnected(h, wr[0], None, num_hidden=P, no_bias=True)
                 elif mode == "gru":
                     xr, xz, xn = nd.split(xt, num_outputs=3, axis=1)
                     hr, hz, hn = nd.split(hw, num_outputs=3, axis=1)
@@ -511,7 +548,8 @@ def _all_grads(g, out, data, params, state, cell, attrs, composed):
         grads = _composed_grads(g, out, data, params, state, cell, attrs, needs)
     else:
         grads = _rnn_backward(g, out, data, params, state, cell, attrs["mode"],
-                              attrs["H"], attrs["L"], attrs["D"], attrs["p"], needs)
+                              attrs["H"], attrs["L"], attrs["D"], attrs["p"], needs,
+                              attrs["P"])
     m.key, m.grads = key, grads
     return grads
 
@@ -522,7 +560,7 @@ def _masks(out, data, attrs):
     if not p > 0:
         return None
     T, N, _ = data.shape
-    rv = _carve(out[3]._data, _reserve_layout(mode, T, N, H, L, D, True))
+    rv = _carve(out[3]._data, _reserve_layout(mode, T, N, H, L, D, True, attrs["P"]))
     return [NDArray(rv[("mask", layer)].copy()) for layer in range(L - 1)]
 
 
@@ -530,7 +568,7 @@ def _composed_grads(g, out, data, params, state, cell, attrs, needs):
     from ..autograd import graph
     mode, H, L, D = attrs["mode"], attrs["H"], attrs["L"], attrs["D"]
     o, hy, cy = _rnn_composed(data, params, state, cell, _masks(out, data, attrs), mode, H,
-                              L, D)
+                              L, D, attrs["P"])
     heads, hgs = [o, hy], [g[0], g[1]]
     if cy is not None:
         heads.append(cy)
@@ -564,13 +602,13 @@ def _jvp(i):
         ins = [data, params, state, cell]
         ins[i] = fad.make_dual(ins[i], t)
         res = _rnn_composed(*ins, _masks(out, data, attrs), attrs["mode"], attrs["H"],
-                            attrs["L"], attrs["D"])
+                            attrs["L"], attrs["D"], attrs["P"])
         return tuple(None if a is None else fad.unpack_dual(a).tangent for a in res) + (None,)
     return rule
 
 
-def _fwd(data, params, state, cell, mode, H, L, D, p, needs):
-    return _rnn_forward(data, params, state, cell, mode, H, L, D, p)
+def _fwd(data, params, state, cell, mode, H, L, D, p, needs, P):
+    return _rnn_forward(data, params, state, cell, mode, H, L, D, p, P)
 
 
 _RNN = defop("RNN", _fwd, [_take(i, True) for i in range(4)], [_jvp(i) for i in range(4)],
@@ -598,7 +636,7 @@ def RNN(data=None, parameters=None, state=None, state_cell=None, sequence_length
         docstring).
     state : NDArray
         Initial hidden state ``(num_layers * D, N, state_size)``, ``D = 2`` if
-        bidirectional.
+        bidirectional (``(num_layers * D, N, projection_size)`` with a projection).
     state_cell : NDArray, optional
         Initial cell state (LSTM only), shape as ``state``.
     state_size : int
@@ -610,6 +648,9 @@ def RNN(data=None, parameters=None, state=None, state_cell=None, sequence_length
         Dropout on the outputs of every layer but the last, in training mode.
     state_outputs : bool, default False
         Also return the final states.
+    projection_size : int, optional
+        LSTM with a projection (LSTMP): ``r_t = W_hr h_t`` (``h2r`` weights ``(P, H)``
+        after each ``h2h`` weight in the vector) is the output and the recurrent state.
 
     Returns
     -------
@@ -630,9 +671,11 @@ def RNN(data=None, parameters=None, state=None, state_cell=None, sequence_length
         raise StateError(f"RNN: mode must be one of {sorted(_GATES)}, got {mode!r}")
     if state_size is None or num_layers is None:
         raise StateError("RNN: state_size and num_layers are required")
-    if projection_size:
-        raise StateError("RNN: projection_size (LSTMP) is not supported by mxgrad; use "
-                         "projection_size=None")
+    P = int(projection_size) if projection_size else 0
+    if P and (mode != "lstm" or not 0 < P <= int(state_size)):
+        raise StateError(f"RNN: projection_size is for mode 'lstm' only and must be in "
+                         f"(0, state_size={state_size}]; got {projection_size!r} with mode "
+                         f"{mode!r}")
     if lstm_state_clip_min is not None or lstm_state_clip_max is not None:
         raise StateError("RNN: lstm_state_clip_min/max are not supported by mxgrad (MXNet "
                          "1.9's operator implements them with cuDNN only); leave them None")
@@ -664,15 +707,16 @@ def RNN(data=None, parameters=None, state=None, state_cell=None, sequence_length
     dt = data.dtype
     if dt not in (np.float32, np.float64, np.float16):
         raise DTypeError(f"RNN: data must be a float array, got {dt}")
-    want = rnn_param_size(mode, I, H, L, bidirectional)
+    want = rnn_param_size(mode, I, H, L, bidirectional, P)
     if tuple(parameters.shape) != (want,):
         raise ShapeError(f"RNN: parameters must be a flat vector of {want} elements for mode "
                          f"{mode!r}, input_size {I}, state_size {H}, num_layers {L}, "
-                         f"bidirectional={bool(bidirectional)}; got shape "
-                         f"{tuple(parameters.shape)}")
+                         f"bidirectional={bool(bidirectional)}, projection_size {P or None}; "
+                         f"got shape {tuple(parameters.shape)}")
     sshape = (L * D, N, H)
-    if tuple(state.shape) != sshape:
-        raise ShapeError(f"RNN: state must have shape {sshape}, got {tuple(state.shape)}")
+    hshape = (L * D, N, P or H)
+    if tuple(state.shape) != hshape:
+        raise ShapeError(f"RNN: state must have shape {hshape}, got {tuple(state.shape)}")
     if mode == "lstm":
         if state_cell is None:
             raise StateError("RNN: mode 'lstm' needs state_cell (the initial cell state)")
@@ -687,7 +731,7 @@ def RNN(data=None, parameters=None, state=None, state_cell=None, sequence_length
                              f"to one dtype")
     drop = p if (p > 0 and L > 1 and _scope.training) else 0.0
     ins = (data, parameters, state, state_cell)
-    attrs = {"mode": mode, "H": H, "L": L, "D": D, "p": drop,
+    attrs = {"mode": mode, "H": H, "L": L, "D": D, "p": drop, "P": P,
              "needs": tuple(_in_graph(x) for x in ins)}
     out, hy, cy, _ = call(_RNN, ins, attrs)
     if not state_outputs:
