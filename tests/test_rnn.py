@@ -328,3 +328,39 @@ def test_composite_cells_numeric_gradient(valid_length):
         out, new = bi.unroll(4, x, list(states), layout="NTC", merge_outputs=True, **kw)
         return [out] + list(new)
     assert check_numeric_gradient(fn, xs, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("L,bi", [(1, False), (2, True)])
+def test_lstm_projection_gradients(L, bi):
+    """LSTMP (projection_size): first and second order (MXNet's CPU op has no backward)."""
+    T, N, I, H, P = 3, 2, 3, 4, 2
+    D = 2 if bi else 1
+    rng = np.random.default_rng(L)
+    xs = [rng.standard_normal((T, N, I)),
+          rng.uniform(-0.5, 0.5, nd.rnn_param_size("lstm", I, H, L, bi, P)),
+          rng.standard_normal((L * D, N, P)), rng.standard_normal((L * D, N, H))]
+
+    def fn(x, w, h, c):
+        return nd.RNN(x, w, h, c, state_size=H, num_layers=L, bidirectional=bi, mode="lstm",
+                      projection_size=P, state_outputs=True)
+    outs = fn(*[nd.array(a) for a in xs])
+    assert [o.shape for o in outs] == [(T, N, D * P), (L * D, N, P), (L * D, N, H)]
+    assert check_numeric_gradient(fn, xs, rtol=1e-5, atol=1e-7)
+    assert check_second_order(lambda *a: fn(*a)[0], xs)
+
+
+def test_lstmp_layer():
+    layer = gluon.rnn.LSTM(5, num_layers=2, projection_size=3, bidirectional=True,
+                           prefix="p_")
+    layer.initialize()
+    names = list(layer.collect_params().keys())
+    assert names[:5] == ["p_l0_i2h_weight", "p_l0_h2h_weight", "p_l0_i2h_bias",
+                         "p_l0_h2h_bias", "p_l0_h2r_weight"]
+    x = nd.ones((4, 2, 6))
+    out, (h, c) = layer(x, layer.begin_state(batch_size=2))
+    assert out.shape == (4, 2, 6) and h.shape == (4, 2, 3) and c.shape == (4, 2, 5)
+    assert layer.l1_i2h_weight.shape == (20, 6) and layer.l0_h2r_weight.shape == (3, 5)
+    with pytest.raises(MXNetError, match="projection"):
+        layer._unfuse()
+    with pytest.raises(MXNetError, match="projection_size"):
+        gluon.rnn.LSTM(5, projection_size=7)

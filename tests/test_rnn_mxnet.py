@@ -25,6 +25,8 @@ def build(spec):
               "layout": spec["layout"], "input_size": I, "prefix": "net_"}
         if spec["cls"] == "RNN":
             kw["activation"] = spec["act"]
+        if "proj" in spec:
+            kw["projection_size"] = spec["proj"]
         return getattr(rnn, spec["cls"])(H, **kw)
     if spec["kind"] == "cell":
         kw = {"input_size": I, "prefix": "net_"}
@@ -71,6 +73,12 @@ def test_matches_mxnet(case):
         s.attach_grad()
     heads = [mx.nd.array(h) for h in case["heads"]]
     vl = spec.get("valid_length")
+    if spec.get("infer"):      # MXNet runs these forward only
+        out, new = block(x, states)
+        _close(out.asnumpy(), case["out"], "output")
+        for a, b in zip(new, case["new_states"]):
+            _close(a.asnumpy(), b, "final state")
+        return
     with mx.autograd.record():
         if spec["kind"] == "layer":
             out, new = block(x, states)

@@ -42,9 +42,9 @@ class _RNNLayer(HybridBlock):
         super().__init__(**kwargs)
         if layout not in ("TNC", "NTC"):
             raise StateError(f"Invalid layout {layout!r}; must be one of ['TNC' or 'NTC']")
-        if projection_size:
-            raise StateError(f"{type(self).__name__}: projection_size (LSTMP) is not "
-                             f"supported by mxgrad; use projection_size=None")
+        if projection_size and (mode != "lstm" or not 0 < projection_size <= hidden_size):
+            raise StateError(f"{type(self).__name__}: projection_size must be in (0, "
+                             f"hidden_size={hidden_size}], got {projection_size!r}")
         if lstm_state_clip_min is not None or lstm_state_clip_max is not None:
             raise StateError(f"{type(self).__name__}: state clipping is not supported by "
                              f"mxgrad (MXNet 1.9 implements it with cuDNN only)")
@@ -56,7 +56,7 @@ class _RNNLayer(HybridBlock):
             raise StateError(f"{type(self).__name__}: num_layers must be a positive int, "
                              f"got {num_layers!r}")
         self._hidden_size = hidden_size
-        self._projection_size = None
+        self._projection_size = projection_size if projection_size else None
         self._num_layers = num_layers
         self._mode = mode
         self._layout = layout
@@ -76,17 +76,21 @@ class _RNNLayer(HybridBlock):
         self.skip_states = None
         self._gates = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}[mode]
         ng, ni, nh = self._gates, input_size, hidden_size
+        nr = self._projection_size or nh
         for i in range(num_layers):
             for j in ["l", "r"][:self._dir]:
                 self._register_param(f"{j}{i}_i2h_weight", (ng * nh, ni),
                                      i2h_weight_initializer, dtype)
-                self._register_param(f"{j}{i}_h2h_weight", (ng * nh, nh),
+                self._register_param(f"{j}{i}_h2h_weight", (ng * nh, nr),
                                      h2h_weight_initializer, dtype)
                 self._register_param(f"{j}{i}_i2h_bias", (ng * nh,), i2h_bias_initializer,
                                      dtype)
                 self._register_param(f"{j}{i}_h2h_bias", (ng * nh,), h2h_bias_initializer,
                                      dtype)
-            ni = nh * self._dir
+                if self._projection_size:
+                    self._register_param(f"{j}{i}_h2r_weight", (nr, nh),
+                                         h2r_weight_initializer, dtype)
+            ni = nr * self._dir
 
     def _register_param(self, name, shape, init, dtype):
         p = self.params.get(name, shape=shape, init=init, allow_deferred_init=True,
@@ -135,6 +139,9 @@ class _RNNLayer(HybridBlock):
 
     def _unfuse(self):
         """The same network as a stack of cells sharing this layer's parameters."""
+        if self._projection_size:
+            raise StateError(f"{self.name}: _unfuse does not support a projection layer "
+                             f"(as in MXNet)")
         get_cell = {"rnn_relu": lambda **kw: rnn_cell.RNNCell(self._hidden_size,
                                                               activation="relu", **kw),
                     "rnn_tanh": lambda **kw: rnn_cell.RNNCell(self._hidden_size,
@@ -215,15 +222,17 @@ class _RNNLayer(HybridBlock):
     def _forward_kernel(self, F, inputs, states, **kwargs):
         if self._layout == "NTC":
             inputs = F.swapaxes(inputs, 0, 1)
+        gs = ["i2h", "h2h", "h2r"] if self._projection_size else ["i2h", "h2h"]
         params = [F.reshape(kwargs[f"{d}{l}_{g}_{t}"], (-1,))
                   for t in ["weight", "bias"]
                   for l in range(self._num_layers)
                   for d in ["l", "r"][:self._dir]
-                  for g in ["i2h", "h2h"]]
+                  for g in gs if g != "h2r" or t != "bias"]
         params = F.concat(*params, dim=0)
         rnn = F.RNN(inputs, params, *states, state_size=self._hidden_size,
                     num_layers=self._num_layers, bidirectional=self._dir == 2,
-                    p=self._dropout, state_outputs=True, mode=self._mode)
+                    p=self._dropout, state_outputs=True, mode=self._mode,
+                    projection_size=self._projection_size)
         if self._mode == "lstm":
             outputs, states = rnn[0], [rnn[1], rnn[2]]
         else:
@@ -286,6 +295,12 @@ class LSTM(_RNNLayer):
     :class:`LSTMCell`). Arguments as :class:`RNN` (no ``activation``); states are
     ``[h, c]``, each ``(num_layers*D, N, hidden_size)``.
 
+    ``projection_size=P`` makes an LSTMP: ``r = W_hr h`` (parameters ``l0_h2r_weight``
+    ``(P, hidden_size)``, initialised by ``h2r_weight_initializer``) is the output and
+    the recurrent state (``h`` has shape ``(num_layers*D, N, P)``). MXNet 1.9's CPU
+    operator only runs it forward; mxgrad also trains it. State clipping
+    (``state_clip_min/max``) is not supported.
+
     Examples
     --------
     >>> import mxgrad as mx
@@ -312,7 +327,9 @@ class LSTM(_RNNLayer):
 
     def state_info(self, batch_size: int = 0) -> List[dict]:
         shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
-        return [{"shape": shape, "__layout__": "LNC", "dtype": self._dtype},
+        hshape = (self._num_layers * self._dir, batch_size,
+                  self._projection_size or self._hidden_size)
+        return [{"shape": hshape, "__layout__": "LNC", "dtype": self._dtype},
                 {"shape": shape, "__layout__": "LNC", "dtype": self._dtype}]
 
 
