@@ -303,16 +303,21 @@ def _bwd_dir(mode, dy, dhT, dcT, hs, hprev, acts, aux, cprev, wh, H, reverse, wr
         perm = _lstm_perm(H)
         whp = wh[perm]
         tc = np.tanh(aux)                         # aux: c, (T, N, H)
-        o = acts[:, :, H2:H3]
-        aa = o * (1 - tc * tc)                     # dc += dh * aa
-        mg = np.empty((T, N, 4, H), dt)            # dpre = [dc, dc, dh, dc] * mg
+        aa = np.square(tc)
+        np.subtract(1, aa, out=aa)
+        aa *= acts[:, :, H2:H3]                    # dc += dh * o * (1 - tanh(c)^2)
         s = acts[:, :, :H3]
-        sd = s * (1 - s)
+        sd = np.subtract(1, s)
+        sd *= s                                    # sigmoid' = s * (1 - s)
         g = acts[:, :, H3:]
-        mg[:, :, 0] = g * sd[:, :, :H]
-        mg[:, :, 1] = cprev * sd[:, :, H:H2]
-        mg[:, :, 2] = tc * sd[:, :, H2:H3]
-        mg[:, :, 3] = acts[:, :, :H] * (1 - g * g)
+        mg = np.empty((T, N, 4, H), dt)            # dpre = [dc, dc, dh, dc] * mg
+        np.multiply(g, sd[:, :, :H], out=mg[:, :, 0])
+        np.multiply(cprev, sd[:, :, H:H2], out=mg[:, :, 1])
+        np.multiply(tc, sd[:, :, H2:H3], out=mg[:, :, 2])
+        m3 = mg[:, :, 3]
+        np.square(g, out=m3)
+        np.subtract(1, m3, out=m3)
+        m3 *= acts[:, :, :H]
         f = acts[:, :, H:H2]
         dpre = np.empty((T, N, 4 * H), dt)
         dcn = dcT
