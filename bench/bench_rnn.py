@@ -21,7 +21,6 @@ from common import torch_or_none  # noqa: E402  (sets the thread variables first
 
 import numpy as np  # noqa: E402
 
-import mxgrad as mx  # noqa: E402
 from mxgrad import autograd, gluon, nd  # noqa: E402
 
 T, N, I, H, L = 35, 32, 256, 256, 2

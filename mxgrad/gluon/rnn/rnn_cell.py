@@ -18,7 +18,7 @@ Examples
 from __future__ import annotations
 
 from numbers import Number
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Union
 
 import numpy as np
 
