@@ -33,6 +33,7 @@ from ..ops.conv import *  # noqa: F401,F403
 from ..ops.ctc import *  # noqa: F401,F403
 from ..ops.optimizer_update import *  # noqa: F401,F403
 from ..ops.legacy import *  # noqa: F401,F403
+from ..ops.rnn import *  # noqa: F401,F403
 from .. import random  # noqa: F401
 # MXNet 1.x's flat names of the random samplers
 from ..random import uniform, normal, shuffle  # noqa: F401,E402
