@@ -29,8 +29,14 @@ import numpy as np
 
 from ..base import DTypeError, ShapeError, as_dtype
 from ..context import Context, cpu
+from .._host_array import host_copy
 
 __all__ = ["NDArray", "wrap"]
+
+# Names MXNet 1.9's ndarray.ndarray module has that programs (and MXNet's tests) import.
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+py_slice = slice
 
 
 class NDArray:
@@ -104,13 +110,19 @@ class NDArray:
     def asnumpy(self) -> np.ndarray:
         """Return a copy of the data as a NumPy array.
 
+        The array is a :class:`~mxgrad._host_array.HostArray`, an ``np.ndarray`` subclass that
+        differs only in converting to a Python number when it has one element, as NumPy < 2
+        did, so MXNet habits such as ``'%f' % loss.mean().asnumpy()`` keep working.
+
         Examples
         --------
         >>> import mxgrad as mx
         >>> mx.nd.array([1, 2]).asnumpy()
         array([1., 2.], dtype=float32)
+        >>> 'loss: %.2f' % mx.nd.array([0.25]).asnumpy()
+        'loss: 0.25'
         """
-        return self._data.copy()
+        return host_copy(self._data)
 
     def asscalar(self):
         """Return the only element of a size-1 array as a NumPy scalar.

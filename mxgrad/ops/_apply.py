@@ -62,6 +62,7 @@ def as_array(x, op_name: str, arg: str = "data") -> NDArray:
     if isinstance(x, NDArray):
         return x
     if isinstance(x, np.ndarray):
+        x = np.asarray(x)   # a subclass (asnumpy()'s HostArray) as a plain array
         return wrap(x if x.ndim else x.reshape(1))
     raise DTypeError(f"{op_name}: argument '{arg}' must be an NDArray, got "
                      f"{type(x).__name__}; wrap data with mx.nd.array(...) first")
@@ -476,8 +477,8 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
             return r
         if t is int or _is_scalar(other):
             return fast(self, other)
-        if t is np.ndarray:
-            return array_fn(self, wrap(other.astype(self._data.dtype, copy=False)))
+        if isinstance(other, np.ndarray):   # also subclasses such as asnumpy()'s HostArray
+            return array_fn(self, wrap(np.asarray(other).astype(self._data.dtype, copy=False)))
         return NotImplemented
     if rscalar_op is None:
         return method
@@ -487,8 +488,8 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
         t = type(other)
         if t is float or t is int or _is_scalar(other):
             return rfast(self, other)
-        if t is np.ndarray:
-            return array_fn(wrap(other.astype(self._data.dtype, copy=False)), self)
+        if isinstance(other, np.ndarray):
+            return array_fn(wrap(np.asarray(other).astype(self._data.dtype, copy=False)), self)
         return NotImplemented
     return method, rmethod
 
