@@ -38,6 +38,7 @@ import weakref
 from collections import namedtuple
 
 import numpy as np
+from typing_extensions import Literal
 
 from ..base import DTypeError, MXNetError, ShapeError, StateError
 
@@ -85,7 +86,7 @@ def note_tangent(obj, attr: str = "_tan") -> None:
     key = (id(obj), attr)
     if key in reg:
         return
-    reg[key] = weakref.ref(obj, lambda _r, _k=key, _reg=reg: _reg.pop(_k, None))
+    reg[key] = weakref.ref(obj, lambda _r, _k=key, _reg=reg: _reg.pop(_k, None))  # type: ignore[misc]
 
 
 def enter_dual_level() -> int:
@@ -157,7 +158,7 @@ class dual_level:  # noqa: N801 - PyTorch's name
     def __enter__(self) -> int:
         return enter_dual_level()
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> Literal[False]:
         exit_dual_level()
         return False
 

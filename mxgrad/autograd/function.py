@@ -58,7 +58,7 @@ import functools
 import inspect
 import itertools
 import weakref
-from typing import Callable, Optional
+from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
 
@@ -251,13 +251,13 @@ class FunctionCtx:
     _fn_save_names = None
     _fn_for_fwd = None       # what save_for_forward got
     _fn_packed = None        # saved values when no node was recorded
-    _fn_dirty = ()
-    _fn_nondiff = ()
+    _fn_dirty: Tuple[Any, ...] = ()
+    _fn_nondiff: Tuple[Any, ...] = ()
     _fn_materialize = True
     _fn_needs = _Named()
     _fn_noderef = None
     _fn_hooks = None
-    _fn_meta = None
+    _fn_meta: Optional[dict] = None
     _fn_recording = False
     _fn_objects = False      # may save_for_backward keep non-array objects?
 
@@ -267,7 +267,7 @@ class FunctionCtx:
             raise MXNetError(f"Function '{self.name}': {what} can only be called inside its "
                              f"forward (or setup_context), while it runs")
 
-    def save_for_backward(self, *arrays, **named) -> None:
+    def save_for_backward(self, *arrays: Any, **named: Any) -> None:
         """Save values for backward; read them back with :attr:`saved_tensors`.
 
         Arrays are checked when backward reads them: if one was changed in place since,
@@ -289,7 +289,7 @@ class FunctionCtx:
         self._fn_to_save = vals
         self._fn_save_names = ((None,) * len(arrays) + tuple(named)) if named else None
 
-    def save_for_forward(self, *arrays) -> None:
+    def save_for_forward(self, *arrays: NDArray) -> None:
         """Save arrays for :meth:`Function.jvp` (forward mode); read them there with
         :attr:`saved_tensors`."""
         self._in_forward("save_for_forward")
@@ -299,7 +299,7 @@ class FunctionCtx:
                                  f"NDArrays (or None), but value {i} is a {type(v).__name__}")
         self._fn_for_fwd = arrays
 
-    def mark_dirty(self, *arrays) -> None:
+    def mark_dirty(self, *arrays: NDArray) -> None:
         """Declare inputs that forward modified in place (and returns as outputs).
 
         The returned array takes the function's history and a new version, so a node
@@ -320,7 +320,7 @@ class FunctionCtx:
                     f"place while recording; modify a copy (x.copy()) instead")
         self._fn_dirty = self._fn_dirty + tuple(arrays)
 
-    def mark_non_differentiable(self, *arrays) -> None:
+    def mark_non_differentiable(self, *arrays: NDArray) -> None:
         """Declare outputs that are not differentiable (e.g. indices).
 
         They are not recorded; backward still receives a zero gradient of their shape
@@ -1054,6 +1054,12 @@ def _spec_for(cls) -> _Spec:
     return spec
 
 
+def _overridable(fn: Callable[..., Any]) -> Any:
+    """``staticmethod``, typed ``Any`` for checkers: a subclass may override it in any of
+    the three styles (MXNet instance methods or PyTorch static methods)."""
+    return staticmethod(fn)
+
+
 class Function(FunctionCtx):
     """Customize differentiation: a custom op with your own forward and backward.
 
@@ -1118,12 +1124,12 @@ class Function(FunctionCtx):
 
     _fn_objects = True  # MXNet-style instances save anything
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._fn_used = False
 
     _fn_used = False
 
-    def __call__(self, *inputs, **kwargs):
+    def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
         cls = type(self)
         spec = _spec_for(cls)
         if spec.style != "mxnet":
@@ -1138,7 +1144,7 @@ class Function(FunctionCtx):
         return _run(spec, self, flat, npos, kwkeys, names)
 
     @classmethod
-    def apply(cls, *args, **kwargs):
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
         """Run the function (PyTorch style): ``y = MyOp.apply(x, ...)``.
 
         For an MXNet-style class this is ``MyOp()(*args)``."""
@@ -1150,7 +1156,7 @@ class Function(FunctionCtx):
         return _run(spec, ctx, flat, npos, kwkeys, names)
 
     @staticmethod
-    def grad_fn(array: NDArray):
+    def grad_fn(array: NDArray) -> Any:
         """The node face of the call that produced ``array`` (PyTorch's ``y.grad_fn``).
 
         For an output of a custom function this is its ctx (an MXNet-style instance
@@ -1178,12 +1184,12 @@ class Function(FunctionCtx):
             return op.ctx
         return node
 
-    @staticmethod
+    @_overridable
     def forward(ctx, *args, **kwargs):
         """The forward computation (override it). Runs with recording off."""
         raise NotImplementedError("a Function must implement forward")
 
-    @staticmethod
+    @_overridable
     def backward(ctx, *grad_outputs):
         """The gradient computation (override it, or :meth:`vjp`): one gradient per
         output in, one gradient (or None) per forward argument out."""
@@ -1191,13 +1197,13 @@ class Function(FunctionCtx):
 
     vjp = backward
 
-    @staticmethod
+    @_overridable
     def jvp(ctx, *grad_inputs):
         """The forward-mode rule (optional): one tangent per forward argument (None for
         arguments without one) in, one tangent per output out."""
         raise NotImplementedError("this Function has no jvp")
 
-    @staticmethod
+    @_overridable
     def setup_context(ctx, inputs, output):
         """Fill ``ctx`` after a ``forward(*args)`` that takes no ctx (optional)."""
         raise NotImplementedError
@@ -1303,7 +1309,7 @@ def once_differentiable(fn: Callable) -> Callable:
     def wrapper(ctx, *args):
         with _Scope(False, None):
             return fn(ctx, *args)
-    wrapper._mx_once_differentiable = True
+    wrapper._mx_once_differentiable = True  # type: ignore[attr-defined]
     return wrapper
 
 
@@ -1323,4 +1329,4 @@ def _grad_fn(self):
     return Function.grad_fn(self)
 
 
-NDArray.grad_fn = property(_grad_fn)  # the NDArray class does not import this module
+setattr(NDArray, "grad_fn", property(_grad_fn))  # the NDArray class does not import this module

@@ -55,7 +55,7 @@ _STRATEGIES = ("reverse-mode", "forward-mode")
 # graph a node of its own, so that gradients w.r.t. it exclude other uses of the input.
 # Stacking and picking rows (differentiable, with tangent rules) build Jacobians when
 # the result must stay in the graph (create_graph=True or forward-over-reverse).
-_OPS = {}
+_OPS: dict = {}
 
 
 def _ops():
@@ -104,7 +104,7 @@ def _view(x: NDArray) -> NDArray:
     return out
 
 
-_STACK = {}
+_STACK: dict = {}
 
 
 def _stack(arrays, axis):

@@ -22,13 +22,15 @@ import heapq
 import itertools
 import sys
 import weakref
-from typing import List, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 import numpy as np
 
 from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
 from ..ndarray.ndarray import NDArray, wrap
 from .scope import _Scope, state
+from .scope import state, _Scope
+from .._typing import GradReq
 
 __all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol", "set_debug",
            "is_debug", "NonFiniteError"]
@@ -53,7 +55,7 @@ class Leaf:
 
     __slots__ = ("seq", "grad", "req", "fresh", "__weakref__")
 
-    def __init__(self, grad_buf: NDArray, req: str):
+    def __init__(self, grad_buf: NDArray, req: GradReq) -> None:
         self.seq = next(_seq)
         self.grad = grad_buf
         self.req = req
@@ -174,7 +176,7 @@ def check_finite(node, arrays, where: str) -> None:
 
 
 # --------------------------------------------------------------------- variables
-def mark_variable(var: NDArray, grad_buf: NDArray, req: str) -> None:
+def mark_variable(var: NDArray, grad_buf: NDArray, req: GradReq) -> None:
     if req not in GRAD_REQS:
         raise StateError(f"unknown grad_req {req!r}; use one of 'write', 'add', 'null'")
     if not isinstance(grad_buf, NDArray):
@@ -185,7 +187,7 @@ def mark_variable(var: NDArray, grad_buf: NDArray, req: str) -> None:
     key = id(var)
     if req == "null":
         var._node = None
-        _null_grads[key] = (weakref.ref(var, lambda _r, _k=key: _null_grads.pop(_k, None)),
+        _null_grads[key] = (weakref.ref(var, lambda _r, _k=key: _null_grads.pop(_k, None)),  # type: ignore[misc]
                             grad_buf)
     else:
         _null_grads.pop(key, None)
@@ -203,7 +205,7 @@ def null_grad(var: NDArray) -> Optional[NDArray]:
 
 def mark_variables(variables: Union[NDArray, Sequence[NDArray]],
                    gradients: Union[NDArray, Sequence[NDArray]],
-                   grad_reqs: Union[str, Sequence[str]] = "write") -> None:
+                   grad_reqs: Union[GradReq, Sequence[GradReq]] = "write") -> None:
     """Mark arrays as variables whose gradients go into the given buffers.
 
     Parameters
@@ -439,7 +441,9 @@ def _backward_scope(create_graph, train_mode):
     return _Scope(bool(create_graph), bool(train_mode))
 
 
-def backward(heads, head_grads=None, retain_graph: Optional[bool] = None,
+def backward(heads: Union[NDArray, Sequence[NDArray]],
+             head_grads: Union[NDArray, Sequence[Optional[NDArray]], None] = None,
+             retain_graph: Optional[bool] = None,
              train_mode: bool = True, create_graph: bool = False) -> None:
     """Compute the gradients of ``heads`` with respect to the marked variables.
 
@@ -512,7 +516,9 @@ def _write_leaves(leaves, leaf_grads, create_graph):
         leaf.fresh = True
 
 
-def grad(heads, variables, head_grads=None, retain_graph: Optional[bool] = None,
+def grad(heads: Union[NDArray, Sequence[NDArray]], variables: Union[NDArray, Sequence[NDArray]],
+         head_grads: Union[NDArray, Sequence[Optional[NDArray]], None] = None,
+         retain_graph: Optional[bool] = None,
          create_graph: bool = False, train_mode: bool = True) -> List[NDArray]:
     """Return the gradients of ``heads`` with respect to ``variables``.
 
@@ -578,7 +584,7 @@ def grad(heads, variables, head_grads=None, retain_graph: Optional[bool] = None,
     return out
 
 
-def get_symbol(x: NDArray):
+def get_symbol(x: NDArray) -> Any:
     """MXNet's graph export is not available; mxgrad keeps the graph on ``x._node``."""
     raise GraphError("get_symbol is not supported by mxgrad (there is no Symbol API); "
                      "inspect the recorded graph through the array's node instead")
@@ -587,7 +593,7 @@ def get_symbol(x: NDArray):
 # ------------------------------------------------------ NDArray's autograd methods
 # The NDArray class (the layer below) knows nothing of the engine: the engine attaches
 # the methods through which arrays take part in it.
-def _attach_grad(self, grad_req: str = "write", stype=None) -> None:
+def _attach_grad(self, grad_req: GradReq = "write", stype: Optional[str] = None) -> None:
     """Make this array a variable: allocate a zero gradient buffer ``x.grad``.
 
     Parameters
@@ -616,7 +622,7 @@ def _grad(self) -> Optional[NDArray]:
     return null_grad(self)  # the buffer of a grad_req='null' variable, else None
 
 
-def _grad_req(self) -> str:
+def _grad_req(self) -> GradReq:
     """'write', 'add' or 'null' for a variable, 'null' for any other array."""
     node = self._node
     if type(node) is Leaf:
@@ -681,7 +687,7 @@ def _set_fresh_grad(self, value: bool) -> None:
         node.fresh = bool(value)
 
 
-NDArray._fresh_grad = property(_get_fresh_grad, _set_fresh_grad)
+setattr(NDArray, "_fresh_grad", property(_get_fresh_grad, _set_fresh_grad))
 
 for _fn, _is_property in ((_attach_grad, False), (_grad, True), (_grad_req, True),
                           (_backward, False), (_check_writable, False)):

@@ -36,6 +36,8 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
 import re
 import threading
 import warnings
@@ -53,6 +55,8 @@ from ..symbol._infer import infer_param_shapes as _sym_infer_param_shapes
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError
 from .parameter import _check_dtype_source
 from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
+from .._typing import DTypeLike, Init, InitLike
+from ..context import Context
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
@@ -162,15 +166,15 @@ class Block:
     2.0
     """
 
-    def __init__(self, prefix=None, params=None):
+    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         self._empty_prefix = prefix == ""
         self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
         self._name = self._prefix[:-1] if self._prefix.endswith("_") else self._prefix
         self._scope = _BlockScope(self)
-        self._children = OrderedDict()
-        self._reg_params = {}
-        self._forward_hooks = OrderedDict()
-        self._forward_pre_hooks = OrderedDict()
+        self._children: Dict[str, Block] = OrderedDict()
+        self._reg_params: Dict[str, Parameter] = {}
+        self._forward_hooks: Dict[int, Callable[..., Any]] = OrderedDict()
+        self._forward_pre_hooks: Dict[int, Callable[..., Any]] = OrderedDict()
 
     def __repr__(self) -> str:
         modstr = "\n".join([f"  ({key}): {_indent(repr(block), 2)}"
@@ -238,7 +242,7 @@ class Block:
         """Name of this block (the prefix without the trailing ``_``)."""
         return self._name
 
-    def name_scope(self):
+    def name_scope(self) -> Any:
         """A ``with`` scope in which new child blocks get this block's prefix."""
         return self._scope
 
@@ -247,7 +251,7 @@ class Block:
         """This block's own ParameterDict (children's parameters not included)."""
         return self._params
 
-    def collect_params(self, select=None) -> ParameterDict:
+    def collect_params(self, select: Optional[str] = None) -> ParameterDict:
         """All parameters of this block and its children, optionally only those whose
         name matches the regular expression ``select`` (``re.match``).
 
@@ -322,7 +326,7 @@ class Block:
                       stacklevel=2)
         self.collect_params().save(filename, strip_prefix=self.prefix)
 
-    def load_parameters(self, filename: str, ctx=None, allow_missing: bool = False,
+    def load_parameters(self, filename: str, ctx: Union[Context, Sequence[Context], None] = None, allow_missing: bool = False,
                         ignore_extra: bool = False, cast_dtype: bool = False,
                         dtype_source: str = "current") -> None:
         """Load parameters written by :meth:`save_parameters` (mxgrad's or MXNet's).
@@ -378,52 +382,52 @@ class Block:
                 params[name]._load_init(arr, ctx, cast_dtype=cast_dtype,
                                         dtype_source=dtype_source)
 
-    def load_params(self, filename, ctx=None, allow_missing=False, ignore_extra=False):
+    def load_params(self, filename: str, ctx: Union[Context, Sequence[Context], None] = None, allow_missing: bool = False, ignore_extra: bool = False) -> None:
         """Deprecated alias of :meth:`load_parameters`."""
         warnings.warn("load_params is deprecated. Please use load_parameters.",
                       stacklevel=2)
         self.load_parameters(filename, ctx, allow_missing, ignore_extra)
 
     # ------------------------------------------------------------- structure
-    def register_child(self, block, name=None) -> None:
+    def register_child(self, block: Block, name: Optional[str] = None) -> None:
         """Register ``block`` as a child (done automatically for attributes)."""
         if name is None:
             name = str(len(self._children))
         self._children[name] = block
 
-    def register_forward_pre_hook(self, hook) -> HookHandle:
+    def register_forward_pre_hook(self, hook: Callable[..., Any]) -> HookHandle:
         """Call ``hook(block, inputs)`` before each forward; returns a handle."""
         handle = HookHandle()
         handle.attach(self._forward_pre_hooks, hook)
         return handle
 
-    def register_forward_hook(self, hook) -> HookHandle:
+    def register_forward_hook(self, hook: Callable[..., Any]) -> HookHandle:
         """Call ``hook(block, inputs, output)`` after each forward; returns a handle."""
         handle = HookHandle()
         handle.attach(self._forward_hooks, hook)
         return handle
 
-    def apply(self, fn):
+    def apply(self, fn: Callable[[Block], Any]) -> Block:
         """Apply ``fn(block)`` to every child recursively, then to this block."""
         for cld in self._children.values():
             cld.apply(fn)
         fn(self)
         return self
 
-    def initialize(self, init=initializer.Uniform(), ctx=None, verbose=False,
-                   force_reinit=False) -> None:
+    def initialize(self, init: Init = initializer.Uniform(), ctx: Union[Context, Sequence[Context], None] = None, verbose: bool = False,
+                   force_reinit: bool = False) -> None:
         """Initialize all parameters (``collect_params().initialize(...)``).
 
         ``init`` is used for parameters without their own initializer (MXNet's default
         is ``Uniform(0.07)``); a second call only warns unless ``force_reinit``."""
         self.collect_params().initialize(init, ctx, verbose, force_reinit)
 
-    def hybridize(self, active=True, **kwargs) -> None:
+    def hybridize(self, active: bool = True, **kwargs: Any) -> None:
         """Hybridize the HybridBlock children (mxgrad keeps running imperatively)."""
         for cld in self._children.values():
             cld.hybridize(active, **kwargs)
 
-    def cast(self, dtype) -> None:
+    def cast(self, dtype: DTypeLike) -> None:
         """Cast all parameters (and children's) to ``dtype``.
 
         Examples
@@ -442,7 +446,7 @@ class Block:
         """Zero the gradients of all parameters."""
         self.collect_params().zero_grad()
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         """Run the forward pass (with the registered hooks)."""
         if self._forward_pre_hooks:
             for hook in list(self._forward_pre_hooks.values()):
@@ -457,12 +461,12 @@ class Block:
         """Override to define the computation with NDArrays."""
         raise NotImplementedError(f"{self.__class__.__name__} must implement forward()")
 
-    def register_op_hook(self, callback, monitor_all=False):
+    def register_op_hook(self, callback: Callable[..., Any], monitor_all: bool = False) -> None:
         """Not supported (no executor in mxgrad); accepted for the children."""
         for cld in self._children.values():
             cld.register_op_hook(callback, monitor_all)
 
-    def summary(self, *inputs) -> None:
+    def summary(self, *inputs: NDArray) -> None:
         """Print each layer's output shape and parameter count for ``inputs``.
 
         Examples
@@ -487,7 +491,7 @@ class Block:
         Unique parameters in model: 26
         --------------------------------------------------------------------------------
         """
-        summary = OrderedDict()
+        summary: Dict[str, Any] = OrderedDict()
         seen = set()
         hooks = []
 
@@ -566,16 +570,17 @@ class HybridBlock(Block):
     [4.0, 7.0]
     """
 
-    def __init__(self, prefix=None, params=None):
+    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self._active = False
-        self._flags = []
+        self._flags: List[Any] = []
         self._cached_graph = ()
         # ((shape, dtype), ...) of the first call after hybridize(): what export traces on
         self._in_specs = None
 
-    def hybridize(self, active=True, backend=None, backend_opts=None, clear=True,
-                  static_alloc=False, static_shape=False, **kwargs) -> None:
+    def hybridize(self, active: bool = True, backend: Optional[str] = None,
+                  backend_opts: Optional[Dict[str, Any]] = None, clear: bool = True,
+                  static_alloc: bool = False, static_shape: bool = False, **kwargs: Any) -> None:
         """Mark the block hybridized. mxgrad has no graph compiler: the block keeps
         running ``hybrid_forward`` imperatively, with identical results; the first
         call's input shapes are recorded for :meth:`export`."""
@@ -609,7 +614,7 @@ class HybridBlock(Block):
                 f"{getattr(x, 'shape', None)} needs parameter '{p.name}' of shape {shape}, "
                 f"but it has shape {cur}")
 
-    def infer_shape(self, *args) -> None:
+    def infer_shape(self, *args: NDArray) -> None:
         """Infer the shapes of this layer's parameters from example inputs."""
         if self._param_shapes(*args) is None:
             raise MXNetError(
@@ -618,7 +623,7 @@ class HybridBlock(Block):
                 f"{self.__class__.__name__}'s parameters or run it on a batch")
         self._apply_param_shapes(*args)
 
-    def infer_type(self, *args) -> None:
+    def infer_type(self, *args: NDArray) -> None:
         """Parameter dtypes are set at construction (or with cast) in mxgrad."""
 
     def _deferred_infer_shape(self, *args):
@@ -749,7 +754,7 @@ class HybridBlock(Block):
         walk(out)
         return flat[0] if len(flat) == 1 else _sym.Group(flat)
 
-    def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True):
+    def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True) -> None:
         """Write ``path-symbol.json`` and ``path-%04d.params`` (epoch) that MXNet's
         ``SymbolBlock.imports`` (and mxgrad's) load.
 
@@ -779,7 +784,8 @@ class HybridBlock(Block):
                 arg_dict["aux:" + name] = param._reduce()
         nd.save("%s-%04d.params" % (path, epoch), arg_dict)
 
-    def optimize_for(self, x, *args, backend=None, **kwargs):
+    def optimize_for(self, x: NDArray, *args: NDArray, backend: Optional[str] = None,
+                     **kwargs: Any) -> None:
         """Accepted for compatibility: hybridizes and runs a forward pass."""
         self.hybridize(True)
         return self(x, *args)
@@ -905,7 +911,8 @@ class SymbolBlock(HybridBlock):
                 self.params.get(n.name, allow_deferred_init=True, shape=shape, init=init)
 
     @staticmethod
-    def imports(symbol_file: str, input_names, param_file=None, ctx=None,
+    def imports(symbol_file: str, input_names: Union[str, Sequence[str]],
+                param_file: Optional[str] = None, ctx: Union[Context, Sequence[Context], None] = None,
                 allow_missing: bool = False, ignore_extra: bool = False):
         """Load a model exported by MXNet (or mxgrad): ``symbol_file`` from
         ``export``, the ``input_names`` it is fed with, the ``param_file`` with its

@@ -23,13 +23,14 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Type, Union
 
 import numpy as np
 
 from ..base import DTypeError, ShapeError, as_dtype
 from ..context import Context, cpu
 from .._host_array import host_copy
+from .._typing import DTypeLike, GradReq
 
 __all__ = ["NDArray", "wrap"]
 
@@ -38,8 +39,13 @@ _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr"
 _STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 py_slice = slice
 
+if TYPE_CHECKING:  # the op methods attached at import (see _methods.pyi)
+    from ._methods import NDArrayMethods as _OpMethods
+else:
+    _OpMethods = object
 
-class NDArray:
+
+class NDArray(_OpMethods):
     """An n-dimensional array on NumPy with MXNet's API.
 
     Use :func:`mxgrad.nd.array` and the other creation functions rather than this
@@ -55,8 +61,14 @@ class NDArray:
 
     __slots__ = ("_data", "_node", "_oidx", "_ver", "_tan", "__weakref__")
     __array_priority__ = 1000.0
+    _data: np.ndarray
+    _node: Any                # a graph Node, a Leaf (variable) or None
+    _oidx: int
+    _ver: List[int]
+    _tan: Optional[NDArray]   # forward-mode tangent
 
-    def __init__(self, data: Any = None, ctx: Optional[Context] = None, dtype=None):
+    def __init__(self, data: Any = None, ctx: Optional[Context] = None,
+                 dtype: DTypeLike = None) -> None:
         if data is None:
             data = np.zeros((0,), dtype=as_dtype(dtype))
         elif not isinstance(data, np.ndarray) or dtype is not None:
@@ -76,7 +88,7 @@ class NDArray:
         return self._data.shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> Type[np.generic]:
         """The element type, as a NumPy type (``numpy.float32`` by default)."""
         return self._data.dtype.type
 
@@ -103,7 +115,7 @@ class NDArray:
         return "default"
 
     @property
-    def handle(self):
+    def handle(self) -> np.ndarray:
         """The underlying NumPy array (MXNet exposes a C handle here)."""
         return self._data
 
@@ -124,7 +136,7 @@ class NDArray:
         """
         return host_copy(self._data)
 
-    def asscalar(self):
+    def asscalar(self) -> Any:
         """Return the only element of a size-1 array as a NumPy scalar.
 
         Examples
@@ -138,7 +150,7 @@ class NDArray:
                              f"reduce it first (e.g. .sum()) or index one element")
         return self._data.reshape(-1)[0]
 
-    def tolist(self):
+    def tolist(self) -> Any:
         """The data as nested Python lists."""
         return self._data.tolist()
 
@@ -148,7 +160,7 @@ class NDArray:
     def wait_to_write(self) -> None:
         """No-op kept for MXNet compatibility."""
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: DTypeLike = None, copy: Optional[bool] = None) -> np.ndarray:
         if dtype is None:
             return self._data
         return self._data.astype(dtype)
@@ -166,7 +178,7 @@ class NDArray:
     def __len__(self) -> int:
         return self._data.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[NDArray]:
         for i in range(self._data.shape[0]):
             yield self[i]
 
@@ -189,10 +201,10 @@ class NDArray:
 
     __hash__ = object.__hash__
 
-    def __getstate__(self):
+    def __getstate__(self) -> Dict[str, Any]:
         return {"data": self._data}
 
-    def __setstate__(self, st):
+    def __setstate__(self, st: Dict[str, Any]) -> None:
         self._data = st["data"]
         self._node = None
         self._oidx = 0
@@ -200,7 +212,7 @@ class NDArray:
         self._tan = None
 
     # ------------------------------------------------------------- conversion
-    def copyto(self, other):
+    def copyto(self, other: Union[NDArray, Context]) -> NDArray:
         """Copy into ``other`` (an NDArray of the same shape) or to a context.
 
         Examples
@@ -251,7 +263,7 @@ class NDArray:
         self._ver[0] += 1
 
 
-def wrap(data: np.ndarray, node=None, oidx: int = 0) -> NDArray:
+def wrap(data: np.ndarray, node: Any = None, oidx: int = 0) -> NDArray:
     """Wrap a NumPy array (no copy) in a new NDArray. Internal fast constructor."""
     a = _new(NDArray)
     a._data = data

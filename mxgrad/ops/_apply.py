@@ -92,7 +92,8 @@ def make_node(op, outs: Sequence[NDArray], *, inputs: Optional[Sequence] = None,
     output); outputs at the positions in ``skip`` are left out of the graph.
     """
     if inputs is not None:
-        ps, ms = [], []
+        ps: list = []
+        ms: list = []
         for a in inputs:
             if a is not None and a._node is not None:
                 ps.append((a._node, a._oidx))

@@ -9,6 +9,8 @@ mxgrad ops, so they run on NumPy arrays in an ordinary backward and are recorded
 """
 from __future__ import annotations
 
+from typing import Any, Optional
+
 import math
 
 import numpy as np
@@ -18,6 +20,7 @@ from ..ndarray.ndarray import NDArray, wrap
 from ._core import defop, register_method, reusable
 from ._apply import (apply, apply1, as_array, binary_fast, inplace_operator, operator,
                      unary_fast, write_out)
+from .._typing import ArrayT, BinaryOp, DTypeLike, UnaryOp
 
 __all__ = [
     # unary
@@ -48,7 +51,7 @@ def _method(fn):
 
 
 def _unary(name, fwd, grad, jvp=None, save=(0,), save_out=False, doc="", example_in="[0.5, 1.]",
-           raw=None, method=True):
+           raw=None, method=True) -> UnaryOp:
     """Declare a unary elementwise op and its `mx.nd` function (also an NDArray method
     unless ``method=False``). ``grad(g, y, x)`` doubles as the tangent rule unless
     ``jvp`` is given; ``raw`` is a NumPy-only version of ``grad`` for ordinary backward."""
@@ -254,14 +257,14 @@ square = _unary("square", _square, lambda g, y, x: g * 2.0 * x, doc="Square of e
 reciprocal = _unary("reciprocal", _recip, lambda g, y, x: -g * y * y, save=(), save_out=True,
                     doc="1/x.")
 sin = _unary("sin", np.sin, lambda g, y, x: g * cos(x), doc="Sine.")
-cos = _unary("cos", np.cos, lambda g, y, x: -g * sin(x), doc="Cosine.")
+cos: UnaryOp = _unary("cos", np.cos, lambda g, y, x: -g * sin(x), doc="Cosine.")
 tan = _unary("tan", np.tan, lambda g, y, x: g * (y * y + 1.0), save=(), save_out=True,
              doc="Tangent.")
 arcsin = _unary("arcsin", np.arcsin, lambda g, y, x: g * rsqrt(1.0 - x * x), doc="Inverse sine.")
 arccos = _unary("arccos", np.arccos, lambda g, y, x: -g * rsqrt(1.0 - x * x), doc="Inverse cosine.")
 arctan = _unary("arctan", np.arctan, lambda g, y, x: g / (x * x + 1.0), doc="Inverse tangent.")
 sinh = _unary("sinh", np.sinh, lambda g, y, x: g * cosh(x), doc="Hyperbolic sine.")
-cosh = _unary("cosh", np.cosh, lambda g, y, x: g * sinh(x), doc="Hyperbolic cosine.")
+cosh: UnaryOp = _unary("cosh", np.cosh, lambda g, y, x: g * sinh(x), doc="Hyperbolic cosine.")
 tanh = _unary("tanh", np.tanh, lambda g, y, x: g * (1.0 - y * y), save=(), save_out=True,
               doc="Hyperbolic tangent.", raw=_tanh_raw)
 arcsinh = _unary("arcsinh", np.arcsinh, lambda g, y, x: g * rsqrt(x * x + 1.0),
@@ -281,7 +284,7 @@ erf = _unary("erf", _erf, lambda g, y, x: g * (2.0 / math.sqrt(math.pi)) * exp(-
 erfinv = _unary("erfinv", _erfinv,
                 lambda g, y, x: g * (math.sqrt(math.pi) / 2.0) * exp(y * y), save=(),
                 save_out=True, doc="Inverse error function.", example_in="[0.1, 0.5]")
-abs = _unary("abs", np.abs, lambda g, y, x: g * sign(x), doc="Absolute value; gradient 0 at 0.")
+abs: UnaryOp = _unary("abs", np.abs, lambda g, y, x: g * sign(x), doc="Absolute value; gradient 0 at 0.")
 negative = _unary("negative", np.negative, lambda g, y, x: -g, save=(), doc="-x.",
                  raw=_neg_raw)
 degrees = _unary("degrees", np.degrees, lambda g, y, x: g * (180.0 / math.pi), save=(),
@@ -312,7 +315,7 @@ def _zero_tangent(t, y, x):
     return None
 
 
-def _piecewise(name, fwd, doc):
+def _piecewise(name, fwd, doc) -> UnaryOp:
     op = defop(name, fwd, [_zero_rule], [_zero_tangent], save=())
 
     def f(data, out=None, name=None, **kwargs):
@@ -327,11 +330,11 @@ def _piecewise(name, fwd, doc):
     >>> mx.nd.{name}(mx.nd.array([-1.5, 2.5])).shape
     (2,)
     """
-    f.op = op
+    f.op = op  # type: ignore[attr-defined]
     return _method(f)
 
 
-sign = _piecewise("sign", np.sign, "Sign of each element (-1, 0 or 1).")
+sign: UnaryOp = _piecewise("sign", np.sign, "Sign of each element (-1, 0 or 1).")
 floor = _piecewise("floor", np.floor, "Largest integer not greater than each element.")
 ceil = _piecewise("ceil", np.ceil, "Smallest integer not less than each element.")
 round = _piecewise("round", lambda x: np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5))
@@ -355,7 +358,7 @@ _CLIP = defop("clip", _clip_fwd, [_clip_grad], [_clip_grad], save=(0,))
 
 
 @_method
-def clip(data, a_min, a_max, out=None, name=None):
+def clip(data: NDArray, a_min: float, a_max: float, out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
     """Clip each element to ``[a_min, a_max]``; the gradient passes where
     ``a_min <= x <= a_max`` (boundaries included), as in MXNet.
 
@@ -382,7 +385,7 @@ def _cast_grad(g, y, x, dtype):
 _CAST = defop("cast", _cast_fwd, [_cast_grad], [lambda t, y, x, dtype: cast(t, dtype)], save=())
 
 
-def cast(data, dtype, out=None, name=None):
+def cast(data: NDArray, dtype: DTypeLike, out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
     """Return ``data`` cast to ``dtype`` (differentiable between float types).
 
     Examples
@@ -405,7 +408,7 @@ Cast = cast
 _COPY = defop("copy", lambda x: x.copy(), [lambda g, y, x: g], [lambda t, y, x: t], save=())
 
 
-def identity_copy(data):
+def identity_copy(data: ArrayT) -> ArrayT:
     """A recorded copy of ``data`` (gradient passes unchanged).
 
     Examples
@@ -418,7 +421,7 @@ def identity_copy(data):
 
 
 @_method
-def zeros_like(data, dtype=None, **kwargs):
+def zeros_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """An array of zeros with the shape (and dtype) of ``data``.
 
     Examples
@@ -436,7 +439,7 @@ def zeros_like(data, dtype=None, **kwargs):
 
 
 @_method
-def ones_like(data, dtype=None, **kwargs):
+def ones_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """An array of ones with the shape (and dtype) of ``data``.
 
     Examples
@@ -453,7 +456,7 @@ def ones_like(data, dtype=None, **kwargs):
     return wrap(np.ones_like(data._data, dtype=None if dtype is None else as_dtype(dtype)))
 
 
-def stop_gradient(data, name=None, **kwargs):
+def stop_gradient(data: NDArray, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Return ``data`` as a constant: no gradient flows back through it.
 
     Examples
@@ -474,7 +477,7 @@ def stop_gradient(data, name=None, **kwargs):
 BlockGrad = stop_gradient
 
 
-def make_loss(data, **kwargs):
+def make_loss(data: NDArray, **kwargs: Any) -> NDArray:
     """MXNet's ``make_loss``: the identity in mxgrad (the head gradient defaults to ones).
 
     Examples
@@ -506,7 +509,7 @@ def where_mask(mask, a, b):
 _SMOOTH_L1 = defop("smooth_l1", _smooth_l1_fwd, [_smooth_l1_grad], [_smooth_l1_grad], save=(0,))
 
 
-def smooth_l1(data, scalar=1.0, **kwargs):
+def smooth_l1(data: NDArray, scalar: float = 1.0, **kwargs: Any) -> NDArray:
     """Smooth L1: ``0.5*(s*x)**2`` where ``|x| < 1/s**2``, else ``|x| - 0.5/s**2``.
 
     Examples
@@ -593,7 +596,8 @@ def _same_dtype(fn):
     return f
 
 
-def _binary(name, fwd, grads, jvps, save=(0, 1), save_out=False, doc="", scalar=None):
+def _binary(name, fwd, grads, jvps, save=(0, 1), save_out=False, doc="", scalar=None
+            ) -> BinaryOp:
     """Declare a broadcasting binary op and its `mx.nd` function. ``scalar`` = (op of
     ``array <op> s``, op of ``s <op> array``) lets a Python scalar stand on either side."""
     op = defop(name, fwd, grads, jvps, save=save, save_out=save_out)
@@ -685,7 +689,7 @@ def _zero_rule2(g, y, a, b):
     return None
 
 
-def _compare(name, ufunc, doc, scalar=None):
+def _compare(name, ufunc, doc, scalar=None) -> BinaryOp:
     def fwd(a, b):
         return ufunc(a, b).astype(np.result_type(a, b) if a.dtype != b.dtype else a.dtype)
     return _binary(name, fwd, [_zero_rule2, _zero_rule2], [_zero_rule2, _zero_rule2], save=(),
@@ -707,7 +711,7 @@ _LNOT = defop("logical_not", lambda x: np.logical_not(x).astype(x.dtype), [_zero
 
 
 @_method
-def logical_not(data, **kwargs):
+def logical_not(data: NDArray, **kwargs: Any) -> NDArray:
     """1 where ``data`` is 0, else 0, in the input dtype.
 
     Examples
@@ -721,7 +725,7 @@ def logical_not(data, **kwargs):
     return apply1(_LNOT, data)
 
 
-def _same_shape(fn, name):
+def _same_shape(fn, name) -> BinaryOp:
     def f(lhs, rhs, out=None, name=None, **kwargs):
         if isinstance(lhs, NDArray) and isinstance(rhs, NDArray) and lhs.shape != rhs.shape:
             raise ShapeError(f"{f.__name__}: inputs must have the same shape, got {lhs.shape} "
@@ -773,7 +777,7 @@ def _add_n_fwd(*xs):
     return out
 
 
-def add_n(*args, **kwargs):
+def add_n(*args: NDArray, **kwargs: Any) -> NDArray:
     """Sum of any number of arrays of the same shape.
 
     Examples
