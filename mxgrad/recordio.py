@@ -38,7 +38,7 @@ import os
 import struct
 import threading
 from collections import namedtuple
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, cast
 
 import numpy as np
 
@@ -127,7 +127,7 @@ class MXRecordIO:
         self.pid: Optional[int] = None
         self.is_open = False
         self.writable = flag == "w"
-        self._file = None
+        self._file: Any = None   # the open binary file while open
         self.open()
 
     def open(self) -> None:
@@ -212,7 +212,7 @@ class MXRecordIO:
         self._check_open("read")
         self._check_pid(allow_reset=False)
         f = self._file
-        out = []
+        out: List[bytes] = []
         while True:
             head = f.read(8)
             if not head:
@@ -279,7 +279,7 @@ class MXIndexedRecordIO(MXRecordIO):
         self.idx: Dict[Any, int] = {}
         self.keys: List[Any] = []
         self.key_type = key_type
-        self.fidx = None
+        self.fidx: Any = None   # the open index file while open
         super().__init__(uri, flag)
 
     def open(self) -> None:
@@ -339,7 +339,7 @@ class MXIndexedRecordIO(MXRecordIO):
         """The record with key ``idx``."""
         with self._lock:
             self.seek(idx)
-            return self.read()
+            return cast(bytes, self.read())
 
     def write_idx(self, idx: Any, buf: bytes) -> None:
         """Append record ``buf`` under key ``idx`` (written to the index as ``str(key)``)."""
@@ -351,7 +351,7 @@ class MXIndexedRecordIO(MXRecordIO):
         self.keys.append(key)
 
 
-IRHeader = namedtuple("HEADER", ["flag", "label", "id", "id2"])
+IRHeader = namedtuple("HEADER", ["flag", "label", "id", "id2"])  # type: ignore[name-match]
 IRHeader.__doc__ = """Header of an image record: ``flag`` (number of float labels when the
 label is an array, else 0), ``label`` (float or array), ``id`` and ``id2`` (uint64)."""
 

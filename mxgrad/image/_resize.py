@@ -13,7 +13,7 @@ when shrinking, within one level when enlarging; bicubic, area and Lanczos withi
 from __future__ import annotations
 
 import math
-from typing import Tuple
+from typing import Any, Tuple
 
 import numpy as np
 
@@ -104,7 +104,7 @@ def _axis_weights(ssize: int, dsize: int, interp: int, area_shrink: bool):
 
 
 def _apply(img: np.ndarray, axis: int, idx: np.ndarray, w: np.ndarray) -> np.ndarray:
-    out = None
+    out: Any = None
     for k in range(idx.shape[1]):
         part = np.take(img, idx[:, k], axis=axis)
         shape = [1] * img.ndim

@@ -241,7 +241,7 @@ class ColorJitterAug(RandomOrderAug):
     """Brightness, contrast and saturation jitter in random order."""
 
     def __init__(self, brightness: float, contrast: float, saturation: float):
-        ts = []
+        ts: List[Augmenter] = []
         if brightness > 0:
             ts.append(BrightnessJitterAug(brightness))
         if contrast > 0:

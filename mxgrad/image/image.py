@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 import warnings
 from numbers import Number
-from typing import Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -148,6 +148,8 @@ def scale_down(src_size: Tuple[int, int], size: Tuple[int, int]) -> Tuple[int, i
     >>> scale_down((640, 480), (720, 120))
     (640, 106)
     """
+    w: float
+    h: float
     w, h = size
     sw, sh = src_size
     if sh < h:
@@ -179,7 +181,7 @@ def copyMakeBorder(src, top: int, bot: int, left: int, right: int, type: int = 0
         else:
             res = np.pad(a, pad, mode="constant", constant_values=value)
     else:
-        modes = {1: "edge", 2: "symmetric", 3: "wrap", 4: "reflect"}
+        modes: Dict[int, Any] = {1: "edge", 2: "symmetric", 3: "wrap", 4: "reflect"}
         if type not in modes:
             raise StateError(f"copyMakeBorder: unknown border type {type}; use 0-4")
         res = np.pad(a, pad, mode=modes[type])
@@ -378,7 +380,7 @@ def imrotate(src, rotation_degrees, zoom_in: bool = False, zoom_out: bool = Fals
     elif a.ndim != 4:
         raise ShapeError(f"imrotate: src must be (C, H, W) or (N, C, H, W), got {a.shape}")
     if isinstance(rotation_degrees, Number):
-        degrees = np.full(len(a), float(rotation_degrees))
+        degrees = np.full(len(a), float(cast(float, rotation_degrees)))
     else:
         degrees = _as_numpy(rotation_degrees).astype(np.float64).ravel()
     if len(degrees) != len(a):
@@ -420,6 +422,7 @@ def random_rotate(src, angle_limits: Tuple[float, float], zoom_in: bool = False,
     >>> random_rotate(mx.nd.ones((2, 3, 4, 4)), (-10, 10)).shape
     (2, 3, 4, 4)
     """
+    degrees: Any
     if src.ndim == 3:
         degrees = np.random.uniform(*angle_limits)
     else:

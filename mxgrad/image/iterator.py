@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import random
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -62,6 +62,10 @@ class ImageIter(io.DataIter):
         if last_batch_handle not in ("pad", "discard", "roll_over"):
             raise StateError(f"ImageIter: last_batch_handle must be 'pad', 'discard' or "
                              f"'roll_over', got {last_batch_handle!r}")
+        self.imgrec: Any
+        self.imgidx: Optional[List[Any]]
+        self.imglist: Optional[Dict[Any, Tuple[NDArray, str]]]
+        self.seq: Any   # the keys or indices to visit (None: read the .rec in order)
         if path_imgrec:
             if path_imgidx:
                 self.imgrec = recordio.MXIndexedRecordIO(path_imgidx, path_imgrec, "r")
@@ -74,12 +78,12 @@ class ImageIter(io.DataIter):
         imgkeys: List[Any] = []
         if path_imglist:
             with open(path_imglist) as fin:
-                result = {}
+                result: Dict[Any, Tuple[NDArray, str]] = {}
                 for line in fin:
                     fields = line.strip().split("\t")
                     if len(fields) < 3:
                         continue
-                    key = int(fields[0])
+                    key: Any = int(fields[0])
                     result[key] = (nd.array(np.asarray(fields[1:-1], dtype=np.float64),
                                             dtype=dtype), fields[-1])
                     imgkeys.append(key)
@@ -130,9 +134,9 @@ class ImageIter(io.DataIter):
         self._allow_read = True
         self.last_batch_handle = last_batch_handle
         self.num_image = len(self.seq) if self.seq is not None else None
-        self._cache_data = None
-        self._cache_label = None
-        self._cache_idx = None
+        self._cache_data: Any = None
+        self._cache_label: Any = None
+        self._cache_idx: Any = None
         self.reset()
 
     def reset(self) -> None:

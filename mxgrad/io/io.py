@@ -20,13 +20,14 @@ import csv
 import threading
 import weakref
 from collections import OrderedDict, namedtuple
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from ..base import DTypeError, MXNetError, StateError
 from .. import ndarray as nd
 from ..ndarray import NDArray
+from .._typing import DTypeLike
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter",
            "NDArrayIter", "CSVIter"]
@@ -45,7 +46,11 @@ class DataDesc(namedtuple("DataDesc", ["name", "shape"])):
     1
     """
 
-    def __new__(cls, name: str, shape: Tuple[int, ...], dtype=np.float32, layout: str = "NCHW"):
+    dtype: Any
+    layout: str
+
+    def __new__(cls, name: str, shape: Tuple[int, ...], dtype: DTypeLike = np.float32,
+                layout: str = "NCHW") -> DataDesc:
         ret = super().__new__(cls, name, shape)
         ret.dtype = dtype
         ret.layout = layout
@@ -127,7 +132,7 @@ class DataIter:
     def __next__(self) -> DataBatch:
         return self.next()
 
-    def iter_next(self) -> bool:
+    def iter_next(self) -> bool:  # type: ignore[empty-body]
         """Move to the next batch; False at the end."""
 
     def getdata(self):
@@ -156,13 +161,13 @@ class ResizeIter(DataIter):
     3
     """
 
-    def __init__(self, data_iter: DataIter, size: int, reset_internal: bool = True):
+    def __init__(self, data_iter: Any, size: int, reset_internal: bool = True) -> None:
         super().__init__()
         self.data_iter = data_iter
         self.size = size
         self.reset_internal = reset_internal
         self.cur = 0
-        self.current_batch = None
+        self.current_batch: Optional[DataBatch] = None
         self.provide_data = data_iter.provide_data
         self.provide_label = data_iter.provide_label
         self.batch_size = data_iter.batch_size
@@ -214,7 +219,8 @@ class PrefetchingIter(DataIter):
     >>> it.close()
     """
 
-    def __init__(self, iters, rename_data=None, rename_label=None):
+    def __init__(self, iters: Union[Any, List[Any]], rename_data: Optional[List[Dict[str, str]]] = None,
+                 rename_label: Optional[List[Dict[str, str]]] = None) -> None:
         super().__init__()
         if not isinstance(iters, list):
             iters = [iters]
@@ -230,7 +236,7 @@ class PrefetchingIter(DataIter):
         for event in self.data_taken:
             event.set()
         self.started = True
-        self.current_batch = None
+        self.current_batch: Any = None
         self.next_batch: List[Any] = [None] * self.n_iter
         self._errors: List[Optional[BaseException]] = [None] * self.n_iter
         ref = weakref.ref(self)  # threads must not keep the iterator alive
@@ -556,7 +562,7 @@ class NDArrayIter(DataIter):
         self.label = [(k, nd.array(v.asnumpy()[self.idx])) for k, v in self.label]
 
 
-def _read_csv(path: str, what: str) -> np.ndarray:
+def _read_csv(path: str, what: str) -> List[List[float]]:
     rows = []
     try:
         with open(path, newline="") as f:
@@ -638,7 +644,7 @@ class CSVIter(DataIter):
         self._pos = 0
         self._overflow = 0
         self._pad = 0
-        self._out = None
+        self._out: Any = None
 
     def _load(self, path, shape, what) -> np.ndarray:
         rows = _read_csv(path, what)

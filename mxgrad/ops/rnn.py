@@ -693,7 +693,7 @@ def RNN(data=None, parameters=None, state=None, state_cell=None, sequence_length
     p = float(p)
     if not 0.0 <= p < 1.0:
         raise StateError(f"RNN: dropout p must be in [0, 1), got {p}")
-    args = []
+    args: list = []
     for name, x in (("data", data), ("parameters", parameters), ("state", state),
                     ("state_cell", state_cell)):
         if x is None:

@@ -14,7 +14,7 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Dict
+from typing import Any, Dict
 
 import numpy as np
 
@@ -51,8 +51,8 @@ def _rule(op: str, kw: dict, x_shape: tuple) -> Dict[str, tuple]:
         c = (x_shape[int(kw.get("axis", -1)) % nd_],)
         return {"gamma": c, "beta": c}
     if op == "GroupNorm":      # MXNet 1.x: one gamma/beta per group
-        g = (int(kw.get("num_groups", 1)),)
-        return {"gamma": g, "beta": g}
+        ng = (int(kw.get("num_groups", 1)),)
+        return {"gamma": ng, "beta": ng}
     if op == "InstanceNorm":
         return {"gamma": (x_shape[1],), "beta": (x_shape[1],)}
     if op == "Embedding":
@@ -66,7 +66,7 @@ def infer_param_shapes(sym, inputs: dict, params) -> Dict[str, tuple]:
     """``{variable: shape}`` for the variables of ``sym`` that are neither in
     ``inputs`` (name -> NDArray) nor initialized Parameters in ``params``."""
     found: Dict[str, tuple] = {}
-    env = {}
+    env: Dict[int, Any] = {}
     with autograd.pause(train_mode=False):
         for n in sym._nodes():
             if n.op == "null":

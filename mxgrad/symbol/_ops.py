@@ -28,7 +28,7 @@ from .symbol import Symbol, _Node, _make_name, _attr_str, _run_node, var
 
 __all__ = ["make", "call", "function"]
 
-_SIG_CACHE = {}
+_SIG_CACHE: dict = {}
 
 
 def _signature(spec):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -71,7 +71,7 @@ class _Node:
 
 # ------------------------------------------------------------------ naming
 class _NameState(threading.local):
-    def __init__(self):
+    def __init__(self) -> None:
         self.scopes: List[Tuple[str, Dict[str, int]]] = []
         self.counter: Dict[str, int] = {}
         self.trace = None     # dict id(Parameter) -> Symbol while a block is traced
@@ -267,7 +267,7 @@ class Symbol:
 
     def get_internals(self) -> "Symbol":
         """A Symbol whose outputs are every visible output of every node."""
-        outs = []
+        outs: list = []
         for n in self._nodes():
             outs.extend((n, i) for i in range(n.num_visible()))
         return Symbol(outs)
@@ -406,10 +406,10 @@ class Symbol:
         """The graph in MXNet 1.x's JSON format (what ``*-symbol.json`` files hold)."""
         nodes = self._nodes()
         index = {id(n): i for i, n in enumerate(nodes)}
-        aux_pos = {}
+        aux_pos: dict = {}
         out_nodes, row_ptr = [], [0]
         for n in nodes:
-            entry = {"op": n.op, "name": n.name}
+            entry: Dict[str, Any] = {"op": n.op, "name": n.name}
             if n.attrs:
                 entry["attrs"] = {k: n.attrs[k] for k in sorted(n.attrs)}
             aux = set(n.spec.aux) if n.spec is not None else ()
@@ -707,7 +707,7 @@ def evaluate(symbol: Symbol, values: Dict[str, NDArray]) -> List[NDArray]:
     if labels:
         values = dict(values)
         for name in labels:
-            values.setdefault(name, None)
+            values.setdefault(name, None)  # type: ignore[arg-type]
     return _eval(symbol._outputs, nodes, values)[0]
 
 

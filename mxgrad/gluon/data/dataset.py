@@ -11,7 +11,7 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -353,8 +353,8 @@ class _DownloadedDataset(Dataset):
     def __init__(self, root: str, transform: Optional[Callable]):
         import os
         self._transform = transform
-        self._data = None
-        self._label = None
+        self._data: Any = None
+        self._label: Any = None
         root = os.path.expanduser(root)
         self._root = root
         if not os.path.isdir(root):

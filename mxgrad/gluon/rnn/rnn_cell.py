@@ -18,7 +18,7 @@ Examples
 from __future__ import annotations
 
 from numbers import Number
-from typing import Callable, List, Optional, Sequence, Union
+from typing import Callable, Dict, List, Optional, Sequence, Union, cast
 
 import numpy as np
 
@@ -161,7 +161,7 @@ class RecurrentCell(Block):
         self._init_counter = -1
         self._counter = -1
         for cell in self._children.values():
-            cell.reset()
+            cast(RecurrentCell, cell).reset()
 
     def state_info(self, batch_size: int = 0) -> List[dict]:
         """Shape and layout of each state."""
@@ -443,6 +443,11 @@ class GRUCell(_GatedCell):
 class _SequentialBase:
     """Stack of cells: each cell's output is the next one's input."""
 
+    # from the Block the concrete classes also derive from
+    _children: Dict[str, Block]
+    _modified: bool
+    register_child: Callable[..., None]
+
     def __repr__(self) -> str:
         mods = "\n".join(f"({i}): {m!r}" for i, m in self._children.items())
         return f"{type(self).__name__}(\n{mods}\n)"
@@ -502,7 +507,7 @@ class _SequentialBase:
         return len(self._children)
 
 
-class SequentialRNNCell(_SequentialBase, RecurrentCell):
+class SequentialRNNCell(_SequentialBase, RecurrentCell):  # type: ignore[misc]
     """A stack of recurrent cells run one after the other at each step.
 
     Examples
@@ -520,7 +525,7 @@ class SequentialRNNCell(_SequentialBase, RecurrentCell):
         super().__init__(prefix=prefix, params=params)
 
 
-class HybridSequentialRNNCell(_SequentialBase, HybridRecurrentCell):
+class HybridSequentialRNNCell(_SequentialBase, HybridRecurrentCell):  # type: ignore[misc]
     """:class:`SequentialRNNCell` of hybrid cells (what ``_unfuse`` returns)."""
 
     def __init__(self, prefix=None, params=None):
@@ -590,7 +595,7 @@ class ModifierCell(HybridRecurrentCell):
     def state_info(self, batch_size: int = 0) -> List[dict]:
         return self.base_cell.state_info(batch_size)
 
-    def begin_state(self, func=nd.zeros, **kwargs) -> List[NDArray]:
+    def begin_state(self, func=nd.zeros, **kwargs) -> List[NDArray]:  # type: ignore[override]
         if self._modified:
             raise StateError("After applying modifier cells (e.g. DropoutCell) the base cell "
                              "cannot be called directly. Call the modifier cell instead.")
@@ -733,7 +738,7 @@ class BidirectionalCell(HybridRecurrentCell):
     def state_info(self, batch_size: int = 0) -> List[dict]:
         return _cells_state_info(self._children.values(), batch_size)
 
-    def begin_state(self, **kwargs) -> List[NDArray]:
+    def begin_state(self, **kwargs) -> List[NDArray]:  # type: ignore[override]
         if self._modified:
             raise StateError("After applying modifier cells (e.g. DropoutCell) the base cell "
                              "cannot be called directly. Call the modifier cell instead.")

@@ -24,6 +24,7 @@ from ... import ndarray as nd
 from ...base import ShapeError, StateError
 from ...ndarray.ndarray import NDArray
 from ..block import HybridBlock
+from ..parameter import Parameter
 from . import rnn_cell
 
 __all__ = ["RNN", "LSTM", "GRU"]
@@ -33,6 +34,8 @@ _KEY = re.compile(r"(l|r)(\d+)_(i2h|h2h|h2r)_(weight|bias)\Z")
 
 class _RNNLayer(HybridBlock):
     """Shared implementation of the fused layers."""
+
+    l0_i2h_weight: Parameter   # the first of the parameters registered by name
 
     def __init__(self, hidden_size, num_layers, layout, dropout, bidirectional, input_size,
                  i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,

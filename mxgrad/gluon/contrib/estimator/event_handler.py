@@ -16,7 +16,7 @@ import re
 import sys
 import time
 import warnings
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple, cast
 
 from ....base import StateError, DTypeError
 from ....metric import CompositeEvalMetric, EvalMetric
@@ -96,7 +96,7 @@ def _improvement_op(monitor: EvalMetric, mode: str, who: str):
         raise StateError(f"{who}: mode must be 'auto', 'min' or 'max', got {mode!r}")
     if mode == "auto":
         # MXNet 1.x meant this test but always chose 'max' (`'acc' or ...` is true)
-        name = monitor.get()[0].lower()
+        name = cast(str, monitor.get()[0]).lower()
         mode = "max" if any(k in name for k in ("acc", "f1", "mcc", "pearson", "pcc")) \
             else "min"
     return (lambda a, b: a > b) if mode == "max" else (lambda a, b: a < b), mode
@@ -547,7 +547,7 @@ class EarlyStoppingHandler(TrainBegin, EpochEnd, TrainEnd):
             self.best = -math.inf if self.mode == "max" else math.inf
 
     def epoch_end(self, estimator, *args, **kwargs: Any):
-        name, value = self.monitor.get()
+        name, value = cast(Tuple[str, float], self.monitor.get())
         if isinstance(value, float) and math.isnan(value):
             warnings.warn(f"EarlyStoppingHandler: {name} has no value; pass one of "
                           f"estimator.train_metrics or estimator.val_metrics as monitor",

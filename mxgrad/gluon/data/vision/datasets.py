@@ -28,7 +28,7 @@ import struct
 import tarfile
 import tempfile
 import urllib.request
-from typing import Callable, Optional
+from typing import Any, Callable, Dict, Optional
 
 import numpy as np
 
@@ -93,7 +93,7 @@ def _find_or_download(root: str, filename: str, namespace: str, sha1_hash: str) 
     return _download(_repo_url(namespace, filename), path, sha1_hash)
 
 
-_IDX_DTYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4",
+_IDX_DTYPES: Dict[int, Any] = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4",
                0x0E: ">f8"}
 
 
@@ -315,7 +315,7 @@ class CIFAR100(CIFAR10):
         return 1 if self._fine_label else 0
 
 
-_DIGITS_CACHE = {}
+_DIGITS_CACHE: dict = {}
 
 
 def _bundled_digits_path() -> str:

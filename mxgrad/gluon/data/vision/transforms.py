@@ -18,7 +18,7 @@ Examples
 from __future__ import annotations
 
 from numbers import Number
-from typing import Callable, Sequence, Tuple
+from typing import Callable, Sequence, Tuple, cast
 
 import numpy as np
 
@@ -39,6 +39,8 @@ class _Described:
 
     _fields: Tuple[str, ...] = ()
     _batchable = False
+    _forward_hooks: dict        # from the Block the transforms also derive from
+    _forward_pre_hooks: dict
 
     def _can_batch(self) -> bool:
         return self._batchable and not (self._forward_hooks or self._forward_pre_hooks)
@@ -80,7 +82,7 @@ def _image_dims(a: np.ndarray, what: str, layout: str = "HWC") -> None:
 def _wh(size, what: str):
     """MXNet's size argument: an int (square) or a (width, height) pair."""
     if isinstance(size, Number):
-        return int(size), int(size)
+        return int(cast(float, size)), int(cast(float, size))
     if isinstance(size, (tuple, list)) and len(size) == 2:
         return int(size[0]), int(size[1])
     raise StateError(f"{what}: size must be an int or a (width, height) pair, got {size!r}")
