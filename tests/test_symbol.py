@@ -354,3 +354,13 @@ def test_module_checkpoint_trains_with_its_softmax_output_loss():
         np.testing.assert_allclose(blk.collect_params()[k].grad().asnumpy(),
                                    cut.collect_params()[k].grad().asnumpy(),
                                    rtol=1e-4, atol=1e-6, err_msg=k)
+
+
+def test_every_supported_op_is_an_mxnet_op():
+    """Graphs mxgrad writes use only operators MXNet 1.9.1 registers (list made by
+    tools/make_symbol_fixtures.py), under their canonical names."""
+    with open(os.path.join(DATA, "mxnet_op_names.txt")) as f:
+        mxnet_ops = set(f.read().split())
+    assert set(mx.sym.supported_ops()) <= mxnet_ops
+    from mxgrad.symbol._registry import _ALIASES
+    assert set(_ALIASES) <= mxnet_ops          # aliases too (old JSON files use them)

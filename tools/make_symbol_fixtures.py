@@ -151,6 +151,18 @@ def zoo_json_only():
             f.write(text)
 
 
+def op_names():
+    """The names of all operators MXNet 1.9.1 registers (mxnet_op_names.txt)."""
+    import ctypes
+    from mxnet.base import _LIB, py_str
+    plist = ctypes.POINTER(ctypes.c_char_p)()
+    size = ctypes.c_uint()
+    _LIB.MXListAllOpNames(ctypes.byref(size), ctypes.byref(plist))
+    names = sorted(set(py_str(plist[i]) for i in range(size.value)))
+    with open(os.path.join(OUT, "mxnet_op_names.txt"), "w") as f:
+        f.write("\n".join(names) + "\n")
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name, build in BUILDERS.items():
@@ -159,6 +171,7 @@ def main():
     module_style()
     zoo_fixtures()
     zoo_json_only()
+    op_names()
     for f in sorted(os.listdir(OUT)):
         print(f, os.path.getsize(os.path.join(OUT, f)))
 

@@ -261,7 +261,7 @@ for _n in ("relu", "sigmoid", "tanh", "exp", "log", "log2", "log10", "log1p", "e
            "sign", "floor", "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan",
            "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
            "degrees", "radians", "erf", "erfinv", "gamma", "gammaln", "softsign",
-           "logical_not", "zeros_like", "ones_like", "log_sigmoid", "mish", "hard_sigmoid",
+           "logical_not", "zeros_like", "ones_like", "hard_sigmoid",
            "shape_array", "size_array"):
     _op(_n)
 _op("clip")
@@ -275,7 +275,7 @@ _op("_copy", run=_copy, aliases=("identity",), attrs=())
 _op("BlockGrad", aliases=("stop_gradient",))
 _op("make_loss", aliases=("MakeLoss",))
 _op("Cast", nd_name="cast", aliases=("cast",))
-_op("add_n", None, aliases=("ElementWiseSum", "_sum"), attrs=("num_args",),
+_op("add_n", None, aliases=("ElementWiseSum",), attrs=("num_args",),
     run=lambda ins, kw: nd.add_n(*ins))
 
 # creation (no inputs)
@@ -312,7 +312,6 @@ _op("broadcast_axis", aliases=("broadcast_axes",))
 _op("one_hot", ("indices",))
 _op("depth_to_space")
 _op("space_to_depth")
-_op("moveaxis")
 
 # reductions
 for _n in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax",
@@ -366,7 +365,6 @@ _op("softmax", ("data", "length"))
 _op("log_softmax")
 _op("softmin")
 _op("SoftmaxActivation")
-_op("gelu")
 _op("smooth_l1")
 
 
