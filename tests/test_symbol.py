@@ -364,3 +364,20 @@ def test_every_supported_op_is_an_mxnet_op():
     assert set(mx.sym.supported_ops()) <= mxnet_ops
     from mxgrad.symbol._registry import _ALIASES
     assert set(_ALIASES) <= mxnet_ops          # aliases too (old JSON files use them)
+
+
+def test_operator_graph_matches_mxnet_executor():
+    """~70 operators with many attribute forms (tools/make_symbol_fixtures.py: ops_graph),
+    each output as MXNet's executor computed it, with MXNet's output names and dtypes."""
+    s = mx.sym.load(os.path.join(DATA, "ops-symbol.json"))
+    io = np.load(os.path.join(DATA, "ops-io.npz"), allow_pickle=False)
+    assert s.list_outputs() == io["names"].tolist()
+    assert s.tojson() == open(os.path.join(DATA, "ops-symbol.json")).read()
+    outs = s.eval(**{k: mx.nd.array(io[k]) for k in ("a", "b", "m", "idx")})
+    assert len(outs) == len(io["names"])
+    for i, (name, o) in enumerate(zip(io["names"], outs)):
+        ref = io[f"y{i}"]
+        assert o.shape == ref.shape, name
+        assert np.dtype(o.dtype) == ref.dtype, name
+        np.testing.assert_allclose(o.asnumpy(), ref, rtol=1e-5,
+                                   atol=1e-5 * max(1.0, np.abs(ref).max()), err_msg=name)
