@@ -32,9 +32,15 @@ from . import metric
 from . import contrib
 from . import util
 from . import runtime
+from . import viz
+from . import io
+from . import recordio
+from . import image
+from . import image as img
 
 __version__ = "0.1.0"
 
 __all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Context",
            "MXNetError", "base", "test_utils", "current_context", "num_gpus", "metric", "gluon",
-           "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime"]
+           "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime", "viz",
+           "io", "recordio", "image", "img"]

@@ -379,6 +379,21 @@ def nb03():
         print("running_var[:6] ", var_before[:6].asnumpy(), " grad_req:", bn.running_var.grad_req)
         """),
         md("""
+        ### A picture of the network
+
+        `mx.viz.print_summary` prints MXNet's layer table, and `mx.viz.plot_network` draws
+        the network: it runs it once on a dummy batch of the given shape under
+        `autograd.record()` (leaving parameters and running statistics as they were) and
+        draws the recorded ops, framed by the layer that made them, with the shape of every
+        tensor. The data flows upwards. Drawing needs the optional `graphviz` package
+        (`pip install 'mxgrad[viz]'`); rendering the picture needs Graphviz's `dot` program
+        (`apt-get install graphviz`): without it the cell shows the graph's DOT text.
+        """),
+        code("""
+        mx.viz.print_summary(mlp, shape=(1, 64), line_length=90)
+        mx.viz.plot_network(mlp, shape=(1, 64), title="mlp")
+        """),
+        md("""
         The training loop is the standard Gluon one: forward under `autograd.record()` (which
         also switches Dropout and BatchNorm to training mode), `backward()`,
         `trainer.step(batch_size)`. Accuracy is measured in predict mode, the default
@@ -563,6 +578,37 @@ def nb03():
         for layer in (cnn[1], cnn[5]):
             print(layer.name, "running_mean shape", layer.running_mean.shape,
                   "first values", layer.running_mean.data()[:4].asnumpy())
+        """),
+        md("""
+        ## The same training with the Estimator
+
+        MXNet 1.6+'s `gluon.contrib.estimator` runs the loop above for you:
+        `Estimator(net, loss, train_metrics, trainer).fit(train_data, val_data, epochs)`.
+        Event handlers hook into it (`train_begin`, `epoch_begin`, `batch_begin`,
+        `batch_end`, `epoch_end`, `train_end`); by default it updates the metrics, validates
+        after every epoch and logs, with a progress bar per epoch when `tqdm` is installed.
+        Here a `CheckpointHandler` also keeps the parameters and trainer states of the last
+        epochs and of the best validation accuracy.
+        """),
+        code("""
+        import os, tempfile
+        from mxgrad.gluon.contrib.estimator import Estimator, CheckpointHandler
+
+        net = nn.Sequential()
+        net.add(nn.Dense(64, in_units=64), nn.BatchNorm(in_channels=64), nn.Activation("relu"),
+                nn.Dropout(0.3), nn.Dense(10, in_units=64))
+        net.initialize(mx.init.Xavier())
+        est = Estimator(net, loss_fn, train_metrics=[mx.metric.Accuracy(), mx.metric.Loss()],
+                        trainer=gluon.Trainer(net.collect_params(), "adam",
+                                              {"learning_rate": 0.01}))
+        train_data = DataLoader(ArrayDataset(x_train, y_train), batch_size=64, shuffle=True)
+        test_data = DataLoader(ArrayDataset(x_test, y_test), batch_size=512)
+        model_dir = tempfile.mkdtemp()
+        checkpoints = CheckpointHandler(model_dir, monitor=est.val_metrics[0], save_best=True,
+                                        max_checkpoints=2)
+        est.fit(train_data, val_data=test_data, epochs=3, event_handlers=[checkpoints])
+        print(sorted(os.listdir(model_dir)))
+        print("best validation accuracy", checkpoints.best)
         """),
     ]
 

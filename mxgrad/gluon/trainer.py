@@ -151,11 +151,6 @@ class Trainer:
         self._check_and_rescale_grad(self._scale / batch_size)
         self._update(ignore_stale_grad)
 
-    @staticmethod
-    def _is_fresh(arr) -> bool:
-        node = arr._node
-        return type(node) is Leaf and node.fresh
-
     def _update(self, ignore_stale_grad=False):
         updates = []
         for i, param in enumerate(self._params):
