@@ -29,7 +29,8 @@ def _imports(name):
     return gluon.SymbolBlock.imports(js, ["data"], params), io
 
 
-@pytest.mark.parametrize("name", ["cnn", "mlp", "misc", "module", "layers", "groupnorm"])
+@pytest.mark.parametrize("name", ["cnn", "mlp", "misc", "module", "layers", "groupnorm",
+                                  "lstm"])
 def test_import_predict_matches_mxnet(name):
     blk, io = _imports(name)
     y = blk(mx.nd.array(io["x"]))
@@ -141,7 +142,8 @@ def test_unknown_input_name_is_an_error():
         gluon.SymbolBlock.imports(js, ["x"], params)
 
 
-@pytest.mark.parametrize("name", ["cnn", "mlp", "misc", "module", "layers", "groupnorm"])
+@pytest.mark.parametrize("name", ["cnn", "mlp", "misc", "module", "layers", "groupnorm",
+                                  "lstm"])
 def test_tojson_reproduces_mxnet_file(name):
     js, _, _ = _files(name)
     text = open(js).read()

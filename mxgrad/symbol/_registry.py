@@ -381,6 +381,29 @@ _op("LeakyReLU", ("data", "gamma"), params=("gamma",), run=_leaky_relu,
 _op("Pooling", outputs=lambda kw: 2 if kw.get("pool_type", "max") == "max" else 1,
     visible=1, out_names=("output", "workspace"))
 _op("Dropout", outputs=2, visible=1, out_names=("output", "mask"))
+_op("_rnn_param_concat", None, run=lambda ins, kw: nd.Concat(*ins, **kw),
+    attrs=_attr_names(nd.Concat))
+
+
+def _rnn(inputs, kwargs):
+    """The fused RNN op. Begin states written by Gluon's export as ``_zeros`` with an
+    unknown (0) batch dimension get their shape from the data (layout TNC)."""
+    inputs = list(inputs)
+    data = inputs[0]
+    dirs = 2 if kwargs.get("bidirectional") else 1
+    layers = int(kwargs.get("num_layers", 1))
+    hidden = int(kwargs["state_size"])
+    proj = kwargs.get("projection_size")
+    for i, size in ((2, proj or hidden), (3, hidden)):
+        if i < len(inputs) and inputs[i] is not None and 0 in inputs[i].shape:
+            inputs[i] = nd.zeros((layers * dirs, data.shape[1], size), dtype=data.dtype)
+    return nd.RNN(*inputs, **kwargs)
+
+
+_op("RNN", ("data", "parameters", "state", "state_cell", "sequence_length"), run=_rnn,
+    attrs=_attr_names(nd.RNN),
+    outputs=lambda kw: (3 if kw.get("mode") == "lstm" else 2) if kw.get("state_outputs")
+    else 1)
 _op("softmax", ("data", "length"))
 _op("log_softmax")
 _op("softmin")
