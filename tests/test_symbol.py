@@ -77,18 +77,20 @@ def test_batchnorm_running_stats_update_as_mxnet_with_dropout_downstream():
                                    io["after_" + k], rtol=0, atol=TOL, err_msg=k)
 
 
-def test_imported_model_gradient_equals_gluon_model_gradient():
+@pytest.mark.parametrize("name", ["cnn", "lstm"])
+def test_imported_model_gradient_equals_gluon_model_gradient(name):
     """The interpreted graph is differentiable like the Gluon layers it came from."""
-    from symbol_models import build_cnn
-    js, params, io = _files("cnn")
-    net, x = build_cnn(mx)
+    import symbol_models
+    js, params, io = _files(name)
+    net, x = getattr(symbol_models, "build_" + name)(mx)
     net.collect_params().load(params, ignore_extra=False)
     blk = gluon.SymbolBlock.imports(js, ["data"], params)
     xs = mx.nd.array(x)
+    w_loss = np.random.RandomState(8).randn(*io["y_predict"].shape)
     grads = []
     for model in (net, blk):
         with autograd.record():
-            loss = (model(xs) * mx.nd.array(io["w_loss"])).sum()
+            loss = (model(xs) * mx.nd.array(w_loss)).sum()
         loss.backward()
         grads.append({k: p.grad().asnumpy() for k, p in model.collect_params().items()
                       if p.grad_req != "null"})
