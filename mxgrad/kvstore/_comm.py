@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Optional
-
 import numpy as np
 
 from ..base import MXNetError
@@ -166,13 +164,3 @@ def _install_abort_hook(comm: MPIComm) -> None:
 
     sys.excepthook = abort_all
 
-
-def _rank_from_launcher() -> Optional[int]:
-    """The rank an MPI launcher gave this process, read from its environment variables
-    (no MPI call), or None outside a launcher."""
-    import os
-    for var in ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK"):
-        v = os.environ.get(var)
-        if v is not None and v.isdigit():
-            return int(v)
-    return None
