@@ -43,6 +43,7 @@ import warnings
 from ..base import DTypeError, MXNetError, StateError
 from .. import optimizer as opt
 from ..autograd import Leaf
+from .. import autograd
 from .. import kvstore as kvs
 from .parameter import Parameter, ParameterDict
 
@@ -197,6 +198,8 @@ class Trainer:
             kv._updater.states = self._updaters[0].states   # one home for the states
             kv._updater.states_synced = self._updaters[0].states_synced
             self._updaters = [kv._updater]
+        else:
+            kv._set_updater(None)   # pushpull must return summed gradients
         for param in self._params:
             if param._var is not None:
                 self._param_initialized(param)
@@ -208,7 +211,11 @@ class Trainer:
             return
         i = self._param2idx[id(param)]
         copies = param._data_list
-        kv.broadcast(i, copies[0], out=copies)
+        if kv.num_workers == 1:   # copies are equal from creation: just fill the store
+            kv._set_from_root([(i, copies[:1])])
+            return
+        with autograd.pause():
+            kv.broadcast(i, copies[0], out=copies)
 
     def step(self, batch_size, ignore_stale_grad: bool = False) -> None:
         """One update of all parameters with gradients rescaled by ``1/batch_size``.
@@ -260,7 +267,8 @@ class Trainer:
             return
         keys = [i for i, _ in items]
         kv.push(keys, [p.list_grad() for _, p in items])
-        kv.pull(keys, out=[p._data_list for _, p in items])
+        with autograd.pause():
+            kv.pull(keys, out=[p._data_list for _, p in items])
         for _, p in items:
             for a in p._data_list:
                 node = a._node
@@ -323,11 +331,12 @@ class Trainer:
         else:
             for i, grad, data in _consumed(updates):
                 updater(i, grad, data)
-        for i in fresh:
-            copies = self._params[i]._data_list
-            for a in copies[1:]:
-                a._node.fresh = False
-                a[:] = copies[0]
+        with autograd.pause():
+            for i in fresh:
+                copies = self._params[i]._data_list
+                for a in copies[1:]:
+                    a._node.fresh = False
+                    a[:] = copies[0]
 
     @staticmethod
     def _is_fresh(arr) -> bool:
