@@ -149,3 +149,24 @@ def test_dist_kvstore_without_mpiexec_is_one_worker():
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     assert res == {"rank": 0, "num_workers": 1, "type": "dist_sync",
                    "w": [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]}
+
+
+def _example_numbers(stdout):
+    rows = [line.split() for line in stdout.splitlines() if line.startswith("epoch")]
+    return np.array([[float(r[3]), float(r[6])] for r in rows])
+
+
+def test_example_script_one_and_two_processes_agree():
+    """examples/train_dist.py prints the same losses and accuracies on 1 and 2 workers."""
+    script = [os.path.join(ROOT, "examples", "train_dist.py"), "--epochs", "2"]
+    one = subprocess.run([sys.executable] + script, capture_output=True, text=True,
+                         timeout=TIMEOUT, env=_env(), cwd=ROOT)
+    two = subprocess.run([sys.executable, "-m", "mxgrad.launch", "-n", "2"] + script,
+                         capture_output=True, text=True, timeout=TIMEOUT, env=_env(),
+                         cwd=ROOT)
+    _check(one)
+    _check(two)
+    assert "1 worker(s)" in one.stdout and "2 worker(s)" in two.stdout
+    a, b = _example_numbers(one.stdout), _example_numbers(two.stdout)
+    assert a.shape == (2, 2) and a[1, 1] > 0.85
+    np.testing.assert_allclose(a, b, atol=2e-6)
