@@ -5,6 +5,7 @@ The workers run ``tests/_dist_worker.py`` under the ``mpiexec`` of the ``dist`` 
 (mpi4py + the MPICH wheel); each launch has a timeout so a hang fails the test. Skipped
 only when the ``dist`` extra is not installed.
 """
+import copy
 import json
 import os
 import subprocess
@@ -30,6 +31,14 @@ import _dist_worker as W  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TIMEOUT = 120
+
+
+@pytest.fixture(autouse=True)
+def _keep_global_generator():
+    """These tests seed mx.random: give later tests the generator they would have had."""
+    saved = copy.deepcopy(mx.random._rng[0])
+    yield
+    mx.random._rng[0] = saved
 
 
 def _env():

@@ -1,5 +1,6 @@
 """mx.kv in one process, parameters on several contexts, the Trainer's kvstore paths,
 SplitSampler and the launcher's command line. (Several processes: tests/test_dist.py.)"""
+import copy
 import os
 import sys
 import warnings
@@ -11,6 +12,14 @@ import mxgrad as mx
 from mxgrad import autograd, gluon, nd
 from mxgrad.base import MXNetError, ShapeError, StateError
 from mxgrad.kvstore import KVStoreError, DistUnavailableError, _comm
+
+
+@pytest.fixture(autouse=True)
+def _keep_global_generator():
+    """These tests seed mx.random: give later tests the generator they would have had."""
+    saved = copy.deepcopy(mx.random._rng[0])
+    yield
+    mx.random._rng[0] = saved
 
 
 # ------------------------------------------------------------------ KVStore API
