@@ -1,9 +1,7 @@
 """mx.kv in one process, parameters on several contexts, the Trainer's kvstore paths,
 SplitSampler and the launcher's command line. (Several processes: tests/test_dist.py.)"""
 import copy
-import os
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -239,8 +237,8 @@ def test_several_contexts_train_like_one(opt, optp, upd, split):
     net, tr = _train(CTX, opt, optp, upd=upd, split=split)
     assert tr._kvstore is not None and tr._update_on_kvstore == (upd is not False)
     for p, q in zip(ref.collect_params().values(), net.collect_params().values()):
-        for copy in q.list_data():
-            np.testing.assert_allclose(copy.asnumpy(), p.data().asnumpy(), rtol=1e-6,
+        for replica in q.list_data():
+            np.testing.assert_allclose(replica.asnumpy(), p.data().asnumpy(), rtol=1e-6,
                                        atol=1e-7)
 
 
