@@ -88,8 +88,8 @@ def trained(request, tmp_path_factory):
 @pytest.mark.parametrize("config", W.CONFIGS, ids=[c[0] for c in W.CONFIGS])
 def test_workers_match_one_process_with_devices(trained, config):
     """N workers x batch B == one process with N contexts (batch N*B split): the same
-    sums in the same order, so equal to float32 rounding; BatchNorm statistics are
-    per worker (per context), Dropout masks per rank."""
+    sums in the same order, so bit for bit; BatchNorm statistics are per worker (per
+    context), Dropout masks per rank."""
     n, ranks = trained
     ref = _reference(config, n)
     for name, copies in ref.items():
@@ -97,8 +97,7 @@ def test_workers_match_one_process_with_devices(trained, config):
         running = "running" in name
         for r in range(n):
             want = copies[r] if running else copies[0]
-            np.testing.assert_allclose(ranks[r][key], want, rtol=1e-6, atol=1e-7,
-                                       err_msg=f"{key} on rank {r}")
+            np.testing.assert_array_equal(ranks[r][key], want, err_msg=f"{key} on rank {r}")
         if not running:   # every copy of the reference is the same
             for c in copies[1:]:
                 np.testing.assert_array_equal(c, copies[0])
