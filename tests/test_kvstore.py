@@ -315,3 +315,17 @@ def test_launcher_command(monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(FileNotFoundError, match=r"mxgrad\[dist\]"):
         launch.find_mpiexec()
+
+
+@pytest.mark.parametrize("make", [lambda: mx.kv.create("local"), lambda: "horovod"])
+def test_kvstore_instance_or_horovod_on_one_context(make, monkeypatch):
+    monkeypatch.setattr(_comm, "_world", [_comm.LocalComm()])   # 1 worker, no MPI needed
+    ref, _ = _train([mx.cpu()], "adam", {"learning_rate": 0.01}, kvstore=None)
+    net, tr = _train([mx.cpu()], "adam", {"learning_rate": 0.01}, kvstore=make())
+    assert tr._kvstore is not None
+    assert tr._update_on_kvstore == (tr._kvstore.type != "horovod")
+    for p, q in zip(ref.collect_params().values(), net.collect_params().values()):
+        np.testing.assert_array_equal(q.data().asnumpy(), p.data().asnumpy())
+    with pytest.raises(StateError, match="horovod"):
+        gluon.Trainer(net.collect_params(), "sgd", kvstore="horovod",
+                      update_on_kvstore=True)
