@@ -19,6 +19,7 @@ from . import context
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import ndarray
 from . import ndarray as nd
+from . import symbol as sym  # mx.sym: Symbol graphs for SymbolBlock and export
 from . import autograd
 from . import random
 from . import test_utils
@@ -33,10 +34,15 @@ from . import kvstore as kv
 from . import contrib
 from . import util
 from . import runtime
+from . import viz
+from . import io
+from . import recordio
+from . import image
+from . import image as img
 
 __version__ = "0.1.0"
 
 __all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Context",
            "MXNetError", "base", "test_utils", "current_context", "num_gpus", "metric", "gluon",
-           "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime",
-           "kv", "kvstore"]
+           "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime", "viz",
+           "io", "recordio", "image", "img", "kv", "kvstore"]

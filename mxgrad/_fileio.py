@@ -29,9 +29,9 @@ import os
 import tempfile
 from typing import IO, Iterator, Union
 
-from .base import DTypeError
+from .base import DTypeError, FileMissingError
 
-__all__ = ["atomic_write", "check_path"]
+__all__ = ["atomic_write", "check_path", "open_for_read"]
 
 _UMASK = None
 
@@ -116,3 +116,22 @@ def atomic_write(path: Union[str, os.PathLike], mode: str = "wb",
         except OSError:
             pass
         raise
+
+
+def open_for_read(path, argname: str = "fname") -> IO:
+    """Open ``path`` for binary reading; a missing file raises
+    :class:`~mxgrad.base.FileMissingError` (an ``MXNetError`` and a ``FileNotFoundError``).
+
+    Examples
+    --------
+    >>> try:
+    ...     open_for_read('/nonexistent/x.params')
+    ... except FileNotFoundError as err:
+    ...     print(type(err).__name__)
+    FileMissingError
+    """
+    path = check_path(path, argname)
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise FileMissingError(f"{argname} {path!r} does not exist") from None

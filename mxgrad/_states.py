@@ -158,7 +158,10 @@ class _Decoder:
                     raise self.bad(f"scalar dtype {val[0]!r}") from None
                 if dt.kind not in "biuf":
                     raise self.bad(f"scalar dtype {val[0]!r}")
-                return dt.type(self.dec(val[1]))
+                num = self.dec(val[1])
+                if not isinstance(num, (bool, int, float)):
+                    raise self.bad(f"scalar value {str(val[1])[:40]}")
+                return dt.type(num)
             if tag in ("nd", "np"):
                 if val not in self.arrays:
                     raise self.bad(f"missing array {val!r}")
@@ -191,7 +194,7 @@ class _Decoder:
         if not isinstance(attrs, dict):
             raise self.bad("lr scheduler attributes are not a dict")
         obj = cls.__new__(cls)
-        obj.__dict__.update({str(k): x for k, x in attrs.items()})
+        obj.__dict__.update(_data_attrs(cls, attrs, self.where))
         return obj
 
     def optimizer(self, doc):
@@ -199,6 +202,17 @@ class _Decoder:
             raise self.bad("the optimizer entry has no class")
         return _make_optimizer(doc["class"], self.dec(doc.get("attrs")),
                                self.dec(doc.get("index_update_count_key", 0)), self.where)
+
+
+def _data_attrs(cls, attrs: dict, where: str) -> dict:
+    """``attrs`` if none of them would hide a method or property of ``cls``."""
+    for k in attrs:
+        member = getattr(cls, k, None) if isinstance(k, str) else None
+        if not isinstance(k, str) or k.startswith("__") or callable(member) or \
+                isinstance(member, property):
+            raise FileFormatError(f"{where}: attribute {k!r} of {cls.__name__} cannot be "
+                                  f"set from a file")
+    return attrs
 
 
 def _make_optimizer(key: str, attrs, count_key, where: str):
@@ -217,7 +231,8 @@ def _make_optimizer(key: str, attrs, count_key, where: str):
             obj.__dict__.update(vars(cls()))     # attributes the file lacks keep defaults
     except Exception:    # noqa: BLE001 - an optimizer that needs arguments: file only
         pass
-    obj.__dict__.update({str(k): v for k, v in attrs.items() if k not in _SKIP_ATTRS})
+    obj.__dict__.update(_data_attrs(cls, {k: v for k, v in attrs.items()
+                                          if k not in _SKIP_ATTRS}, where))
     obj.param_dict = {}
     counts = obj.__dict__.get("_all_index_update_counts")
     if isinstance(counts, dict):
@@ -244,10 +259,15 @@ def _loads_native(buf, where: str):
         raise FileFormatError(f"{where} has states format version {doc.get('version')!r}; "
                               f"this mxgrad reads version {VERSION}")
     d = _Decoder(table, where)
-    states = d.dec(doc.get("states"))
-    if not isinstance(states, dict):
-        raise d.bad("the states are not a dict")
-    opt = None if doc.get("optimizer") is None else d.optimizer(doc["optimizer"])
+    try:
+        states = d.dec(doc.get("states"))
+        if not isinstance(states, dict):
+            raise d.bad("the states are not a dict")
+        opt = None if doc.get("optimizer") is None else d.optimizer(doc["optimizer"])
+    except (TypeError, ValueError, OverflowError, RecursionError) as err:
+        if isinstance(err, FileFormatError):
+            raise
+        raise d.bad(f"{type(err).__name__}: {err}") from None
     return states, opt, {"param_names": doc.get("param_names"), "format": "mxgrad"}
 
 
@@ -390,14 +410,24 @@ def _arrays_of(state):
             yield from _arrays_of(s)
 
 
+def _brief(names) -> str:
+    names = [repr(str(x)) for x in names]
+    return ", ".join(names) if len(names) <= 4 else ", ".join(names[:2] + ["..."] + names[-2:])
+
+
 def check_states(states: dict, params: Sequence, where: str,
                  saved_names: Optional[Sequence[str]] = None) -> None:
     """Check that ``states`` fit ``params`` (index -> Parameter) before anything changes.
 
-    Every state index must be a parameter index, and every array of a state must have
-    its parameter's shape; a mismatch raises :class:`StatesMismatchError` naming both.
+    The file's parameter count (when it recorded one), every state index and every array
+    shape must match; a mismatch raises :class:`StatesMismatchError` naming the parameter.
     """
     n = len(params)
+    if saved_names is not None and len(saved_names) != n:
+        raise StatesMismatchError(
+            f"{where} was saved by a Trainer of {len(saved_names)} parameters "
+            f"({_brief(saved_names)}), but this Trainer has {n} "
+            f"({_brief([p.name for p in params])}): the file belongs to another model")
     for idx, state in states.items():
         saved = ""
         if saved_names is not None and isinstance(idx, int) and 0 <= idx < len(saved_names):

@@ -100,3 +100,10 @@ class FileFormatError(MXNetError, ValueError):
 
 
 __all__.append("FileFormatError")
+
+
+class FileMissingError(MXNetError, FileNotFoundError):
+    """A file to load does not exist (MXNet raises ``MXNetError`` here)."""
+
+
+__all__.append("FileMissingError")

@@ -11,7 +11,9 @@ seconds on a laptop CPU.
 Options: ``--epochs N`` (20), ``--batch-size B`` (64), ``--lr`` (0.005), ``--seed S``
 (0; the run is deterministic for a given seed), ``--quiet`` (no output) and
 ``--plot FILE`` (save the loss curve as an image; needs matplotlib, which is imported
-only then, with the non-interactive Agg backend).
+only then, with the non-interactive Agg backend) and ``--estimator`` (train with
+``gluon.contrib.estimator.Estimator`` and its logging instead of the hand-written loop;
+the same results).
 
 From Python, :func:`main` takes the same arguments as a list and returns a dict with
 the final ``test_acc``, ``train_acc``, the per-epoch ``losses``, ``train_accs``,
@@ -104,6 +106,31 @@ def _plot(losses: Sequence[float], path: str, out) -> None:
         print(f"loss curve saved to {path}", file=out)
 
 
+def _fit_estimator(net, loss_fn, trainer, loader, epochs, out, losses, train, test):
+    """The same training with ``gluon.contrib.estimator.Estimator``: its LoggingHandler
+    prints the progress (a bar per epoch when tqdm is installed), a small handler
+    records the per-epoch loss and accuracies."""
+    from mxgrad.gluon.contrib.estimator import Estimator, EpochEnd, LoggingHandler
+
+    class Record(EpochEnd):
+        priority = 10    # after the metrics are complete, before the log line
+
+        def epoch_end(self, estimator, *args, **kwargs):
+            losses.append(estimator.train_metrics[0].get()[1])
+            for x, y, accs in (train, test):
+                accs.append(evaluate(net, x, y))
+            if out is not None:
+                print(f"epoch {len(losses):>3}/{epochs} loss {losses[-1]:.4f}  train acc "
+                      f"{train[2][-1]:.3f}  test acc {test[2][-1]:.3f}", file=out, flush=True)
+
+    est = Estimator(net, loss_fn, train_metrics=[mx.metric.Loss()], trainer=trainer)
+    if out is None:
+        est.logger.setLevel("WARNING")
+    logging_handler = LoggingHandler(metrics=est.train_metrics,
+                                     progress=None if out is not None else False)
+    est.fit(loader, epochs=epochs, event_handlers=[Record(), logging_handler])
+
+
 def _parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m mxgrad.demo",
                                 description="Train an MLP with BatchNorm and Dropout on "
@@ -115,6 +142,9 @@ def _parse(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     p.add_argument("--quiet", action="store_true", help="print nothing")
     p.add_argument("--plot", metavar="FILE", default=None,
                    help="save the loss curve to FILE (needs matplotlib)")
+    p.add_argument("--estimator", action="store_true",
+                   help="train with gluon.contrib.estimator.Estimator instead of the "
+                        "hand-written loop (same results)")
     args = p.parse_args(argv)
     if args.epochs < 1 or args.batch_size < 1:
         p.error("--epochs and --batch-size must be positive")
@@ -144,7 +174,10 @@ def main(argv: Optional[Sequence[str]] = None) -> Dict[str, object]:
     train_accs: List[float] = []
     test_accs: List[float] = []
     n_batches = len(loader)
-    for epoch in range(1, args.epochs + 1):
+    if args.estimator:
+        _fit_estimator(net, loss_fn, trainer, loader, args.epochs, out, losses,
+                       (x_train, y_train, train_accs), (x_test, y_test, test_accs))
+    for epoch in range(1, 0 if args.estimator else args.epochs + 1):
         total, count = 0.0, 0
         for i, (xb, yb) in enumerate(loader, 1):
             with autograd.record():

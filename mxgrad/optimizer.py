@@ -36,6 +36,7 @@ import numpy as np
 from .base import DTypeError, MXNetError, ShapeError, StateError
 from .ndarray.ndarray import NDArray, wrap
 from .autograd.scope import state as _scope
+from .ops import optimizer_update as _k   # the update arithmetic, shared with nd.*_update
 
 __all__ = ["Optimizer", "register", "create", "get_updater", "Updater", "SGD", "NAG",
            "Adam", "AdamW", "RMSProp", "AdaGrad", "AdaDelta", "Adamax", "Nadam", "Signum",
@@ -423,12 +424,10 @@ class SGD(Optimizer):
             if wd:
                 g += w * (lr * wd)
         if state is None:
-            w -= g
+            _k.sgd_step(w, g, None, 0.0)
         else:
-            m = state._data if type(state) is NDArray else _buf(state)
-            m *= self.momentum
-            m -= g
-            w += m
+            _k.sgd_step(w, g, state._data if type(state) is NDArray else _buf(state),
+                        self.momentum)
             state._ver[0] += 1
         weight._ver[0] += 1
 
@@ -468,15 +467,8 @@ class NAG(Optimizer):
         self._clip(g)
         if wd:
             g += wd * w
-        g *= lr
-        if state is None:
-            w -= g
-        else:
-            m = _buf(state)
-            m *= self.momentum
-            m -= g
-            w += self.momentum * m
-            w -= g
+        _k.nag_step(w, g, None if state is None else _buf(state), lr, self.momentum)
+        if state is not None:
             _touch(state)
         _touch(weight)
 
@@ -518,19 +510,9 @@ class Adam(Optimizer):
         if wd:
             g += wd * w
         self._clip(g)
-        m, v = _adam_moments(state, g, self.beta1, self.beta2)
-        w -= lr * m / (np.sqrt(v) + self.epsilon)
+        _k.adam_step(w, g, _buf(state[0]), _buf(state[1]), lr, self.beta1, self.beta2,
+                     self.epsilon)
         _touch(state[0]), _touch(state[1]), _touch(weight)
-
-
-def _adam_moments(state, g, beta1, beta2):
-    """Update Adam's first and second moment buffers in place; return them (NumPy)."""
-    m, v = _buf(state[0]), _buf(state[1])
-    m *= beta1
-    m += (1.0 - beta1) * g
-    v *= beta2
-    v += (1.0 - beta2) * np.square(g)
-    return m, v
 
 
 @register
@@ -570,7 +552,8 @@ class AdamW(Optimizer):
         if self.correct_bias:
             lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
         self._clip(g)
-        m, v = _adam_moments(state, g, self.beta1, self.beta2)
+        m, v = _buf(state[0]), _buf(state[1])
+        _k.adam_moments(g, m, v, self.beta1, self.beta2)
         w -= lr * (m / (np.sqrt(v) + self.epsilon) + wd * w)
         _touch(state[0]), _touch(state[1]), _touch(weight)
 
@@ -615,20 +598,12 @@ class RMSProp(Optimizer):
         if wd:
             g += wd * w
         self._clip(g)
-        n = _buf(state[0])
-        n *= self.gamma1
-        n += (1.0 - self.gamma1) * np.square(g)
         if not self.centered:
-            w -= lr * g / np.sqrt(n + self.epsilon)
+            _k.rmsprop_step(w, g, _buf(state[0]), lr, self.gamma1, self.epsilon,
+                            self.clip_weights)
         else:
-            m, delta = _buf(state[1]), _buf(state[2])
-            m *= self.gamma1
-            m += (1.0 - self.gamma1) * g
-            delta *= self.gamma2
-            delta -= lr * g / np.sqrt(n - np.square(m) + self.epsilon)
-            w += delta
-        if self.clip_weights:
-            np.clip(w, -self.clip_weights, self.clip_weights, out=w)
+            _k.rmspropalex_step(w, g, _buf(state[0]), _buf(state[1]), _buf(state[2]), lr,
+                                self.gamma1, self.gamma2, self.epsilon, self.clip_weights)
         for s in state:
             _touch(s)
         _touch(weight)
@@ -809,15 +784,10 @@ class Signum(Optimizer):
     def update(self, index, weight, grad, state):
         lr, wd, w, g = self._prepare(index, weight, grad)
         if state is None:
-            w *= (1.0 - lr * (wd + self.wd_lh))
-            w -= lr * np.sign(g)
+            _k.signsgd_step(w, g, lr, wd + self.wd_lh)
         else:
             self._clip(g)
-            m = _buf(state)
-            m *= self.momentum
-            m -= (1.0 - self.momentum) * (g + wd * w)
-            w *= (1.0 - lr * self.wd_lh)
-            w += lr * np.sign(m)
+            _k.signum_step(w, g, _buf(state), lr, self.momentum, wd, self.wd_lh)
             _touch(state)
         _touch(weight)
 
@@ -856,15 +826,8 @@ class FTML(Optimizer):
         t = self._index_update_count[index]
         g += wd * w
         self._clip(g)
-        d, v, z = (_buf(s) for s in state)
-        b1, b2 = self.beta1, self.beta2
-        v *= b2
-        v += (1.0 - b2) * np.square(g)
-        d_t = (1.0 - b1 ** t) / lr * (np.sqrt(v / (1.0 - b2 ** t)) + self.epsilon)
-        z *= b1
-        z += (1.0 - b1) * g - (d_t - b1 * d) * w
-        d[...] = d_t
-        w[...] = -z / d_t
+        _k.ftml_step(w, g, *(_buf(s) for s in state), lr, t, self.beta1, self.beta2,
+                     self.epsilon)
         _touch(state[0]), _touch(state[1]), _touch(state[2]), _touch(weight)
 
 
@@ -906,37 +869,11 @@ class LAMB(Optimizer):
         lr, wd, w, g = self._prepare(index, weight, grad)
         t = self._index_update_count[index]
         self._clip(g)
-        r = lamb_direction(w, g, _buf(state[0]), _buf(state[1]), t, self.beta1, self.beta2,
-                           self.epsilon, self.bias_correction, wd)
-        r1 = float(np.linalg.norm(w.astype(np.float64).ravel()))
-        r2 = float(np.linalg.norm(r.astype(np.float64).ravel()))
-        lamb_apply(w, r, r1, r2, lr, self.lower_bound, self.upper_bound)
+        r = _k.lamb_direction(w, g, _buf(state[0]), _buf(state[1]), t, self.beta1,
+                              self.beta2, self.epsilon, self.bias_correction, wd)
+        _k.lamb_apply(w, r, _k.norm64(w), _k.norm64(r), lr, self.lower_bound,
+                      self.upper_bound)
         _touch(state[0]), _touch(state[1]), _touch(weight)
-
-
-def lamb_direction(w, g, mean, var, t, beta1, beta2, epsilon, bias_correction, wd):
-    """LAMB's phase 1 on NumPy buffers: update ``mean``/``var`` in place from the (rescaled,
-    clipped) gradient ``g``; return the direction ``r`` (a new array)."""
-    mean *= beta1
-    mean += (1.0 - beta1) * g
-    var *= beta2
-    var += (1.0 - beta2) * np.square(g)
-    m_hat, v_hat = mean, var
-    if bias_correction:
-        m_hat = mean / (1.0 - beta1 ** t)
-        v_hat = var / (1.0 - beta2 ** t)
-    return m_hat / (np.sqrt(v_hat) + epsilon) + wd * w
-
-
-def lamb_apply(w, r, r1, r2, lr, lower_bound=None, upper_bound=None):
-    """LAMB's phase 2 on NumPy buffers: ``w -= lr * trust * r`` with the trust ratio
-    ``clip(r1, lower_bound, upper_bound) / r2`` (1 when either norm is 0)."""
-    if lower_bound is not None and lower_bound >= 0 and lower_bound:
-        r1 = max(r1, lower_bound)
-    if upper_bound is not None and upper_bound >= 0 and upper_bound:
-        r1 = min(r1, upper_bound)
-    ratio = 1.0 if r1 == 0.0 or r2 == 0.0 else r1 / r2
-    w -= (lr * ratio) * r
 
 
 @register
@@ -960,11 +897,7 @@ class Ftrl(Optimizer):
     def update(self, index, weight, grad, state):
         lr, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
-        z, n = _buf(state[0]), _buf(state[1])
-        z += g - (np.sqrt(n + np.square(g)) - np.sqrt(n)) * w / lr
-        n += np.square(g)
-        w[...] = ((np.sign(z) * self.lamda1 - z) / ((self.beta + np.sqrt(n)) / lr + wd)
-                  * (np.abs(z) > self.lamda1))
+        _k.ftrl_step(w, g, _buf(state[0]), _buf(state[1]), lr, self.lamda1, self.beta, wd)
         _touch(state[0]), _touch(state[1]), _touch(weight)
 
 

@@ -87,9 +87,10 @@ def test_filter_take_shard_sample():
         ds.sample([1, 2])
 
 
-def test_record_file_dataset_is_a_clear_error():
-    with pytest.raises(mx.MXNetError, match="RecordIO"):
-        gdata.RecordFileDataset("x.rec")
+def test_record_file_dataset_missing_file_is_a_clear_error(tmp_path):
+    # RecordFileDataset itself is tested in tests/test_recordio.py
+    with pytest.raises(mx.MXNetError, match="x.rec"):
+        gdata.RecordFileDataset(str(tmp_path / "x.rec"))
 
 
 # ----------------------------------------------------------------------------- samplers

@@ -81,8 +81,12 @@ def test_bad_fname_and_unstorable_dtype(tmp_path):
     with pytest.raises(TypeError, match=r"data\['z'\].*complex64"):
         mx.nd.save(str(f), {"ok": mx.nd.ones(1), "z": bad})
     assert f.read_bytes() == b"old" and os.listdir(tmp_path) == ["x.nd"]
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError, match="missing.nd") as info:
         mx.nd.load(str(tmp_path / "missing.nd"))
+    assert isinstance(info.value, MXNetError)
+    tr = mx.gluon.Trainer([mx.gluon.Parameter("p", shape=(1,))], "sgd")
+    with pytest.raises(MXNetError, match="missing.states"):
+        tr.load_states(str(tmp_path / "missing.states"))
 
 
 def test_atomic_write_permissions_and_cleanup(tmp_path):

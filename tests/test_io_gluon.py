@@ -143,3 +143,25 @@ def test_save_parameters_is_atomic_and_validated(tmp_path):
         net.save_parameters(str(f))
     assert f.read_bytes() == b"old"
     assert os.listdir(tmp_path) == ["n.params"]
+
+
+def test_shared_parameters_and_deduplicate_byte_identical(tmp_path):
+    shared = nn.HybridSequential(prefix="s_")
+    with shared.name_scope():
+        d0 = nn.Dense(2, in_units=2)
+        shared.add(d0, nn.Dense(2, in_units=2, params=d0.collect_params()),
+                   nn.Dense(1, in_units=2))
+    shared.initialize()
+    for _, p in sorted(shared.collect_params().items()):
+        p.set_data(mx.nd.array(values("float32", p.shape)))
+    f = str(tmp_path / "s.params")
+    shared.save_parameters(f, deduplicate=True)
+    assert raw(f) == raw(fixture("shared_dedup.params"))
+    assert list(mx.nd.load(f)) == ["1.weight", "1.bias", "2.weight", "2.bias"]
+    shared.save_parameters(f)
+    assert raw(f) == raw(fixture("shared.params"))
+    for p in shared.collect_params().values():
+        p.set_data(p.data() * 0)
+    shared.load_parameters(fixture("shared_dedup.params"))   # one name is enough
+    np.testing.assert_array_equal(shared[0].weight.data().asnumpy(),
+                                  values("float32", (2, 2)))

@@ -189,3 +189,35 @@ def test_mxgrad_npz_files_still_load(tmp_path):
         np.savez(fh, x=np.zeros(1))
     with pytest.raises(FileFormatError, match="did not write"):
         mx.nd.load(f)
+
+
+def test_numpy_semantics_file_from_mxnet_loads():
+    # mx.npx.save writes V3 records; a 0-d scalar becomes shape (1,) (no 0-d arrays here)
+    got = mx.nd.load(fixture("npx_v3.nd"))
+    np.testing.assert_array_equal(got["a"].asnumpy(), values("float32", (1, 2)))
+    assert got["s"].shape == (1,) and got["s"].asscalar() == 3.0
+    assert got["z"].shape == (0, 2)
+
+
+def test_random_corruption_never_escapes_as_another_error():
+    rng = np.random.RandomState(0)
+    for name in ("sparse.nd", "dict_float64.nd", "net.params", "npx_v3.nd"):
+        buf = raw(fixture(name))
+        for _ in range(300):
+            b = bytearray(buf)
+            for pos in rng.randint(0, len(b), size=rng.randint(1, 4)):
+                b[pos] = rng.randint(0, 256)
+            try:
+                mx.nd.load_frombuffer(bytes(b))
+            except FileFormatError:
+                pass
+
+
+def test_sparse_too_large_for_dense_names_the_key():
+    buf = bytearray(raw(fixture("sparse.nd")))
+    # the CSR record's shape (3, 4): make the column count enormous (still consistent)
+    pos = buf.find(np.array([2, 3, 4], "<i4").tobytes()[:4] + np.array([3, 4], "<i8").tobytes())
+    assert pos > 0
+    buf[pos + 12:pos + 20] = np.int64(1 << 50).tobytes()
+    with pytest.raises(FileFormatError, match="key 'csr'.*csr array of shape"):
+        mx.nd.load_frombuffer(bytes(buf))

@@ -33,3 +33,10 @@ def test_moveaxis_with_lists_matches_numpy():
         nd.moveaxis(nd.array(x), [0, 1], [2])
     with pytest.raises(MXNetError, match="repeated"):
         nd.moveaxis(nd.array(x), [0, 0], [1, 2])
+
+
+def test_broadcast_like_with_empty_axes_raises_as_mxnet():
+    with pytest.raises(MXNetError, match="empty"):
+        nd.broadcast_like(nd.ones((1, 2)), nd.ones((3, 2)), lhs_axes=(), rhs_axes=())
+    assert nd.broadcast_like(nd.ones((1, 2)), nd.ones((3, 2)), lhs_axes=0,
+                             rhs_axes=0).shape == (3, 2)

@@ -63,6 +63,18 @@ def main():
     print(sorted(mx.nd.load(path("net.params"))), file=sys.stderr)
     print(sorted(mx.nd.load(path("net_legacy.params"))), file=sys.stderr)
 
+    # shared parameters: save_parameters(deduplicate=True) keeps the last name of each
+    shared = mx.gluon.nn.HybridSequential(prefix="s_")
+    with shared.name_scope():
+        d0 = mx.gluon.nn.Dense(2, in_units=2)
+        shared.add(d0, mx.gluon.nn.Dense(2, in_units=2, params=d0.collect_params()),
+                   mx.gluon.nn.Dense(1, in_units=2))
+    shared.initialize()
+    for name, p in sorted(shared.collect_params().items()):
+        p.set_data(mx.nd.array(values("float32", p.shape)))
+    shared.save_parameters(path("shared_dedup.params"), deduplicate=True)
+    shared.save_parameters(path("shared.params"))
+
     # a Module-style checkpoint's params file (arg:/aux: keys)
     arg = {"fc_weight": mx.nd.array(values("float32", (3, 4))),
            "fc_bias": mx.nd.array(values("float32", (3,)))}
@@ -79,6 +91,12 @@ def main():
          np.array([0, 2, 2, 3])), shape=(3, 4))
     mx.nd.save(path("sparse.nd"), {"rsp": rsp, "csr": csr,
                                    "dense": mx.nd.array(values("float32", (2,)))})
+
+    # NumPy-semantics records (magic V3): a 0-d scalar and a zero-size array
+    mx.npx.set_np()
+    mx.npx.save(path("npx_v3.nd"), {"a": mx.np.array(values("float32", (1, 2))),
+                                    "s": mx.np.array(3.0), "z": mx.np.zeros((0, 2))})
+    mx.npx.reset_np()
 
     # a pickled Trainer states file (MXNet's own format), for the allow_pickle path
     net2 = mx.gluon.nn.Dense(2, in_units=3, prefix="d_")

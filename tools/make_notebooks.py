@@ -379,6 +379,21 @@ def nb03():
         print("running_var[:6] ", var_before[:6].asnumpy(), " grad_req:", bn.running_var.grad_req)
         """),
         md("""
+        ### A picture of the network
+
+        `mx.viz.print_summary` prints MXNet's layer table, and `mx.viz.plot_network` draws
+        the network: it runs it once on a dummy batch of the given shape under
+        `autograd.record()` (leaving parameters and running statistics as they were) and
+        draws the recorded ops, framed by the layer that made them, with the shape of every
+        tensor. The data flows upwards. Drawing needs the optional `graphviz` package
+        (`pip install 'mxgrad[viz]'`); rendering the picture needs Graphviz's `dot` program
+        (`apt-get install graphviz`): without it the cell shows the graph's DOT text.
+        """),
+        code("""
+        mx.viz.print_summary(mlp, shape=(1, 64), line_length=90)
+        mx.viz.plot_network(mlp, shape=(1, 64), title="mlp")
+        """),
+        md("""
         The training loop is the standard Gluon one: forward under `autograd.record()` (which
         also switches Dropout and BatchNorm to training mode), `backward()`,
         `trainer.step(batch_size)`. Accuracy is measured in predict mode, the default
@@ -564,6 +579,37 @@ def nb03():
             print(layer.name, "running_mean shape", layer.running_mean.shape,
                   "first values", layer.running_mean.data()[:4].asnumpy())
         """),
+        md("""
+        ## The same training with the Estimator
+
+        MXNet 1.6+'s `gluon.contrib.estimator` runs the loop above for you:
+        `Estimator(net, loss, train_metrics, trainer).fit(train_data, val_data, epochs)`.
+        Event handlers hook into it (`train_begin`, `epoch_begin`, `batch_begin`,
+        `batch_end`, `epoch_end`, `train_end`); by default it updates the metrics, validates
+        after every epoch and logs, with a progress bar per epoch when `tqdm` is installed.
+        Here a `CheckpointHandler` also keeps the parameters and trainer states of the last
+        epochs and of the best validation accuracy.
+        """),
+        code("""
+        import os, tempfile
+        from mxgrad.gluon.contrib.estimator import Estimator, CheckpointHandler
+
+        net = nn.Sequential()
+        net.add(nn.Dense(64, in_units=64), nn.BatchNorm(in_channels=64), nn.Activation("relu"),
+                nn.Dropout(0.3), nn.Dense(10, in_units=64))
+        net.initialize(mx.init.Xavier())
+        est = Estimator(net, loss_fn, train_metrics=[mx.metric.Accuracy(), mx.metric.Loss()],
+                        trainer=gluon.Trainer(net.collect_params(), "adam",
+                                              {"learning_rate": 0.01}))
+        train_data = DataLoader(ArrayDataset(x_train, y_train), batch_size=64, shuffle=True)
+        test_data = DataLoader(ArrayDataset(x_test, y_test), batch_size=512)
+        model_dir = tempfile.mkdtemp()
+        checkpoints = CheckpointHandler(model_dir, monitor=est.val_metrics[0], save_best=True,
+                                        max_checkpoints=2)
+        est.fit(train_data, val_data=test_data, epochs=3, event_handlers=[checkpoints])
+        print(sorted(os.listdir(model_dir)))
+        print("best validation accuracy", checkpoints.best)
+        """),
     ]
 
 
@@ -674,10 +720,10 @@ def nb04():
         | Devices | CPU and GPU | CPU only. `mx.num_gpus()` is 0; `mx.gpu()` is accepted (so `ctx=mx.gpu()` code runs) but arrays created on it live on `cpu(0)` |
         | Execution | asynchronous engine; `nd.waitall()` / `wait_to_read()` wait for it | synchronous NumPy; `waitall()` / `wait_to_read()` exist and return at once |
         | Errors | shape and type errors at the call; errors inside an op's computation (e.g. `linalg_potrf` of a matrix that is not positive definite) only later, at `asnumpy()` / `wait_to_read()` | every error at the call that causes it |
-        | Symbol API | `mx.sym`; `hybridize()` compiles the block to a graph; `export()`, `SymbolBlock` | no `mx.sym`; `hybridize()` is accepted and the block keeps running imperatively (`F` is `mx.nd` in `hybrid_forward`); `export()` and `SymbolBlock` raise a clear error |
+        | Symbol API | `mx.sym`; `hybridize()` compiles the block to a graph; `export()`, `SymbolBlock` | `hybridize()` keeps the block running imperatively (`F` is `mx.nd` in `hybrid_forward`); `mx.sym` builds graphs (no executor): calling a block on `mx.sym.var('data')` traces `hybrid_forward` with `F = mx.sym`, `export()` writes files MXNet imports, `SymbolBlock.imports` runs MXNet's exported models through `mx.nd` (differentiable) |
         | Higher-order gradients | a short list of ops, mostly unary (not e.g. `x**3` or `Convolution`) | every differentiable op |
         | BatchNorm running statistics | updated during backward (CPU kernel), so a training-mode forward without backward leaves them unchanged | updated in every training-mode forward pass |
-        | Parameter files | MXNet's binary `.params` format | a NumPy `.npz` archive: files are not interchangeable with MXNet |
+        | Parameter files | MXNet's binary `.params` format | the same format, byte for byte: files move both ways; optimizer states are arrays + JSON instead of a pickle (MXNet's pickled states load with `allow_pickle=True`) |
         | Random numbers | MXNet's generators | a NumPy generator: `mx.random.seed` makes runs repeatable, but the numbers differ from MXNet's |
         | Multi-device, data loading | `kvstore`, worker processes in `DataLoader` | Trainer's `kvstore` and DataLoader's `num_workers` are accepted; everything runs in the calling process |
         | Not provided | | `mx.metric`, `mx.io`, `mx.image`, `mx.kv`, `mx.np` / `mx.npx` |
@@ -718,10 +764,12 @@ def nb04():
             print(type(e).__name__, ":", e)
         """),
         md("""
-        ### No Symbol API: `hybridize()` runs imperatively
+        ### `hybridize()` runs imperatively; `export()` and `SymbolBlock` work
 
         A `HybridBlock` written for MXNet works; its `hybrid_forward` receives `mx.nd` as `F`.
-        Exporting a symbolic graph is not possible.
+        Called on a Symbol, it is traced once with `F = mx.sym`: that graph is what `export()`
+        writes (`-symbol.json` + `-0000.params`, loadable by MXNet), and
+        `SymbolBlock.imports` runs such files, MXNet's included, through `mx.nd`.
         """),
         code("""
         class Scale(gluon.HybridBlock):
@@ -731,7 +779,7 @@ def nb04():
                     self.scale = self.params.get('scale', shape=(1,), init=mx.init.Constant(2.0))
 
             def hybrid_forward(self, F, x, scale):
-                print("F is mx.nd:", F is mx.nd)
+                print("F is", F.__name__)
                 return F.broadcast_mul(x, scale)
 
         hnet = nn.HybridSequential()
@@ -740,12 +788,13 @@ def nb04():
         hnet.initialize()
         hnet.hybridize()
         print(hnet(nd.ones((2, 3))).shape)
+        print(hnet(mx.sym.var('data')))
 
-        print("hasattr(mx, 'sym'):", hasattr(mx, "sym"))
-        try:
-            hnet.export(os.path.join(tempfile.mkdtemp(), "model"))
-        except mx.MXNetError as e:
-            print(type(e).__name__, ":", e)
+        prefix = os.path.join(tempfile.mkdtemp(), "model")
+        hnet.export(prefix)
+        loaded = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"],
+                                           prefix + "-0000.params")
+        print(loaded(nd.ones((2, 3))).shape, sorted(loaded.collect_params().keys())[-1])
         """),
         md("""
         ### Higher-order gradients for every op

@@ -1,4 +1,4 @@
-"""Gluon blocks: :class:`Block`, :class:`HybridBlock` (and a :class:`SymbolBlock` stub).
+"""Gluon blocks: :class:`Block`, :class:`HybridBlock` and :class:`SymbolBlock`.
 
 Blocks assigned as attributes become children, parameters assigned as attributes are
 registered, and names follow MXNet 1.x: a per-class counter gives ``dense0_``,
@@ -6,9 +6,12 @@ registered, and names follow MXNet 1.x: a per-class counter gives ``dense0_``,
 gets the parent's prefix (``mlp0_dense0_``).
 
 ``HybridBlock.hybrid_forward(F, x, *args, **params)`` receives ``F = mx.nd`` and the
-block's registered parameters as keyword NDArrays. ``hybridize()`` is accepted and the
-block keeps running imperatively (there is no symbolic graph in mxgrad). Layers reading
-``autograd.is_training()`` (Dropout, BatchNorm) do so at call time.
+block's registered parameters as keyword NDArrays. A hybridized block keeps running
+imperatively (no graph compiler); calling a block on a Symbol (``mx.sym.var('data')``)
+traces ``hybrid_forward`` once with ``F = mx.sym`` and returns the Symbol, which is what
+``export`` writes for MXNet. :class:`SymbolBlock` runs Symbol graphs (models exported by
+MXNet) through ``mx.nd``. Layers reading ``autograd.is_training()`` (Dropout, BatchNorm)
+do so at call time.
 
 Examples
 --------
@@ -43,6 +46,11 @@ from ..context import current_context
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 from .. import initializer
+from .. import autograd
+from .. import symbol as _sym
+from ..symbol.symbol import Symbol
+from ..symbol._registry import LABEL_OPS as _LABEL_OPS
+from ..symbol._infer import infer_param_shapes as _sym_infer_param_shapes
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError
 from .parameter import _check_dtype_source
 from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
@@ -303,10 +311,10 @@ class Block:
         True
         """
         params = self._collect_params_with_prefix()
-        if deduplicate:
-            reverse = {}
+        if deduplicate:   # as MXNet: a shared parameter once, at its first position,
+            reverse = {}  # under the last name it has
             for k, v in params.items():
-                reverse.setdefault(id(v), (k, v))
+                reverse[id(v)] = (k, v)
             params = {k: v for k, v in reverse.values()}
         nd.save(filename, {key: val._reduce() for key, val in params.items()})
 
@@ -568,13 +576,18 @@ class HybridBlock(Block):
         self._active = False
         self._flags = []
         self._cached_graph = ()
+        # ((shape, dtype), ...) of the first call after hybridize(): what export traces on
+        self._in_specs = None
 
     def hybridize(self, active=True, backend=None, backend_opts=None, clear=True,
                   static_alloc=False, static_shape=False, **kwargs) -> None:
         """Mark the block hybridized. mxgrad has no graph compiler: the block keeps
-        running ``hybrid_forward`` imperatively, with identical results."""
+        running ``hybrid_forward`` imperatively, with identical results; the first
+        call's input shapes are recorded for :meth:`export`."""
         self._active = active
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape)]
+        if clear:
+            self._in_specs = None
         super().hybridize(active, **kwargs)
 
     def _param_shapes(self, x, *args):
@@ -633,7 +646,8 @@ class HybridBlock(Block):
         if _placed and args and placed_context(args[0]) is not None:
             return Block.__call__(self, *args)
         if args and type(args[0]) is NDArray and not self._forward_pre_hooks \
-                and not self._forward_hooks and type(self).forward is _HYBRID_FORWARD:
+                and not self._forward_hooks and type(self).forward is _HYBRID_FORWARD \
+                and (self._in_specs is not None or not self._active):
             reg = self._reg_params
             if not reg:
                 return self.hybrid_forward(nd, *args)
@@ -650,7 +664,12 @@ class HybridBlock(Block):
         return Block.__call__(self, *args)
 
     def forward(self, x, *args):
-        """Gather the parameters and call ``hybrid_forward(mx.nd, x, *args, **params)``."""
+        """Gather the parameters and call ``hybrid_forward(mx.nd, x, *args, **params)``;
+        with Symbol inputs, trace it with ``F = mx.sym`` and return the Symbol."""
+        if type(x) is not NDArray and (isinstance(x, Symbol) or _has_symbol(args)):
+            return self._symbolic_forward(x, *args)
+        if self._active and self._in_specs is None:
+            self._in_specs = _input_specs((x,) + args)
         if type(x) is not NDArray and not isinstance(x, NDArray) and not _has_ndarray(args) \
                 and not _has_ndarray(x):
             raise StateError(
@@ -692,11 +711,80 @@ class HybridBlock(Block):
         raise NotImplementedError(f"{self.__class__.__name__} must implement "
                                   f"hybrid_forward()")
 
-    def export(self, path, epoch=0, remove_amp_cast=True):
-        """Not available: mxgrad has no Symbol graph to export. Use
-        :meth:`save_parameters` (and rebuild the network in Python) instead."""
-        raise MXNetError(f"{self.name}.export(): mxgrad has no symbolic graph to export; "
-                         f"use save_parameters()/load_parameters() instead")
+    def _symbolic_forward(self, x, *args):
+        """``hybrid_forward(mx.sym, x, *args, **param_vars)`` in this block's name scope
+        (one variable per Parameter for the whole outermost call)."""
+        outer = _sym.symbol._state.trace is None
+        if outer:
+            _sym.symbol._state.trace = {}
+        try:
+            params = {k: (None if p is None else _param_var(p))
+                      for k, p in self._reg_params.items()}
+            with self.name_scope(), _sym.symbol._Prefix(self.prefix):
+                return self.hybrid_forward(_sym, x, *args, **params)
+        finally:
+            if outer:
+                _sym.symbol._state.trace = None
+
+    def _trace(self):
+        """The Symbol of this block, traced on zeros shaped like the recorded input."""
+        specs = self._in_specs
+        if specs is None:
+            raise StateError(
+                f"{self.name}: please first call block.hybridize() and then run forward "
+                f"with this block at least once before calling export")
+        names = ["data"] if len(specs) == 1 else [f"data{i}" for i in range(len(specs))]
+        inputs = []
+        for n, spec in zip(names, specs):
+            v = _sym.var(n)
+            if spec is not None:
+                v._outputs[0][0].shadow = (nd.zeros(spec[0], dtype=spec[1]),)
+            inputs.append(v)
+        with autograd.pause(train_mode=False):
+            out = self(*inputs)
+        flat = []
+
+        def walk(o):
+            if isinstance(o, Symbol):
+                flat.append(o)
+            elif isinstance(o, (list, tuple)):
+                for e in o:
+                    walk(e)
+            else:
+                raise StateError(f"{self.name}.export(): hybrid_forward returned "
+                                 f"{type(o).__name__}, not Symbols")
+        walk(out)
+        return flat[0] if len(flat) == 1 else _sym.Group(flat)
+
+    def export(self, path: str, epoch: int = 0, remove_amp_cast: bool = True):
+        """Write ``path-symbol.json`` and ``path-%04d.params`` (epoch) that MXNet's
+        ``SymbolBlock.imports`` (and mxgrad's) load.
+
+        The graph is traced once from ``hybrid_forward`` with ``F = mx.sym`` on zeros
+        shaped like the first input seen after ``hybridize()``; parameters are saved as
+        ``arg:<name>`` / ``aux:<name>`` (BatchNorm's running statistics).
+
+        Examples
+        --------
+        >>> import mxgrad as mx, os, tempfile
+        >>> net = mx.gluon.nn.Dense(2, in_units=3, prefix='fc_'); net.initialize()
+        >>> net.hybridize(); _ = net(mx.nd.ones((1, 3)))
+        >>> path = os.path.join(tempfile.mkdtemp(), 'fc')
+        >>> net.export(path)
+        >>> sorted(os.listdir(os.path.dirname(path)))
+        ['fc-0000.params', 'fc-symbol.json']
+        """
+        sym = self._trace()
+        sym.save(f"{path}-symbol.json", remove_amp_cast=remove_amp_cast)
+        arg_names = set(sym.list_arguments())
+        aux_names = set(sym.list_auxiliary_states())
+        arg_dict = {}
+        for name, param in self.collect_params().items():
+            if name in arg_names:
+                arg_dict["arg:" + name] = param._reduce()
+            elif name in aux_names:
+                arg_dict["aux:" + name] = param._reduce()
+        nd.save("%s-%04d.params" % (path, epoch), arg_dict)
 
     def optimize_for(self, x, *args, backend=None, **kwargs):
         """Accepted for compatibility: hybridizes and runs a forward pass."""
@@ -707,15 +795,208 @@ class HybridBlock(Block):
 _HYBRID_FORWARD = HybridBlock.forward
 
 
-class SymbolBlock(HybridBlock):
-    """MXNet's block built from a Symbol graph: not available in mxgrad."""
+def _has_symbol(args) -> bool:
+    if isinstance(args, Symbol):
+        return True
+    if isinstance(args, (list, tuple)):
+        return any(_has_symbol(a) for a in args)
+    return False
 
-    def __init__(self, outputs=None, inputs=None, params=None):
-        raise MXNetError("SymbolBlock needs MXNet's Symbol API, which mxgrad does not "
-                         "have; build the network from Gluon layers instead")
+
+def _input_specs(args):
+    return tuple((a.shape, a.dtype) if isinstance(a, NDArray) else None for a in args)
+
+
+_DTYPE_FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4,
+                "int8": 5, "int64": 6, "bool": 7}
+
+
+def _param_var(p):
+    """The variable of Parameter ``p`` in the current trace (MXNet's ``Parameter.var``):
+    its name, dtype, init, lr/wd multipliers and shape as attributes, and its data as
+    the example value while tracing."""
+    cache = _sym.symbol._state.trace
+    if cache is not None and id(p) in cache:
+        return cache[id(p)]
+    import numpy as _np
+    attrs = {"__dtype__": str(_DTYPE_FLAGS.get(_np.dtype(p.dtype).name, 0)),
+             "__lr_mult__": str(float(p.lr_mult)),
+             "__shape__": str(tuple(int(d) if d and d > 0 else 0 for d in (p.shape or ()))),
+             "__storage_type__": "0",
+             "__wd_mult__": str(float(p.wd_mult))}
+    if p.init is not None:
+        attrs["__init__"] = p.init if isinstance(p.init, str) else p.init.dumps()
+    v = _sym.var(p.name, attr=attrs)
+    try:
+        data = p.data()
+    except (DeferredInitializationError, MXNetError):
+        data = None
+    if data is not None:
+        v._outputs[0][0].shadow = (data,)
+    if cache is not None:
+        cache[id(p)] = v
+    return v
+
+
+class SymbolBlock(HybridBlock):
+    """A block running a Symbol graph (e.g. a model exported by MXNet).
+
+    Every variable that is not one of ``inputs`` becomes a Parameter named like the
+    variable (auxiliary states such as BatchNorm's running statistics with
+    ``grad_req='null'``). The graph runs through ``mx.nd``, so it is differentiable and
+    trainable; in training mode BatchNorm uses batch statistics and updates its
+    running statistics (in the forward call, see COMPATIBILITY.md).
+
+    Parameters
+    ----------
+    outputs : Symbol or list of Symbol
+    inputs : Symbol or list of Symbol
+        The variables fed by the call's arguments, in order.
+    params : ParameterDict, optional
+        Parameters to share.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.sym.var('data')
+    >>> y = mx.sym.Activation(mx.sym.FullyConnected(x, num_hidden=2, name='fc'),
+    ...                       act_type='relu')
+    >>> blk = mx.gluon.SymbolBlock(y, x)
+    >>> sorted(blk.collect_params().keys())
+    ['fc_bias', 'fc_weight']
+    >>> blk.initialize(mx.init.One())
+    >>> blk(mx.nd.ones((1, 3))).asnumpy().tolist()
+    [[4.0, 4.0]]
+    """
+
+    def __init__(self, outputs, inputs, params=None):
+        super().__init__(prefix="", params=None)
+        self._prefix = ""
+        self._params = ParameterDict("", params)
+        if isinstance(outputs, (list, tuple)):
+            outputs = _sym.Group(list(outputs)) if len(outputs) != 1 else outputs[0]
+        if not isinstance(outputs, Symbol):
+            raise StateError(f"SymbolBlock: outputs must be a Symbol, got "
+                             f"{type(outputs).__name__}")
+        if isinstance(inputs, Symbol):
+            inputs = list(inputs) if len(inputs) > 1 else [inputs]
+        in_names = []
+        for s in inputs:
+            if not isinstance(s, Symbol) or len(s) != 1 or \
+                    s._outputs[0][0].op != "null":
+                raise StateError("SymbolBlock: inputs must be variables (mx.sym.var)")
+            in_names.append(s.name)
+        nodes = outputs._nodes()
+        known = {n.name for n in nodes if n.op == "null"}
+        for n in in_names:
+            if n not in known:
+                raise StateError(f"SymbolBlock: input '{n}' is not a variable of the "
+                                 f"graph, whose variables are {sorted(known)}")
+        self._sym = outputs
+        self._in_names = in_names
+        labels = set()
+        for n in nodes:
+            if n.op in _LABEL_OPS and len(n.inputs) > 1 and n.inputs[1][0].op == "null":
+                labels.add(n.inputs[1][0].name)
+        self._label_names = labels - set(in_names)
+        aux = set(outputs.list_auxiliary_states())
+        for n in nodes:
+            if n.op != "null" or n.name in in_names or n.name in self._label_names:
+                continue
+            shape = _known_param_shape(n)
+            init = n.attrs.get("__init__") or _default_init(n.name)
+            if n.name in aux:
+                self.params.get(n.name, grad_req="null", allow_deferred_init=True,
+                                shape=shape, differentiable=False, init=init)
+            else:
+                self.params.get(n.name, allow_deferred_init=True, shape=shape, init=init)
 
     @staticmethod
-    def imports(symbol_file, input_names, param_file=None, ctx=None, **kwargs):
-        raise MXNetError("SymbolBlock.imports needs MXNet's Symbol API, which mxgrad does "
-                         "not have; rebuild the network in Python and use "
-                         "load_parameters()")
+    def imports(symbol_file: str, input_names, param_file=None, ctx=None,
+                allow_missing: bool = False, ignore_extra: bool = False):
+        """Load a model exported by MXNet (or mxgrad): ``symbol_file`` from
+        ``export``, the ``input_names`` it is fed with, the ``param_file`` with its
+        ``arg:``/``aux:`` parameters.
+
+        An operator mxgrad cannot run raises an error naming it and its node here.
+        """
+        sym = _sym.load(symbol_file)
+        if isinstance(input_names, str):
+            input_names = [input_names]
+        inputs = [_sym.var(n) for n in input_names]
+        ret = SymbolBlock(sym, [_find_var(sym, v.name) for v in inputs])
+        if param_file is not None:
+            ret.collect_params().load(param_file, ctx=ctx, allow_missing=allow_missing,
+                                      ignore_extra=ignore_extra)
+        return ret
+
+    def _param_values(self, x):
+        params = self.params
+        try:
+            return {k: p.data() for k, p in params.items()}
+        except DeferredInitializationError:
+            self._infer_param_shapes(x)
+            for p in params.values():
+                p._finish_deferred_init()
+            return {k: p.data() for k, p in params.items()}
+
+    def _infer_param_shapes(self, x):
+        """Shapes of the not-yet-known parameters, from the input (rules of the
+        layers that own parameters: FullyConnected, Convolution, norms, Embedding,
+        PReLU)."""
+        shapes = _sym_infer_param_shapes(self._sym, dict(zip(self._in_names, x)),
+                                         self.params)
+        for k, shape in shapes.items():
+            self.params[k].shape = shape
+
+    def forward(self, x, *args):
+        if isinstance(x, Symbol) or _has_symbol(args):
+            raise StateError("SymbolBlock: calling it with Symbols is not supported in "
+                             "mxgrad; use its graph (block._sym) directly")
+        inputs = (x,) + args
+        if len(inputs) != len(self._in_names):
+            raise StateError(f"SymbolBlock takes {len(self._in_names)} input(s) "
+                             f"{self._in_names}, got {len(inputs)}")
+        if self._active and self._in_specs is None:
+            self._in_specs = _input_specs(inputs)
+        values = self._param_values(inputs)
+        values.update(zip(self._in_names, inputs))
+        outs = _sym.evaluate(self._sym, values)
+        return outs[0] if len(outs) == 1 else outs
+
+    def _trace(self):
+        return self._sym
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise NotImplementedError("SymbolBlock runs its Symbol graph")
+
+
+def _find_var(sym, name):
+    for n in sym._nodes():
+        if n.op == "null" and n.name == name:
+            return Symbol([(n, 0)])
+    raise StateError(f"SymbolBlock.imports: the graph has no input named '{name}'; its "
+                     f"variables are {sym.list_inputs()}")
+
+
+def _default_init(name):
+    """The initializer a parameter named ``name`` needs whatever the global one is
+    (normalization statistics and offsets), as the Gluon layers set it."""
+    if name.endswith(("running_var", "moving_var", "gamma")):
+        return "ones"
+    if name.endswith(("running_mean", "moving_mean", "beta", "bias")):
+        return "zeros"
+    return None
+
+
+def _known_param_shape(node):
+    s = node.attrs.get("__shape__")
+    if s is None:
+        return None
+    try:
+        shape = tuple(int(d) for d in s.strip("()[] ").split(",") if d.strip())
+    except ValueError:
+        return None
+    return shape if shape and all(d > 0 for d in shape) else None
+
+

@@ -423,10 +423,9 @@ class Trainer:
         (unsafe for untrusted files: it warns).
         """
         from .. import _states
-        from .._fileio import check_path
-        fname = check_path(fname, "fname")
+        from .._fileio import open_for_read
         where = f"states file '{fname}'"
-        with open(fname, "rb") as f:
+        with open_for_read(fname) as f:
             blob = f.read()
         states, optimizer, info = _states.loads(blob, allow_pickle, where)
         _states.check_states(states, self._params, where, info.get("param_names"))

@@ -23,6 +23,14 @@ from ..ops.linalg import *  # noqa: F401,F403
 from ..ops.nn import *  # noqa: F401,F403
 from ..ops.conv import *  # noqa: F401,F403
 from ..ops.ctc import *  # noqa: F401,F403
+from ..ops.optimizer_update import *  # noqa: F401,F403
+from ..ops.legacy import *  # noqa: F401,F403
 from .. import random  # noqa: F401
+# MXNet 1.x's flat names of the random samplers
+from ..random import uniform, normal, shuffle  # noqa: F401,E402
+from ..random import uniform as random_uniform, normal as random_normal  # noqa: F401,E402
+from ..random import randint as random_randint, exponential as random_exponential  # noqa
+from ..random import gamma as random_gamma, poisson as random_poisson  # noqa: F401,E402
+from ..random import multinomial as sample_multinomial  # noqa: F401,E402
 from .utils import waitall, save, load, load_frombuffer  # noqa: F401
 from . import linalg, contrib  # noqa: E402,F401  (mx.nd.linalg.gemm2, mx.nd.contrib...)

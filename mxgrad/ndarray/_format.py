@@ -29,7 +29,6 @@ Examples
 """
 from __future__ import annotations
 
-import io
 import os
 import struct
 import sys
@@ -39,8 +38,7 @@ import numpy as np
 
 from ..base import DTypeError, FileFormatError
 
-__all__ = ["LIST_MAGIC", "dumps", "loads", "write_arrays", "read_arrays", "read_file",
-           "encode", "sniff"]
+__all__ = ["LIST_MAGIC", "dumps", "loads", "write_arrays", "read_file", "encode", "sniff"]
 
 LIST_MAGIC = 0x112
 V1_MAGIC = 0xF993FAC8
@@ -191,13 +189,39 @@ class _Reader:
         for d in shape:
             count *= d
         self.need(count * dtype.itemsize, what)
-        out = np.empty(shape, dtype)
+        try:
+            out = np.empty(shape, dtype)
+        except (ValueError, MemoryError):   # e.g. (0, 2**62, 2**62): no bytes, no array
+            raise FileFormatError(f"{self.where} is corrupt: {what} has shape "
+                                  f"{tuple(shape)}") from None
         if count:
             n = self.f.readinto(out.reshape(-1).view(np.uint8).data)
             if n != count * dtype.itemsize:
                 raise FileFormatError(f"{self.where} is truncated: {what} ends early")
             self.pos += n
         return out
+
+
+class _MemFile:
+    """``read``/``readinto`` over a memoryview without copying the whole buffer first."""
+
+    __slots__ = ("mv", "pos")
+
+    def __init__(self, mv: memoryview):
+        self.mv = mv
+        self.pos = 0
+
+    def read(self, n: int) -> bytes:
+        b = bytes(self.mv[self.pos:self.pos + n])
+        self.pos += len(b)
+        return b
+
+    def readinto(self, dst) -> int:
+        dst = memoryview(dst).cast("B")
+        src = self.mv[self.pos:self.pos + len(dst)]
+        dst[:len(src)] = src
+        self.pos += len(src)
+        return len(src)
 
 
 def _native(arr: np.ndarray, flag: int) -> np.ndarray:
@@ -211,9 +235,9 @@ def _native(arr: np.ndarray, flag: int) -> np.ndarray:
 
 
 def _check_dims(r: _Reader, shape, what: str) -> None:
-    if any(d < 0 for d in shape):
-        raise FileFormatError(f"{r.where} is corrupt: {what} has a negative dimension "
-                              f"{tuple(shape)}")
+    if shape is None or any(d < 0 for d in shape):
+        raise FileFormatError(f"{r.where} is corrupt: {what} has an unknown or negative "
+                              f"dimension {shape}")
 
 
 def _record(r: _Reader, idx: int) -> np.ndarray:
@@ -257,7 +281,9 @@ def _record(r: _Reader, idx: int) -> np.ndarray:
         if aflag not in _FLAG_DTYPES or aflag in (0, 1, 2, 7, _BFLOAT16):
             raise FileFormatError(f"{r.where} is corrupt: {what} has index dtype flag "
                                   f"{aflag}")
-        aux.append((np.dtype(_FLAG_DTYPES[aflag]), r.shape(what + " aux shape")))
+        ashape = r.shape(what + " aux shape")
+        _check_dims(r, ashape, what)
+        aux.append((np.dtype(_FLAG_DTYPES[aflag]), ashape))
     _check_dims(r, sshape, what)
     values = _native(r.array(dtype, sshape, what + " data"), flag)
     aux_data = [_native(r.array(t, s, what + " aux data"), 6).astype(np.int64)
@@ -265,15 +291,29 @@ def _record(r: _Reader, idx: int) -> np.ndarray:
     return _densify(r, stype, shape, values, aux_data, what)
 
 
+class _TooLarge(Exception):
+    """A sparse record whose dense form cannot be allocated (reported with its key)."""
+
+
+def _dense_zeros(stype, shape, dtype, what) -> np.ndarray:
+    try:
+        return np.zeros(shape, dtype)
+    except (MemoryError, ValueError):
+        size = int(np.prod(np.array(shape, dtype=object))) * np.dtype(dtype).itemsize
+        raise _TooLarge(f"{what} is a {_STYPE_NAMES[stype]} array of shape {tuple(shape)}, "
+                        f"which would need {size:,} bytes as a dense array (mxgrad loads "
+                        f"sparse arrays as dense)") from None
+
+
 def _densify(r, stype, shape, values, aux, what) -> np.ndarray:
     bad = f"{r.where} is corrupt: {_STYPE_NAMES[stype]} {what} of shape {tuple(shape)}"
-    out = np.zeros(shape, values.dtype)
     if stype == _ROW_SPARSE:
         idx = aux[0]
         if len(shape) < 1 or values.shape[1:] != tuple(shape[1:]) or \
                 idx.shape != values.shape[:1] or \
                 (idx.size and (idx.min() < 0 or idx.max() >= shape[0])):
             raise FileFormatError(f"{bad} has inconsistent row indices or values")
+        out = _dense_zeros(stype, shape, values.dtype, what)
         out[idx] = values
         return out
     indptr, indices = aux
@@ -283,6 +323,7 @@ def _densify(r, stype, shape, values, aux, what) -> np.ndarray:
             (indptr.size > 1 and np.any(np.diff(indptr) < 0)) or \
             (indices.size and (indices.min() < 0 or indices.max() >= shape[1])):
         raise FileFormatError(f"{bad} has inconsistent indptr, indices or values")
+    out = _dense_zeros(stype, shape, values.dtype, what)
     rows = np.repeat(np.arange(shape[0]), np.diff(indptr))
     out[rows, indices] = values
     return out
@@ -300,7 +341,13 @@ def _read_list(r: _Reader) -> Tuple[List[str], List[np.ndarray]]:
     count = r.u64("array count")
     if count > (r.size - r.pos) // 12:
         raise FileFormatError(f"{r.where} is corrupt: it claims {count} arrays")
-    arrays = [_record(r, i) for i in range(count)]
+    arrays, too_large = [], []
+    for i in range(count):
+        try:
+            arrays.append(_record(r, i))
+        except _TooLarge as err:   # the data was consumed: name the key once it is read
+            too_large.append((i, str(err)))
+            arrays.append(None)
     nnames = r.u64("name count")
     if nnames not in (0, count):
         raise FileFormatError(f"{r.where} is corrupt: {nnames} names for {count} arrays")
@@ -312,6 +359,10 @@ def _read_list(r: _Reader) -> Tuple[List[str], List[np.ndarray]]:
             names.append(raw.decode("utf-8", "surrogatepass"))
         except UnicodeDecodeError:
             raise FileFormatError(f"{r.where} is corrupt: name {i} is not UTF-8") from None
+    if too_large:
+        i, msg = too_large[0]
+        key = f"key {names[i]!r} ({msg})" if names else msg
+        raise FileFormatError(f"{r.where} cannot be loaded: {key}")
     return names, arrays
 
 
@@ -367,7 +418,7 @@ def loads(buf, where: str = "the buffer") -> Tuple[List[str], List[np.ndarray]]:
     kind = sniff(bytes(mv[:8]))
     if kind is not None:
         raise _foreign(where, kind, len(mv))
-    return _read_list(_Reader(io.BytesIO(mv), len(mv), where))
+    return _read_list(_Reader(_MemFile(mv), len(mv), where))
 
 
 def read_file(fname) -> Tuple[List[str], List[np.ndarray]]:
@@ -381,8 +432,9 @@ def read_file(fname) -> Tuple[List[str], List[np.ndarray]]:
     >>> read_file(f)[1][0].shape
     (2, 2)
     """
+    from .._fileio import open_for_read
     where = f"file {os.fspath(fname)!r}"
-    with open(fname, "rb") as f:
+    with open_for_read(fname) as f:
         size = os.fstat(f.fileno()).st_size
         head = f.read(8)
         kind = sniff(head)
@@ -393,11 +445,6 @@ def read_file(fname) -> Tuple[List[str], List[np.ndarray]]:
             raise _foreign(where, kind, size)
         f.seek(0)
         return _read_list(_Reader(f, size, where))
-
-
-def read_arrays(fname) -> Tuple[List[str], List[np.ndarray]]:
-    """Alias of :func:`read_file`."""
-    return read_file(fname)
 
 
 def _read_npz(f, where: str) -> Tuple[List[str], List[np.ndarray]]:

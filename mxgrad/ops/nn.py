@@ -940,12 +940,27 @@ def _bn_train_fwd(x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
     return out
 
 
+def _nc_rows(a, axes):
+    """``a`` as (N, C, L) rows when it is C-contiguous and reduced over every axis but
+    axis 1 (BatchNorm on NCHW-style data), else None."""
+    if a.ndim > 2 and a.flags.c_contiguous and len(axes) == a.ndim - 1 and axes[0] == 0 \
+            and axes[1] == 2:
+        return a.reshape(a.shape[0], a.shape[1], -1)
+    return None
+
+
 def _chan_dot(a, b, axes):
     """``sum(a * b)`` over ``axes``, kept dims, without the product temporary."""
     if a.ndim == 2:
         if axes == (0,):
             return _c_einsum("ij,ij->j", a, b).reshape((1, -1))
         return _c_einsum("ij,ij->i", a, b).reshape((-1, 1))
+    a3, b3 = _nc_rows(a, axes), _nc_rows(b, axes)
+    if a3 is not None and b3 is not None:
+        # one dot product per (sample, channel) row, then the sum over the batch
+        d = np.matmul(a3[:, :, None, :], b3[:, :, :, None])
+        return np.add.reduce(d.reshape(d.shape[:2]), axis=0).reshape(
+            (1, -1) + (1,) * (a.ndim - 2))
     return np.add.reduce(a * b, axis=axes, keepdims=True)
 
 
@@ -1024,7 +1039,10 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
         mean = np.add.reduce(d, axis=axes, keepdims=keep)
         mean /= n
         xhat = d - mean
-        if axes == (0,) and d.ndim == 2:
+        if _nc_rows(xhat, axes) is not None:
+            # NCHW-style: one dot product per (sample, channel) row, no squares' temporary
+            var = _chan_dot(xhat, xhat, axes)
+        elif axes == (0,) and d.ndim == 2:
             # the same row-by-row float sum as add.reduce(square(xhat), axis=0), bit for
             # bit, without the squares' temporary
             var = _c_einsum("ij,ij->j", xhat, xhat)

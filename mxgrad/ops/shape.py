@@ -1047,6 +1047,9 @@ def broadcast_like(lhs, rhs, lhs_axes=None, rhs_axes=None, **kwargs):
     if len(lhs_axes) != len(rhs_axes):
         raise ShapeError(f"broadcast_like: lhs_axes {tuple(lhs_axes)} and rhs_axes "
                          f"{tuple(rhs_axes)} must have the same length")
+    if len(lhs_axes) == 0:
+        raise ShapeError("broadcast_like: lhs_axes and rhs_axes are empty; name the axes to "
+                         "broadcast, or pass neither to broadcast to rhs's whole shape")
     shape = list(lhs.shape)
     for la, ra in zip(lhs_axes, rhs_axes):
         shape[_axis(la, lhs.ndim, "broadcast_like")] = rshape[_axis(ra, len(rshape),

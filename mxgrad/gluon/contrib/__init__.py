@@ -1,2 +1,4 @@
-"""``gluon.contrib``: MXNet 1.x's contributed Gluon parts."""
+"""``gluon.contrib``: MXNet 1.x's contributed Gluon parts (``nn`` layers, the training
+``estimator``)."""
 from . import nn  # noqa: F401
+from . import estimator  # noqa: F401

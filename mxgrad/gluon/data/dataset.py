@@ -315,13 +315,35 @@ class ArrayDataset(Dataset):
 
 
 class RecordFileDataset(Dataset):
-    """MXNet's RecordIO dataset. Not available in mxgrad (there is no RecordIO reader):
-    constructing one raises :class:`~mxgrad.base.MXNetError`."""
+    """Records of a RecordIO file (``filename``, with its index ``<name>.idx`` beside it):
+    sample ``i`` is the raw ``bytes`` of the i-th record listed in the index.
 
-    def __init__(self, filename):
-        raise MXNetError(f"RecordFileDataset({filename!r}): RecordIO (.rec) files are not "
-                         f"supported by mxgrad; convert the data to NumPy arrays and use "
-                         f"ArrayDataset")
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import mxgrad as mx
+    >>> d = tempfile.mkdtemp()
+    >>> w = mx.recordio.MXIndexedRecordIO(os.path.join(d, 'r.idx'), os.path.join(d, 'r.rec'), 'w')
+    >>> for i in range(3):
+    ...     w.write_idx(i, b'rec%d' % i)
+    >>> w.close()
+    >>> ds = RecordFileDataset(os.path.join(d, 'r.rec'))
+    >>> len(ds), ds[2]
+    (3, b'rec2')
+    """
+
+    def __init__(self, filename: str):
+        import os
+        from ... import recordio
+        self.idx_file = os.path.splitext(filename)[0] + ".idx"
+        self.filename = filename
+        self._record = recordio.MXIndexedRecordIO(self.idx_file, self.filename, "r")
+
+    def __getitem__(self, idx):
+        return self._record.read_idx(self._record.keys[idx])
+
+    def __len__(self) -> int:
+        return len(self._record.keys)
 
 
 class _DownloadedDataset(Dataset):

@@ -8,6 +8,8 @@ Examples
 (1, 8, 8)
 """
 from .datasets import MNIST, FashionMNIST, CIFAR10, CIFAR100, Digits
+from .image_datasets import ImageFolderDataset, ImageRecordDataset
 from . import transforms
 
-__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "Digits", "transforms"]
+__all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "Digits", "transforms",
+           "ImageFolderDataset", "ImageRecordDataset"]

@@ -1,0 +1,86 @@
+"""``mx.sym``: MXNet's Symbol API, as far as exported models need it.
+
+A :class:`Symbol` is a graph of MXNet operators. mxgrad makes Symbols by calling a
+HybridBlock on a variable (``hybrid_forward`` is traced with ``F = mx.sym``) and by
+loading MXNet's ``*-symbol.json`` files; ``gluon.SymbolBlock`` runs them through
+``mx.nd`` (differentiable, BatchNorm's running statistics updated in training mode).
+There is no executor: ``bind``/``simple_bind`` are not provided.
+
+Every operator of :func:`supported_ops` is a function here (``mx.sym.Convolution``,
+``mx.sym.relu``...), also under its MXNet aliases (``concat``, ``flatten``...).
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> from mxgrad import sym
+>>> x = sym.var('data')
+>>> net = mx.gluon.nn.HybridSequential(prefix='net_')
+>>> with net.name_scope():
+...     net.add(mx.gluon.nn.Dense(4, activation='relu'), mx.gluon.nn.Dense(2))
+>>> y = net(x)
+>>> y
+<Symbol net_dense1_fwd>
+>>> y.list_arguments()
+['data', 'net_dense0_weight', 'net_dense0_bias', 'net_dense1_weight', 'net_dense1_bias']
+"""
+from __future__ import annotations
+
+from .symbol import Symbol, var, Variable, Group, load, load_json, evaluate
+from ._registry import supported_ops, UnknownOpError, _TABLE, _ALIASES
+from . import _ops
+
+__all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "evaluate",
+           "supported_ops", "UnknownOpError"]
+
+
+def _install():
+    g = globals()
+    for name in list(_TABLE) + list(_ALIASES):
+        canon = _ALIASES.get(name, name)
+        if name not in g:
+            g[name] = _ops.function(canon, name.lower())
+
+
+_install()
+del _install
+
+
+def _scalar_or_symbol(name, op, sop, rsop=None):
+    def f(left, right):
+        if isinstance(left, Symbol) and isinstance(right, Symbol):
+            return _ops.make(op, [left, right], {}, None, "_" + name)
+        if isinstance(left, Symbol):
+            return _ops.make(sop, [left], {"scalar": right}, None,
+                             "_" + sop.strip("_").replace("_", ""))
+        if isinstance(right, Symbol):
+            r = rsop or sop
+            return _ops.make(r, [right], {"scalar": left}, None,
+                             "_" + r.strip("_").replace("_", ""))
+        raise TypeError(f"mx.sym.{name}: at least one argument must be a Symbol")
+    f.__name__ = name
+    f.__doc__ = (f"``{name}(left, right)``: ``{op}`` for two Symbols, ``{sop}`` with a "
+                 f"scalar (as MXNet's ``mx.sym.{name}``).")
+    return f
+
+
+maximum = _scalar_or_symbol("maximum", "_maximum", "_maximum_scalar")
+minimum = _scalar_or_symbol("minimum", "_minimum", "_minimum_scalar")
+power = _scalar_or_symbol("power", "_power", "_power_scalar", "_rpower_scalar")
+hypot = _scalar_or_symbol("hypot", "_hypot", "_hypot_scalar")
+equal = _scalar_or_symbol("equal", "_equal", "_equal_scalar")
+not_equal = _scalar_or_symbol("not_equal", "_not_equal", "_not_equal_scalar")
+greater = _scalar_or_symbol("greater", "_greater", "_greater_scalar", "_lesser_scalar")
+greater_equal = _scalar_or_symbol("greater_equal", "_greater_equal",
+                                  "_greater_equal_scalar", "_lesser_equal_scalar")
+lesser = _scalar_or_symbol("lesser", "_lesser", "_lesser_scalar", "_greater_scalar")
+lesser_equal = _scalar_or_symbol("lesser_equal", "_lesser_equal", "_lesser_equal_scalar",
+                                 "_greater_equal_scalar")
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise AttributeError(
+        f"mx.sym has no operator {name!r}: mxgrad's Symbol supports the operators of "
+        f"mx.sym.supported_ops() (used to import/export models); run other code "
+        f"imperatively with mx.nd")

@@ -1,0 +1,104 @@
+"""Shapes of a graph's parameters from the shapes of its inputs.
+
+``SymbolBlock`` built from a Symbol without a parameter file initializes its parameters
+at the first call; the shapes come from the rules of the operators that own parameters
+(the same rules Gluon's layers apply), found by running the graph once on the input
+with zeros for the parameters whose shape is being worked out.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> y = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=4, name='fc')
+>>> infer_param_shapes(y, {'x': mx.nd.ones((2, 3))}, {})
+{'fc_weight': (4, 3), 'fc_bias': (4,)}
+"""
+from __future__ import annotations
+
+from typing import Dict
+
+import numpy as np
+
+from .. import autograd
+from .. import ndarray as nd
+from ..base import ShapeError
+from .symbol import _run_node
+
+__all__ = ["infer_param_shapes"]
+
+
+def _rule(op: str, kw: dict, x_shape: tuple) -> Dict[str, tuple]:
+    nd_ = len(x_shape)
+    if op == "FullyConnected":
+        n = int(kw["num_hidden"])
+        fin = int(np.prod(x_shape[1:])) if kw.get("flatten", True) else x_shape[-1]
+        return {"weight": (n, fin), "bias": (n,)}
+    if op in ("Convolution", "Deconvolution"):
+        k = tuple(kw["kernel"])
+        g = int(kw.get("num_group", 1))
+        f = int(kw["num_filter"])
+        layout = kw.get("layout") or "NC" + "DHW"[3 - len(k):]
+        c_axis = layout.index("C")
+        c = x_shape[c_axis]
+        if op == "Convolution":
+            w = (f, c // g) + k if c_axis == 1 else (f,) + k + (c // g,)
+        else:
+            w = (c, f // g) + k if c_axis == 1 else (c,) + k + (f // g,)
+        return {"weight": w, "bias": (f,)}
+    if op == "BatchNorm":
+        c = (x_shape[int(kw.get("axis", 1)) % nd_],)
+        return {"gamma": c, "beta": c, "moving_mean": c, "moving_var": c}
+    if op == "LayerNorm":
+        c = (x_shape[int(kw.get("axis", -1)) % nd_],)
+        return {"gamma": c, "beta": c}
+    if op == "InstanceNorm":
+        return {"gamma": (x_shape[1],), "beta": (x_shape[1],)}
+    if op == "Embedding":
+        return {"weight": (int(kw["input_dim"]), int(kw["output_dim"]))}
+    if op == "LeakyReLU":
+        return {"gamma": (x_shape[1] if nd_ > 1 else 1,)}
+    return {}
+
+
+def infer_param_shapes(sym, inputs: dict, params) -> Dict[str, tuple]:
+    """``{variable: shape}`` for the variables of ``sym`` that are neither in
+    ``inputs`` (name -> NDArray) nor initialized Parameters in ``params``."""
+    found: Dict[str, tuple] = {}
+    env = {}
+    with autograd.pause(train_mode=False):
+        for n in sym._nodes():
+            if n.op == "null":
+                if n.name in inputs:
+                    env[id(n)] = (inputs[n.name],)
+                    continue
+                p = params.get(n.name) if hasattr(params, "get") else None
+                try:
+                    env[id(n)] = (p.data(),) if p is not None else None
+                except Exception:   # not initialized yet: shape worked out below
+                    env[id(n)] = None
+                continue
+            missing = [i for i, (src, _) in enumerate(n.inputs) if env.get(id(src)) is None]
+            if missing:
+                if 0 in missing:
+                    raise ShapeError(f"cannot infer shapes at node '{n.name}': its data "
+                                     f"input has no value")
+                x = env[id(n.inputs[0][0])][n.inputs[0][1]]
+                shapes = _rule(n.op, n.kwargs, x.shape)
+                names = n.spec.inputs or ()
+                for i in missing:
+                    src = n.inputs[i][0]
+                    if src.op != "null":
+                        raise ShapeError(f"cannot infer shapes at node '{n.name}'")
+                    key = names[i] if i < len(names) else None
+                    if key not in shapes:
+                        if n.op in ("SoftmaxOutput", "LinearRegressionOutput",
+                                    "MAERegressionOutput", "LogisticRegressionOutput"):
+                            env[id(src)] = (None,)
+                            continue
+                        raise ShapeError(
+                            f"cannot infer the shape of parameter '{src.name}' (input "
+                            f"{key} of node '{n.name}', op {n.op}); give it a shape")
+                    found[src.name] = shapes[key]
+                    env[id(src)] = (nd.zeros(shapes[key], dtype=x.dtype),)
+            args = [env[id(src)][j] for src, j in n.inputs]
+            env[id(n)] = _run_node(n, args)
+    return found

@@ -1,0 +1,373 @@
+"""The table of MXNet operators a Symbol graph may use, and how mxgrad runs each one.
+
+One entry per MXNet operator (its canonical name, as MXNet's JSON writes it): the names
+of its array inputs, which inputs are auxiliary states (mutated by the op, like
+BatchNorm's running statistics), how many outputs it has (and how many are visible),
+which inputs are learnable parameters (created as variables when a symbolic call leaves
+them out) and the function that runs it on NDArrays. Every op runs through ``mx.nd``, so a
+graph interpreted from this table is recorded by autograd like any imperative code.
+
+Examples
+--------
+>>> from mxgrad.symbol._registry import lookup
+>>> spec = lookup('_Plus')
+>>> spec.name, spec.inputs
+('elemwise_add', ('lhs', 'rhs'))
+>>> lookup('BatchNorm').aux
+(3, 4)
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+from typing import Callable, Dict, Optional, Tuple
+
+from .. import ndarray as nd
+from ..base import MXNetError
+
+__all__ = ["OpSpec", "lookup", "parse_attrs", "supported_ops", "UnknownOpError"]
+
+
+class UnknownOpError(MXNetError, NotImplementedError):
+    """A Symbol graph uses an operator (or attribute) mxgrad cannot run."""
+
+
+class OpSpec:
+    """How one MXNet operator is described and run.
+
+    Attributes
+    ----------
+    name : str
+        Canonical MXNet name (what JSON files hold).
+    inputs : tuple of str or None
+        Names of the array inputs in order; ``None`` for a variable number (``Concat``).
+    params : tuple of str
+        Inputs that are learnable parameters: a symbolic call without them creates the
+        variables ``<name>_<input>`` as MXNet does.
+    aux : tuple of int
+        Positions of inputs that are auxiliary states.
+    run : callable
+        ``run(inputs, kwargs)`` -> NDArray or tuple of NDArrays.
+    attrs : frozenset or None
+        Attribute names the op understands (``None``: not checked).
+    """
+
+    __slots__ = ("name", "inputs", "params", "aux", "run", "attrs", "_outputs", "_visible")
+
+    def __init__(self, name, inputs, params, aux, run, attrs, outputs, visible):
+        self.name = name
+        self.inputs = inputs
+        self.params = params
+        self.aux = aux
+        self.run = run
+        self.attrs = attrs
+        self._outputs = outputs
+        self._visible = visible
+
+    def num_outputs(self, kwargs: dict) -> int:
+        """Number of outputs (visible and hidden) for parsed attributes ``kwargs``."""
+        n = self._outputs
+        return n(kwargs) if callable(n) else n
+
+    def num_visible(self, kwargs: dict) -> int:
+        """Number of outputs a user sees (``list_outputs``)."""
+        n = self._visible
+        if n is None:
+            return self.num_outputs(kwargs)
+        return n(kwargs) if callable(n) else n
+
+    def __repr__(self) -> str:
+        return f"OpSpec({self.name})"
+
+
+_TABLE: Dict[str, OpSpec] = {}
+_ALIASES: Dict[str, str] = {}
+
+# attributes that only tune MXNet's kernels (no effect on results)
+_KERNEL_ONLY = frozenset({"cudnn_off", "cudnn_tune", "workspace", "name", "ctx",
+                          "min_calib_range", "max_calib_range"})
+
+
+def _nd_runner(fn: Callable) -> Callable:
+    def run(inputs, kwargs):
+        return fn(*inputs, **kwargs)
+    return run
+
+
+def _attr_names(fn: Callable) -> Optional[frozenset]:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return None
+    names = [p.name for p in sig.parameters.values()
+             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return frozenset(names) | _KERNEL_ONLY
+
+
+def _op(name: str, inputs=("data",), *, run=None, nd_name=None, aliases=(), params=(),
+        aux=(), outputs=1, visible=None, attrs="auto") -> None:
+    fn = getattr(nd, nd_name or name, None)
+    if run is None:
+        if fn is None:  # pragma: no cover - table/namespace mismatch
+            raise RuntimeError(f"symbol op table: mx.nd has no {nd_name or name}")
+        run = _nd_runner(fn)
+    if attrs == "auto":
+        attrs = _attr_names(fn) if fn is not None else None
+    elif attrs is not None:
+        attrs = frozenset(attrs) | _KERNEL_ONLY
+    spec = OpSpec(name, inputs, tuple(params), tuple(aux), run, attrs, outputs, visible)
+    _TABLE[name] = spec
+    for a in aliases:
+        _ALIASES[a] = name
+
+
+def lookup(op: str) -> Optional[OpSpec]:
+    """The :class:`OpSpec` of ``op`` (canonical name or alias), or ``None``."""
+    spec = _TABLE.get(op)
+    if spec is None:
+        canon = _ALIASES.get(op)
+        if canon is not None:
+            spec = _TABLE[canon]
+    return spec
+
+
+def supported_ops() -> Tuple[str, ...]:
+    """Canonical names of all operators a Symbol graph may use, sorted.
+
+    Examples
+    --------
+    >>> 'Convolution' in supported_ops()
+    True
+    """
+    return tuple(sorted(_TABLE))
+
+
+# ------------------------------------------------------------------ attribute parsing
+def _parse_value(text: str):
+    s = text.strip()
+    if s in ("True", "true"):
+        return True
+    if s in ("False", "false"):
+        return False
+    if s == "None":
+        return None
+    if s[:1] in "([":
+        try:
+            v = ast.literal_eval(s)   # literals only: never executes code
+        except (ValueError, SyntaxError):
+            return text
+        return tuple(v) if isinstance(v, list) else v
+    try:
+        return int(s)
+    except ValueError:
+        pass
+    try:
+        return float(s)
+    except ValueError:
+        return text
+
+
+def parse_attrs(spec: OpSpec, attrs: Dict[str, str], node_name: str) -> dict:
+    """MXNet's string attributes as Python keyword arguments for ``spec.run``.
+
+    Attributes starting with ``__`` (variable hints such as ``__shape__``) and kernel
+    tuning knobs are dropped; an attribute the op does not understand is an error
+    naming the node.
+
+    Examples
+    --------
+    >>> parse_attrs(lookup('Convolution'), {'kernel': '(3, 3)', 'no_bias': 'True',
+    ...             'num_filter': '4', 'workspace': '512'}, 'conv0')
+    {'kernel': (3, 3), 'no_bias': True, 'num_filter': 4}
+    """
+    out = {}
+    known = spec.attrs
+    for k, v in attrs.items():
+        if k.startswith("__") or k in _KERNEL_ONLY:
+            continue
+        if known is not None and k not in known:
+            raise UnknownOpError(
+                f"node '{node_name}' (op {spec.name}) has attribute {k}={v!r}, which "
+                f"mxgrad's {spec.name} does not support")
+        out[k] = _parse_value(v) if isinstance(v, str) else v
+    return out
+
+
+# ------------------------------------------------------------------ the table
+def _scalar(fn):
+    def run(inputs, kwargs):
+        return fn(inputs[0], float(kwargs.get("scalar", 0.0)))
+    return run
+
+
+_SCALAR_OPS = {
+    "_plus_scalar": (lambda x, s: x + s, ("_PlusScalar",)),
+    "_minus_scalar": (lambda x, s: x - s, ("_MinusScalar",)),
+    "_rminus_scalar": (lambda x, s: s - x, ("_RMinusScalar",)),
+    "_mul_scalar": (lambda x, s: x * s, ("_MulScalar",)),
+    "_div_scalar": (lambda x, s: x / s, ("_DivScalar",)),
+    "_rdiv_scalar": (lambda x, s: s / x, ("_RDivScalar",)),
+    "_power_scalar": (lambda x, s: x ** s, ("_PowerScalar",)),
+    "_rpower_scalar": (lambda x, s: s ** x, ("_RPowerScalar",)),
+    "_mod_scalar": (lambda x, s: x % s, ("_ModScalar",)),
+    "_rmod_scalar": (lambda x, s: s % x, ("_RModScalar",)),
+    "_maximum_scalar": (lambda x, s: nd.maximum(x, s), ("_MaximumScalar",)),
+    "_minimum_scalar": (lambda x, s: nd.minimum(x, s), ("_MinimumScalar",)),
+    "_hypot_scalar": (lambda x, s: nd.sqrt(x * x + s * s), ("_HypotScalar",)),
+    "_equal_scalar": (lambda x, s: x == s, ("_EqualScalar",)),
+    "_not_equal_scalar": (lambda x, s: x != s, ("_NotEqualScalar",)),
+    "_greater_scalar": (lambda x, s: x > s, ("_GreaterScalar",)),
+    "_greater_equal_scalar": (lambda x, s: x >= s, ("_GreaterEqualScalar",)),
+    "_lesser_scalar": (lambda x, s: x < s, ("_LesserScalar",)),
+    "_lesser_equal_scalar": (lambda x, s: x <= s, ("_LesserEqualScalar",)),
+}
+for _n, (_f, _al) in _SCALAR_OPS.items():
+    _op(_n, run=_scalar(_f), aliases=_al, attrs=("scalar", "is_int"))
+
+_BINARY = ("lhs", "rhs")
+_op("elemwise_add", _BINARY, aliases=("_plus", "_Plus", "_add", "_grad_add"))
+_op("elemwise_sub", _BINARY, aliases=("_minus", "_Minus", "_sub"))
+_op("elemwise_mul", _BINARY, aliases=("_mul", "_Mul"))
+_op("elemwise_div", _BINARY, aliases=("_div", "_Div"))
+_op("_maximum", _BINARY, nd_name="maximum", aliases=("_Maximum",))
+_op("_minimum", _BINARY, nd_name="minimum", aliases=("_Minimum",))
+_op("_power", _BINARY, nd_name="power", aliases=("_Power",))
+_op("_mod", _BINARY, nd_name="modulo", aliases=("_Mod",))
+_op("_hypot", _BINARY, nd_name="hypot", aliases=("_Hypot",))
+for _n, _nd in (("_equal", "equal"), ("_not_equal", "not_equal"), ("_greater", "greater"),
+                ("_greater_equal", "greater_equal"), ("_lesser", "lesser"),
+                ("_lesser_equal", "lesser_equal")):
+    _op(_n, _BINARY, nd_name=_nd)
+for _n in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
+           "broadcast_maximum", "broadcast_minimum", "broadcast_power", "broadcast_mod",
+           "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
+           "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal",
+           "broadcast_hypot", "broadcast_logical_and", "broadcast_logical_or",
+           "broadcast_logical_xor"):
+    _op(_n, _BINARY, aliases={"broadcast_add": ("broadcast_plus",),
+                              "broadcast_sub": ("broadcast_minus",)}.get(_n, ()))
+_op("dot", _BINARY)
+_op("batch_dot", _BINARY)
+_op("broadcast_like", _BINARY)
+_op("reshape_like", _BINARY)
+_op("where", ("condition", "x", "y"))
+_op("take", ("a", "indices"))
+_op("pick", ("data", "index"))
+_op("gather_nd", ("data", "indices"))
+_op("slice_like", ("data", "shape_like"))
+
+for _n in ("relu", "sigmoid", "tanh", "exp", "log", "log2", "log10", "log1p", "expm1",
+           "sqrt", "rsqrt", "cbrt", "rcbrt", "square", "abs", "negative", "reciprocal",
+           "sign", "floor", "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan",
+           "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+           "degrees", "radians", "erf", "erfinv", "gamma", "gammaln", "softsign",
+           "logical_not", "zeros_like", "ones_like", "log_sigmoid", "mish", "hard_sigmoid",
+           "shape_array", "size_array"):
+    _op(_n)
+_op("clip")
+
+
+def _copy(inputs, kwargs):
+    return inputs[0].copy()
+
+
+_op("_copy", run=_copy, aliases=("identity",), attrs=())
+_op("BlockGrad", aliases=("stop_gradient",))
+_op("make_loss", aliases=("MakeLoss",))
+_op("Cast", nd_name="cast", aliases=("cast",))
+_op("add_n", None, aliases=("ElementWiseSum", "_sum"), attrs=("num_args",),
+    run=lambda ins, kw: nd.add_n(*ins))
+
+# shape
+_op("Flatten", aliases=("flatten",))
+_op("Reshape", aliases=("reshape",))
+_op("transpose")
+_op("expand_dims")
+_op("squeeze")
+_op("SwapAxis", aliases=("swapaxes",))
+_op("Concat", None, aliases=("concat",))
+_op("stack", None)
+_op("SliceChannel", aliases=("split",), outputs=lambda kw: int(kw.get("num_outputs", 1)))
+_op("slice_axis")
+_op("slice", aliases=("crop",))
+_op("tile")
+_op("repeat")
+_op("reverse", aliases=("flip",))
+_op("Pad", aliases=("pad",))
+_op("broadcast_to")
+_op("broadcast_axis", aliases=("broadcast_axes",))
+_op("one_hot", ("indices",))
+_op("depth_to_space")
+_op("space_to_depth")
+_op("moveaxis")
+
+# reductions
+for _n in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax",
+           "argmin"):
+    _op(_n, aliases={"sum": ("sum_axis",), "max": ("max_axis",),
+                     "min": ("min_axis",)}.get(_n, ()))
+_op("argmax_channel")
+_op("topk", outputs=lambda kw: 2 if kw.get("ret_typ") == "both" else 1)
+_op("sort")
+_op("argsort")
+
+# neural network
+_op("FullyConnected", ("data", "weight", "bias"), params=("weight", "bias"))
+_op("Convolution", ("data", "weight", "bias"), params=("weight", "bias"))
+_op("Deconvolution", ("data", "weight", "bias"), params=("weight", "bias"))
+_op("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
+    params=("gamma", "beta", "moving_mean", "moving_var"), aux=(3, 4), outputs=3,
+    visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
+_op("LayerNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
+    visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
+_op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"))
+_op("GroupNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
+    visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
+_op("Embedding", ("data", "weight"), params=("weight",))
+_op("Activation")
+_op("LeakyReLU", ("data", "gamma"), params=("gamma",))
+# max pooling has a hidden second output (the workspace MXNet's MKLDNN kernel keeps)
+_op("Pooling", outputs=lambda kw: 2 if kw.get("pool_type", "max") == "max" else 1,
+    visible=1)
+_op("Dropout", outputs=2, visible=1)
+_op("softmax", ("data", "length"))
+_op("log_softmax")
+_op("softmin")
+_op("SoftmaxActivation")
+_op("gelu")
+_op("smooth_l1")
+
+
+def _softmax_output(inputs, kwargs):
+    """SoftmaxOutput at inference: the softmax its forward computes (label unused)."""
+    x = inputs[0]
+    if kwargs.get("multi_output"):
+        return nd.softmax(x, axis=1)
+    if kwargs.get("preserve_shape") or x.ndim == 2:
+        return nd.softmax(x, axis=-1)
+    return nd.softmax(x.reshape((x.shape[0], -1)), axis=-1).reshape(x.shape)
+
+
+_op("SoftmaxOutput", ("data", "label"), params=("label",), run=_softmax_output,
+    aliases=("Softmax",),
+    attrs=("grad_scale", "ignore_label", "multi_output", "use_ignore", "preserve_shape",
+           "normalization", "out_grad", "smooth_alpha"))
+
+
+def _regression(kind):
+    def run(inputs, kwargs):
+        x = inputs[0]
+        return nd.sigmoid(x) if kind == "logistic" else x.copy()
+    return run
+
+
+_op("LinearRegressionOutput", ("data", "label"), params=("label",),
+    run=_regression("linear"), attrs=("grad_scale",))
+_op("MAERegressionOutput", ("data", "label"), params=("label",),
+    run=_regression("linear"), attrs=("grad_scale",))
+_op("LogisticRegressionOutput", ("data", "label"), params=("label",),
+    run=_regression("logistic"), attrs=("grad_scale",))
+
+# ops whose label input is only used by training losses: never a parameter to load
+LABEL_OPS = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "MAERegressionOutput",
+                       "LogisticRegressionOutput"})

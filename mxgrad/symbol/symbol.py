@@ -1,0 +1,716 @@
+"""``Symbol``: a graph of MXNet operators, as MXNet 1.x's JSON files describe it.
+
+A Symbol is a list of outputs ``(node, index)``; a node is a variable (``op == 'null'``)
+or an operator with string attributes and inputs. mxgrad builds Symbols by tracing
+``hybrid_forward`` with ``F = mx.sym`` and by loading MXNet's ``*-symbol.json``; it runs
+them with :func:`evaluate`, which calls the ``mx.nd`` op of every node, so a Symbol graph
+is recorded by autograd like imperative code (there is no second engine).
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> x = mx.sym.var('data')
+>>> y = mx.sym.FullyConnected(x, num_hidden=3, name='fc')
+>>> y.list_arguments()
+['data', 'fc_weight', 'fc_bias']
+>>> y.list_outputs()
+['fc_output']
+>>> z = mx.sym.load_json(y.tojson())
+>>> z.list_arguments() == y.list_arguments()
+True
+"""
+from __future__ import annotations
+
+import json
+import threading
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import autograd
+from .._fileio import atomic_write, check_path
+from .. import ndarray as nd
+from ..base import MXNetError, ShapeError, DTypeError
+from ..ndarray.ndarray import NDArray
+from ._registry import lookup, parse_attrs, UnknownOpError, LABEL_OPS
+
+__all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "evaluate"]
+
+MXNET_VERSION = 10901
+
+_DTYPE_FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4,
+                "int8": 5, "int64": 6, "bool": 7}
+_FLAG_DTYPES = {v: k for k, v in _DTYPE_FLAGS.items()}
+
+
+class _Node:
+    """One graph node: a variable (``op == 'null'``) or an operator."""
+
+    __slots__ = ("op", "name", "attrs", "inputs", "spec", "kwargs", "shadow", "__weakref__")
+
+    def __init__(self, op: str, name: str, attrs: Dict[str, str], inputs, spec=None,
+                 kwargs=None, shadow=None):
+        self.op = op
+        self.name = name
+        self.attrs = attrs
+        self.inputs = inputs          # list of (node, output index)
+        self.spec = spec              # OpSpec (None for variables)
+        self.kwargs = kwargs          # parsed attributes for spec.run
+        self.shadow = shadow          # example outputs while tracing (tuple) or None
+
+    @property
+    def is_var(self) -> bool:
+        return self.op == "null"
+
+    def num_outputs(self) -> int:
+        return 1 if self.spec is None else self.spec.num_outputs(self.kwargs)
+
+    def num_visible(self) -> int:
+        return 1 if self.spec is None else self.spec.num_visible(self.kwargs)
+
+
+# ------------------------------------------------------------------ naming
+class _NameState(threading.local):
+    def __init__(self):
+        self.scopes: List[Tuple[str, Dict[str, int]]] = []
+        self.counter: Dict[str, int] = {}
+        self.trace = None     # dict id(Parameter) -> Symbol while a block is traced
+
+
+_state = _NameState()
+
+
+class _Prefix:
+    """MXNet's name scope: unnamed ops get ``prefix + hint + count`` (fresh counters)."""
+
+    __slots__ = ("prefix",)
+
+    def __init__(self, prefix: str):
+        self.prefix = prefix
+
+    def __enter__(self):
+        _state.scopes.append((self.prefix, {}))
+        return self
+
+    def __exit__(self, *exc):
+        _state.scopes.pop()
+
+
+def _make_name(name: Optional[str], hint: str) -> str:
+    if _state.scopes:
+        prefix, counter = _state.scopes[-1]
+    else:
+        prefix, counter = "", _state.counter
+    if name is None:
+        n = counter.get(hint, 0)
+        counter[hint] = n + 1
+        name = f"{hint}{n}"
+    return prefix + name
+
+
+def _attr_str(v) -> str:
+    if isinstance(v, (bool, np.bool_)):
+        return "True" if v else "False"
+    if isinstance(v, (list, tuple)):
+        return str(tuple(_plain(e) for e in v))
+    if isinstance(v, type) and issubclass(v, np.generic):
+        return np.dtype(v).name
+    if isinstance(v, np.dtype):
+        return v.name
+    return str(_plain(v))
+
+
+def _plain(v):
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+# ------------------------------------------------------------------ graph walks
+def _topo(heads) -> List[_Node]:
+    """Nodes reachable from ``heads`` in MXNet's order (post-order DFS, inputs in order)."""
+    order, seen = [], set()
+    for head, _ in heads:
+        if id(head) in seen:
+            continue
+        stack = [(head, 0)]
+        while stack:
+            node, i = stack.pop()
+            if i == 0 and id(node) in seen:
+                continue
+            if i < len(node.inputs):
+                stack.append((node, i + 1))
+                child = node.inputs[i][0]
+                if id(child) not in seen:
+                    stack.append((child, 0))
+            else:
+                if id(node) not in seen:
+                    seen.add(id(node))
+                    order.append(node)
+    return order
+
+
+def _aux_ids(nodes) -> set:
+    aux = set()
+    for n in nodes:
+        if n.spec is not None:
+            for i in n.spec.aux:
+                if i < len(n.inputs) and n.inputs[i][0].is_var:
+                    aux.add(id(n.inputs[i][0]))
+    return aux
+
+
+def _run_node(node: _Node, args: Sequence[NDArray]) -> tuple:
+    try:
+        out = node.spec.run(list(args), node.kwargs)
+    except MXNetError as err:
+        raise type(err)(f"node '{node.name}' (op {node.op}): {err}") from err
+    if isinstance(out, (list, tuple)):
+        return tuple(out)
+    return (out,)
+
+
+class Symbol:
+    """A symbolic graph: one or more outputs of operator nodes.
+
+    Build one with :func:`var` and the ``mx.sym`` operators (or by calling a
+    HybridBlock on a Symbol), load one with :func:`load`, run it with
+    ``gluon.SymbolBlock``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> a, b = mx.sym.var('a'), mx.sym.var('b')
+    >>> c = 2 * a + b
+    >>> c.list_arguments()
+    ['a', 'b']
+    >>> [o.asscalar() for o in c.eval(a=mx.nd.array([1.0]), b=mx.nd.array([3.0]))]
+    [5.0]
+    """
+
+    __slots__ = ("_outputs",)
+
+    def __init__(self, outputs):
+        self._outputs = tuple(outputs)
+
+    # ------------------------------------------------------------- description
+    @property
+    def name(self) -> Optional[str]:
+        """Name of the node of a single-output Symbol (``None`` for a group)."""
+        if len(self._outputs) != 1:
+            return None
+        return self._outputs[0][0].name
+
+    def __repr__(self) -> str:
+        if len(self._outputs) == 1:
+            return f"<Symbol {self.name}>"
+        return "<Symbol group [" + ", ".join(n.name for n, _ in self._outputs) + "]>"
+
+    def __len__(self) -> int:
+        return len(self._outputs)
+
+    def __iter__(self):
+        return (Symbol([o]) for o in self._outputs)
+
+    def __getitem__(self, index):
+        """Select an output by position or by name (``list_outputs``)."""
+        if isinstance(index, str):
+            names = self.list_outputs()
+            if index not in names:
+                raise MXNetError(f"Symbol has no output named {index!r}; outputs: {names}")
+            index = names.index(index)
+        if isinstance(index, slice):
+            return Symbol(self._outputs[index])
+        if not -len(self._outputs) <= index < len(self._outputs):
+            raise IndexError(f"output index {index} out of range for a Symbol with "
+                             f"{len(self._outputs)} outputs")
+        return Symbol([self._outputs[index]])
+
+    def _nodes(self) -> List[_Node]:
+        return _topo(self._outputs)
+
+    def list_arguments(self) -> List[str]:
+        """Names of the variables that are arguments (inputs and parameters)."""
+        nodes = self._nodes()
+        aux = _aux_ids(nodes)
+        return [n.name for n in nodes if n.is_var and id(n) not in aux]
+
+    def list_auxiliary_states(self) -> List[str]:
+        """Names of the auxiliary-state variables (BatchNorm's running statistics)."""
+        nodes = self._nodes()
+        aux = _aux_ids(nodes)
+        return [n.name for n in nodes if n.is_var and id(n) in aux]
+
+    def list_inputs(self) -> List[str]:
+        """Names of all variables, arguments and auxiliary states."""
+        return [n.name for n in self._nodes() if n.is_var]
+
+    def list_outputs(self) -> List[str]:
+        """Output names: ``<node>_output`` (``<node>_output<i>`` for several)."""
+        names = []
+        for node, i in self._outputs:
+            if node.is_var:
+                names.append(node.name)
+            elif node.num_visible() > 1:
+                names.append(f"{node.name}_output{i}")
+            else:
+                names.append(f"{node.name}_output")
+        return names
+
+    def get_internals(self) -> "Symbol":
+        """A Symbol whose outputs are every visible output of every node."""
+        outs = []
+        for n in self._nodes():
+            outs.extend((n, i) for i in range(n.num_visible()))
+        return Symbol(outs)
+
+    def get_children(self) -> Optional["Symbol"]:
+        """The inputs of this Symbol's (single) node, grouped; ``None`` for a variable."""
+        node = self._outputs[0][0]
+        if not node.inputs:
+            return None
+        return Symbol(node.inputs)
+
+    def attr(self, key: str) -> Optional[str]:
+        """The string attribute ``key`` of the node (single output)."""
+        return self._outputs[0][0].attrs.get(key)
+
+    def list_attr(self) -> Dict[str, str]:
+        """The attributes of the node of this Symbol."""
+        return dict(self._outputs[0][0].attrs)
+
+    def attr_dict(self) -> Dict[str, Dict[str, str]]:
+        """``{node name: attributes}`` for every node with attributes."""
+        return {n.name: dict(n.attrs) for n in self._nodes() if n.attrs}
+
+    # ------------------------------------------------------------- shape while tracing
+    def _shadow(self) -> NDArray:
+        node, i = self._outputs[0]
+        if len(self._outputs) != 1 or node.shadow is None:
+            raise ShapeError(
+                f"the shape of Symbol {self.name} is not known: mxgrad knows shapes of "
+                f"Symbols only while tracing a block that ran on data, or when every "
+                f"variable has a shape (mx.sym.var('data', shape=(...)))")
+        return node.shadow[i]
+
+    @property
+    def shape(self) -> tuple:
+        """The shape of this output while tracing on example data (see :meth:`_shadow`)."""
+        return self._shadow().shape
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions (known while tracing on example data)."""
+        return len(self._shadow().shape)
+
+    @property
+    def dtype(self):
+        return self._shadow().dtype
+
+    def infer_shape(self, **shapes):
+        """``(arg_shapes, out_shapes, aux_shapes)`` given the shapes of the inputs.
+
+        Every variable needs a shape (keyword or its ``__shape__`` attribute); the graph
+        is run once on zeros to find the others.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> y = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2, name='fc')
+        >>> y.infer_shape(x=(4, 3), fc_weight=(2, 3), fc_bias=(2,))[1]
+        [(4, 2)]
+        """
+        nodes = self._nodes()
+        values = {}
+        for n in nodes:
+            if not n.is_var:
+                continue
+            shape = shapes.get(n.name)
+            if shape is None:
+                shape = _known_shape(n)
+            if shape is None:
+                raise ShapeError(f"infer_shape: give the shape of variable '{n.name}'")
+            values[n.name] = nd.zeros(tuple(shape),
+                                      dtype=_FLAG_DTYPES.get(
+                                          int(n.attrs.get("__dtype__", 0)), "float32"))
+        with autograd.pause(train_mode=False):
+            outs, env = _eval(self._outputs, nodes, values)
+        aux = _aux_ids(nodes)
+        args = [values[n.name].shape for n in nodes if n.is_var and id(n) not in aux]
+        auxs = [values[n.name].shape for n in nodes if n.is_var and id(n) in aux]
+        return args, [o.shape for o in outs], auxs
+
+    # ------------------------------------------------------------- running
+    def eval(self, ctx=None, **kwargs) -> List[NDArray]:
+        """Run the graph on the NDArrays given by variable name; a list of outputs."""
+        return evaluate(self, kwargs)
+
+    # ------------------------------------------------------------- JSON
+    def tojson(self, remove_amp_cast: bool = True) -> str:
+        """The graph in MXNet 1.x's JSON format (what ``*-symbol.json`` files hold)."""
+        nodes = self._nodes()
+        index = {id(n): i for i, n in enumerate(nodes)}
+        aux_pos = {}
+        out_nodes, row_ptr = [], [0]
+        for n in nodes:
+            entry = {"op": n.op, "name": n.name}
+            if n.attrs:
+                entry["attrs"] = {k: n.attrs[k] for k in sorted(n.attrs)}
+            aux = set(n.spec.aux) if n.spec is not None else ()
+            entry["inputs"] = [[index[id(src)], j, 1 if k in aux else 0]
+                               for k, (src, j) in enumerate(n.inputs)]
+            out_nodes.append(entry)
+            row_ptr.append(row_ptr[-1] + n.num_outputs())
+        del aux_pos
+        graph = {
+            "nodes": out_nodes,
+            "arg_nodes": [i for i, n in enumerate(nodes) if n.is_var],
+            "node_row_ptr": row_ptr,
+            "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
+            "attrs": {"mxnet_version": ["int", MXNET_VERSION]},
+        }
+        return _format_graph(graph)
+
+    def save(self, fname: str, remove_amp_cast: bool = True) -> None:
+        """Write :meth:`tojson` to ``fname`` (atomically)."""
+        _write_text(fname, self.tojson())
+
+    # ------------------------------------------------------------- copies
+    def copy(self) -> "Symbol":
+        """The same graph (MXNet's ``copy`` is a copy of the handle)."""
+        return Symbol(self._outputs)
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo):
+        return load_json(self.tojson())
+
+    # ------------------------------------------------------------- arithmetic
+    def _binary(self, other, op, hint, sop, shint, reverse=False):
+        from . import _ops
+        if isinstance(other, Symbol):
+            a, b = (other, self) if reverse else (self, other)
+            return _ops.make(op, [a, b], {}, None, hint)
+        if isinstance(other, (int, float, np.number)) and not isinstance(other, bool) \
+                or isinstance(other, np.bool_):
+            return _ops.make(sop, [self], {"scalar": other}, None, shint)
+        if isinstance(other, bool):
+            return _ops.make(sop, [self], {"scalar": int(other)}, None, shint)
+        return NotImplemented
+
+    def __add__(self, o):
+        return self._binary(o, "elemwise_add", "_plus", "_plus_scalar", "_plusscalar")
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        return self._binary(o, "elemwise_sub", "_minus", "_minus_scalar", "_minusscalar")
+
+    def __rsub__(self, o):
+        return self._binary(o, "elemwise_sub", "_minus", "_rminus_scalar",
+                            "_rminusscalar", True)
+
+    def __mul__(self, o):
+        return self._binary(o, "elemwise_mul", "_mul", "_mul_scalar", "_mulscalar")
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, o):
+        return self._binary(o, "elemwise_div", "_div", "_div_scalar", "_divscalar")
+
+    def __rtruediv__(self, o):
+        return self._binary(o, "elemwise_div", "_div", "_rdiv_scalar", "_rdivscalar", True)
+
+    __div__, __rdiv__ = __truediv__, __rtruediv__
+
+    def __mod__(self, o):
+        return self._binary(o, "_mod", "_mod", "_mod_scalar", "_modscalar")
+
+    def __rmod__(self, o):
+        return self._binary(o, "_mod", "_mod", "_rmod_scalar", "_rmodscalar", True)
+
+    def __pow__(self, o):
+        return self._binary(o, "_power", "_power", "_power_scalar", "_powerscalar")
+
+    def __rpow__(self, o):
+        return self._binary(o, "_power", "_power", "_rpower_scalar", "_rpowerscalar", True)
+
+    def __neg__(self):
+        return self.__mul__(-1.0)
+
+    def __eq__(self, o):
+        return self._binary(o, "_equal", "_equal", "_equal_scalar", "_equalscalar")
+
+    def __ne__(self, o):
+        return self._binary(o, "_not_equal", "_not_equal", "_not_equal_scalar",
+                            "_notequalscalar")
+
+    def __gt__(self, o):
+        return self._binary(o, "_greater", "_greater", "_greater_scalar", "_greaterscalar")
+
+    def __ge__(self, o):
+        return self._binary(o, "_greater_equal", "_greater_equal", "_greater_equal_scalar",
+                            "_greaterequalscalar")
+
+    def __lt__(self, o):
+        return self._binary(o, "_lesser", "_lesser", "_lesser_scalar", "_lesserscalar")
+
+    def __le__(self, o):
+        return self._binary(o, "_lesser_equal", "_lesser_equal", "_lesser_equal_scalar",
+                            "_lesserequalscalar")
+
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        raise MXNetError("a Symbol has no truth value (its value is known only when run)")
+
+    # ------------------------------------------------------------- fluent methods
+    def astype(self, dtype) -> "Symbol":
+        from . import _ops
+        return _ops.make("Cast", [self], {"dtype": dtype}, None, "cast")
+
+
+def _fluent(opname, hint):
+    def method(self, *args, **kwargs):
+        from . import _ops
+        return _ops.call(opname, hint, (self,) + args, kwargs)
+    method.__name__ = hint
+    method.__doc__ = f"``mx.sym.{hint}(self, ...)``."
+    return method
+
+
+for _name, _op in (("reshape", "Reshape"), ("flatten", "Flatten"), ("transpose", "transpose"),
+                   ("expand_dims", "expand_dims"), ("squeeze", "squeeze"), ("sum", "sum"),
+                   ("mean", "mean"), ("max", "max"), ("min", "min"), ("prod", "prod"),
+                   ("norm", "norm"), ("argmax", "argmax"), ("argmin", "argmin"),
+                   ("softmax", "softmax"), ("log_softmax", "log_softmax"),
+                   ("relu", "relu"), ("sigmoid", "sigmoid"), ("tanh", "tanh"),
+                   ("exp", "exp"), ("log", "log"), ("sqrt", "sqrt"), ("square", "square"),
+                   ("abs", "abs"), ("clip", "clip"), ("swapaxes", "SwapAxis"),
+                   ("split", "SliceChannel"), ("slice_axis", "slice_axis"),
+                   ("tile", "tile"), ("repeat", "repeat"), ("broadcast_to", "broadcast_to"),
+                   ("take", "take"), ("pick", "pick"), ("one_hot", "one_hot"),
+                   ("zeros_like", "zeros_like"), ("ones_like", "ones_like"),
+                   ("flip", "reverse"), ("sign", "sign"), ("round", "round"),
+                   ("floor", "floor"), ("ceil", "ceil"), ("reciprocal", "reciprocal")):
+    setattr(Symbol, _name, _fluent(_op, _name))
+
+
+def _known_shape(node: _Node) -> Optional[tuple]:
+    s = node.attrs.get("__shape__")
+    if s is None:
+        return None
+    try:
+        shape = tuple(int(d) for d in s.strip("()[] ").split(",") if d.strip())
+    except ValueError:
+        return None
+    if any(d <= 0 for d in shape):
+        return None
+    return shape
+
+
+def _format_graph(graph: dict) -> str:
+    """JSON text laid out as MXNet's (dmlc) writer does, so files diff cleanly: the
+    nodes one per block, arrays of more than 10 items and objects of more than one
+    entry over several lines, the rest inline, ``", "`` before each line break."""
+    def inline(v):
+        return json.dumps(v, separators=(", ", ": "))
+
+    def block(items, indent):
+        pad = " " * indent
+        return [pad + it + (", " if i + 1 < len(items) else "")
+                for i, it in enumerate(items)]
+
+    def array(v, indent):
+        if len(v) <= 10:
+            return inline(v)
+        return ("[\n" + "\n".join(block([inline(e) for e in v], indent + 2)) + "\n"
+                + " " * indent + "]")
+
+    def obj(d, indent):
+        if len(d) <= 1:
+            return inline(d)
+        items = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in d.items()]
+        return "{\n" + "\n".join(block(items, indent + 2)) + "\n" + " " * indent + "}"
+
+    node_texts = []
+    for n in graph["nodes"]:
+        fields = [f'"op": {json.dumps(n["op"])}', f'"name": {json.dumps(n["name"])}']
+        if "attrs" in n:
+            fields.append(f'"attrs": {obj(n["attrs"], 6)}')
+        fields.append(f'"inputs": {array(n["inputs"], 6)}')
+        node_texts.append("{\n" + "\n".join(block(fields, 6)) + "\n    }")
+    top = ['"nodes": [\n' + "\n".join(block(node_texts, 4)) + "\n  ]"]
+    for key in ("arg_nodes", "node_row_ptr", "heads"):
+        top.append(f'"{key}": {array(graph[key], 2)}')
+    top.append(f'"attrs": {obj(graph["attrs"], 2)}')
+    return "{\n" + "\n".join(block(top, 2)) + "\n}"
+
+
+# ------------------------------------------------------------------ variables
+def var(name: str, attr: Optional[dict] = None, shape=None, lr_mult=None, wd_mult=None,
+        dtype=None, init=None, stype=None, **kwargs) -> Symbol:
+    """A variable (graph input or parameter) named ``name``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.sym.var('data', shape=(2, 3))
+    >>> x.list_arguments(), x.attr('__shape__')
+    (['data'], '(2, 3)')
+    """
+    if not isinstance(name, str):
+        raise DTypeError(f"var(): name must be a str, got {type(name).__name__}")
+    attrs = {}
+    if attr:
+        attrs.update({k: str(v) for k, v in attr.items()})
+    if shape is not None:
+        attrs["__shape__"] = str(tuple(shape))
+    if lr_mult is not None:
+        attrs["__lr_mult__"] = str(lr_mult)
+    if wd_mult is not None:
+        attrs["__wd_mult__"] = str(wd_mult)
+    if dtype is not None:
+        attrs["__dtype__"] = str(_DTYPE_FLAGS[np.dtype(dtype).name])
+    if init is not None:
+        attrs["__init__"] = init if isinstance(init, str) else init.dumps()
+    if stype is not None:
+        attrs["__storage_type__"] = str({"default": 0, "row_sparse": 1, "csr": 2}.get(
+            stype, 0))
+    for k, v in kwargs.items():
+        if k.startswith("__") and k.endswith("__"):
+            attrs[k] = str(v)
+        else:
+            raise MXNetError(f"var(): unknown argument {k!r}; attributes go in attr={{}} "
+                             f"or as __{k}__=...")
+    node = _Node("null", name, attrs, [])
+    known = _known_shape(node)
+    if known is not None:
+        node.shadow = (nd.zeros(known, dtype=np.dtype(dtype).name if dtype else "float32"),)
+    return Symbol([(node, 0)])
+
+
+Variable = var
+
+
+def Group(symbols: Sequence[Symbol]) -> Symbol:
+    """One Symbol with the outputs of all ``symbols``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> a = mx.sym.var('a')
+    >>> mx.sym.Group([a + 1, a * 2]).list_outputs()
+    ['_plusscalar0_output', '_mulscalar0_output']
+    """
+    outs = []
+    for s in symbols:
+        if not isinstance(s, Symbol):
+            raise DTypeError(f"Group() takes Symbols, got {type(s).__name__}")
+        outs.extend(s._outputs)
+    if not outs:
+        raise MXNetError("Group() needs at least one Symbol")
+    return Symbol(outs)
+
+
+# ------------------------------------------------------------------ evaluation
+def _eval(heads, nodes, values):
+    env = {}
+    for n in nodes:
+        if n.is_var:
+            if n.name not in values:
+                raise MXNetError(f"no value for variable '{n.name}'")
+            env[id(n)] = (values[n.name],)
+        else:
+            args = []
+            for src, j in n.inputs:
+                outs = env[id(src)]
+                if j >= len(outs):
+                    raise MXNetError(f"node '{n.name}' (op {n.op}) reads output {j} of "
+                                     f"'{src.name}', which mxgrad's {src.op} does not "
+                                     f"compute")
+                args.append(outs[j])
+            env[id(n)] = _run_node(n, args)
+    return [env[id(n)][i] for n, i in heads], env
+
+
+def evaluate(symbol: Symbol, values: Dict[str, NDArray]) -> List[NDArray]:
+    """Run ``symbol`` with the NDArrays ``values`` (by variable name) through ``mx.nd``.
+
+    Runs under the caller's autograd scope: inside ``record()`` the result is
+    differentiable, in training mode BatchNorm uses and updates batch statistics.
+    Variables that only feed a training loss's label (``SoftmaxOutput``) may be left
+    out.
+    """
+    nodes = symbol._nodes()
+    vals = dict(values)
+    for n in nodes:
+        if n.spec is not None and n.op in LABEL_OPS and len(n.inputs) > 1:
+            lab = n.inputs[1][0]
+            if lab.is_var and lab.name not in vals:
+                vals[lab.name] = None
+    return _eval(symbol._outputs, nodes, vals)[0]
+
+
+# ------------------------------------------------------------------ loading
+def _check_op(op: str, name: str):
+    spec = lookup(op)
+    if spec is None:
+        raise UnknownOpError(
+            f"node '{name}' uses operator {op!r}, which mxgrad does not implement "
+            f"(supported: mx.sym.supported_ops()); rebuild that part of the model with "
+            f"Gluon layers")
+    return spec
+
+
+def load_json(json_str: str) -> Symbol:
+    """The Symbol of an MXNet JSON graph (``Symbol.tojson``, ``*-symbol.json``).
+
+    Every operator is checked here: one mxgrad cannot run raises an error naming it
+    and its node.
+    """
+    try:
+        graph = json.loads(json_str)
+    except ValueError as err:
+        raise MXNetError(f"load_json: not a JSON graph: {err}") from err
+    if not isinstance(graph, dict) or "nodes" not in graph or "heads" not in graph:
+        raise MXNetError("load_json: a Symbol JSON needs 'nodes' and 'heads'")
+    nodes: List[_Node] = []
+    for i, entry in enumerate(graph["nodes"]):
+        op = entry.get("op", "null")
+        name = entry.get("name", f"node{i}")
+        attrs = entry.get("attrs", entry.get("attr", entry.get("param", {}))) or {}
+        attrs = {str(k): str(v) for k, v in attrs.items()}
+        inputs = []
+        for e in entry.get("inputs", []):
+            src, j = int(e[0]), int(e[1])
+            if not 0 <= src < i:
+                raise MXNetError(f"load_json: node '{name}' has input {src}, which is not "
+                                 f"an earlier node")
+            inputs.append((nodes[src], j))
+        if op == "null":
+            node = _Node("null", name, attrs, [])
+        else:
+            spec = _check_op(op, name)
+            node = _Node(spec.name, name, attrs, inputs, spec,
+                         parse_attrs(spec, attrs, name))
+        nodes.append(node)
+    heads = []
+    for e in graph["heads"]:
+        k, j = int(e[0]), int(e[1])
+        if not 0 <= k < len(nodes):
+            raise MXNetError(f"load_json: head {k} is not a node")
+        heads.append((nodes[k], j))
+    return Symbol(heads)
+
+
+def load(fname: str) -> Symbol:
+    """Load a Symbol from an MXNet ``*-symbol.json`` file."""
+    fname = check_path(fname, "fname")
+    with open(fname, "r", encoding="utf-8") as f:
+        return load_json(f.read())
+
+
+def _write_text(fname: str, text: str) -> None:
+    with atomic_write(fname, "w") as f:
+        f.write(text)

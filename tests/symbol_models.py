@@ -1,0 +1,91 @@
+"""The small models of the Symbol/export fixtures, written once for both MXNet and mxgrad.
+
+Each ``build_<name>(mx)`` takes the framework module (``mxnet`` or ``mxgrad``) and returns
+``(net, x)``: an uninitialized HybridBlock with fixed prefixes (so both frameworks give
+the same names) and a NumPy input. Used by ``tools/make_symbol_fixtures.py`` (with real
+MXNet) and by ``tests/test_symbol*.py`` (with mxgrad).
+"""
+import numpy as np
+
+
+def build_cnn(mx):
+    nn = mx.gluon.nn
+    net = nn.HybridSequential(prefix="cnn_")
+    with net.name_scope():
+        net.add(nn.Conv2D(4, 3, padding=1, in_channels=3),
+                nn.BatchNorm(in_channels=4),
+                nn.Activation("relu"),
+                nn.MaxPool2D(2),
+                nn.Conv2D(5, 3, strides=2, padding=1, use_bias=False, activation="tanh"),
+                nn.AvgPool2D(2, ceil_mode=True),
+                nn.GlobalMaxPool2D(),
+                nn.Flatten(),
+                nn.Dense(3))
+    return net, np.random.RandomState(1).randn(2, 3, 8, 8).astype("float32")
+
+
+def build_mlp(mx):
+    nn = mx.gluon.nn
+    net = nn.HybridSequential(prefix="mlp_")
+    with net.name_scope():
+        net.add(nn.Dense(8, activation="relu"),
+                nn.BatchNorm(),
+                nn.LeakyReLU(0.1),
+                nn.Dense(7, activation="sigmoid"),
+                nn.ELU(0.5),
+                nn.Dense(6, activation="softrelu"),
+                nn.PReLU(),
+                nn.Dropout(0.3),
+                nn.Dense(5, use_bias=False),
+                nn.SELU(),
+                nn.Dense(4))
+    return net, np.random.RandomState(2).randn(3, 5).astype("float32")
+
+
+def build_misc(mx):
+    nn = mx.gluon.nn
+
+    class Misc(mx.gluon.HybridBlock):
+        """Elementwise/broadcast and scalar arithmetic, shape ops, reductions, softmax."""
+
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.emb = nn.Embedding(10, 4)
+                self.ln = nn.LayerNorm()
+                self.dense = nn.Dense(6, flatten=False)
+
+        def hybrid_forward(self, F, tokens):
+            e = self.ln(self.emb(tokens))             # (B, T, 4)
+            h = self.dense(e)                         # (B, T, 6)
+            a = F.Activation(h, act_type="softrelu") + F.Activation(h, act_type="softsign")
+            b = F.LeakyReLU(h, act_type="selu") * F.LeakyReLU(h, act_type="gelu")
+            c = F.Activation(h, act_type="tanh") - F.Activation(h, act_type="sigmoid")
+            d = F.broadcast_mul(a, F.mean(b, axis=1, keepdims=True))
+            s = (2 * c + 1) / 3 - 0.5
+            s = 1 - s
+            s = 2 / (s * s + 1) + (-c) ** 2
+            s = F.clip(s, a_min=-1.0, a_max=2.0)
+            z = F.concat(d, s, dim=2)                 # (B, T, 12)
+            z = F.transpose(z, axes=(0, 2, 1))        # (B, 12, T)
+            z = F.reshape(z, shape=(0, -1))           # (B, 12T)
+            p = F.softmax(z, axis=-1)
+            q = F.log_softmax(z)
+            r = F.sum(p * q, axis=1) + F.mean(F.relu(z), axis=1)
+            out = F.broadcast_add(F.expand_dims(r, axis=1), F.elemwise_mul(p, F.sqrt(p + 1)))
+            return F.maximum(out, 0.001)
+
+    net = Misc(prefix="misc_")
+    x = np.random.RandomState(3).randint(0, 10, size=(2, 3)).astype("float32")
+    return net, x
+
+
+BUILDERS = {"cnn": build_cnn, "mlp": build_mlp, "misc": build_misc}
+
+
+def set_running_stats(net, mx):
+    """Non-trivial BatchNorm running statistics (the same in both frameworks)."""
+    for p in net.collect_params().values():
+        if p.name.endswith(("running_mean", "running_var")):
+            v = np.random.RandomState(7).rand(*p.shape).astype("float32") + 0.5
+            p.set_data(mx.nd.array(v))

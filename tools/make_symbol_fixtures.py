@@ -1,0 +1,105 @@
+"""Make the Symbol/export fixtures under tests/data/mxnet/symbol/ with real MXNet 1.9.1.
+
+Needs MXNet (not run in CI):  /tmp/mxvenv/bin/python tools/make_symbol_fixtures.py
+
+For each model NAME it writes
+  NAME-symbol.json, NAME-0000.params   what MXNet's ``export`` (or save_checkpoint) wrote
+  NAME-io.npz                          inputs and MXNet's outputs (np.savez, no pickle):
+      x            the input
+      y_predict    the imported model's output in predict mode
+      y_train      the output of one training-mode forward (batch statistics)
+      after_<param>  (cnn, mlp) parameters after one training step: training-mode forward,
+                   loss = sum(y * w_loss), backward, Trainer('sgd', lr=0.1, momentum=0.9,
+                   wd=1e-3).step(batch): BatchNorm running statistics and weights
+      w_loss       the loss weights
+Models are built with explicit prefixes so that mxgrad can rebuild the same names.
+"""
+import os
+import sys
+
+import numpy as np
+import mxnet as mx
+from mxnet import autograd, gluon
+from mxnet.gluon import nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "tests", "data", "mxnet", "symbol")
+sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+from symbol_models import BUILDERS, set_running_stats  # noqa: E402
+
+
+def module_style():
+    """A checkpoint as the Module API writes it: mx.sym graph + SoftmaxOutput."""
+    data = mx.sym.var("data")
+    c = mx.sym.Convolution(data, kernel=(3, 3), num_filter=4, pad=(1, 1), name="conv1")
+    c = mx.sym.BatchNorm(c, fix_gamma=False, name="bn1")
+    c = mx.sym.LeakyReLU(c, act_type="leaky", slope=0.2, name="lrelu1")
+    c = mx.sym.Pooling(c, kernel=(3, 3), stride=(2, 2), pool_type="max",
+                       pooling_convention="full", name="pool1")
+    c = mx.sym.Pooling(c, kernel=(1, 1), global_pool=True, pool_type="avg", name="gpool")
+    c = mx.sym.Flatten(c, name="flat")
+    c = mx.sym.Dropout(c, p=0.2, name="drop")
+    f = mx.sym.FullyConnected(c, num_hidden=5, name="fc1")
+    f = mx.sym.Activation(f, act_type="relu", name="relu1")
+    f = mx.sym.identity(f, name="copy")
+    f = mx.sym.FullyConnected(f, num_hidden=3, name="fc2")
+    out = mx.sym.SoftmaxOutput(f, name="softmax")
+    mod = mx.mod.Module(out, data_names=["data"], label_names=["softmax_label"])
+    x = np.random.RandomState(4).randn(2, 3, 7, 7).astype("float32")
+    mod.bind(data_shapes=[("data", x.shape)], label_shapes=[("softmax_label", (2,))])
+    mx.random.seed(5)
+    mod.init_params(mx.init.Xavier(magnitude=2.0))
+    arg, aux = mod.get_params()
+    aux = {k: mx.nd.array(np.random.RandomState(6).rand(*v.shape) + 0.5) for k, v in aux.items()}
+    mx.model.save_checkpoint(os.path.join(OUT, "module"), 0, out, arg, aux)
+    mod.set_params(arg, aux)
+    mod.forward(mx.io.DataBatch([mx.nd.array(x)], [mx.nd.zeros((2,))]), is_train=False)
+    y = mod.get_outputs()[0].asnumpy()
+    np.savez(os.path.join(OUT, "module-io.npz"), x=x, y_predict=y)
+
+
+def export_model(name, build, int_input=False):
+    mx.random.seed(0)
+    net, x = build(mx)
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    net(mx.nd.array(x))
+    set_running_stats(net, mx)
+    net(mx.nd.array(x))
+    path = os.path.join(OUT, name)
+    net.export(path)
+    # what a user of the exported files sees
+    blk = gluon.SymbolBlock.imports(path + "-symbol.json", ["data"], path + "-0000.params")
+    res = {"x": x}
+    res["y_predict"] = blk(mx.nd.array(x)).asnumpy()
+    if name in ("cnn", "mlp"):
+        with autograd.train_mode():
+            if name == "cnn":      # no randomness in cnn
+                res["y_train"] = blk(mx.nd.array(x)).asnumpy()
+        blk2 = gluon.SymbolBlock.imports(path + "-symbol.json", ["data"],
+                                         path + "-0000.params")
+        trainer = gluon.Trainer(blk2.collect_params(), "sgd",
+                                {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-3})
+        w_loss = np.random.RandomState(8).randn(*res["y_predict"].shape).astype("float32")
+        res["w_loss"] = w_loss
+        with autograd.record():
+            y = blk2(mx.nd.array(x))
+            loss = (y * mx.nd.array(w_loss)).sum()
+        loss.backward()
+        trainer.step(x.shape[0])
+        for k, p in blk2.collect_params().items():
+            res["after_" + k] = p.data().asnumpy()
+    np.savez(os.path.join(OUT, name + "-io.npz"), **res)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for name, build in BUILDERS.items():
+        export_model(name, build)
+    module_style()
+    for f in sorted(os.listdir(OUT)):
+        print(f, os.path.getsize(os.path.join(OUT, f)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
