@@ -92,6 +92,12 @@ class Trainer:
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore="device",
                  compression_params=None, update_on_kvstore=None):
+        if compression_params:
+            raise StateError("compression_params: gradient compression is not supported "
+                             "by mxgrad; pass None")
+        if not (kvstore is None or isinstance(kvstore, (str, kvs.KVStore))):
+            raise _ParamsError(f"kvstore must be a str, a KVStore or None, got "
+                               f"{type(kvstore).__name__}")
         if isinstance(params, (dict, ParameterDict)):
             params = list(params.values())
         if not isinstance(params, (list, tuple)):
@@ -112,12 +118,6 @@ class Trainer:
         optimizer_params = optimizer_params if optimizer_params else {}
         self._scale = float(optimizer_params.get("rescale_grad", 1.0))
         self._init_optimizer(optimizer, optimizer_params)
-        if compression_params:
-            raise StateError("compression_params: gradient compression is not supported "
-                             "by mxgrad; pass None")
-        if not (kvstore is None or isinstance(kvstore, (str, kvs.KVStore))):
-            raise _ParamsError(f"kvstore must be a str, a KVStore or None, got "
-                               f"{type(kvstore).__name__}")
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._kvstore = None
         self._update_on_kvstore = False
@@ -206,7 +206,7 @@ class Trainer:
 
     def _param_initialized(self, param) -> None:
         """A parameter got its arrays: store rank 0's value in the kvstore, everywhere."""
-        kv = self._kvstore
+        kv = getattr(self, "_kvstore", None)     # None also while __init__ runs
         if kv is None:
             return
         i = self._param2idx[id(param)]
