@@ -1,7 +1,7 @@
 """Data-parallel scaling on this machine: 1 vs 2 (or more) MPI processes.
 
     python bench/bench_dist.py            # needs the dist extra: pip install -e '.[dist]'
-    python bench/bench_dist.py --workers 1 2 --steps 20
+    python bench/bench_dist.py --workers 1 2 --steps 20 --repeat 3
 
 For each model (MLP 784-512-512-10 and LeNet, global batch 256, SGD with momentum,
 one BLAS thread per process) it launches ``mpiexec -n N`` workers that train with
@@ -118,26 +118,37 @@ def worker(model, steps, rounds):
                           "floats": floats}), flush=True)
 
 
-def controller(workers, steps, rounds, models):
+def controller(workers, steps, rounds, models, repeat=1):
     from mxgrad.launch import find_mpiexec
     mpiexec = find_mpiexec()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([ROOT, env.get("PYTHONPATH", "")])
     rows = []
     for model in models:
-        for n in workers:
-            cmd = [mpiexec, "-n", str(n), sys.executable, os.path.abspath(__file__),
-                   "--worker", model, "--steps", str(steps), "--rounds", str(rounds)]
-            out = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                                 timeout=1800)
-            if out.returncode != 0:
-                sys.exit(f"workers failed:\n{out.stderr}")
-            row = json.loads(out.stdout.strip().splitlines()[-1])
-            print(json.dumps(row), flush=True)
-            rows.append(row)
+        best = {}
+        for _ in range(repeat):       # 1, 2, 1, 2, ...: both see the same load
+            for n in workers:
+                cmd = [mpiexec, "-n", str(n), sys.executable, os.path.abspath(__file__),
+                       "--worker", model, "--steps", str(steps), "--rounds", str(rounds)]
+                out = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                                     timeout=1800)
+                if out.returncode != 0:
+                    sys.exit(f"workers failed:\n{out.stderr}")
+                row = json.loads(out.stdout.strip().splitlines()[-1])
+                print(json.dumps(row), flush=True)
+                old = best.get(n)
+                if old is None:
+                    best[n] = row
+                else:   # best of the launches, field by field
+                    for k in ("step_ms", "step_ms_median", "allreduce_ms", "compute_ms"):
+                        old[k] = min(old[k], row[k])
+                    old["samples_per_s"] = GLOBAL_BATCH / old["step_ms"] * 1e3
+                    old["samples_per_s_median"] = GLOBAL_BATCH / old["step_ms_median"] * 1e3
+        rows += [best[n] for n in workers]
     print()
     print(f"Data-parallel scaling, global batch {GLOBAL_BATCH}, one BLAS thread per "
-          f"process, {os.cpu_count()} cores (best of {rounds} x {steps} steps)")
+          f"process, {os.cpu_count()} cores (best of {repeat} launches of {rounds} x "
+          f"{steps} steps)")
     print("| model | workers | step ms (best / median) | samples/s (best) | speed-up best "
           "(median) | compute ms / worker | allreduce ms | allreduce share | floats |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -160,12 +171,14 @@ def main():
     ap.add_argument("--models", nargs="+", default=["mlp", "lenet"])
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="launches per configuration, alternating (best kept)")
     ap.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         worker(args.worker, args.steps, args.rounds)
     else:
-        controller(args.workers, args.steps, args.rounds, args.models)
+        controller(args.workers, args.steps, args.rounds, args.models, args.repeat)
 
 
 if __name__ == "__main__":
