@@ -3,8 +3,9 @@
 A thin wrapper over the ``mpiexec`` of the installed MPI (the ``mpich`` wheel that
 ``pip install 'mxgrad[dist]'`` brings puts it next to the Python executable), for
 people who do not use ``mpiexec`` by habit; MXNet's ``tools/launch.py`` plays this
-role. It runs ``mpiexec -n N <this python> train.py args...`` and returns its exit
-code. Inside the script, ``mx.kv.create('dist_sync')`` gives each worker its ``rank``
+role. It runs ``mpiexec -n N <this python> -m mxgrad.launch --run train.py args...`` and
+returns its exit code; each worker initializes MPI before the script runs and aborts all
+workers when one raises, wherever that happens (see :func:`run_worker`). Inside the script, ``mx.kv.create('dist_sync')`` gives each worker its ``rank``
 and ``num_workers``.
 
 Options: ``-n/--num-workers N`` (default 2), ``-H/--hosts a,b`` (machines to run on,
@@ -13,10 +14,13 @@ the command only).
 
 Examples
 --------
+>>> import sys
 >>> from mxgrad.launch import build_command
 >>> cmd = build_command(['-n', '3', 'train.py', '--epochs', '1'], mpiexec='mpiexec')
->>> cmd[:3], cmd[-3:]
-(['mpiexec', '-n', '3'], ['train.py', '--epochs', '1'])
+>>> cmd[:3], cmd[4:]
+(['mpiexec', '-n', '3'], ['-m', 'mxgrad.launch', '--run', 'train.py', '--epochs', '1'])
+>>> cmd[3] == sys.executable
+True
 """
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ from typing import List, Optional
 
 from .base import MXNetError
 
-__all__ = ["find_mpiexec", "build_command", "main"]
+__all__ = ["find_mpiexec", "build_command", "run_worker", "main"]
 
 
 class LaunchError(MXNetError, FileNotFoundError):
@@ -84,12 +88,45 @@ def build_command(argv: List[str], mpiexec: Optional[str] = None) -> List[str]:
     cmd = [exe, "-n", str(opts.num_workers)]
     if opts.hosts:
         cmd += ["-hosts", opts.hosts]
-    return cmd + [sys.executable, opts.script] + list(opts.args)
+    # each worker starts MPI before the script runs and aborts every rank when the
+    # script raises anywhere (also before its kvstore exists): see run_worker
+    return cmd + [sys.executable, "-m", "mxgrad.launch", "--run", opts.script] + \
+        list(opts.args)
+
+
+def run_worker(script: str, args: List[str]) -> None:
+    """Run ``script`` as ``__main__`` in an MPI worker: MPI is initialized first (so no
+    rank can wait forever for one that failed early), and an uncaught exception or a
+    non-zero ``sys.exit`` prints the error and aborts all ranks (``MPI_Abort``)."""
+    import runpy
+    import traceback
+    from .kvstore._comm import world
+    comm = world()
+    sys.argv = [script] + list(args)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:
+        if exc.code not in (None, 0):
+            sys.stderr.write(f"mxgrad: rank {comm.rank} exited with {exc.code!r}; "
+                             f"aborting all ranks\n")
+            comm.abort(exc.code if isinstance(exc.code, int) else 1)
+        raise
+    except BaseException:
+        sys.stderr.write(f"mxgrad: uncaught exception on rank {comm.rank} of "
+                         f"{comm.size}; aborting all ranks\n")
+        traceback.print_exc()
+        comm.abort(1)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the workers; returns mpiexec's exit code."""
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--run"]:          # inside a worker (started by mpiexec)
+        if len(argv) < 2:
+            raise MXNetError("--run needs a script")
+        run_worker(argv[1], argv[2:])
+        return 0
     cmd = build_command(argv)
     env = dict(os.environ)
     if _is_open_mpi(cmd[0]):

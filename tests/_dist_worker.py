@@ -4,7 +4,8 @@ as a single-process reference. Run by ``mpiexec -n N python _dist_worker.py MODE
 MODE ``train``: every training configuration of ``CONFIGS`` on this rank's shard; each
 rank writes its parameters to ``OUT.rank<r>.npz``. MODE ``api``: KVStore calls across
 ranks, results to ``OUT.rank<r>.json``. MODE ``fail``: rank 1 raises in forward while
-the others go on to ``trainer.step`` (must abort, not hang). MODE ``single``: a dist
+the others go on to ``trainer.step`` (must abort, not hang); ``early``: rank 1 fails
+before MPI starts (the launcher must abort all). MODE ``single``: a dist
 kvstore without mpiexec (rank 0 of 1).
 """
 import json
@@ -142,6 +143,14 @@ def mode_fail(out):
     trainer.step(2)           # rank 0 waits here for rank 1: must be aborted
 
 
+def mode_early(out):
+    import os
+    if os.environ.get("PMI_RANK") == "1":      # before MPI or any kvstore exists
+        raise RuntimeError("early failure on rank 1")
+    kv = mx.kv.create("dist_sync")
+    kv.barrier()
+
+
 def mode_single(out):
     kv = mx.kv.create("dist_sync")
     net = gluon.nn.Dense(2, in_units=3, weight_initializer="ones", bias_initializer="zeros")
@@ -156,5 +165,5 @@ def mode_single(out):
 
 
 if __name__ == "__main__":
-    {"train": mode_train, "api": mode_api, "fail": mode_fail,
+    {"train": mode_train, "api": mode_api, "fail": mode_fail, "early": mode_early,
      "single": mode_single}[sys.argv[1]](sys.argv[2] if len(sys.argv) > 2 else "")

@@ -149,6 +149,15 @@ def test_failure_on_one_rank_aborts_all(tmp_path):
     assert "aborting all ranks" in proc.stderr
 
 
+def test_early_failure_under_the_launcher_aborts_all(tmp_path):
+    """With python -m mxgrad.launch, MPI starts before the script: a rank failing before
+    it creates a kvstore still stops the job (plain mpiexec would wait for it)."""
+    proc = run_workers(2, "early", tmp_path / "early", timeout=60, launcher=True)
+    assert proc.returncode != 0
+    assert "early failure on rank 1" in proc.stderr
+    assert "aborting all ranks" in proc.stderr
+
+
 def test_dist_kvstore_without_mpiexec_is_one_worker():
     proc = subprocess.run([sys.executable, os.path.join(HERE, "_dist_worker.py"), "single"],
                           capture_output=True, text=True, timeout=TIMEOUT, env=_env(),

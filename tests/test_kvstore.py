@@ -306,8 +306,8 @@ def test_launcher_command(monkeypatch):
     from mxgrad import launch
     cmd = launch.build_command(["-n", "4", "-H", "a,b", "train.py", "--lr", "0.1"],
                                mpiexec="/x/mpiexec")
-    assert cmd == ["/x/mpiexec", "-n", "4", "-hosts", "a,b", sys.executable, "train.py",
-                   "--lr", "0.1"]
+    assert cmd == ["/x/mpiexec", "-n", "4", "-hosts", "a,b", sys.executable, "-m",
+                   "mxgrad.launch", "--run", "train.py", "--lr", "0.1"]
     with pytest.raises(MXNetError, match="at least 1"):
         launch.build_command(["-n", "0", "t.py"], mpiexec="m")
     monkeypatch.setattr(launch.sys, "executable", "/nonexistent/python")
