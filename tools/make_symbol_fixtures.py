@@ -25,7 +25,8 @@ from mxnet.gluon import nn
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "data", "mxnet", "symbol")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from symbol_models import BUILDERS, set_running_stats  # noqa: E402
+from symbol_models import (BUILDERS, build_groupnorm, set_running_stats, ZOO, zoo_param_values,  # noqa: E402
+                           zoo_input)
 
 
 def module_style():
@@ -92,11 +93,72 @@ def export_model(name, build, int_input=False):
     np.savez(os.path.join(OUT, name + "-io.npz"), **res)
 
 
+def zoo_fixtures():
+    """Model-zoo architectures (classes=10): the exported JSON only (gzipped, the
+    weights would be MBs), run by MXNet with deterministic parameters
+    (symbol_models.zoo_param_values) on a 16x16 batch: zoo-io.npz holds x and
+    <name>_predict outputs (and mobilenet0.25_train)."""
+    import gzip
+    from mxnet.gluon.model_zoo import vision
+    x = zoo_input()
+    res = {"x": x}
+    for name in ZOO:
+        net = vision.get_model(name, classes=10)
+        net.initialize()
+        net.hybridize()
+        net(mx.nd.array(x))
+        tmp = os.path.join(OUT, "_tmp_zoo")
+        net.export(tmp)
+        os.remove(tmp + "-0000.params")
+        with open(tmp + "-symbol.json", "rb") as f:
+            text = f.read()
+        os.remove(tmp + "-symbol.json")
+        with gzip.GzipFile(os.path.join(OUT, f"zoo_{name}-symbol.json.gz"), "wb",
+                           mtime=0) as f:
+            f.write(text)
+        sym = mx.sym.load_json(text.decode())
+        blk = gluon.SymbolBlock(sym, mx.sym.var("data"))
+        blk.initialize()
+        blk(mx.nd.array(x))
+        shapes = {k: p.shape for k, p in blk.collect_params().items()}
+        for k, v in zoo_param_values(shapes).items():
+            blk.collect_params()[k].set_data(mx.nd.array(v))
+        res[name + "_predict"] = blk(mx.nd.array(x)).asnumpy()
+        if name == "mobilenet0.25":
+            # training mode (batch statistics of 2 samples, down to 1x1 maps) amplifies
+            # float32 rounding differences layer after layer in the deeper ResNets and
+            # MobileNetV2 (relative 1e-6 at the input, O(1) at the output); this one
+            # stays well conditioned
+            with autograd.train_mode():
+                res[name + "_train"] = blk(mx.nd.array(x)).asnumpy()
+    np.savez(os.path.join(OUT, "zoo-io.npz"), **res)
+
+
+ZOO_JSON_ONLY = ("squeezenet1.1", "densenet121", "inceptionv3", "alexnet", "vgg11_bn")
+
+
+def zoo_json_only():
+    """More model-zoo architectures as Symbol JSON only (their 224x224 inputs are too slow
+    to run in the tests): mxgrad must load every operator and attribute."""
+    import gzip
+    from mxnet.gluon.model_zoo import vision
+    for name in ZOO_JSON_ONLY:
+        net = vision.get_model(name, classes=10)
+        net.hybridize()
+        text = net(mx.sym.var("data")).tojson().encode()
+        with gzip.GzipFile(os.path.join(OUT, f"zooj_{name}-symbol.json.gz"), "wb",
+                           mtime=0) as f:
+            f.write(text)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name, build in BUILDERS.items():
         export_model(name, build)
+    export_model("groupnorm", build_groupnorm)
     module_style()
+    zoo_fixtures()
+    zoo_json_only()
     for f in sorted(os.listdir(OUT)):
         print(f, os.path.getsize(os.path.join(OUT, f)))
 

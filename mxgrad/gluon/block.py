@@ -552,7 +552,9 @@ class HybridBlock(Block):
     """A block whose computation is written once in ``hybrid_forward(F, x, ...)``.
 
     ``F`` is ``mx.nd``; the block's registered parameters arrive as keyword NDArrays
-    named after their attributes. Parameters with unknown dimensions get their shape
+    named after their attributes. Called on a Symbol, ``hybrid_forward`` is traced with
+    ``F = mx.sym`` and the parameters as variables, and the Symbol is returned;
+    :meth:`export` writes that graph for MXNet. Parameters with unknown dimensions get their shape
     from the first input (layers implement ``_param_shapes``), and a mismatch between a
     layer's parameters and its input raises an error naming the layer and both shapes.
 
@@ -720,6 +722,8 @@ class HybridBlock(Block):
         try:
             params = {k: (None if p is None else _param_var(p))
                       for k, p in self._reg_params.items()}
+            if self._empty_prefix:      # prefix='': ops are named in the caller's scope
+                return self.hybrid_forward(_sym, x, *args, **params)
             with self.name_scope(), _sym.symbol._Prefix(self.prefix):
                 return self.hybrid_forward(_sym, x, *args, **params)
         finally:
@@ -864,9 +868,9 @@ class SymbolBlock(HybridBlock):
     >>> blk = mx.gluon.SymbolBlock(y, x)
     >>> sorted(blk.collect_params().keys())
     ['fc_bias', 'fc_weight']
-    >>> blk.initialize(mx.init.One())
+    >>> blk.initialize(mx.init.One())        # biases (and BatchNorm offsets) start at 0
     >>> blk(mx.nd.ones((1, 3))).asnumpy().tolist()
-    [[4.0, 4.0]]
+    [[3.0, 3.0]]
     """
 
     def __init__(self, outputs, inputs, params=None):
@@ -949,10 +953,30 @@ class SymbolBlock(HybridBlock):
         for k, shape in shapes.items():
             self.params[k].shape = shape
 
+    def _symbolic_forward(self, x, *args):
+        """The graph with its inputs replaced by the given Symbols and its parameters
+        by their variables (so an imported model can be part of an exported one)."""
+        inputs = (x,) + args
+        if len(inputs) != len(self._in_names) or not all(
+                isinstance(i, Symbol) for i in inputs):
+            raise StateError(f"SymbolBlock takes {len(self._in_names)} Symbol input(s) "
+                             f"{self._in_names}")
+        outer = _sym.symbol._state.trace is None
+        if outer:
+            _sym.symbol._state.trace = {}
+        try:
+            mapping = dict(zip(self._in_names, inputs))
+            for name, p in self.params.items():
+                mapping[name] = _param_var(p)
+            out = self._sym._substitute(mapping)
+        finally:
+            if outer:
+                _sym.symbol._state.trace = None
+        return out if len(out) == 1 else list(out)
+
     def forward(self, x, *args):
         if isinstance(x, Symbol) or _has_symbol(args):
-            raise StateError("SymbolBlock: calling it with Symbols is not supported in "
-                             "mxgrad; use its graph (block._sym) directly")
+            return self._symbolic_forward(x, *args)
         inputs = (x,) + args
         if len(inputs) != len(self._in_names):
             raise StateError(f"SymbolBlock takes {len(self._in_names)} input(s) "
@@ -963,9 +987,6 @@ class SymbolBlock(HybridBlock):
         values.update(zip(self._in_names, inputs))
         outs = _sym.evaluate(self._sym, values)
         return outs[0] if len(outs) == 1 else outs
-
-    def _trace(self):
-        return self._sym
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError("SymbolBlock runs its Symbol graph")

@@ -338,11 +338,6 @@ class Trainer:
                     a._node.fresh = False
                     a[:] = copies[0]
 
-    @staticmethod
-    def _is_fresh(arr) -> bool:
-        node = arr._node
-        return type(node) is Leaf and node.fresh
-
     def _update(self, ignore_stale_grad=False):
         updates = []
         for i, param in enumerate(self._params):

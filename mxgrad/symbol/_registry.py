@@ -278,6 +278,19 @@ _op("Cast", nd_name="cast", aliases=("cast",))
 _op("add_n", None, aliases=("ElementWiseSum", "_sum"), attrs=("num_args",),
     run=lambda ins, kw: nd.add_n(*ins))
 
+# creation (no inputs)
+_op("_zeros", (), run=lambda ins, kw: nd.zeros(kw["shape"], dtype=kw.get("dtype", "float32")),
+    attrs=("shape", "dtype"))
+_op("_ones", (), run=lambda ins, kw: nd.ones(kw["shape"], dtype=kw.get("dtype", "float32")),
+    attrs=("shape", "dtype"))
+_op("_full", (), run=lambda ins, kw: nd.full(kw["shape"], kw["value"],
+                                             dtype=kw.get("dtype", "float32")),
+    attrs=("shape", "dtype", "value"))
+_op("_arange", (), run=lambda ins, kw: nd.arange(
+    kw.get("start", 0), kw.get("stop"), kw.get("step", 1.0), kw.get("repeat", 1),
+    dtype=kw.get("dtype", "float32")),
+    attrs=("start", "stop", "step", "repeat", "infer_range", "dtype"))
+
 # shape
 _op("Flatten", aliases=("flatten",))
 _op("Reshape", aliases=("reshape",))
@@ -320,9 +333,28 @@ _op("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
     visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
 _op("LayerNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
     visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
-_op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"))
+_op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
+    visible=1)
+
+
+def _group_norm(inputs, kwargs):
+    """MXNet 1.x's GroupNorm: ``gamma``/``beta`` hold one value per group (shape
+    ``(num_groups,)``), applied to every channel of the group; per-channel ones (shape
+    ``(C,)``) are accepted too."""
+    x, gamma, beta = inputs
+    groups = int(kwargs.get("num_groups", 1))
+    c = x.shape[1]
+    if groups != c and c % groups == 0:
+        if gamma.shape == (groups,):
+            gamma = nd.repeat(gamma, c // groups, axis=0)
+        if beta.shape == (groups,):
+            beta = nd.repeat(beta, c // groups, axis=0)
+    return nd.GroupNorm(x, gamma, beta, **kwargs)
+
+
 _op("GroupNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
+    visible=lambda kw: 3 if kw.get("output_mean_var") else 1, run=_group_norm,
+    attrs=_attr_names(nd.GroupNorm))
 _op("Embedding", ("data", "weight"), params=("weight",))
 _op("Activation")
 _op("LeakyReLU", ("data", "gamma"), params=("gamma",))
@@ -339,8 +371,12 @@ _op("smooth_l1")
 
 
 def _softmax_output(inputs, kwargs):
-    """SoftmaxOutput at inference: the softmax its forward computes (label unused)."""
+    """SoftmaxOutput: with a label, MXNet's loss layer (softmax forward, backward
+    ``softmax - one_hot(label)`` whatever the head gradient); without one (a model
+    imported for inference or fine-tuning with another loss) the plain softmax."""
     x = inputs[0]
+    if len(inputs) > 1 and inputs[1] is not None:
+        return nd.SoftmaxOutput(x, inputs[1], **kwargs)
     if kwargs.get("multi_output"):
         return nd.softmax(x, axis=1)
     if kwargs.get("preserve_shape") or x.ndim == 2:
@@ -354,19 +390,21 @@ _op("SoftmaxOutput", ("data", "label"), params=("label",), run=_softmax_output,
            "normalization", "out_grad", "smooth_alpha"))
 
 
-def _regression(kind):
+def _regression(name, kind):
+    layer = getattr(nd, name)
+
     def run(inputs, kwargs):
         x = inputs[0]
+        if len(inputs) > 1 and inputs[1] is not None:     # MXNet's loss layer
+            return layer(x, inputs[1], **kwargs)
         return nd.sigmoid(x) if kind == "logistic" else x.copy()
     return run
 
 
-_op("LinearRegressionOutput", ("data", "label"), params=("label",),
-    run=_regression("linear"), attrs=("grad_scale",))
-_op("MAERegressionOutput", ("data", "label"), params=("label",),
-    run=_regression("linear"), attrs=("grad_scale",))
-_op("LogisticRegressionOutput", ("data", "label"), params=("label",),
-    run=_regression("logistic"), attrs=("grad_scale",))
+for _n, _k in (("LinearRegressionOutput", "linear"), ("MAERegressionOutput", "linear"),
+               ("LogisticRegressionOutput", "logistic")):
+    _op(_n, ("data", "label"), params=("label",), run=_regression(_n, _k),
+        attrs=("grad_scale",))
 
 # ops whose label input is only used by training losses: never a parameter to load
 LABEL_OPS = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "MAERegressionOutput",
