@@ -293,6 +293,25 @@ def test_reset_ctx_and_load_into_several_contexts(tmp_path):
     assert len(net[0].weight.list_data()) == 2
 
 
+def test_saving_copies_that_differ_saves_their_mean(tmp_path):
+    """BatchNorm's running statistics differ per context; a saved file holds their mean
+    (as MXNet's _reduce), equal copies are saved unchanged."""
+    net = gluon.nn.BatchNorm(in_channels=2)
+    net.initialize(ctx=CTX)
+    xs = gluon.utils.split_and_load(nd.array([[0.0, 1.0], [2.0, 3.0], [4.0, 9.0],
+                                              [6.0, 7.0]]), CTX)
+    with autograd.record():
+        for s in xs:
+            net(s)
+    a, b = (c.asnumpy() for c in net.running_mean.list_data())
+    assert not np.allclose(a, b)
+    f = str(tmp_path / "bn.params")
+    net.save_parameters(f)
+    saved = nd.load(f)
+    np.testing.assert_allclose(saved["running_mean"].asnumpy(), (a + b) / 2, rtol=1e-6)
+    np.testing.assert_array_equal(saved["gamma"].asnumpy(), net.gamma.data().asnumpy())
+
+
 # ------------------------------------------------------------------ sampler, launcher
 def test_split_sampler_parts_cover_the_data():
     parts = [sorted(gluon.data.SplitSampler(11, 3, i)) for i in range(3)]

@@ -385,9 +385,18 @@ class Parameter:
                     _write(g, 0)
 
     def _reduce(self) -> NDArray:
-        """A copy of the data (what ``save_parameters`` writes)."""
+        """A copy of the data (what ``save_parameters`` writes). With copies on several
+        contexts that differ (BatchNorm's running statistics, each context's own), their
+        mean, as MXNet saves; equal copies are saved as they are."""
         with autograd.pause():
-            return self._check_initialized().copy()
+            first = self._check_initialized()
+            rest = self._data_list[1:]
+            if not rest or all(np.array_equal(c._data, first._data) for c in rest):
+                return first.copy()
+            total = first._data.copy()
+            for c in rest:
+                total += c._data
+            return nd.array(total / len(self._data_list), dtype=first.dtype)
 
     def cast(self, dtype) -> None:
         """Cast data and gradient to ``dtype`` (gradient re-attached, zeroed)."""
