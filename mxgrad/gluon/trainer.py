@@ -99,7 +99,9 @@ class Trainer:
             raise _ParamsError(f"kvstore must be a str, a KVStore or None, got "
                                f"{type(kvstore).__name__}")
         if isinstance(params, (dict, ParameterDict)):
-            params = list(params.values())
+            # in sorted-name order, as MXNet 1.9: the optimizer's indices (and so the states
+            # files MXNet writes) follow it
+            params = [params[key] for key in sorted(params.keys())]
         if not isinstance(params, (list, tuple)):
             raise _ParamsError(f"First argument must be a list or dict of Parameters, got "
                                f"{type(params)}.")
