@@ -163,3 +163,14 @@ def build_groupnorm(mx):
     with net.name_scope():
         net.add(nn.Conv2D(6, 1, in_channels=2), nn.GroupNorm(num_groups=3), nn.Flatten())
     return net, np.random.RandomState(6).randn(2, 2, 3, 3).astype("float32")
+
+
+def build_lstm(mx):
+    """A bidirectional 2-layer LSTM + Dense (import only: Gluon's export writes the fused
+    RNN op, _rnn_param_concat and begin states as _zeros with an unknown batch size)."""
+    nn, rnn = mx.gluon.nn, mx.gluon.rnn
+    net = nn.HybridSequential(prefix="seq_")
+    with net.name_scope():
+        net.add(rnn.LSTM(5, num_layers=2, layout="NTC", bidirectional=True, input_size=3),
+                nn.Dense(2, flatten=False))
+    return net, np.random.RandomState(3).randn(2, 4, 3).astype("float32")

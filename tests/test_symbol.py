@@ -29,7 +29,8 @@ def _imports(name):
     return gluon.SymbolBlock.imports(js, ["data"], params), io
 
 
-@pytest.mark.parametrize("name", ["cnn", "mlp", "misc", "module", "layers", "groupnorm"])
+@pytest.mark.parametrize("name", ["cnn", "mlp", "misc", "module", "layers", "groupnorm",
+                                  "lstm"])
 def test_import_predict_matches_mxnet(name):
     blk, io = _imports(name)
     y = blk(mx.nd.array(io["x"]))
@@ -76,18 +77,20 @@ def test_batchnorm_running_stats_update_as_mxnet_with_dropout_downstream():
                                    io["after_" + k], rtol=0, atol=TOL, err_msg=k)
 
 
-def test_imported_model_gradient_equals_gluon_model_gradient():
+@pytest.mark.parametrize("name", ["cnn", "lstm"])
+def test_imported_model_gradient_equals_gluon_model_gradient(name):
     """The interpreted graph is differentiable like the Gluon layers it came from."""
-    from symbol_models import build_cnn
-    js, params, io = _files("cnn")
-    net, x = build_cnn(mx)
+    import symbol_models
+    js, params, io = _files(name)
+    net, x = getattr(symbol_models, "build_" + name)(mx)
     net.collect_params().load(params, ignore_extra=False)
     blk = gluon.SymbolBlock.imports(js, ["data"], params)
     xs = mx.nd.array(x)
+    w_loss = np.random.RandomState(8).randn(*io["y_predict"].shape)
     grads = []
     for model in (net, blk):
         with autograd.record():
-            loss = (model(xs) * mx.nd.array(io["w_loss"])).sum()
+            loss = (model(xs) * mx.nd.array(w_loss)).sum()
         loss.backward()
         grads.append({k: p.grad().asnumpy() for k, p in model.collect_params().items()
                       if p.grad_req != "null"})
@@ -141,7 +144,8 @@ def test_unknown_input_name_is_an_error():
         gluon.SymbolBlock.imports(js, ["x"], params)
 
 
-@pytest.mark.parametrize("name", ["cnn", "mlp", "misc", "module", "layers", "groupnorm"])
+@pytest.mark.parametrize("name", ["cnn", "mlp", "misc", "module", "layers", "groupnorm",
+                                  "lstm"])
 def test_tojson_reproduces_mxnet_file(name):
     js, _, _ = _files(name)
     text = open(js).read()
@@ -354,3 +358,30 @@ def test_module_checkpoint_trains_with_its_softmax_output_loss():
         np.testing.assert_allclose(blk.collect_params()[k].grad().asnumpy(),
                                    cut.collect_params()[k].grad().asnumpy(),
                                    rtol=1e-4, atol=1e-6, err_msg=k)
+
+
+def test_every_supported_op_is_an_mxnet_op():
+    """Graphs mxgrad writes use only operators MXNet 1.9.1 registers (list made by
+    tools/make_symbol_fixtures.py), under their canonical names."""
+    with open(os.path.join(DATA, "mxnet_op_names.txt")) as f:
+        mxnet_ops = set(f.read().split())
+    assert set(mx.sym.supported_ops()) <= mxnet_ops
+    from mxgrad.symbol._registry import _ALIASES
+    assert set(_ALIASES) <= mxnet_ops          # aliases too (old JSON files use them)
+
+
+def test_operator_graph_matches_mxnet_executor():
+    """~70 operators with many attribute forms (tools/make_symbol_fixtures.py: ops_graph),
+    each output as MXNet's executor computed it, with MXNet's output names and dtypes."""
+    s = mx.sym.load(os.path.join(DATA, "ops-symbol.json"))
+    io = np.load(os.path.join(DATA, "ops-io.npz"), allow_pickle=False)
+    assert s.list_outputs() == io["names"].tolist()
+    assert s.tojson() == open(os.path.join(DATA, "ops-symbol.json")).read()
+    outs = s.eval(**{k: mx.nd.array(io[k]) for k in ("a", "b", "m", "idx")})
+    assert len(outs) == len(io["names"])
+    for i, (name, o) in enumerate(zip(io["names"], outs)):
+        ref = io[f"y{i}"]
+        assert o.shape == ref.shape, name
+        assert np.dtype(o.dtype) == ref.dtype, name
+        np.testing.assert_allclose(o.asnumpy(), ref, rtol=1e-5,
+                                   atol=1e-5 * max(1.0, np.abs(ref).max()), err_msg=name)

@@ -281,3 +281,15 @@ def test_model_zoo_trace_matches_mxnet_json(name):
         elif a["name"] == "data":         # the shape given to sym.var above
             aa.pop("__shape__")
         assert (a["op"], a["name"], a["inputs"], aa) == (b["op"], b["name"], b["inputs"], ba)
+
+
+def test_shapeless_symbol_through_pooling_traces():
+    from mxgrad.gluon import nn
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(4, 3), nn.MaxPool2D(), nn.Dense(2))
+    net.initialize()
+    net(mx.nd.ones((1, 1, 8, 8)))
+    out = net(mx.sym.var("data"))
+    assert isinstance(out, mx.sym.Symbol)
+    assert [n["op"] for n in json.loads(out.tojson())["nodes"] if n["op"] != "null"] == \
+        ["Convolution", "Pooling", "FullyConnected"]

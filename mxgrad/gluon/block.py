@@ -44,6 +44,7 @@ import warnings
 from collections import OrderedDict, defaultdict
 
 from ..base import MXNetError, ShapeError, StateError
+from ..context import current_context
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 from .. import initializer
@@ -55,6 +56,7 @@ from ..symbol._infer import infer_param_shapes as _sym_infer_param_shapes
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError
 from .parameter import _check_dtype_source
 from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
+from .utils import _placed, placed_context
 from .._typing import DTypeLike, Init, InitLike
 from ..context import Context
 
@@ -448,6 +450,11 @@ class Block:
 
     def __call__(self, *args: Any) -> Any:
         """Run the forward pass (with the registered hooks)."""
+        if _placed and args:
+            ctx = placed_context(args[0])
+            if ctx is not None and ctx != current_context():
+                with ctx:      # input loaded on ctx: parameters give their copy there
+                    return self.__call__(*args)
         if self._forward_pre_hooks:
             for hook in list(self._forward_pre_hooks.values()):
                 hook(self, args)
@@ -643,6 +650,8 @@ class HybridBlock(Block):
         """Run the forward pass (with the registered hooks)."""
         # fast path, the same as Block.__call__ -> forward when there are no hooks, the
         # input is an NDArray and the parameters were checked for its shape
+        if _placed and args and placed_context(args[0]) is not None:
+            return Block.__call__(self, *args)
         if args and type(args[0]) is NDArray and not self._forward_pre_hooks \
                 and not self._forward_hooks and type(self).forward is _HYBRID_FORWARD \
                 and (self._in_specs is not None or not self._active):
@@ -696,7 +705,9 @@ class HybridBlock(Block):
                 for v in self._reg_params.values():
                     v._finish_deferred_init()
                 params = {k: v.data() for k, v in self._reg_params.items()}
-            if not args and type(x) is NDArray:
+            if not args and type(x) is NDArray and all(
+                    len(p._data_list) == 1 for p in reg.values()):
+                # (parameters with copies on several contexts are looked up per call)
                 self.__dict__["_checked"] = (x._data.shape, tuple(
                     (k, p, params[k]) for k, p in reg.items()))
             return self.hybrid_forward(nd, x, *args, **params)

@@ -1254,7 +1254,8 @@ def InstanceNorm(data, gamma, beta, eps=1e-3, **kwargs):
 
 def GroupNorm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False, **kwargs):
     """Group normalisation: the channels (axis 1) are split into ``num_groups`` groups;
-    each sample and group is standardised, then scaled and shifted per channel.
+    each sample and group is standardised, then scaled and shifted per group (``gamma``/``beta``
+    of shape ``(num_groups,)``, MXNet 1.x) or per channel (shape ``(C,)``).
 
     Examples
     --------
@@ -1273,14 +1274,23 @@ def GroupNorm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False, 
     ng = int(num_groups)
     if ng <= 0 or c % ng:
         raise ShapeError(f"GroupNorm: {c} channels cannot be split into {ng} groups")
-    gamma = _vec(gamma, c, "GroupNorm", "gamma")
-    beta = _vec(beta, c, "GroupNorm", "beta")
+    # gamma/beta: one value per group (MXNet 1.x's layout, shape (num_groups,)) or per
+    # channel (MXNet 2 / PyTorch, shape (C,)); the shape says which
+    per_group = tuple(_arr(gamma, "GroupNorm", "gamma").shape) == (ng,) and ng != c
+    n_aff = ng if per_group else c
+    gamma = _vec(gamma, n_aff, "GroupNorm", "gamma")
+    beta = _vec(beta, n_aff, "GroupNorm", "beta")
     gshape = (shape[0], ng, c // ng) + tuple(shape[2:])
     xhat, mean, var = _normalize(reshape_exact(data, gshape), tuple(range(2, len(gshape))),
                                  eps)
-    bshape = (1, c) + (1,) * (len(shape) - 2)
-    out = _affine(reshape_exact(xhat, shape), reshape_exact(gamma, bshape),
-                  reshape_exact(beta, bshape))
+    if per_group:
+        bshape = (1, ng) + (1,) * (len(gshape) - 2)
+        out = reshape_exact(_affine(xhat, reshape_exact(gamma, bshape),
+                                    reshape_exact(beta, bshape)), shape)
+    else:
+        bshape = (1, c) + (1,) * (len(shape) - 2)
+        out = _affine(reshape_exact(xhat, shape), reshape_exact(gamma, bshape),
+                      reshape_exact(beta, bshape))
     if output_mean_var:
         return [out, reshape_exact(mean, (shape[0], ng)),
                 reshape_exact(_ew.sqrt(var + float(eps)), (shape[0], ng))]

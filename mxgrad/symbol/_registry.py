@@ -52,9 +52,12 @@ class OpSpec:
         Attribute names the op understands (``None``: not checked).
     """
 
-    __slots__ = ("name", "inputs", "params", "aux", "run", "attrs", "_outputs", "_visible")
+    __slots__ = ("name", "inputs", "params", "aux", "run", "attrs", "_outputs", "_visible",
+                 "out_names")
 
-    def __init__(self, name, inputs, params, aux, run, attrs, outputs, visible):
+    def __init__(self, name, inputs, params, aux, run, attrs, outputs, visible,
+                 out_names=None):
+        self.out_names = out_names    # names of several visible outputs ('output', 'mean')
         self.name = name
         self.inputs = inputs
         self.params = params
@@ -105,7 +108,7 @@ def _attr_names(fn: Callable) -> Optional[frozenset]:
 
 
 def _op(name: str, inputs=("data",), *, run=None, nd_name=None, aliases=(), params=(),
-        aux=(), outputs=1, visible=None, attrs="auto") -> None:
+        aux=(), outputs=1, visible=None, attrs="auto", out_names=None) -> None:
     fn = getattr(nd, nd_name or name, None)
     if run is None:
         if fn is None:  # pragma: no cover - table/namespace mismatch
@@ -115,7 +118,8 @@ def _op(name: str, inputs=("data",), *, run=None, nd_name=None, aliases=(), para
         attrs = _attr_names(fn) if fn is not None else None
     elif attrs is not None:
         attrs = frozenset(attrs) | _KERNEL_ONLY
-    spec = OpSpec(name, inputs, tuple(params), tuple(aux), run, attrs, outputs, visible)
+    spec = OpSpec(name, inputs, tuple(params), tuple(aux), run, attrs, outputs, visible,
+                  out_names)
     _TABLE[name] = spec
     for a in aliases:
         _ALIASES[a] = name
@@ -261,7 +265,7 @@ for _n in ("relu", "sigmoid", "tanh", "exp", "log", "log2", "log10", "log1p", "e
            "sign", "floor", "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan",
            "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
            "degrees", "radians", "erf", "erfinv", "gamma", "gammaln", "softsign",
-           "logical_not", "zeros_like", "ones_like", "log_sigmoid", "mish", "hard_sigmoid",
+           "logical_not", "zeros_like", "ones_like", "hard_sigmoid",
            "shape_array", "size_array"):
     _op(_n)
 _op("clip")
@@ -275,7 +279,7 @@ _op("_copy", run=_copy, aliases=("identity",), attrs=())
 _op("BlockGrad", aliases=("stop_gradient",))
 _op("make_loss", aliases=("MakeLoss",))
 _op("Cast", nd_name="cast", aliases=("cast",))
-_op("add_n", None, aliases=("ElementWiseSum", "_sum"), attrs=("num_args",),
+_op("add_n", None, aliases=("ElementWiseSum",), attrs=("num_args",),
     run=lambda ins, kw: nd.add_n(*ins))
 
 # creation (no inputs)
@@ -312,7 +316,6 @@ _op("broadcast_axis", aliases=("broadcast_axes",))
 _op("one_hot", ("indices",))
 _op("depth_to_space")
 _op("space_to_depth")
-_op("moveaxis")
 
 # reductions
 for _n in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax",
@@ -320,8 +323,10 @@ for _n in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "ar
     _op(_n, aliases={"sum": ("sum_axis",), "max": ("max_axis",),
                      "min": ("min_axis",)}.get(_n, ()))
 _op("argmax_channel")
-_op("topk", outputs=lambda kw: 2 if kw.get("ret_typ") == "both" else 1)
-_op("sort")
+# 'value' keeps the indices as a hidden second output
+_op("topk", outputs=lambda kw: 2 if kw.get("ret_typ") in ("both", "value") else 1,
+    visible=lambda kw: 2 if kw.get("ret_typ") == "both" else 1)
+_op("sort", outputs=2, visible=1)      # hidden second output: the indices
 _op("argsort")
 
 # neural network
@@ -330,11 +335,13 @@ _op("Convolution", ("data", "weight", "bias"), params=("weight", "bias"))
 _op("Deconvolution", ("data", "weight", "bias"), params=("weight", "bias"))
 _op("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
     params=("gamma", "beta", "moving_mean", "moving_var"), aux=(3, 4), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
+    visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
+    out_names=("output", "mean", "var"))
 _op("LayerNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
+    visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
+    out_names=("output", "mean", "std"))
 _op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
-    visible=1)
+    visible=1, out_names=("output", "mean", "var"))
 
 
 def _group_norm(inputs, kwargs):
@@ -354,19 +361,53 @@ def _group_norm(inputs, kwargs):
 
 _op("GroupNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
     visible=lambda kw: 3 if kw.get("output_mean_var") else 1, run=_group_norm,
-    attrs=_attr_names(nd.GroupNorm))
+    attrs=_attr_names(nd.GroupNorm), out_names=("output", "mean", "std"))
 _op("Embedding", ("data", "weight"), params=("weight",))
 _op("Activation")
-_op("LeakyReLU", ("data", "gamma"), params=("gamma",))
+def _leaky_relu(inputs, kwargs):
+    """LeakyReLU; ``rrelu`` also has MXNet's second output, the mask (zeros when not
+    training: the fixed slope ``(lower + upper) / 2`` is used)."""
+    out = nd.LeakyReLU(*inputs, **kwargs)
+    if kwargs.get("act_type") == "rrelu":
+        return out, nd.zeros_like(out)
+    return out
+
+
+_rrelu = lambda kw: 2 if kw.get("act_type") == "rrelu" else 1  # noqa: E731
+_op("LeakyReLU", ("data", "gamma"), params=("gamma",), run=_leaky_relu,
+    attrs=_attr_names(nd.LeakyReLU), outputs=_rrelu, visible=_rrelu,
+    out_names=("output", "mask"))
 # max pooling has a hidden second output (the workspace MXNet's MKLDNN kernel keeps)
 _op("Pooling", outputs=lambda kw: 2 if kw.get("pool_type", "max") == "max" else 1,
-    visible=1)
-_op("Dropout", outputs=2, visible=1)
+    visible=1, out_names=("output", "workspace"))
+_op("Dropout", outputs=2, visible=1, out_names=("output", "mask"))
+_op("_rnn_param_concat", None, run=lambda ins, kw: nd.Concat(*ins, **kw),
+    attrs=_attr_names(nd.Concat))
+
+
+def _rnn(inputs, kwargs):
+    """The fused RNN op. Begin states written by Gluon's export as ``_zeros`` with an
+    unknown (0) batch dimension get their shape from the data (layout TNC)."""
+    inputs = list(inputs)
+    data = inputs[0]
+    dirs = 2 if kwargs.get("bidirectional") else 1
+    layers = int(kwargs.get("num_layers", 1))
+    hidden = int(kwargs["state_size"])
+    proj = kwargs.get("projection_size")
+    for i, size in ((2, proj or hidden), (3, hidden)):
+        if i < len(inputs) and inputs[i] is not None and 0 in inputs[i].shape:
+            inputs[i] = nd.zeros((layers * dirs, data.shape[1], size), dtype=data.dtype)
+    return nd.RNN(*inputs, **kwargs)
+
+
+_op("RNN", ("data", "parameters", "state", "state_cell", "sequence_length"), run=_rnn,
+    attrs=_attr_names(nd.RNN),
+    outputs=lambda kw: (3 if kw.get("mode") == "lstm" else 2) if kw.get("state_outputs")
+    else 1)
 _op("softmax", ("data", "length"))
 _op("log_softmax")
 _op("softmin")
 _op("SoftmaxActivation")
-_op("gelu")
 _op("smooth_l1")
 
 

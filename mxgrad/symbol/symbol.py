@@ -254,12 +254,15 @@ class Symbol:
         return [n.name for n in self._nodes() if n.is_var]
 
     def list_outputs(self) -> List[str]:
-        """Output names: ``<node>_output`` (``<node>_output<i>`` for several)."""
+        """Output names as MXNet gives them: ``<node>_output``, ``<node>_output<i>`` for
+        an op with several outputs, or the op's own names (``bn_mean``, ``d_mask``)."""
         names = []
         for node, i in self._outputs:
             if node.is_var:
                 names.append(node.name)
-            elif node.num_visible() > 1:
+            elif node.spec.out_names is not None:       # the op names its outputs
+                names.append(f"{node.name}_{node.spec.out_names[i]}")
+            elif node.num_outputs() > 1:                # hidden ones count too
                 names.append(f"{node.name}_output{i}")
             else:
                 names.append(f"{node.name}_output")
