@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict
-from typing import Optional
+from typing import (Any, Dict, ItemsView, KeysView, List, Mapping, Optional, Sequence, Tuple,
+                    Union, ValuesView, cast)
 
 import numpy as np
 
@@ -45,6 +46,7 @@ from ..ndarray.ndarray import NDArray
 from .. import autograd
 from .. import initializer
 from .utils import _brief_print_list, _indent, shape_is_known
+from .._typing import DTypeLike, GradReq, Init, InitLike, ShapeLike
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict",
            "tensor_types"]
@@ -109,17 +111,17 @@ class Parameter:
     Parameter b (shape=(3,), dtype=<class 'numpy.float32'>)
     """
 
-    def __init__(self, name, grad_req="write", shape=None, dtype=np.float32, lr_mult=1.0,
-                 wd_mult=1.0, init=None, allow_deferred_init=False, differentiable=True,
-                 stype="default", grad_stype="default"):
+    def __init__(self, name: str, grad_req: GradReq = "write", shape: Optional[ShapeLike] = None, dtype: DTypeLike = np.float32, lr_mult: float = 1.0,
+                 wd_mult: float = 1.0, init: InitLike = None, allow_deferred_init: bool = False, differentiable: bool = True,
+                 stype: str = "default", grad_stype: str = "default") -> None:
         self._var: Optional[NDArray] = None     # the copy on the first context
         self._data_list: list = []                # one copy per context (first is _var)
         self._ctx_index: dict = {}                # context -> index in _data_list
-        self._deferred_init = ()
+        self._deferred_init: tuple = ()
         self._differentiable = differentiable
         self._allow_deferred_init = allow_deferred_init
-        self._grad_req = None
-        self._ctx_list = None
+        self._grad_req: Any = None
+        self._ctx_list: Any = None
         self._trainer = None
         self.name = name
         self._shape = _to_shape(shape)
@@ -139,13 +141,13 @@ class Parameter:
 
     # ------------------------------------------------------------- attributes
     @property
-    def grad_req(self) -> str:
+    def grad_req(self) -> GradReq:
         """'write', 'add' or 'null'. Changing it after initialization re-attaches a
         zeroed gradient buffer (or drops it for 'null')."""
         return self._grad_req
 
     @grad_req.setter
-    def grad_req(self, req):
+    def grad_req(self, req: GradReq) -> None:
         if req not in _GRAD_REQS:
             raise StateError(f"grad_req must be one of 'write', 'add', or 'null', but got "
                              f"{req!r}")
@@ -158,21 +160,21 @@ class Parameter:
             self._init_grad()
 
     @property
-    def shape(self):
+    def shape(self) -> Optional[Tuple[int, ...]]:
         """The shape; unknown dimensions are 0 until inferred."""
         return self._shape
 
     @shape.setter
-    def shape(self, new_shape):
-        new_shape = _to_shape(new_shape)
+    def shape(self, new_shape: ShapeLike) -> None:
+        shape = _to_shape(new_shape)
         if self._shape is None:
-            self._shape = new_shape
+            self._shape = shape
             return
-        if len(self._shape) != len(new_shape) or not all(
-                j in (-1, 0, i) for i, j in zip(new_shape, self._shape)):
-            raise ShapeError(f"Parameter '{self.name}': expected shape {new_shape} is "
+        if len(self._shape) != len(shape) or not all(
+                j in (-1, 0, i) for i, j in zip(shape, self._shape)):
+            raise ShapeError(f"Parameter '{self.name}': expected shape {shape} is "
                              f"incompatible with its shape {self._shape}")
-        self._shape = new_shape
+        self._shape = shape
 
     @property
     def stype(self) -> str:
@@ -183,7 +185,7 @@ class Parameter:
         return self._grad_stype
 
     # ------------------------------------------------------------ initialize
-    def initialize(self, init=None, ctx=None, default_init=initializer.Uniform(),
+    def initialize(self, init: InitLike = None, ctx: Union[Context, Sequence[Context], None] = None, default_init: InitLike = initializer.Uniform(),
                    force_reinit: bool = False) -> None:
         """Allocate and initialize the data (deferred until the shape is known).
 
@@ -245,7 +247,7 @@ class Parameter:
         else:
             data = nd.array(np.asarray(data), dtype=self.dtype)
         ctx_list = list(ctx_list) if ctx_list else [current_context()]
-        index = {}
+        index: dict = {}
         for c in ctx_list:
             if c in index:
                 raise StateError(f"Parameter '{self.name}': context {c} appears twice in "
@@ -269,7 +271,7 @@ class Parameter:
         for a in self._data_list:
             a.attach_grad(self._grad_req)
 
-    def reset_ctx(self, ctx) -> None:
+    def reset_ctx(self, ctx: Union[Context, Sequence[Context]]) -> None:
         """Keep copies on the contexts ``ctx`` instead (values of the first copy)."""
         if isinstance(ctx, Context):
             ctx = [ctx]
@@ -315,7 +317,7 @@ class Parameter:
                              f"run under `with {self._ctx_list[0]}:`")
         return i
 
-    def data(self, ctx=None) -> NDArray:
+    def data(self, ctx: Optional[Context] = None) -> NDArray:
         """The copy on ``ctx`` (default: the current context; with one context, the one
         array whatever ``ctx`` is)."""
         var = self._var
@@ -325,12 +327,12 @@ class Parameter:
             return var
         return self._data_list[self._index(ctx)]
 
-    def list_data(self) -> list:
+    def list_data(self) -> List[NDArray]:
         """One copy per context, in the order of :meth:`list_ctx`."""
         self._check_initialized()
         return list(self._data_list)
 
-    def grad(self, ctx=None) -> NDArray:
+    def grad(self, ctx: Optional[Context] = None) -> NDArray:
         """The gradient buffer of the copy on ``ctx`` (filled by ``backward``)."""
         self._check_initialized()
         if self._grad_req == "null":
@@ -338,7 +340,7 @@ class Parameter:
                              f"because grad_req='null'")
         return self._data_list[self._index(ctx)].grad
 
-    def list_grad(self) -> list:
+    def list_grad(self) -> List[NDArray]:
         """The gradient buffers, one per context."""
         self._check_initialized()
         if self._grad_req == "null":
@@ -354,7 +356,7 @@ class Parameter:
             raise StateError(f"Parameter '{self.name}' has not been initialized")
         return list(self._ctx_list)
 
-    def set_data(self, data) -> None:
+    def set_data(self, data: Union[NDArray, np.ndarray]) -> None:
         """Set the value (copied in place into the existing array).
 
         Examples
@@ -398,7 +400,7 @@ class Parameter:
                 total += c._data
             return nd.array(total / len(self._data_list), dtype=first.dtype)
 
-    def cast(self, dtype) -> None:
+    def cast(self, dtype: DTypeLike) -> None:
         """Cast data and gradient to ``dtype`` (gradient re-attached, zeroed)."""
         self.dtype = dtype
         if self._var is None:
@@ -408,7 +410,7 @@ class Parameter:
             self._var = self._data_list[0]
         self._init_grad()
 
-    def var(self):
+    def var(self) -> Any:
         """MXNet's symbolic variable: mxgrad has no Symbol API."""
         raise MXNetError(f"Parameter '{self.name}'.var(): mxgrad has no Symbol API; use "
                          f"data() for the value")
@@ -476,7 +478,7 @@ class Constant(Parameter):
     [1.0, 2.0]
     """
 
-    def __init__(self, name, value):
+    def __init__(self, name: str, value: Any) -> None:
         if not isinstance(value, NDArray):
             value = nd.array(value)
         self.value = value
@@ -492,11 +494,11 @@ class Constant(Parameter):
         return f"Constant {self.name} (shape={self.shape}, dtype={self.dtype})"
 
     @property
-    def grad_req(self):
+    def grad_req(self) -> GradReq:
         return "null"
 
     @grad_req.setter
-    def grad_req(self, req):
+    def grad_req(self, req: GradReq) -> None:
         if req != "null":
             warnings.warn(f"Constant parameter \"{self.name}\" does not support grad_req "
                           f"other than \"null\", and new value \"{req}\" is ignored.",
@@ -517,7 +519,7 @@ class ParameterDict:
     'add'
     """
 
-    def __init__(self, prefix: str = "", shared: Optional["ParameterDict"] = None):
+    def __init__(self, prefix: str = "", shared: Optional["ParameterDict"] = None) -> None:
         self._prefix = prefix
         self._params: "OrderedDict[str, Parameter]" = OrderedDict()
         self._shared = shared
@@ -543,13 +545,13 @@ class ParameterDict:
     def __contains__(self, key) -> bool:
         return key in self._params
 
-    def items(self):
+    def items(self) -> ItemsView[str, Parameter]:
         return self._params.items()
 
-    def keys(self):
+    def keys(self) -> KeysView[str]:
         return self._params.keys()
 
-    def values(self):
+    def values(self) -> ValuesView[Parameter]:
         return self._params.values()
 
     @property
@@ -565,7 +567,7 @@ class ParameterDict:
             return self._shared._params[name]
         return None
 
-    def get(self, name: str, **kwargs) -> Parameter:
+    def get(self, name: str, **kwargs: Any) -> Parameter:
         """Return the parameter ``prefix + name``, creating it with ``kwargs`` if needed
         (an existing one must agree with the given attributes)."""
         name = self._prefix + name
@@ -598,7 +600,7 @@ class ParameterDict:
                 setattr(param, k, v)
         return param
 
-    def get_constant(self, name: str, value=None) -> Constant:
+    def get_constant(self, name: str, value: Any = None) -> Constant:
         """Return the constant ``prefix + name``, creating it from ``value`` if needed."""
         name = self._prefix + name
         param = self._get_impl(name)
@@ -620,7 +622,7 @@ class ParameterDict:
                                  f"match new value")
         return param
 
-    def update(self, other) -> None:
+    def update(self, other: Union[ParameterDict, Mapping[str, Parameter]]) -> None:
         """Add the parameters of ``other`` (same name must mean the same parameter)."""
         for k, v in other.items():
             if k in self._params and self._params[k] is not v:
@@ -629,23 +631,23 @@ class ParameterDict:
         for k, v in other.items():
             self._params[k] = v
 
-    def initialize(self, init=initializer.Uniform(), ctx=None, verbose=False,
-                   force_reinit=False) -> None:
+    def initialize(self, init: Init = initializer.Uniform(), ctx: Union[Context, Sequence[Context], None] = None, verbose: bool = False,
+                   force_reinit: bool = False) -> None:
         """Initialize every parameter; ``init`` is the default for parameters without
         their own ``init``. Already-initialized parameters only warn unless
         ``force_reinit``."""
-        init = initializer.create(init)
+        default = initializer.create(init)
         if verbose:
-            init.set_verbosity(verbose=verbose)
+            cast(initializer.Initializer, default).set_verbosity(verbose=verbose)
         for v in self.values():
-            v.initialize(None, ctx, init, force_reinit=force_reinit)
+            v.initialize(None, ctx, default, force_reinit=force_reinit)
 
     def zero_grad(self) -> None:
         """Zero the gradients of all parameters."""
         for v in self.values():
             v.zero_grad()
 
-    def reset_ctx(self, ctx) -> None:
+    def reset_ctx(self, ctx: Union[Context, Sequence[Context]]) -> None:
         for v in self.values():
             v.reset_ctx(ctx)
 
@@ -657,7 +659,7 @@ class ParameterDict:
                     s.append(c)
         return s
 
-    def setattr(self, name: str, value) -> None:
+    def setattr(self, name: str, value: Any) -> None:
         """Set an attribute on every parameter, e.g. ``setattr('grad_req', 'null')``."""
         for v in self.values():
             setattr(v, name, value)
@@ -688,8 +690,8 @@ class ParameterDict:
             arg_dict[param.name[len(strip_prefix):]] = param._reduce()
         nd.save(filename, arg_dict)
 
-    def load(self, filename: str, ctx=None, allow_missing=False, ignore_extra=False,
-             restore_prefix="", cast_dtype=False, dtype_source="current") -> None:
+    def load(self, filename: str, ctx: Union[Context, Sequence[Context], None] = None, allow_missing: bool = False, ignore_extra: bool = False,
+             restore_prefix: str = "", cast_dtype: bool = False, dtype_source: str = "current") -> None:
         """Load parameters saved with :meth:`save` (names prefixed with
         ``restore_prefix``; MXNet ``Module`` checkpoints' ``arg:``/``aux:`` prefixes are
         dropped). Every check runs before any parameter changes.
@@ -720,9 +722,9 @@ class ParameterDict:
         self.load_dict(loaded, ctx, allow_missing, ignore_extra, restore_prefix, filename,
                        cast_dtype, dtype_source)
 
-    def load_dict(self, param_dict, ctx=None, allow_missing=False, ignore_extra=False,
-                  restore_prefix="", filename=None, cast_dtype=False,
-                  dtype_source="current") -> None:
+    def load_dict(self, param_dict: Dict[str, NDArray], ctx: Union[Context, Sequence[Context], None] = None, allow_missing: bool = False, ignore_extra: bool = False,
+                  restore_prefix: str = "", filename: Optional[str] = None, cast_dtype: bool = False,
+                  dtype_source: str = "current") -> None:
         """Load from a dict of name to NDArray (``arg:``/``aux:`` prefixes dropped) or a
         list of ``(name, NDArray)`` pairs (see :meth:`load`)."""
         _check_dtype_source(cast_dtype, dtype_source)

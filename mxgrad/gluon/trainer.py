@@ -38,6 +38,8 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any, Dict, List, Optional, Sequence, Union
+
 import warnings
 
 from ..base import DTypeError, MXNetError, StateError
@@ -90,8 +92,9 @@ class Trainer:
         need False.
     """
 
-    def __init__(self, params, optimizer, optimizer_params=None, kvstore="device",
-                 compression_params=None, update_on_kvstore=None):
+    def __init__(self, params: Union[ParameterDict, Dict[str, Parameter], Sequence[Parameter]],
+                 optimizer: Union[str, opt.Optimizer], optimizer_params: Optional[Dict[str, Any]] = None, kvstore: Any = "device",
+                 compression_params: Optional[Dict[str, Any]] = None, update_on_kvstore: Optional[bool] = None) -> None:
         if compression_params:
             raise StateError("compression_params: gradient compression is not supported "
                              "by mxgrad; pass None")
@@ -105,8 +108,8 @@ class Trainer:
         if not isinstance(params, (list, tuple)):
             raise _ParamsError(f"First argument must be a list or dict of Parameters, got "
                                f"{type(params)}.")
-        self._params = []
-        self._param2idx = {}
+        self._params: List[Parameter] = []
+        self._param2idx: Dict[int, int] = {}
         for param in params:
             if not isinstance(param, Parameter):
                 raise _ParamsError(f"First argument must be a list or dict of Parameters, "
@@ -120,8 +123,9 @@ class Trainer:
         optimizer_params = optimizer_params if optimizer_params else {}
         self._scale = float(optimizer_params.get("rescale_grad", 1.0))
         self._init_optimizer(optimizer, optimizer_params)
-        self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
-        self._kvstore = None
+        self._kvstore_params: Dict[str, Any] = {"kvstore": kvstore,
+                                                "update_on_kvstore": update_on_kvstore}
+        self._kvstore: Any = None
         self._update_on_kvstore = False
         self._kv_initialized = False
         self._distributed = False
@@ -140,7 +144,7 @@ class Trainer:
         else:
             self._optimizer = opt.create(optimizer, param_dict=param_dict,
                                          **optimizer_params)
-        self._updaters = [opt.get_updater(self._optimizer)]
+        self._updaters: List[Any] = [opt.get_updater(self._optimizer)]
 
     @property
     def learning_rate(self) -> float:
@@ -219,7 +223,7 @@ class Trainer:
         with autograd.pause():
             kv.broadcast(i, copies[0], out=copies)
 
-    def step(self, batch_size, ignore_stale_grad: bool = False) -> None:
+    def step(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
         """One update of all parameters with gradients rescaled by ``1/batch_size``.
 
         Call it after ``backward()`` and outside ``record()``. With a distributed
@@ -277,7 +281,7 @@ class Trainer:
                 if type(node) is Leaf:
                     node.fresh = False
 
-    def update(self, batch_size, ignore_stale_grad: bool = False) -> None:
+    def update(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
         """Update parameters (``allreduce_grads`` + ``update`` is ``step``)."""
         if not self._kv_initialized:
             self._init_kvstore()

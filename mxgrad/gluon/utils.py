@@ -20,6 +20,7 @@ import itertools
 import os
 import warnings
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -90,6 +91,7 @@ def _forget(ref, _placed=_placed):
 
 class _PlacedRef(weakref.ref):
     __slots__ = ("key",)
+    key: Any
 
 
 def _place(arr: NDArray, ctx) -> NDArray:

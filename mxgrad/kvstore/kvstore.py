@@ -22,7 +22,7 @@ Examples
 from __future__ import annotations
 
 import warnings
-from typing import Union
+from typing import Any, Union
 
 import numpy as np
 
@@ -62,8 +62,8 @@ class KVStore:
         self._type = name
         self._comm = comm if comm is not None else LocalComm()
         self._store: dict = {}
-        self._updater = None
-        self._optimizer = None
+        self._updater: Any = None
+        self._optimizer: Any = None
         self._flat: dict = {}
 
     # ------------------------------------------------------------ properties

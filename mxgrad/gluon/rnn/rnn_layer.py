@@ -18,7 +18,7 @@ Examples
 from __future__ import annotations
 
 import re
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple, cast
 
 from ... import ndarray as nd
 from ...base import ShapeError, StateError
@@ -102,7 +102,7 @@ class _RNNLayer(HybridBlock):
         return p
 
     def __repr__(self) -> str:
-        shape = self.l0_i2h_weight.shape
+        shape = cast(Tuple[int, ...], self.l0_i2h_weight.shape)   # known from the constructor
         s = (f"{type(self).__name__}({shape[1] if shape[1] else None} -> "
              f"{shape[0] // self._gates}, {self._layout}")
         if self._num_layers != 1:
