@@ -7,8 +7,8 @@ parameter whose ``grad_req`` is not ``'null'``. It does not zero gradients (with
 backward since the last step is an error (MXNet's stale-gradient message) unless
 ``ignore_stale_grad=True``, which skips such parameters.
 
-Freshness is read from the variable's autograd leaf (``mxgrad.autograd.Leaf.fresh``,
-set by every backward that reaches the variable); the Trainer clears it after updating.
+Freshness is the variables' public ``x._fresh_grad`` flag (MXNet's name; set by every
+backward that reaches the variable); the Trainer clears it after updating.
 
 Devices and workers (``kvstore``): with parameters on several contexts, or with a
 distributed kvstore (``'dist_sync'``, ``'horovod'``, or a :class:`mxgrad.kvstore.KVStore`),
@@ -44,7 +44,6 @@ import warnings
 
 from ..base import DTypeError, MXNetError, StateError
 from .. import optimizer as opt
-from ..autograd import Leaf
 from .. import autograd
 from .. import kvstore as kvs
 from .parameter import Parameter, ParameterDict
@@ -66,7 +65,7 @@ def _consumed(updates):
     """Yield the updates; each gradient stops being fresh once its update has run."""
     for item in updates:
         yield item
-        item[2]._node.fresh = False
+        item[2]._fresh_grad = False
 
 
 class Trainer:
@@ -277,9 +276,7 @@ class Trainer:
             kv.pull(keys, out=[p._data_list for _, p in items])
         for _, p in items:
             for a in p._data_list:
-                node = a._node
-                if type(node) is Leaf:
-                    node.fresh = False
+                a._fresh_grad = False
 
     def update(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
         """Update parameters (``allreduce_grads`` + ``update`` is ``step``)."""
@@ -315,8 +312,7 @@ class Trainer:
                 param.data()    # raises the not-initialized error
             ok = True
             for a, ctx in zip(param._data_list, param._ctx_list):
-                node = a._node
-                if not (type(node) is Leaf and node.fresh):
+                if not a._fresh_grad:
                     if not ignore_stale_grad:
                         raise self._stale_error(param, ctx)
                     ok = False
@@ -330,7 +326,7 @@ class Trainer:
         updates = []
         for i in fresh:
             data = self._params[i]._var
-            updates.append((i, data._node.grad, data))
+            updates.append((i, data.grad, data))
         updater = self._updaters[0]
         if type(updater) is opt.Updater:
             updater._update_params(_consumed(updates))
@@ -341,7 +337,7 @@ class Trainer:
             for i in fresh:
                 copies = self._params[i]._data_list
                 for a in copies[1:]:
-                    a._node.fresh = False
+                    a._fresh_grad = False
                     a[:] = copies[0]
 
     def _update(self, ignore_stale_grad=False):
@@ -352,21 +348,14 @@ class Trainer:
             data = param._var
             if data is None:
                 data = param.data()    # raises the not-initialized error
-            node = data._node
-            fresh = type(node) is Leaf and node.fresh
+            fresh = data._fresh_grad
             if not fresh and not ignore_stale_grad:
-                raise StaleGradientError(
-                    f"Gradient of Parameter `{param.name}` on context {param.list_ctx()[0]} "
-                    f"has not been updated by backward since last `step`. This could mean "
-                    f"a bug in your model that made it only use a subset of the Parameters "
-                    f"(Blocks) for this iteration. If you are intentionally only using a "
-                    f"subset, call step with ignore_stale_grad=True to suppress this "
-                    f"warning and skip updating of Parameters with stale gradient")
+                raise self._stale_error(param, param.list_ctx()[0])
             if fresh:
                 if len(param._data_list) > 1:    # no kvstore: each copy on its own
                     self._update_copies(i, param, ignore_stale_grad)
                     continue
-                updates.append((i, node.grad, data))
+                updates.append((i, data.grad, data))
         updater = self._updaters[0]
         if type(updater) is opt.Updater:
             updater._update_params(_consumed(updates))
@@ -376,15 +365,14 @@ class Trainer:
 
     def _update_copies(self, i, param, ignore_stale_grad):
         for d, (a, ctx) in enumerate(zip(param._data_list, param._ctx_list)):
-            node = a._node
-            if not (type(node) is Leaf and node.fresh):
+            if not a._fresh_grad:
                 if not ignore_stale_grad:
                     raise self._stale_error(param, ctx)
                 continue
             while len(self._updaters) <= d:
                 self._updaters.append(opt.get_updater(self._optimizer))
-            self._updaters[d](i, node.grad, a)
-            node.fresh = False
+            self._updaters[d](i, a.grad, a)
+            a._fresh_grad = False
 
     def zero_grad(self) -> None:
         """Zero the gradients of all parameters."""
