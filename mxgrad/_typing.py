@@ -24,8 +24,8 @@ from typing_extensions import Literal, Protocol, TypeAlias, overload
 if TYPE_CHECKING:
     from .ndarray.ndarray import NDArray
 
-__all__ = ["Shape", "ShapeLike", "Axis", "GradReq", "DTypeLike", "Scalar", "ArrayOrScalar", "InitLike",
-           "ArrayT", "UnaryOp", "BinaryOp", "Init"]
+__all__ = ["Shape", "ShapeLike", "Axis", "GradReq", "DTypeLike", "Scalar", "ArrayOrScalar",
+           "InitLike",           "ArrayT", "UnaryOp", "BinaryOp", "Init"]
 
 Shape: TypeAlias = Tuple[int, ...]
 """An array shape, as ``NDArray.shape`` returns it."""

@@ -86,8 +86,9 @@ class FactorScheduler(LRScheduler):
     [1.0, 0.1, 0.010000000000000002, 0.005]
     """
 
-    def __init__(self, step: int, factor: float = 1, stop_factor_lr: float = 1e-8, base_lr: float = 0.01, warmup_steps: int = 0,
-                 warmup_begin_lr: float = 0, warmup_mode: str = "linear") -> None:
+    def __init__(self, step: int, factor: float = 1, stop_factor_lr: float = 1e-8,
+                 base_lr: float = 0.01, warmup_steps: int = 0, warmup_begin_lr: float = 0,
+                 warmup_mode: str = "linear") -> None:
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if step < 1:
             raise StateError("Schedule step must be greater or equal than 1 round")
@@ -125,8 +126,9 @@ class MultiFactorScheduler(LRScheduler):
     [1.0, 1.0, 0.5, 0.5, 0.25, 0.25]
     """
 
-    def __init__(self, step: List[int], factor: float = 1, base_lr: float = 0.01, warmup_steps: int = 0, warmup_begin_lr: float = 0,
-                 warmup_mode: str = "linear") -> None:
+    def __init__(self, step: List[int], factor: float = 1, base_lr: float = 0.01,
+                 warmup_steps: int = 0, warmup_begin_lr: float = 0, warmup_mode: str = "linear"
+                 ) -> None:
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if not isinstance(step, (list, tuple)) or len(step) < 1:
             raise StateError("step must be a non-empty list of update counts")
@@ -168,8 +170,9 @@ class PolyScheduler(LRScheduler):
     [1.0, 0.25, 0.0, 0.0]
     """
 
-    def __init__(self, max_update: int, base_lr: float = 0.01, pwr: int = 2, final_lr: float = 0, warmup_steps: int = 0,
-                 warmup_begin_lr: float = 0, warmup_mode: str = "linear") -> None:
+    def __init__(self, max_update: int, base_lr: float = 0.01, pwr: int = 2, final_lr: float = 0,
+                 warmup_steps: int = 0, warmup_begin_lr: float = 0, warmup_mode: str = "linear"
+                 ) -> None:
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if not isinstance(max_update, int):
             raise StateError("max_update must be an int")
@@ -202,8 +205,9 @@ class CosineScheduler(LRScheduler):
     [0.0, 0.5, 1.0, 0.5, 0.0, 0.0]
     """
 
-    def __init__(self, max_update: int, base_lr: float = 0.01, final_lr: float = 0, warmup_steps: int = 0,
-                 warmup_begin_lr: float = 0, warmup_mode: str = "linear") -> None:
+    def __init__(self, max_update: int, base_lr: float = 0.01, final_lr: float = 0,
+                 warmup_steps: int = 0, warmup_begin_lr: float = 0, warmup_mode: str = "linear"
+                 ) -> None:
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if not isinstance(max_update, int):
             raise StateError("max_update must be an int")

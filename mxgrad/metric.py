@@ -154,7 +154,8 @@ class EvalMetric:
     (('count', 2.0), "EvalMetric: {'count': 2.0}")
     """
 
-    def __init__(self, name: str, output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None, **kwargs: Any) -> None:
+    def __init__(self, name: str, output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None, **kwargs: Any) -> None:
         self.name = str(name)
         self.output_names = output_names
         self.label_names = label_names
@@ -367,7 +368,9 @@ class CompositeEvalMetric(EvalMetric):
     'f1'
     """
 
-    def __init__(self, metrics=None, name: str = "composite", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, metrics=None, name: str = "composite",
+                 output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None
+                 ) -> None:
         self.metrics = []
         super().__init__(name, output_names=output_names, label_names=label_names,
                          has_global_stats=True)
@@ -457,7 +460,9 @@ class Accuracy(EvalMetric):
     ('accuracy', 0.6666666666666666)
     """
 
-    def __init__(self, axis: int = 1, name: str = "accuracy", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, axis: int = 1, name: str = "accuracy",
+                 output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None
+                 ) -> None:
         super().__init__(name, axis=axis, output_names=output_names, label_names=label_names,
                          has_global_stats=True)
         self.axis = axis
@@ -497,7 +502,9 @@ class TopKAccuracy(EvalMetric):
     ('top_k_accuracy_2', 0.3333333333333333)
     """
 
-    def __init__(self, top_k: int = 1, name: str = "top_k_accuracy", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, top_k: int = 1, name: str = "top_k_accuracy",
+                 output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None
+                 ) -> None:
         super().__init__(name, top_k=top_k, output_names=output_names, label_names=label_names,
                          has_global_stats=True)
         self.top_k = int(top_k)
@@ -660,7 +667,8 @@ class F1(_BinaryMetric):
     ('f1', 0.8)
     """
 
-    def __init__(self, name: str = "f1", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None, average: str = "macro") -> None:
+    def __init__(self, name: str = "f1", output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None, average: str = "macro") -> None:
         super().__init__(name, output_names, label_names, average)
 
     def _score(self, use_global):
@@ -682,7 +690,8 @@ class MCC(_BinaryMetric):
     0.57735
     """
 
-    def __init__(self, name: str = "mcc", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None, average: str = "macro") -> None:
+    def __init__(self, name: str = "mcc", output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None, average: str = "macro") -> None:
         super().__init__(name, output_names, label_names, average)
 
     def _score(self, use_global):
@@ -709,8 +718,9 @@ class Perplexity(EvalMetric):
     1.771098
     """
 
-    def __init__(self, ignore_label, axis: int = -1, name: str = "perplexity", output_names: Optional[List[str]] = None,
-                 label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, ignore_label, axis: int = -1, name: str = "perplexity",
+                 output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None
+                 ) -> None:
         super().__init__(name, ignore_label=ignore_label, output_names=output_names,
                          label_names=label_names, has_global_stats=True)
         self.ignore_label = ignore_label
@@ -794,7 +804,8 @@ class MAE(_BatchMeanMetric):
     ('mae', 0.5)
     """
 
-    def __init__(self, name: str = "mae", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, name: str = "mae", output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, output_names, label_names)
 
     @staticmethod
@@ -815,7 +826,8 @@ class MSE(_BatchMeanMetric):
     ('mse', 0.375)
     """
 
-    def __init__(self, name: str = "mse", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, name: str = "mse", output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, output_names, label_names)
 
     @staticmethod
@@ -836,7 +848,8 @@ class RMSE(_BatchMeanMetric):
     0.612372
     """
 
-    def __init__(self, name: str = "rmse", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, name: str = "rmse", output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, output_names, label_names)
 
     @staticmethod
@@ -884,7 +897,9 @@ class CrossEntropy(_LogLikelihood):
     0.571599
     """
 
-    def __init__(self, eps: float = 1e-12, name: str = "cross-entropy", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, eps: float = 1e-12, name: str = "cross-entropy",
+                 output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None
+                 ) -> None:
         super().__init__(eps, name, output_names, label_names)
 
 
@@ -903,7 +918,9 @@ class NegativeLogLikelihood(_LogLikelihood):
     0.571599
     """
 
-    def __init__(self, eps: float = 1e-12, name: str = "nll-loss", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, eps: float = 1e-12, name: str = "nll-loss",
+                 output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None
+                 ) -> None:
         super().__init__(eps, name, output_names, label_names)
 
 
@@ -928,7 +945,8 @@ class PearsonCorrelation(EvalMetric):
     0.421637
     """
 
-    def __init__(self, name: str = "pearsonr", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None, average: str = "macro") -> None:
+    def __init__(self, name: str = "pearsonr", output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None, average: str = "macro") -> None:
         if average not in ("macro", "micro"):
             raise StateError(f"PearsonCorrelation: average must be 'macro' or 'micro', got "
                              f"{average!r}")
@@ -1012,7 +1030,8 @@ class PCC(EvalMetric):
     0.57735
     """
 
-    def __init__(self, name: str = "pcc", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None, has_global_stats: bool = True) -> None:
+    def __init__(self, name: str = "pcc", output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None, has_global_stats: bool = True) -> None:
         self.k = 2
         super().__init__(name, output_names=output_names, label_names=label_names,
                          has_global_stats=has_global_stats)
@@ -1101,7 +1120,8 @@ class Loss(EvalMetric):
     ('loss', 2.0)
     """
 
-    def __init__(self, name: str = "loss", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, name: str = "loss", output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, output_names=output_names, label_names=label_names,
                          has_global_stats=True)
 
@@ -1117,7 +1137,8 @@ class Loss(EvalMetric):
 class Torch(Loss):
     """Dummy metric for torch criterions (a :class:`Loss` named ``'torch'``)."""
 
-    def __init__(self, name: str = "torch", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, name: str = "torch", output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, output_names=output_names, label_names=label_names)
 
 
@@ -1125,7 +1146,8 @@ class Torch(Loss):
 class Caffe(Loss):
     """Dummy metric for caffe criterions (a :class:`Loss` named ``'caffe'``)."""
 
-    def __init__(self, name: str = "caffe", output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, name: str = "caffe", output_names: Optional[List[str]] = None,
+                 label_names: Optional[List[str]] = None) -> None:
         super().__init__(name, output_names=output_names, label_names=label_names)
 
 
@@ -1151,8 +1173,9 @@ class CustomMetric(EvalMetric):
     ('custom(<lambda>)', 6.0)
     """
 
-    def __init__(self, feval, name: Optional[str] = None, allow_extra_outputs: bool = False, output_names: Optional[List[str]] = None,
-                 label_names: Optional[List[str]] = None) -> None:
+    def __init__(self, feval, name: Optional[str] = None, allow_extra_outputs: bool = False,
+                 output_names: Optional[List[str]] = None, label_names: Optional[List[str]] = None
+                 ) -> None:
         if name is None:
             name = getattr(feval, "__name__", type(feval).__name__)
             if "<" in name:

@@ -98,9 +98,11 @@ class Optimizer:
 
     opt_registry: dict = {}
 
-    def __init__(self, rescale_grad: float = 1.0, param_idx2name: Optional[Dict[int, str]] = None, wd: float = 0.0, clip_gradient: Optional[float] = None,
-                 learning_rate: Optional[float] = None, lr_scheduler: Optional[LRScheduler] = None, sym: Any = None, begin_num_update: int = 0,
-                 multi_precision: bool = False, param_dict: Optional[dict] = None, aggregate_num: Optional[int] = None,
+    def __init__(self, rescale_grad: float = 1.0, param_idx2name: Optional[Dict[int, str]] = None,
+                 wd: float = 0.0, clip_gradient: Optional[float] = None,
+                 learning_rate: Optional[float] = None, lr_scheduler: Optional[LRScheduler] = None,
+                 sym: Any = None, begin_num_update: int = 0, multi_precision: bool = False,
+                 param_dict: Optional[dict] = None, aggregate_num: Optional[int] = None,
                  use_fused_step: Optional[bool] = None, **kwargs: Any) -> None:
         if kwargs:
             name = next(iter(kwargs))
@@ -306,7 +308,8 @@ class Optimizer:
         """Update ``weight`` (NDArray, in place) from ``grad`` and ``state``."""
         raise NotImplementedError()
 
-    def update_multi_precision(self, index: int, weight: NDArray, grad: NDArray, state: Any) -> None:
+    def update_multi_precision(self, index: int, weight: NDArray, grad: NDArray, state: Any
+                               ) -> None:
         """:meth:`update`; for a float16 weight with ``multi_precision=True`` the update runs
         on the float32 master copy in ``state``, then the weight is set to it (rounded)."""
         if isinstance(index, (list, tuple)):
@@ -497,8 +500,8 @@ class Adam(Optimizer):
     0.9
     """
 
-    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8,
-                 lazy_update: bool = True, **kwargs: Any) -> None:
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-8, lazy_update: bool = True, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
@@ -541,8 +544,8 @@ class AdamW(Optimizer):
     0.984189
     """
 
-    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6,
-                 correct_bias: bool = True, **kwargs: Any) -> None:
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-6, correct_bias: bool = True, **kwargs: Any) -> None:
         kwargs.pop("use_fused_step", None)
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
@@ -588,8 +591,9 @@ class RMSProp(Optimizer):
     0.9
     """
 
-    def __init__(self, learning_rate: float = 0.001, gamma1: float = 0.9, gamma2: float = 0.9, epsilon: float = 1e-8,
-                 centered: bool = False, clip_weights: Optional[float] = None, **kwargs: Any) -> None:
+    def __init__(self, learning_rate: float = 0.001, gamma1: float = 0.9, gamma2: float = 0.9,
+                 epsilon: float = 1e-8, centered: bool = False,
+                 clip_weights: Optional[float] = None, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.gamma1 = gamma1
         self.gamma2 = gamma2
@@ -704,7 +708,8 @@ class Adamax(Optimizer):
         weight -= lr / (1 - beta1**t) * m / u
     """
 
-    def __init__(self, learning_rate: float = 0.002, beta1: float = 0.9, beta2: float = 0.999, **kwargs: Any) -> None:
+    def __init__(self, learning_rate: float = 0.002, beta1: float = 0.9, beta2: float = 0.999,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
@@ -733,8 +738,8 @@ class Adamax(Optimizer):
 class Nadam(Optimizer):
     """Nesterov Adam (Dozat), with MXNet's momentum schedule ``schedule_decay``."""
 
-    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8,
-                 schedule_decay: float = 0.004, **kwargs: Any) -> None:
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-8, schedule_decay: float = 0.004, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
@@ -787,7 +792,8 @@ class Signum(Optimizer):
     (array([ 0.9, -0.9], dtype=float32), array([-0.05,  0.2 ], dtype=float32))
     """
 
-    def __init__(self, learning_rate: float = 0.01, momentum: float = 0.9, wd_lh: float = 0.0, **kwargs: Any) -> None:
+    def __init__(self, learning_rate: float = 0.01, momentum: float = 0.9, wd_lh: float = 0.0,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.momentum = momentum
         self.wd_lh = wd_lh
@@ -828,7 +834,8 @@ class FTML(Optimizer):
     0.9
     """
 
-    def __init__(self, beta1: float = 0.6, beta2: float = 0.999, epsilon: float = 1e-8, **kwargs: Any) -> None:
+    def __init__(self, beta1: float = 0.6, beta2: float = 0.999, epsilon: float = 1e-8,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
@@ -842,8 +849,8 @@ class FTML(Optimizer):
         t = self._index_update_count[index]
         g += wd * w
         self._clip(g)
-        _k.ftml_step(w, g, _buf(state[0]), _buf(state[1]), _buf(state[2]), lr, t, self.beta1, self.beta2,
-                     self.epsilon)
+        _k.ftml_step(w, g, _buf(state[0]), _buf(state[1]), _buf(state[2]), lr, t, self.beta1,
+                     self.beta2, self.epsilon)
         _touch(state[0])
         _touch(state[1])
         _touch(state[2])
@@ -871,8 +878,10 @@ class LAMB(Optimizer):
     array([2.6464, 3.6464], dtype=float32)
     """
 
-    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6,
-                 lower_bound: Optional[float] = None, upper_bound: Optional[float] = None, bias_correction: bool = True, **kwargs: Any) -> None:
+    def __init__(self, learning_rate: float = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-6, lower_bound: Optional[float] = None,
+                 upper_bound: Optional[float] = None, bias_correction: bool = True, **kwargs: Any
+                 ) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
@@ -907,7 +916,8 @@ class Ftrl(Optimizer):
         weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)
     """
 
-    def __init__(self, lamda1: float = 0.01, learning_rate: float = 0.1, beta: float = 1, **kwargs: Any) -> None:
+    def __init__(self, lamda1: float = 0.01, learning_rate: float = 0.1, beta: float = 1,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.lamda1 = lamda1
         self.beta = beta

@@ -102,7 +102,9 @@ def _sample_unchecked(draw, params, shape, dtype):
     return wrap(np.asarray(out).astype(as_dtype(dtype)))
 
 
-def uniform(low: _Param = 0.0, high: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+def uniform(low: _Param = 0.0, high: _Param = 1.0, shape: Optional[ShapeLike] = None,
+            ctx: Optional[Context] = None, dtype: DTypeLike = None, out: Optional[NDArray] = None,
+            **kwargs: Any) -> NDArray:
     """Samples from U[low, high).
 
     Examples
@@ -116,7 +118,9 @@ def uniform(low: _Param = 0.0, high: _Param = 1.0, shape: Optional[ShapeLike] = 
     return _out(out, r)
 
 
-def normal(loc: _Param = 0.0, scale: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+def normal(loc: _Param = 0.0, scale: _Param = 1.0, shape: Optional[ShapeLike] = None,
+           ctx: Optional[Context] = None, dtype: DTypeLike = None, out: Optional[NDArray] = None,
+           **kwargs: Any) -> NDArray:
     """Samples from N(loc, scale**2).
 
     Examples
@@ -128,7 +132,8 @@ def normal(loc: _Param = 0.0, scale: _Param = 1.0, shape: Optional[ShapeLike] = 
     return _out(out, r)
 
 
-def randn(*shape: int, loc: _Param = 0.0, scale: _Param = 1.0, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def randn(*shape: int, loc: _Param = 0.0, scale: _Param = 1.0, dtype: DTypeLike = None,
+          **kwargs: Any) -> NDArray:
     """Standard normal samples of the given shape.
 
     Examples
@@ -139,7 +144,8 @@ def randn(*shape: int, loc: _Param = 0.0, scale: _Param = 1.0, dtype: DTypeLike 
     return normal(loc, scale, shape=shape, dtype=dtype)
 
 
-def randint(low: int, high: int, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = "int32", out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+def randint(low: int, high: int, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None,
+            dtype: DTypeLike = "int32", out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """Integers uniformly from ``[low, high)`` (int32 by default, as in MXNet).
 
     Examples
@@ -153,7 +159,8 @@ def randint(low: int, high: int, shape: Optional[ShapeLike] = None, ctx: Optiona
     return _out(out, r)
 
 
-def exponential(scale: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def exponential(scale: _Param = 1.0, shape: Optional[ShapeLike] = None,
+                ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """Samples from an exponential distribution with the given scale (1/lambda).
 
     Examples
@@ -164,7 +171,8 @@ def exponential(scale: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Opt
     return _sample(generator().exponential, (scale,), shape, dtype)
 
 
-def gamma(alpha: _Param = 1.0, beta: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def gamma(alpha: _Param = 1.0, beta: _Param = 1.0, shape: Optional[ShapeLike] = None,
+          ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """Samples from a gamma distribution (shape ``alpha``, scale ``beta``).
 
     Examples
@@ -175,7 +183,8 @@ def gamma(alpha: _Param = 1.0, beta: _Param = 1.0, shape: Optional[ShapeLike] = 
     return _sample(generator().gamma, (alpha, beta), shape, dtype)
 
 
-def poisson(lam: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def poisson(lam: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None,
+            dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """Samples from a Poisson distribution.
 
     Examples
@@ -186,7 +195,8 @@ def poisson(lam: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[
     return _sample(generator().poisson, (lam,), shape, dtype)
 
 
-def bernoulli(prob: _Param = 0.5, shape: Optional[ShapeLike] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def bernoulli(prob: _Param = 0.5, shape: Optional[ShapeLike] = None, dtype: DTypeLike = None,
+              **kwargs: Any) -> NDArray:
     """0/1 samples that are 1 with probability ``prob``.
 
     Examples
@@ -201,7 +211,8 @@ def bernoulli(prob: _Param = 0.5, shape: Optional[ShapeLike] = None, dtype: DTyp
     return wrap((generator().random(size) < p).astype(as_dtype(dtype)))
 
 
-def multinomial(data: NDArray, shape: Optional[ShapeLike] = None, get_prob: bool = False, dtype: DTypeLike = "int32", **kwargs: Any
+def multinomial(data: NDArray, shape: Optional[ShapeLike] = None, get_prob: bool = False,
+                dtype: DTypeLike = "int32", **kwargs: Any
                 ) -> Union[NDArray, Tuple[NDArray, NDArray]]:
     """Draw category indices from the probability rows of ``data``.
 

@@ -13,7 +13,8 @@ import functools
 import numbers
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Sequence, Tuple, Type, Union, cast
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Sequence, Tuple, Type,
+                    Union, cast)
 
 import numpy as np
 
@@ -146,7 +147,8 @@ def _check_shapes(a, b):
         raise AssertionError(f"a.shape = {a.shape} and b.shape = {b.shape} are not equal")
 
 
-def almost_equal(a: _Arr, b: _Arr, rtol: Optional[float] = None, atol: Optional[float] = None, equal_nan: bool = False, use_broadcast: bool = True) -> bool:
+def almost_equal(a: _Arr, b: _Arr, rtol: Optional[float] = None, atol: Optional[float] = None,
+                 equal_nan: bool = False, use_broadcast: bool = True) -> bool:
     """Whether ``a`` and ``b`` are elementwise close (``None`` tolerances: float64 defaults).
 
     Examples
@@ -169,8 +171,10 @@ def _max_violation(a, b, rtol, atol):
     return loc, (float(violation[loc]) if violation.size else 0.0)
 
 
-def assert_almost_equal(a: _Arr, b: _Arr, rtol: Optional[float] = None, atol: Optional[float] = None, names: Tuple[str, str] = ("a", "b"), equal_nan: bool = False,
-                        use_broadcast: bool = True, mismatches: Tuple[int, int] = (10, 10)) -> None:
+def assert_almost_equal(a: _Arr, b: _Arr, rtol: Optional[float] = None,
+                        atol: Optional[float] = None, names: Tuple[str, str] = ("a", "b"),
+                        equal_nan: bool = False, use_broadcast: bool = True,
+                        mismatches: Tuple[int, int] = (10, 10)) -> None:
     """Assert ``a`` and ``b`` (NDArrays, NumPy arrays or numbers) are elementwise close.
 
     As MXNet 1.9: ``rtol``/``atol`` of ``None`` take the defaults of the inputs' dtypes
@@ -206,12 +210,15 @@ def assert_almost_equal(a: _Arr, b: _Arr, rtol: Optional[float] = None, atol: Op
         f"{names[1]}={float(b_b[loc]):.8f}")
 
 
-def assert_allclose(a: _Arr, b: _Arr, rtol: float = 1e-07, atol: float = 0, equal_nan: bool = True) -> None:
+def assert_allclose(a: _Arr, b: _Arr, rtol: float = 1e-07, atol: float = 0, equal_nan: bool = True
+                    ) -> None:
     """:func:`assert_almost_equal` with NumPy's ``assert_allclose`` defaults."""
     assert_almost_equal(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-def assert_almost_equal_ignore_nan(a: _Arr, b: _Arr, rtol: Optional[float] = None, atol: Optional[float] = None, names: Tuple[str, str] = ("a", "b")) -> None:
+def assert_almost_equal_ignore_nan(a: _Arr, b: _Arr, rtol: Optional[float] = None,
+                                   atol: Optional[float] = None,
+                                   names: Tuple[str, str] = ("a", "b")) -> None:
     """:func:`assert_almost_equal` where a NaN in either input matches anything."""
     a, b = np.array(_np(a), dtype=np.float64), np.array(_np(b), dtype=np.float64)
     a, b = np.broadcast_arrays(a, b)
@@ -369,7 +376,8 @@ def random_sample(population, k: int) -> list:
     return pop[:k]
 
 
-def rand_shape_2d(dim0: int = 10, dim1: int = 10, allow_zero_size: bool = False) -> Tuple[int, int]:
+def rand_shape_2d(dim0: int = 10, dim1: int = 10, allow_zero_size: bool = False
+                  ) -> Tuple[int, int]:
     """A random 2-D shape with sides in ``[1, dim]`` (``[0, dim]`` if ``allow_zero_size``)."""
     low = 0 if allow_zero_size else 1
     return int(np.random.randint(low, dim0 + 1)), int(np.random.randint(low, dim1 + 1))
@@ -395,8 +403,9 @@ def rand_shape_nd(num_dim: int, dim: int = 10, allow_zero_size: bool = False) ->
     return tuple(int(d) for d in np.random.randint(low, dim + 1, size=num_dim))
 
 
-def rand_ndarray(shape: Sequence[int], stype: str = "default", density=None, dtype: DTypeLike = None, modifier_func=None,
-                 shuffle_csr_indices: bool = False, distribution=None, ctx: Optional[Context] = None) -> NDArray:
+def rand_ndarray(shape: Sequence[int], stype: str = "default", density=None,
+                 dtype: DTypeLike = None, modifier_func=None, shuffle_csr_indices: bool = False,
+                 distribution=None, ctx: Optional[Context] = None) -> NDArray:
     """A random standard-normal NDArray of ``shape`` (float32 unless ``dtype``).
 
     Only dense storage exists in mxgrad: ``stype`` other than ``'default'`` raises.
@@ -449,7 +458,8 @@ def collapse_sum_like(a: np.ndarray, shape: Sequence[int]) -> np.ndarray:
     return a.sum(axis=axes).reshape(shape) if axes else a.reshape(shape)
 
 
-def compare_ndarray_tuple(t1, t2, rtol: Optional[float] = None, atol: Optional[float] = None) -> None:
+def compare_ndarray_tuple(t1, t2, rtol: Optional[float] = None, atol: Optional[float] = None
+                          ) -> None:
     """Assert two (nested tuples of) arrays are almost equal; ``None`` on either side passes."""
     if t1 is None or t2 is None:
         return
@@ -460,9 +470,9 @@ def compare_ndarray_tuple(t1, t2, rtol: Optional[float] = None, atol: Optional[f
         assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
 
 
-def compare_optimizer(opt1: Optimizer, opt2: Optimizer, shape: Sequence[int], dtype: DTypeLike, w_stype: str = "default",
-                      g_stype: str = "default", rtol: float = 1e-4, atol: float = 1e-5,
-                      compare_states: bool = True, ntensors: int = 1) -> None:
+def compare_optimizer(opt1: Optimizer, opt2: Optimizer, shape: Sequence[int], dtype: DTypeLike,
+                      w_stype: str = "default", g_stype: str = "default", rtol: float = 1e-4,
+                      atol: float = 1e-5, compare_states: bool = True, ntensors: int = 1) -> None:
     """Run one update of two optimizers on the same random weight and gradient and assert
     the weights (and states) agree. ``shape`` may be a list of shapes (one index each)."""
     from . import random as mxrandom

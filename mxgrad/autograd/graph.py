@@ -187,8 +187,9 @@ def mark_variable(var: NDArray, grad_buf: NDArray, req: GradReq) -> None:
     key = id(var)
     if req == "null":
         var._node = None
-        _null_grads[key] = (weakref.ref(var, lambda _r, _k=key: _null_grads.pop(_k, None)),  # type: ignore[misc]
-                            grad_buf)
+        _null_grads[key] = (
+            weakref.ref(var, lambda _r, _k=key: _null_grads.pop(_k, None)),  # type: ignore[misc]
+            grad_buf)
     else:
         _null_grads.pop(key, None)
         var._node = Leaf(grad_buf, req)

@@ -168,7 +168,8 @@ class Block:
     2.0
     """
 
-    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
+    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None
+                 ) -> None:
         self._empty_prefix = prefix == ""
         self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
         self._name = self._prefix[:-1] if self._prefix.endswith("_") else self._prefix
@@ -328,9 +329,9 @@ class Block:
                       stacklevel=2)
         self.collect_params().save(filename, strip_prefix=self.prefix)
 
-    def load_parameters(self, filename: str, ctx: Union[Context, Sequence[Context], None] = None, allow_missing: bool = False,
-                        ignore_extra: bool = False, cast_dtype: bool = False,
-                        dtype_source: str = "current") -> None:
+    def load_parameters(self, filename: str, ctx: Union[Context, Sequence[Context], None] = None,
+                        allow_missing: bool = False, ignore_extra: bool = False,
+                        cast_dtype: bool = False, dtype_source: str = "current") -> None:
         """Load parameters written by :meth:`save_parameters` (mxgrad's or MXNet's).
 
         Files whose names have no ``.`` (``save_params``, ``collect_params().save``,
@@ -384,7 +385,8 @@ class Block:
                 params[name]._load_init(arr, ctx, cast_dtype=cast_dtype,
                                         dtype_source=dtype_source)
 
-    def load_params(self, filename: str, ctx: Union[Context, Sequence[Context], None] = None, allow_missing: bool = False, ignore_extra: bool = False) -> None:
+    def load_params(self, filename: str, ctx: Union[Context, Sequence[Context], None] = None,
+                    allow_missing: bool = False, ignore_extra: bool = False) -> None:
         """Deprecated alias of :meth:`load_parameters`."""
         warnings.warn("load_params is deprecated. Please use load_parameters.",
                       stacklevel=2)
@@ -416,7 +418,8 @@ class Block:
         fn(self)
         return self
 
-    def initialize(self, init: Init = initializer.Uniform(), ctx: Union[Context, Sequence[Context], None] = None, verbose: bool = False,
+    def initialize(self, init: Init = initializer.Uniform(),
+                   ctx: Union[Context, Sequence[Context], None] = None, verbose: bool = False,
                    force_reinit: bool = False) -> None:
         """Initialize all parameters (``collect_params().initialize(...)``).
 
@@ -577,7 +580,8 @@ class HybridBlock(Block):
     [4.0, 7.0]
     """
 
-    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
+    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None
+                 ) -> None:
         super().__init__(prefix=prefix, params=params)
         self._active = False
         self._flags: List[Any] = []
@@ -923,8 +927,9 @@ class SymbolBlock(HybridBlock):
 
     @staticmethod
     def imports(symbol_file: str, input_names: Union[str, Sequence[str]],
-                param_file: Optional[str] = None, ctx: Union[Context, Sequence[Context], None] = None,
-                allow_missing: bool = False, ignore_extra: bool = False):
+                param_file: Optional[str] = None,
+                ctx: Union[Context, Sequence[Context], None] = None, allow_missing: bool = False,
+                ignore_extra: bool = False):
         """Load a model exported by MXNet (or mxgrad): ``symbol_file`` from
         ``export``, the ``input_names`` it is fed with, the ``param_file`` with its
         ``arg:``/``aux:`` parameters.

@@ -141,7 +141,8 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
     [0.6931]
     """
 
-    def __init__(self, from_sigmoid: bool = False, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
+    def __init__(self, from_sigmoid: bool = False, weight: Optional[float] = None,
+                 batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._from_sigmoid = from_sigmoid
 
@@ -183,8 +184,8 @@ class SoftmaxCrossEntropyLoss(Loss):
     [0.6931]
     """
 
-    def __init__(self, axis: int = -1, sparse_label: bool = True, from_logits: bool = False, weight: Optional[float] = None,
-                 batch_axis: int = 0, **kwargs: Any) -> None:
+    def __init__(self, axis: int = -1, sparse_label: bool = True, from_logits: bool = False,
+                 weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._axis = axis
         self._sparse_label = sparse_label
@@ -230,7 +231,8 @@ class KLDivLoss(Loss):
     0.0
     """
 
-    def __init__(self, from_logits: bool = True, axis: int = -1, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
+    def __init__(self, from_logits: bool = True, axis: int = -1, weight: Optional[float] = None,
+                 batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._from_logits = from_logits
         self._axis = axis
@@ -253,7 +255,8 @@ class HuberLoss(Loss):
     [0.125, 2.5]
     """
 
-    def __init__(self, rho: float = 1, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
+    def __init__(self, rho: float = 1, weight: Optional[float] = None, batch_axis: int = 0,
+                 **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._rho = rho
 
@@ -276,7 +279,8 @@ class HingeLoss(Loss):
     [0.5, 0.0]
     """
 
-    def __init__(self, margin: float = 1, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
+    def __init__(self, margin: float = 1, weight: Optional[float] = None, batch_axis: int = 0,
+                 **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._margin = margin
 
@@ -297,7 +301,8 @@ class SquaredHingeLoss(Loss):
     [0.25]
     """
 
-    def __init__(self, margin: float = 1, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
+    def __init__(self, margin: float = 1, weight: Optional[float] = None, batch_axis: int = 0,
+                 **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._margin = margin
 
@@ -319,7 +324,8 @@ class LogisticLoss(Loss):
     [0.6931]
     """
 
-    def __init__(self, weight: Optional[float] = None, batch_axis: int = 0, label_format: Literal["signed", "binary"] = "signed", **kwargs: Any) -> None:
+    def __init__(self, weight: Optional[float] = None, batch_axis: int = 0,
+                 label_format: Literal["signed", "binary"] = "signed", **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._label_format = label_format
         if self._label_format not in ("signed", "binary"):
@@ -339,7 +345,8 @@ class TripletLoss(Loss):
     r"""Triplet loss ``max(0, sum(|pos - pred|**2 - |neg - pred|**2) + margin)``,
     summed over the non-batch axes."""
 
-    def __init__(self, margin: float = 1, weight: Optional[float] = None, batch_axis: int = 0, **kwargs: Any) -> None:
+    def __init__(self, margin: float = 1, weight: Optional[float] = None, batch_axis: int = 0,
+                 **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._margin = margin
 
@@ -357,8 +364,8 @@ class PoissonNLLLoss(Loss):
     ``pred - target * log(pred + epsilon)``, plus Stirling's term with
     ``compute_full``; averaged over all elements (a 1-element result, as MXNet)."""
 
-    def __init__(self, weight: Optional[float] = None, from_logits: bool = True, batch_axis: int = 0, compute_full: bool = False,
-                 **kwargs: Any) -> None:
+    def __init__(self, weight: Optional[float] = None, from_logits: bool = True,
+                 batch_axis: int = 0, compute_full: bool = False, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._from_logits = from_logits
         self._compute_full = compute_full
@@ -389,7 +396,8 @@ class CosineEmbeddingLoss(Loss):
     [[0.0]]
     """
 
-    def __init__(self, weight: Optional[float] = None, batch_axis: int = 0, margin: float = 0, **kwargs: Any) -> None:
+    def __init__(self, weight: Optional[float] = None, batch_axis: int = 0, margin: float = 0,
+                 **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
         self._margin = margin
 
@@ -431,7 +439,8 @@ class CTCLoss(Loss):
     """
 
     def __init__(self, layout: Literal["NTC", "TNC"] = "NTC",
-                 label_layout: Literal["NT", "TN"] = "NT", weight: Optional[float] = None, **kwargs: Any) -> None:
+                 label_layout: Literal["NT", "TN"] = "NT", weight: Optional[float] = None,
+                 **kwargs: Any) -> None:
         if layout not in ("NTC", "TNC"):
             raise StateError(f"CTCLoss: layout must be 'NTC' or 'TNC', got {layout!r}")
         if label_layout not in ("NT", "TN"):

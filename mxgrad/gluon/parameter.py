@@ -111,9 +111,11 @@ class Parameter:
     Parameter b (shape=(3,), dtype=<class 'numpy.float32'>)
     """
 
-    def __init__(self, name: str, grad_req: GradReq = "write", shape: Optional[ShapeLike] = None, dtype: DTypeLike = np.float32, lr_mult: float = 1.0,
-                 wd_mult: float = 1.0, init: InitLike = None, allow_deferred_init: bool = False, differentiable: bool = True,
-                 stype: str = "default", grad_stype: str = "default") -> None:
+    def __init__(self, name: str, grad_req: GradReq = "write", shape: Optional[ShapeLike] = None,
+                 dtype: DTypeLike = np.float32, lr_mult: float = 1.0, wd_mult: float = 1.0,
+                 init: InitLike = None, allow_deferred_init: bool = False,
+                 differentiable: bool = True, stype: str = "default", grad_stype: str = "default"
+                 ) -> None:
         self._var: Optional[NDArray] = None     # the copy on the first context
         self._data_list: list = []                # one copy per context (first is _var)
         self._ctx_index: dict = {}                # context -> index in _data_list
@@ -185,8 +187,10 @@ class Parameter:
         return self._grad_stype
 
     # ------------------------------------------------------------ initialize
-    def initialize(self, init: InitLike = None, ctx: Union[Context, Sequence[Context], None] = None, default_init: InitLike = initializer.Uniform(),
-                   force_reinit: bool = False) -> None:
+    def initialize(self, init: InitLike = None,
+                   ctx: Union[Context, Sequence[Context], None] = None,
+                   default_init: InitLike = initializer.Uniform(), force_reinit: bool = False
+                   ) -> None:
         """Allocate and initialize the data (deferred until the shape is known).
 
         Parameters
@@ -631,7 +635,8 @@ class ParameterDict:
         for k, v in other.items():
             self._params[k] = v
 
-    def initialize(self, init: Init = initializer.Uniform(), ctx: Union[Context, Sequence[Context], None] = None, verbose: bool = False,
+    def initialize(self, init: Init = initializer.Uniform(),
+                   ctx: Union[Context, Sequence[Context], None] = None, verbose: bool = False,
                    force_reinit: bool = False) -> None:
         """Initialize every parameter; ``init`` is the default for parameters without
         their own ``init``. Already-initialized parameters only warn unless
@@ -690,8 +695,9 @@ class ParameterDict:
             arg_dict[param.name[len(strip_prefix):]] = param._reduce()
         nd.save(filename, arg_dict)
 
-    def load(self, filename: str, ctx: Union[Context, Sequence[Context], None] = None, allow_missing: bool = False, ignore_extra: bool = False,
-             restore_prefix: str = "", cast_dtype: bool = False, dtype_source: str = "current") -> None:
+    def load(self, filename: str, ctx: Union[Context, Sequence[Context], None] = None,
+             allow_missing: bool = False, ignore_extra: bool = False, restore_prefix: str = "",
+             cast_dtype: bool = False, dtype_source: str = "current") -> None:
         """Load parameters saved with :meth:`save` (names prefixed with
         ``restore_prefix``; MXNet ``Module`` checkpoints' ``arg:``/``aux:`` prefixes are
         dropped). Every check runs before any parameter changes.
@@ -722,8 +728,10 @@ class ParameterDict:
         self.load_dict(loaded, ctx, allow_missing, ignore_extra, restore_prefix, filename,
                        cast_dtype, dtype_source)
 
-    def load_dict(self, param_dict: Dict[str, NDArray], ctx: Union[Context, Sequence[Context], None] = None, allow_missing: bool = False, ignore_extra: bool = False,
-                  restore_prefix: str = "", filename: Optional[str] = None, cast_dtype: bool = False,
+    def load_dict(self, param_dict: Dict[str, NDArray],
+                  ctx: Union[Context, Sequence[Context], None] = None, allow_missing: bool = False,
+                  ignore_extra: bool = False, restore_prefix: str = "",
+                  filename: Optional[str] = None, cast_dtype: bool = False,
                   dtype_source: str = "current") -> None:
         """Load from a dict of name to NDArray (``arg:``/``aux:`` prefixes dropped) or a
         list of ``(name, NDArray)`` pairs (see :meth:`load`)."""

@@ -92,8 +92,10 @@ class Trainer:
     """
 
     def __init__(self, params: Union[ParameterDict, Dict[str, Parameter], Sequence[Parameter]],
-                 optimizer: Union[str, opt.Optimizer], optimizer_params: Optional[Dict[str, Any]] = None, kvstore: Any = "device",
-                 compression_params: Optional[Dict[str, Any]] = None, update_on_kvstore: Optional[bool] = None) -> None:
+                 optimizer: Union[str, opt.Optimizer],
+                 optimizer_params: Optional[Dict[str, Any]] = None, kvstore: Any = "device",
+                 compression_params: Optional[Dict[str, Any]] = None,
+                 update_on_kvstore: Optional[bool] = None) -> None:
         if compression_params:
             raise StateError("compression_params: gradient compression is not supported "
                              "by mxgrad; pass None")

@@ -219,7 +219,8 @@ class PrefetchingIter(DataIter):
     >>> it.close()
     """
 
-    def __init__(self, iters: Union[Any, List[Any]], rename_data: Optional[List[Dict[str, str]]] = None,
+    def __init__(self, iters: Union[Any, List[Any]],
+                 rename_data: Optional[List[Dict[str, str]]] = None,
                  rename_label: Optional[List[Dict[str, str]]] = None) -> None:
         super().__init__()
         if not isinstance(iters, list):

@@ -174,7 +174,8 @@ class _Reader:
     def u64(self, what: str) -> int:
         return _Q.unpack(self.read(8, what))[0]
 
-    def shape(self, what: str, ndim: Optional[int] = None, dim_fmt: str = "q") -> Optional[Tuple[int, ...]]:
+    def shape(self, what: str, ndim: Optional[int] = None, dim_fmt: str = "q"
+              ) -> Optional[Tuple[int, ...]]:
         if ndim is None:
             ndim = self.i32(what)
         if ndim < -1 or ndim > _MAX_NDIM:

@@ -52,8 +52,9 @@ def _nd(x, op, arg="data") -> NDArray:
 
 
 # ------------------------------------------------------------------ simple ops
-def arange_like(data: NDArray, start: float = 0.0, step: float = 1.0, repeat: int = 1, ctx: Optional[Context] = None,
-                axis: Optional[int] = None, **kwargs: Any) -> NDArray:
+def arange_like(data: NDArray, start: float = 0.0, step: float = 1.0, repeat: int = 1,
+                ctx: Optional[Context] = None, axis: Optional[int] = None, **kwargs: Any
+                ) -> NDArray:
     """Evenly spaced values shaped like ``data`` (or, with ``axis``, a 1-D array as long as
     ``data.shape[axis]``): ``start + step * (i // repeat)`` for the i-th element in row-major
     order. The result has ``data``'s dtype and is a constant (no gradient).
@@ -157,7 +158,8 @@ def isnan(data: NDArray) -> NDArray:
     return _mask(data, _np.isnan, "isnan")
 
 
-def quadratic(data: NDArray, a: float = 0.0, b: float = 0.0, c: float = 0.0, **kwargs: Any) -> NDArray:
+def quadratic(data: NDArray, a: float = 0.0, b: float = 0.0, c: float = 0.0, **kwargs: Any
+              ) -> NDArray:
     """``a * data**2 + b * data + c`` elementwise (differentiable).
 
     Examples

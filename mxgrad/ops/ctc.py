@@ -63,7 +63,8 @@ def _label_lengths(labels: np.ndarray, pad: int) -> np.ndarray:
 
 def ctc_loss(data: NDArray, label: NDArray, data_lengths: Optional[NDArray] = None,
              label_lengths: Optional[NDArray] = None, use_data_lengths: bool = False,
-             use_label_lengths: bool = False, blank_label: str = "first", **kwargs: Any) -> NDArray:
+             use_label_lengths: bool = False, blank_label: str = "first", **kwargs: Any
+             ) -> NDArray:
     """CTC loss of each sequence in the batch: a ``(N,)`` array of negative log-likelihoods.
 
     Parameters

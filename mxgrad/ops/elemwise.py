@@ -284,7 +284,8 @@ erf = _unary("erf", _erf, lambda g, y, x: g * (2.0 / math.sqrt(math.pi)) * exp(-
 erfinv = _unary("erfinv", _erfinv,
                 lambda g, y, x: g * (math.sqrt(math.pi) / 2.0) * exp(y * y), save=(),
                 save_out=True, doc="Inverse error function.", example_in="[0.1, 0.5]")
-abs: UnaryOp = _unary("abs", np.abs, lambda g, y, x: g * sign(x), doc="Absolute value; gradient 0 at 0.")
+abs: UnaryOp = _unary("abs", np.abs, lambda g, y, x: g * sign(x),
+                      doc="Absolute value; gradient 0 at 0.")
 negative = _unary("negative", np.negative, lambda g, y, x: -g, save=(), doc="-x.",
                  raw=_neg_raw)
 degrees = _unary("degrees", np.degrees, lambda g, y, x: g * (180.0 / math.pi), save=(),
@@ -358,7 +359,8 @@ _CLIP = defop("clip", _clip_fwd, [_clip_grad], [_clip_grad], save=(0,))
 
 
 @_method
-def clip(data: NDArray, a_min: float, a_max: float, out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
+def clip(data: NDArray, a_min: float, a_max: float, out: Optional[NDArray] = None,
+         name: Optional[str] = None) -> NDArray:
     """Clip each element to ``[a_min, a_max]``; the gradient passes where
     ``a_min <= x <= a_max`` (boundaries included), as in MXNet.
 
@@ -385,7 +387,8 @@ def _cast_grad(g, y, x, dtype):
 _CAST = defop("cast", _cast_fwd, [_cast_grad], [lambda t, y, x, dtype: cast(t, dtype)], save=())
 
 
-def cast(data: NDArray, dtype: DTypeLike, out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
+def cast(data: NDArray, dtype: DTypeLike, out: Optional[NDArray] = None, name: Optional[str] = None
+         ) -> NDArray:
     """Return ``data`` cast to ``dtype`` (differentiable between float types).
 
     Examples

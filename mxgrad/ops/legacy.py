@@ -55,7 +55,8 @@ def choose_element_0index(lhs: NDArray, rhs: NDArray, **kwargs: Any) -> NDArray:
     return pick(lhs, rhs, axis=1)
 
 
-def fill_element_0index(lhs: NDArray, mhs: NDArray, rhs: NDArray, out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+def fill_element_0index(lhs: NDArray, mhs: NDArray, rhs: NDArray, out: Optional[NDArray] = None,
+                        **kwargs: Any) -> NDArray:
     """A copy of ``lhs`` (or ``out``) with ``[i, rhs[i]]`` set to ``mhs[i]`` for each row."""
     if not isinstance(lhs, NDArray) or lhs.ndim != 2:
         raise DTypeError("fill_element_0index: lhs must be a 2-D NDArray")

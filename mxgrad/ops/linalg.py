@@ -127,8 +127,9 @@ _DOT = defop("dot", _dot_fwd, [_dot_ga, _dot_gb],
               dot(a, t, transpose_a=transpose_a, transpose_b=transpose_b)])
 
 
-def dot(lhs: NDArray, rhs: NDArray, transpose_a: bool = False, transpose_b: bool = False, forward_stype: Optional[str] = None,
-        out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def dot(lhs: NDArray, rhs: NDArray, transpose_a: bool = False, transpose_b: bool = False,
+        forward_stype: Optional[str] = None, out: Optional[NDArray] = None,
+        name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Dot product with MXNet's semantics.
 
     * 1-D . 1-D: inner product, shape ``(1,)``;
@@ -252,7 +253,8 @@ def _prep2(op, lhs, rhs):
 
 
 def batch_dot(lhs: NDArray, rhs: NDArray, transpose_a: bool = False, transpose_b: bool = False,
-              forward_stype: Optional[str] = None, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+              forward_stype: Optional[str] = None, out: Optional[NDArray] = None,
+              name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Batched matrix product of N-D arrays (N >= 3) with equal leading dimensions.
 
     ``(B, n, k) x (B, k, m) -> (B, n, m)``; ``transpose_a``/``transpose_b`` transpose
@@ -287,7 +289,8 @@ def _row_axis(axis, ndim):
 
 
 def linalg_gemm2(A: NDArray, B: NDArray, transpose_a: bool = False, transpose_b: bool = False,
-                 alpha: float = 1.0, axis: int = -2, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+                 alpha: float = 1.0, axis: int = -2, out: Optional[NDArray] = None,
+                 name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """``alpha * op(A) . op(B)`` on the trailing two axes, batched over the others.
 
     Parameters
@@ -317,9 +320,10 @@ def linalg_gemm2(A: NDArray, B: NDArray, transpose_a: bool = False, transpose_b:
     return _to_out(out, r)
 
 
-def linalg_gemm(A: NDArray, B: NDArray, C: NDArray, transpose_a: bool = False, transpose_b: bool = False,
-                alpha: float = 1.0, beta: float = 1.0, axis: int = -2, out: Optional[NDArray] = None, name: Optional[str] = None,
-                **kwargs: Any) -> NDArray:
+def linalg_gemm(A: NDArray, B: NDArray, C: NDArray, transpose_a: bool = False,
+                transpose_b: bool = False, alpha: float = 1.0, beta: float = 1.0, axis: int = -2,
+                out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
+                ) -> NDArray:
     """``alpha * op(A) . op(B) + beta * C`` (see :func:`linalg_gemm2`).
 
     Examples
@@ -615,8 +619,8 @@ def _tri_args(op, A, B):
     return A, B
 
 
-def linalg_trmm(A: NDArray, B: NDArray, transpose: bool = False, rightside: bool = False, lower: bool = True,
-                alpha: float = 1.0, **kwargs: Any) -> NDArray:
+def linalg_trmm(A: NDArray, B: NDArray, transpose: bool = False, rightside: bool = False,
+                lower: bool = True, alpha: float = 1.0, **kwargs: Any) -> NDArray:
     """``alpha * op(A) . B`` (or ``alpha * B . op(A)`` with ``rightside=True``) where
     only the lower (``lower=True``) or upper triangle of ``A`` is used and ``op``
     transposes when ``transpose=True``. Batched over leading axes.
@@ -638,8 +642,8 @@ def linalg_trmm(A: NDArray, B: NDArray, transpose: bool = False, rightside: bool
     return _gemm2(T, B, bool(transpose), False, float(alpha), -2)
 
 
-def linalg_trsm(A: NDArray, B: NDArray, transpose: bool = False, rightside: bool = False, lower: bool = True,
-                alpha: float = 1.0, **kwargs: Any) -> NDArray:
+def linalg_trsm(A: NDArray, B: NDArray, transpose: bool = False, rightside: bool = False,
+                lower: bool = True, alpha: float = 1.0, **kwargs: Any) -> NDArray:
     """Solve ``op(A) . X = alpha * B`` (or ``X . op(A) = alpha * B`` with
     ``rightside=True``) for ``X``, with ``A`` triangular (only its lower or upper
     triangle is read). Batched over leading axes.

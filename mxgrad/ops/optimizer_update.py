@@ -207,8 +207,10 @@ def _finish(weight, w, out, *states):
     return out
 
 
-def sgd_update(weight: NDArray, grad: NDArray, lr: float, wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0,
-               lazy_update: bool = True, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def sgd_update(weight: NDArray, grad: NDArray, lr: float, wd: float = 0.0,
+               rescale_grad: float = 1.0, clip_gradient: float = -1.0, lazy_update: bool = True,
+               out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
+               ) -> NDArray:
     """``weight - lr * (clip(rescale_grad * grad) + wd * weight)``."""
     weight, grad, w = _buffers("sgd_update", weight, grad, (), out)
     g = prepare_grad(grad._data, w.dtype, rescale_grad, clip_gradient)
@@ -218,8 +220,10 @@ def sgd_update(weight: NDArray, grad: NDArray, lr: float, wd: float = 0.0, resca
     return _finish(weight, w, out)
 
 
-def sgd_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, momentum: float = 0.0, wd: float = 0.0, rescale_grad: float = 1.0,
-                   clip_gradient: float = -1.0, lazy_update: bool = True, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def sgd_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, momentum: float = 0.0,
+                   wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0,
+                   lazy_update: bool = True, out: Optional[NDArray] = None,
+                   name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """``mom = momentum * mom - lr * (clip(rescale_grad * grad) + wd * weight);
     weight += mom``."""
     weight, grad, w = _buffers("sgd_mom_update", weight, grad, (("mom", mom),), out)
@@ -230,8 +234,10 @@ def sgd_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, mome
     return _finish(weight, w, out, mom)
 
 
-def nag_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, momentum: float = 0.0, wd: float = 0.0, rescale_grad: float = 1.0,
-                   clip_gradient: float = -1.0, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def nag_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, momentum: float = 0.0,
+                   wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0,
+                   out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
+                   ) -> NDArray:
     """Nesterov momentum: ``mom = momentum * mom - lr * g; weight += momentum * mom - lr * g``
     with ``g = clip(rescale_grad * grad) + wd * weight``."""
     weight, grad, w = _buffers("nag_mom_update", weight, grad, (("mom", mom),), out)
@@ -257,8 +263,10 @@ def _mp(op, weight, grad, weight32, states, out, step):
     return _finish(out, out._data, out, *states)
 
 
-def mp_sgd_update(weight: NDArray, grad: NDArray, weight32: NDArray, lr: float, wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0,
-                  lazy_update: bool = True, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def mp_sgd_update(weight: NDArray, grad: NDArray, weight32: NDArray, lr: float, wd: float = 0.0,
+                  rescale_grad: float = 1.0, clip_gradient: float = -1.0, lazy_update: bool = True,
+                  out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
+                  ) -> NDArray:
     """:func:`sgd_update` on the float32 master copy ``weight32``; the weight gets it rounded."""
     def step(w32, g32):
         g = prepare_grad(g32, np.float32, rescale_grad, clip_gradient)
@@ -268,8 +276,11 @@ def mp_sgd_update(weight: NDArray, grad: NDArray, weight32: NDArray, lr: float, 
     return _mp("mp_sgd_update", weight, grad, weight32, (), out, step)
 
 
-def mp_sgd_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, weight32: NDArray, lr: float, momentum: float = 0.0, wd: float = 0.0, rescale_grad: float = 1.0,
-                      clip_gradient: float = -1.0, lazy_update: bool = True, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def mp_sgd_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, weight32: NDArray, lr: float,
+                      momentum: float = 0.0, wd: float = 0.0, rescale_grad: float = 1.0,
+                      clip_gradient: float = -1.0, lazy_update: bool = True,
+                      out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
+                      ) -> NDArray:
     """:func:`sgd_mom_update` on the float32 master copy ``weight32`` (``mom`` float32)."""
     def step(w32, g32, m):
         g = prepare_grad(g32, np.float32, rescale_grad, clip_gradient)
@@ -279,8 +290,10 @@ def mp_sgd_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, weight32: ND
     return _mp("mp_sgd_mom_update", weight, grad, weight32, (mom,), out, step)
 
 
-def mp_nag_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, weight32: NDArray, lr: float, momentum: float = 0.0, wd: float = 0.0, rescale_grad: float = 1.0,
-                      clip_gradient: float = -1.0, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def mp_nag_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, weight32: NDArray, lr: float,
+                      momentum: float = 0.0, wd: float = 0.0, rescale_grad: float = 1.0,
+                      clip_gradient: float = -1.0, out: Optional[NDArray] = None,
+                      name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """:func:`nag_mom_update` on the float32 master copy ``weight32``."""
     def step(w32, g32, m):
         g = prepare_grad(g32, np.float32, rescale_grad, clip_gradient)
@@ -289,16 +302,20 @@ def mp_nag_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, weight32: ND
     return _mp("mp_nag_mom_update", weight, grad, weight32, (mom,), out, step)
 
 
-def signsgd_update(weight: NDArray, grad: NDArray, lr: float, wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0, out: Optional[NDArray] = None,
-                   name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def signsgd_update(weight: NDArray, grad: NDArray, lr: float, wd: float = 0.0,
+                   rescale_grad: float = 1.0, clip_gradient: float = -1.0,
+                   out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
+                   ) -> NDArray:
     """``weight = (1 - lr * wd) * weight - lr * sign(grad)``."""
     weight, grad, w = _buffers("signsgd_update", weight, grad, (), out)
     signsgd_step(w, grad._data, lr, wd)
     return _finish(weight, w, out)
 
 
-def signum_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, momentum: float = 0.0, wd: float = 0.0, rescale_grad: float = 1.0,
-                  clip_gradient: float = -1.0, wd_lh: float = 0.0, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def signum_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, momentum: float = 0.0,
+                  wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0,
+                  wd_lh: float = 0.0, out: Optional[NDArray] = None, name: Optional[str] = None,
+                  **kwargs: Any) -> NDArray:
     """``mom = momentum * mom - (1 - momentum) * (clip(rescale_grad * grad) + wd * weight);
     weight = (1 - lr * wd_lh) * weight + lr * sign(mom)``."""
     weight, grad, w = _buffers("signum_update", weight, grad, (("mom", mom),), out)
@@ -307,9 +324,11 @@ def signum_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, momen
     return _finish(weight, w, out, mom)
 
 
-def adam_update(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray, lr: float, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8, wd: float = 0.0,
-                rescale_grad: float = 1.0, clip_gradient: float = -1.0, lazy_update: bool = True, out: Optional[NDArray] = None, name: Optional[str] = None,
-                **kwargs: Any) -> NDArray:
+def adam_update(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray, lr: float,
+                beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8, wd: float = 0.0,
+                rescale_grad: float = 1.0, clip_gradient: float = -1.0, lazy_update: bool = True,
+                out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
+                ) -> NDArray:
     """Adam without bias correction (``mx.optimizer.Adam`` folds it into ``lr``), with
     ``g = clip(rescale_grad * grad + wd * weight)``."""
     weight, grad, w = _buffers("adam_update", weight, grad, (("mean", mean), ("var", var)), out)
@@ -318,8 +337,11 @@ def adam_update(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray, lr:
     return _finish(weight, w, out, mean, var)
 
 
-def rmsprop_update(weight: NDArray, grad: NDArray, n: NDArray, lr: float, gamma1: float = 0.95, epsilon: float = 1e-8, wd: float = 0.0, rescale_grad: float = 1.0,
-                   clip_gradient: float = -1.0, clip_weights: float = -1.0, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def rmsprop_update(weight: NDArray, grad: NDArray, n: NDArray, lr: float, gamma1: float = 0.95,
+                   epsilon: float = 1e-8, wd: float = 0.0, rescale_grad: float = 1.0,
+                   clip_gradient: float = -1.0, clip_weights: float = -1.0,
+                   out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
+                   ) -> NDArray:
     """RMSProp (Tieleman & Hinton) with ``g = clip(rescale_grad * grad + wd * weight)``."""
     weight, grad, w = _buffers("rmsprop_update", weight, grad, (("n", n),), out)
     g = prepare_grad(grad._data, w.dtype, rescale_grad, clip_gradient, w, wd)
@@ -327,9 +349,11 @@ def rmsprop_update(weight: NDArray, grad: NDArray, n: NDArray, lr: float, gamma1
     return _finish(weight, w, out, n)
 
 
-def rmspropalex_update(weight: NDArray, grad: NDArray, n: NDArray, g: NDArray, delta: NDArray, lr: float, gamma1: float = 0.95, gamma2: float = 0.9, epsilon: float = 1e-8,
-                       wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0, clip_weights: float = -1.0,
-                       out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def rmspropalex_update(weight: NDArray, grad: NDArray, n: NDArray, g: NDArray, delta: NDArray,
+                       lr: float, gamma1: float = 0.95, gamma2: float = 0.9, epsilon: float = 1e-8,
+                       wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0,
+                       clip_weights: float = -1.0, out: Optional[NDArray] = None,
+                       name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Centered RMSProp (Graves, 2013) with states ``n``, ``g`` and ``delta``."""
     weight, grad, w = _buffers("rmspropalex_update", weight, grad,
                                (("n", n), ("g", g), ("delta", delta)), out)
@@ -339,8 +363,11 @@ def rmspropalex_update(weight: NDArray, grad: NDArray, n: NDArray, g: NDArray, d
     return _finish(weight, w, out, n, g, delta)
 
 
-def ftrl_update(weight: NDArray, grad: NDArray, z: NDArray, n: NDArray, lr: float, lamda1: float = 0.01, beta: float = 1.0, wd: float = 0.0, rescale_grad: float = 1.0,
-                clip_gradient: float = -1.0, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def ftrl_update(weight: NDArray, grad: NDArray, z: NDArray, n: NDArray, lr: float,
+                lamda1: float = 0.01, beta: float = 1.0, wd: float = 0.0,
+                rescale_grad: float = 1.0, clip_gradient: float = -1.0,
+                out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
+                ) -> NDArray:
     """FTRL-Proximal with ``g = clip(rescale_grad * grad)``."""
     weight, grad, w = _buffers("ftrl_update", weight, grad, (("z", z), ("n", n)), out)
     g = prepare_grad(grad._data, w.dtype, rescale_grad, clip_gradient)
@@ -348,8 +375,11 @@ def ftrl_update(weight: NDArray, grad: NDArray, z: NDArray, n: NDArray, lr: floa
     return _finish(weight, w, out, z, n)
 
 
-def ftml_update(weight: NDArray, grad: NDArray, d: NDArray, v: NDArray, z: NDArray, lr: float, t: int, beta1: float = 0.6, beta2: float = 0.999, epsilon: float = 1e-8, wd: float = 0.0,
-                rescale_grad: float = 1.0, clip_grad: float = -1.0, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def ftml_update(weight: NDArray, grad: NDArray, d: NDArray, v: NDArray, z: NDArray, lr: float,
+                t: int, beta1: float = 0.6, beta2: float = 0.999, epsilon: float = 1e-8,
+                wd: float = 0.0, rescale_grad: float = 1.0, clip_grad: float = -1.0,
+                out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
+                ) -> NDArray:
     """FTML at step ``t`` with ``g = clip(rescale_grad * grad + wd * weight, clip_grad)``."""
     weight, grad, w = _buffers("ftml_update", weight, grad, (("d", d), ("v", v), ("z", z)), out)
     g = prepare_grad(grad._data, w.dtype, rescale_grad, clip_grad, w, wd)
@@ -357,9 +387,11 @@ def ftml_update(weight: NDArray, grad: NDArray, d: NDArray, v: NDArray, z: NDArr
     return _finish(weight, w, out, d, v, z)
 
 
-def lamb_update_phase1(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray, t: int, beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6,
-                       bias_correction: bool = True, wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0,
-                       out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def lamb_update_phase1(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray, t: int,
+                       beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6,
+                       bias_correction: bool = True, wd: float = 0.0, rescale_grad: float = 1.0,
+                       clip_gradient: float = -1.0, out: Optional[NDArray] = None,
+                       name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """LAMB phase 1: update ``mean``/``var``; return the direction ``g`` (weight unchanged)."""
     weight, grad, w = _buffers("lamb_update_phase1", weight, grad,
                                (("mean", mean), ("var", var)), None)
@@ -375,8 +407,10 @@ def lamb_update_phase1(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArr
     return out
 
 
-def lamb_update_phase2(weight: NDArray, g: NDArray, r1: NDArray, r2: NDArray, lr: float, lower_bound: float = -1.0, upper_bound: float = -1.0, out: Optional[NDArray] = None,
-                       name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def lamb_update_phase2(weight: NDArray, g: NDArray, r1: NDArray, r2: NDArray, lr: float,
+                       lower_bound: float = -1.0, upper_bound: float = -1.0,
+                       out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
+                       ) -> NDArray:
     """LAMB phase 2: ``weight - lr * trust * g`` with trust from the norms ``r1`` (weight)
     and ``r2`` (direction), each a 1-element NDArray or number."""
     weight, g, w = _buffers("lamb_update_phase2", weight, g, (), out)

@@ -168,7 +168,8 @@ def _arg_extreme(fn, data, axis, keepdims, op):
     return r if type(data) is np.ndarray else wrap(r)
 
 
-def argmax(data: NDArray, axis: Optional[int] = None, keepdims: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def argmax(data: NDArray, axis: Optional[int] = None, keepdims: bool = False,
+           out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Indices of the maximum values along ``axis`` (the first one among ties).
 
     With ``axis=None`` the index into the flattened array, of shape ``(1,)``. As in
@@ -201,7 +202,8 @@ def argmax(data: NDArray, axis: Optional[int] = None, keepdims: bool = False, ou
     return _write(_arg_extreme(np.argmax, data, axis, keepdims, "argmax"), out)
 
 
-def argmin(data: NDArray, axis: Optional[int] = None, keepdims: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def argmin(data: NDArray, axis: Optional[int] = None, keepdims: bool = False,
+           out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Indices of the minimum values along ``axis`` (the first one among ties).
 
     With ``axis=None`` the index into the flattened array, of shape ``(1,)``. As in
@@ -223,7 +225,8 @@ def argmin(data: NDArray, axis: Optional[int] = None, keepdims: bool = False, ou
     return _write(_arg_extreme(np.argmin, data, axis, keepdims, "argmin"), out)
 
 
-def argmax_channel(data: NDArray, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def argmax_channel(data: NDArray, out: Optional[NDArray] = None, name: Optional[str] = None,
+                   **kwargs: Any) -> NDArray:
     """``argmax(data, axis=1)``, MXNet's legacy channel argmax.
 
     Examples
@@ -249,7 +252,9 @@ def _write(r, out):
 
 
 # ------------------------------------------------------------ argsort / sort
-def argsort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True, dtype: DTypeLike = "float32", out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def argsort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True,
+            dtype: DTypeLike = "float32", out: Optional[NDArray] = None,
+            name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Indices that sort ``data`` along ``axis`` (``axis=None``: the flattened array).
 
     Ties keep their original order. The indices are ``dtype`` (float32 by default, as
@@ -286,7 +291,8 @@ def argsort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True, dty
     return _write(r if type(data) is np.ndarray else wrap(r), out)
 
 
-def sort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def sort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True,
+         out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """A sorted copy of ``data`` along ``axis`` (``axis=None``: the flattened array).
 
     Differentiable: the gradient of each input element is the gradient of the output

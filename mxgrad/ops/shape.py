@@ -391,7 +391,8 @@ def _shape_arg(shape):
         raise DTypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
 
 
-def reshape(data: NDArray, shape: Optional[ShapeLike] = None, reverse: bool = False, **kwargs: Any) -> NDArray:
+def reshape(data: NDArray, shape: Optional[ShapeLike] = None, reverse: bool = False, **kwargs: Any
+            ) -> NDArray:
     """Reshape with MXNet's special codes into a new array (``x.reshape`` is the view).
 
     ``0`` copies the input dimension at that position, ``-1`` infers one dimension,
@@ -497,7 +498,8 @@ _TRANSPOSE = defop("transpose", _transpose_fwd,
                    [lambda t, y, x, axes: transpose(t, axes)], save=())
 
 
-def transpose(data: NDArray, axes: Union[int, Sequence[int], None] = None, **kwargs: Any) -> NDArray:
+def transpose(data: NDArray, axes: Union[int, Sequence[int], None] = None, **kwargs: Any
+              ) -> NDArray:
     """Permute the axes (reverse them when ``axes`` is empty or None). Returns a copy.
 
     Examples
@@ -965,7 +967,8 @@ def slice_axis(data: NDArray, axis: int, begin: int, end: Optional[int], **kwarg
     return index_apply(data, kn)
 
 
-def slice_like(data: NDArray, shape_like: NDArray, axes: Union[int, Sequence[int]] = (), **kwargs: Any) -> NDArray:
+def slice_like(data: NDArray, shape_like: NDArray, axes: Union[int, Sequence[int]] = (),
+               **kwargs: Any) -> NDArray:
     """Slice ``data`` to the shape of ``shape_like`` (on ``axes``, all by default),
     starting at index 0.
 
@@ -1188,8 +1191,9 @@ def _pad_jvp(t, y, x, widths, value):
 _PAD = defop("pad", _pad_fwd, [_pad_grad], [_pad_jvp], save=())
 
 
-def pad(data: NDArray, mode: Literal["constant", "edge", "reflect"] = "constant", pad_width: Optional[Sequence[int]] = None,
-        constant_value: float = 0.0, **kwargs: Any) -> NDArray:
+def pad(data: NDArray, mode: Literal["constant", "edge", "reflect"] = "constant",
+        pad_width: Optional[Sequence[int]] = None, constant_value: float = 0.0, **kwargs: Any
+        ) -> NDArray:
     """Pad with a constant, the edge values or a reflection.
 
     ``pad_width`` is MXNet's flat tuple ``(before_1, after_1, ..., before_N, after_N)``,

@@ -192,7 +192,8 @@ def purge(root: Optional[str] = None) -> None:
             os.remove(os.path.join(root, f))
 
 
-def load_pretrained(net, name: str, ctx: Optional[Context] = None, root: Optional[str] = None) -> None:
+def load_pretrained(net, name: str, ctx: Optional[Context] = None, root: Optional[str] = None
+                    ) -> None:
     """Load model ``name``'s pretrained file from the store ``root`` into ``net``
     (what every ``vision.*(pretrained=True)`` does)."""
     net.load_parameters(get_model_file(name, root=root), ctx=ctx)

@@ -80,8 +80,8 @@ class PReLU(HybridBlock):
     [-1.0, 4.0]
     """
 
-    def __init__(self, alpha_initializer: initializer.Initializer = initializer.Constant(0.25), in_channels: int = 1,
-                 **kwargs: Any) -> None:
+    def __init__(self, alpha_initializer: initializer.Initializer = initializer.Constant(0.25),
+                 in_channels: int = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         with self.name_scope():
             self.alpha = self.params.get("alpha", shape=(in_channels,),

@@ -80,7 +80,8 @@ class Sequential(_ChildList, Block):
     (2, 'Sequential')
     """
 
-    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
+    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None
+                 ) -> None:
         super().__init__(prefix=prefix, params=params)
         self._layers: List[Block] = []
 
@@ -126,7 +127,8 @@ class HybridSequential(_ChildList, HybridBlock):
     (1, 2)
     """
 
-    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
+    def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None
+                 ) -> None:
         super().__init__(prefix=prefix, params=params)
         self._layers: List[Block] = []
 
@@ -180,8 +182,9 @@ class Dense(HybridBlock):
     [[3.0, 3.0, 3.0]]
     """
 
-    def __init__(self, units: int, activation: Optional[str] = None, use_bias: bool = True, flatten: bool = True,
-                 dtype: DTypeLike = "float32", weight_initializer: InitLike = None, bias_initializer: InitLike = "zeros",
+    def __init__(self, units: int, activation: Optional[str] = None, use_bias: bool = True,
+                 flatten: bool = True, dtype: DTypeLike = "float32",
+                 weight_initializer: InitLike = None, bias_initializer: InitLike = "zeros",
                  in_units: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._flatten = flatten
@@ -307,11 +310,12 @@ class BatchNorm(HybridBlock):
     [0.2]
     """
 
-    def __init__(self, axis: int = 1, momentum: float = 0.9, epsilon: float = 1e-5, center: bool = True, scale: bool = True,
-                 use_global_stats: bool = False, beta_initializer: InitLike = "zeros", gamma_initializer: InitLike = "ones",
+    def __init__(self, axis: int = 1, momentum: float = 0.9, epsilon: float = 1e-5,
+                 center: bool = True, scale: bool = True, use_global_stats: bool = False,
+                 beta_initializer: InitLike = "zeros", gamma_initializer: InitLike = "ones",
                  running_mean_initializer: InitLike = "zeros",
-                 running_variance_initializer: InitLike = "ones",
-                 in_channels: int = 0, **kwargs: Any) -> None:
+                 running_variance_initializer: InitLike = "ones", in_channels: int = 0,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._kwargs = {"axis": axis, "eps": epsilon, "momentum": momentum,
                         "fix_gamma": not scale, "use_global_stats": use_global_stats}
@@ -367,8 +371,9 @@ class Embedding(HybridBlock):
     (1, 2, 2)
     """
 
-    def __init__(self, input_dim: int, output_dim: int, dtype: DTypeLike = "float32", weight_initializer: InitLike = None,
-                 sparse_grad: bool = False, **kwargs: Any) -> None:
+    def __init__(self, input_dim: int, output_dim: int, dtype: DTypeLike = "float32",
+                 weight_initializer: InitLike = None, sparse_grad: bool = False, **kwargs: Any
+                 ) -> None:
         super().__init__(**kwargs)
         self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
                         "sparse_grad": sparse_grad}
@@ -441,9 +446,10 @@ class InstanceNorm(_AffineNorm):
     [[[-1.0, 1.0]]]
     """
 
-    def __init__(self, axis: int = 1, epsilon: float = 1e-5, center: bool = True, scale: bool = False,
-                 beta_initializer: InitLike = "zeros", gamma_initializer: InitLike = "ones", in_channels: int = 0,
-                 **kwargs: Any) -> None:
+    def __init__(self, axis: int = 1, epsilon: float = 1e-5, center: bool = True,
+                 scale: bool = False, beta_initializer: InitLike = "zeros",
+                 gamma_initializer: InitLike = "ones", in_channels: int = 0, **kwargs: Any
+                 ) -> None:
         super().__init__(**kwargs)
         self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
         self._axis = axis
@@ -475,8 +481,9 @@ class LayerNorm(_AffineNorm):
     [[-1.0, 1.0]]
     """
 
-    def __init__(self, axis: int = -1, epsilon: float = 1e-5, center: bool = True, scale: bool = True,
-                 beta_initializer: InitLike = "zeros", gamma_initializer: InitLike = "ones", in_channels: int = 0,
+    def __init__(self, axis: int = -1, epsilon: float = 1e-5, center: bool = True,
+                 scale: bool = True, beta_initializer: InitLike = "zeros",
+                 gamma_initializer: InitLike = "ones", in_channels: int = 0,
                  prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
@@ -509,8 +516,9 @@ class GroupNorm(_AffineNorm):
     [[[-1.0], [1.0]]]
     """
 
-    def __init__(self, num_groups: int = 1, epsilon: float = 1e-5, center: bool = True, scale: bool = True,
-                 beta_initializer: InitLike = "zeros", gamma_initializer: InitLike = "ones", in_channels: int = 0,
+    def __init__(self, num_groups: int = 1, epsilon: float = 1e-5, center: bool = True,
+                 scale: bool = True, beta_initializer: InitLike = "zeros",
+                 gamma_initializer: InitLike = "ones", in_channels: int = 0,
                  prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self._kwargs = {"eps": epsilon, "num_groups": num_groups, "center": center,

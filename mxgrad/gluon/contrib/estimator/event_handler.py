@@ -159,7 +159,8 @@ class ValidationHandler(TrainBegin, BatchEnd, EpochEnd):
     ``epoch_period`` epochs and/or every ``batch_period`` batches."""
 
     def __init__(self, val_data, eval_fn, epoch_period: Optional[int] = 1,
-                 batch_period: Optional[int] = None, priority: int = -1000, event_handlers=None) -> None:
+                 batch_period: Optional[int] = None, priority: int = -1000, event_handlers=None
+                 ) -> None:
         self.val_data = val_data
         self.eval_fn = eval_fn
         self.epoch_period = epoch_period

@@ -37,7 +37,8 @@ class Concurrent(Sequential):
     (3, 3)
     """
 
-    def __init__(self, axis: int = -1, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
+    def __init__(self, axis: int = -1, prefix: Optional[str] = None,
+                 params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self.axis = axis
 
@@ -60,7 +61,8 @@ class HybridConcurrent(HybridSequential):
     (6, 2)
     """
 
-    def __init__(self, axis: int = -1, prefix: Optional[str] = None, params: Optional[ParameterDict] = None) -> None:
+    def __init__(self, axis: int = -1, prefix: Optional[str] = None,
+                 params: Optional[ParameterDict] = None) -> None:
         super().__init__(prefix=prefix, params=params)
         self.axis = axis
 

@@ -93,7 +93,8 @@ def _find_or_download(root: str, filename: str, namespace: str, sha1_hash: str) 
     return _download(_repo_url(namespace, filename), path, sha1_hash)
 
 
-_IDX_DTYPES: Dict[int, Any] = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4",
+_IDX_DTYPES: Dict[int, Any] = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4",
+                               0x0D: ">f4",
                0x0E: ">f8"}
 
 

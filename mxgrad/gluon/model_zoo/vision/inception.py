@@ -148,8 +148,8 @@ class Inception3(HybridBlock):
         return self.output(self.features(x))
 
 
-def inception_v3(pretrained: bool = False, ctx: Optional[Context] = None, root: Optional[str] = None,
-                 **kwargs: Any) -> Inception3:
+def inception_v3(pretrained: bool = False, ctx: Optional[Context] = None,
+                 root: Optional[str] = None, **kwargs: Any) -> Inception3:
     """Inception v3; ``pretrained=True`` loads ``inceptionv3-ed47ec45.params`` from
     ``root`` (default ``$MXNET_HOME/models``). Other keywords go to :class:`Inception3`.
     """

@@ -66,7 +66,8 @@ class LinearBottleneck(HybridBlock):
         Stride of the depthwise convolution.
     """
 
-    def __init__(self, in_channels: int, channels: int, t: int, stride: int, **kwargs: Any) -> None:
+    def __init__(self, in_channels: int, channels: int, t: int, stride: int, **kwargs: Any
+                 ) -> None:
         super().__init__(**kwargs)
         self.use_shortcut = stride == 1 and in_channels == channels
         with self.name_scope():

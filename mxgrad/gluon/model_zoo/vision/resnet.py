@@ -247,8 +247,9 @@ resnet_block_versions = [{"basic_block": BasicBlockV1, "bottle_neck": Bottleneck
                          {"basic_block": BasicBlockV2, "bottle_neck": BottleneckV2}]
 
 
-def get_resnet(version: int, num_layers: int, pretrained: bool = False, ctx: Optional[Context] = None,
-               root: Optional[str] = None, **kwargs: Any) -> HybridBlock:
+def get_resnet(version: int, num_layers: int, pretrained: bool = False,
+               ctx: Optional[Context] = None, root: Optional[str] = None, **kwargs: Any
+               ) -> HybridBlock:
     """ResNet V``version`` with ``num_layers`` layers (18, 34, 50, 101, 152).
 
     Parameters

@@ -75,8 +75,8 @@ vgg_spec = {11: ([1, 1, 2, 2, 2], [64, 128, 256, 512, 512]),
             19: ([2, 2, 4, 4, 4], [64, 128, 256, 512, 512])}
 
 
-def get_vgg(num_layers: int, pretrained: bool = False, ctx: Optional[Context] = None, root: Optional[str] = None,
-            **kwargs: Any) -> VGG:
+def get_vgg(num_layers: int, pretrained: bool = False, ctx: Optional[Context] = None,
+            root: Optional[str] = None, **kwargs: Any) -> VGG:
     """VGG with ``num_layers`` (11, 13, 16, 19) layers; ``batch_norm=True`` for the
     ``_bn`` variants. ``pretrained=True`` loads ``vgg{n}[_bn]-{hash}.params`` from
     ``root`` (default ``$MXNET_HOME/models``).
