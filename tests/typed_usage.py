@@ -64,6 +64,10 @@ def arrays() -> None:
     assert_type(nd.random.uniform(0, 1, shape=(3,)), NDArray)
     assert_type(a.argmax(axis=1), NDArray)
     assert_type(a.topk(k=1), NDArray)
+    layer = nn.Dense(3, in_units=2)
+    layer.initialize()
+    assert_type(layer(a), NDArray)
+    assert_type(nn.Activation("relu")(a), NDArray)
 
 
 def differentiate() -> None:

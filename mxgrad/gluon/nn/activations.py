@@ -16,12 +16,12 @@ from typing import Any, Optional
 
 from ... import initializer
 from ...base import StateError
-from ..block import HybridBlock
+from ._layer import ArrayLayer
 
 __all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "Swish", "SiLU", "GELU"]
 
 
-class Activation(HybridBlock):
+class Activation(ArrayLayer):
     """Apply an activation function: ``'relu'``, ``'sigmoid'``, ``'tanh'``,
     ``'softrelu'`` or ``'softsign'`` (``nd.Activation``).
 
@@ -45,7 +45,7 @@ class Activation(HybridBlock):
         return f"{self.__class__.__name__}({self._act_type})"
 
 
-class LeakyReLU(HybridBlock):
+class LeakyReLU(ArrayLayer):
     """``x`` for ``x >= 0``, ``alpha * x`` otherwise.
 
     Examples
@@ -68,7 +68,7 @@ class LeakyReLU(HybridBlock):
         return f"{self.__class__.__name__}({self._alpha})"
 
 
-class PReLU(HybridBlock):
+class PReLU(ArrayLayer):
     """Leaky ReLU with a learned slope ``alpha`` (one per channel with
     ``in_channels > 1``, channel axis 1), initialized to 0.25.
 
@@ -91,7 +91,7 @@ class PReLU(HybridBlock):
         return F.LeakyReLU(x, gamma=alpha, act_type="prelu", name="fwd")
 
 
-class ELU(HybridBlock):
+class ELU(ArrayLayer):
     """Exponential linear unit: ``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise.
     """
 
@@ -103,21 +103,21 @@ class ELU(HybridBlock):
         return F.LeakyReLU(x, act_type="elu", slope=self._alpha)
 
 
-class SELU(HybridBlock):
+class SELU(ArrayLayer):
     """Scaled exponential linear unit (Klambauer et al.)."""
 
     def hybrid_forward(self, F, x):
         return F.LeakyReLU(x, act_type="selu", name="fwd")
 
 
-class GELU(HybridBlock):
+class GELU(ArrayLayer):
     """Gaussian error linear unit ``x * Phi(x)`` (exact, with erf)."""
 
     def hybrid_forward(self, F, x):
         return F.LeakyReLU(x, act_type="gelu", name="fwd")
 
 
-class Swish(HybridBlock):
+class Swish(ArrayLayer):
     """Swish: ``x * sigmoid(beta * x)``.
 
     Examples
@@ -135,7 +135,7 @@ class Swish(HybridBlock):
         return x * F.sigmoid(self._beta * x, name="fwd")
 
 
-class SiLU(HybridBlock):
+class SiLU(ArrayLayer):
     """Sigmoid linear unit ``x * sigmoid(x)`` (Swish with beta 1)."""
 
     def hybrid_forward(self, F, x):

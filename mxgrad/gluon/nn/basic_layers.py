@@ -27,6 +27,7 @@ from ...ndarray.ndarray import NDArray
 from ..block import Block, HybridBlock
 from ..utils import _indent
 from .activations import Activation
+from ._layer import ArrayLayer
 from ..._typing import DTypeLike, InitLike
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ class HybridSequential(_ChildList, HybridBlock):
 
 
 
-class Dense(HybridBlock):
+class Dense(ArrayLayer):
     """Fully connected layer: ``activation(dot(x, weight.T) + bias)``.
 
     Parameters
@@ -229,7 +230,7 @@ class Dense(HybridBlock):
         return f"{self.__class__.__name__}({layout}, {self.act if self.act else 'linear'})"
 
 
-class Dropout(HybridBlock):
+class Dropout(ArrayLayer):
     """Inverted dropout: while training, zero each element with probability ``rate``
     and scale the rest by ``1/(1-rate)``; the identity in predict mode.
 
@@ -272,7 +273,7 @@ class Dropout(HybridBlock):
         return f"{self.__class__.__name__}(p = {self._rate}, axes={self._axes})"
 
 
-class BatchNorm(HybridBlock):
+class BatchNorm(ArrayLayer):
     """Batch normalization over the channel ``axis``.
 
     In training mode (``autograd.is_training()``) it normalizes with the batch mean
@@ -360,7 +361,7 @@ class BatchNorm(HybridBlock):
                 f"in_channels={in_channels if in_channels else None})")
 
 
-class Embedding(HybridBlock):
+class Embedding(ArrayLayer):
     """Map integer indices to rows of a ``(input_dim, output_dim)`` weight.
 
     Examples
@@ -390,7 +391,7 @@ class Embedding(HybridBlock):
                 f"{self._kwargs['output_dim']}, {self._kwargs['dtype']})")
 
 
-class Flatten(HybridBlock):
+class Flatten(ArrayLayer):
     """Flatten all axes but the first: ``(N, d1, d2, ...)`` to ``(N, d1*d2*...)``.
 
     Examples
@@ -407,14 +408,14 @@ class Flatten(HybridBlock):
         return self.__class__.__name__
 
 
-class Identity(HybridBlock):
+class Identity(ArrayLayer):
     """Return the input unchanged (useful as a placeholder layer)."""
 
     def hybrid_forward(self, F, x):
         return x
 
 
-class _AffineNorm(HybridBlock):
+class _AffineNorm(ArrayLayer):
     """What InstanceNorm, LayerNorm and GroupNorm share: learnable per-channel ``gamma``
     and ``beta`` (frozen when ``scale``/``center`` is off) and MXNet's repr."""
 
