@@ -114,3 +114,16 @@ def test_mxnet_layer_params_file_loads(case, tmp_path):
     x = mx.nd.array(case["x"])
     _close(dst(x, [mx.nd.array(s) for s in case["states"]])[0].asnumpy(), case["out"],
            "output after save/load")
+
+
+def test_lstm_params_file_written_by_mxnet_loads():
+    """A fused 2-layer bidirectional LSTM saved by MXNet 1.9.1 (``_unfused...`` keys)."""
+    import os
+    import numpy as np
+    import mxgrad as mx
+    here = os.path.join(os.path.dirname(__file__), "data", "mxnet", "rnn")
+    net = mx.gluon.rnn.LSTM(5, num_layers=2, bidirectional=True, input_size=3)
+    net.load_parameters(os.path.join(here, "lstm_bi2.params"))
+    io = np.load(os.path.join(here, "lstm_bi2-io.npz"))
+    np.testing.assert_allclose(net(mx.nd.array(io["x"])).asnumpy(), io["y"], rtol=1e-5,
+                               atol=1e-6)

@@ -22,7 +22,7 @@ import heapq
 import itertools
 import sys
 import weakref
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, Callable, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -517,6 +517,20 @@ def _write_leaves(leaves, leaf_grads, create_graph):
         leaf.fresh = True
 
 
+_grad_link: Optional[Callable] = None
+
+
+def set_grad_link(fn: Callable) -> None:
+    """Install the op (from :mod:`mxgrad.ops`; the engine imports no ops) that keeps a
+    gradient computed with ``create_graph=True`` connected to its variable."""
+    global _grad_link
+    _grad_link = fn
+
+
+def _linked(g, v):
+    return g if _grad_link is None else _grad_link(g, v)
+
+
 def grad(heads: Union[NDArray, Sequence[NDArray]], variables: Union[NDArray, Sequence[NDArray]],
          head_grads: Union[NDArray, Sequence[Optional[NDArray]], None] = None,
          retain_graph: Optional[bool] = None,
@@ -552,6 +566,12 @@ def grad(heads: Union[NDArray, Sequence[NDArray]], variables: Union[NDArray, Seq
     >>> dy.backward(); x.grad.asscalar()  # d2y/dx2 = 6x
     12.0
     """
+    return grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mode, True)
+
+
+def grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mode, link):
+    """:func:`grad`; ``link=False`` (PyTorch semantics, for autograd.functional) leaves a
+    create_graph gradient unconnected to a variable it does not depend on."""
     heads = _as_list(heads, "heads")
     variables = _as_list(variables, "variables")
     head_grads = _as_list(head_grads, "head_grads")
@@ -570,18 +590,20 @@ def grad(heads: Union[NDArray, Sequence[NDArray]], variables: Union[NDArray, Seq
     _, seen = _discover(seeds)
     tnodes = {t[0] for t in targets}
     need = _needed(seen, tnodes)
+    out = []
     with _backward_scope(create_graph, train_mode):
         _, captured = _walk(seeds, retain_graph, create_graph, need, tnodes)
-    out = []
-    for v, (node, oidx) in zip(variables, targets):
-        gl = captured.get(node)
-        g = None if gl is None else gl[oidx]
-        if g is None:
-            out.append(wrap(np.zeros_like(v._data)))
-        elif create_graph:
-            out.append(g)
-        else:
-            out.append(wrap(g))
+        for v, (node, oidx) in zip(variables, targets):
+            gl = captured.get(node)
+            g = None if gl is None else gl[oidx]
+            if create_graph and link:   # recorded, kept a function of v (set_grad_link)
+                out.append(_linked(wrap(np.zeros_like(v._data)) if g is None else g, v))
+            elif create_graph and g is not None:
+                out.append(g)
+            elif g is None:
+                out.append(wrap(np.zeros_like(v._data)))
+            else:
+                out.append(wrap(g))
     return out
 
 

@@ -415,9 +415,17 @@ class Parameter:
         self._init_grad()
 
     def var(self) -> Any:
-        """MXNet's symbolic variable: mxgrad has no Symbol API."""
-        raise MXNetError(f"Parameter '{self.name}'.var(): mxgrad has no Symbol API; use "
-                         f"data() for the value")
+        """The parameter as a Symbol variable (name, shape, dtype, lr/wd multipliers as
+        attributes), as MXNet's ``Parameter.var``.
+
+        Examples
+        --------
+        >>> p = mx.gluon.Parameter('w', shape=(2, 3))
+        >>> p.var().name, p.var().list_arguments()
+        ('w', ['w'])
+        """
+        from .block import _param_var
+        return _param_var(self)
 
     def row_sparse_data(self, row_id):
         """Dense stand-in for MXNet's row_sparse data: the whole array."""

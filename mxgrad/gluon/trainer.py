@@ -329,12 +329,7 @@ class Trainer:
         for i in fresh:
             data = self._params[i]._var
             updates.append((i, data.grad, data))
-        updater = self._updaters[0]
-        if type(updater) is opt.Updater:
-            updater._update_params(_consumed(updates))
-        else:
-            for i, grad, data in _consumed(updates):
-                updater(i, grad, data)
+        self._apply_updates(updates)
         with autograd.pause():
             for i in fresh:
                 copies = self._params[i]._data_list
@@ -358,6 +353,11 @@ class Trainer:
                     self._update_copies(i, param, ignore_stale_grad)
                     continue
                 updates.append((i, data.grad, data))
+        self._apply_updates(updates)
+
+    def _apply_updates(self, updates) -> None:
+        """Run the first updater on ``(index, grad, weight)`` items; each gradient stops
+        being fresh once used."""
         updater = self._updaters[0]
         if type(updater) is opt.Updater:
             updater._update_params(_consumed(updates))

@@ -114,6 +114,22 @@ class NDArray(_OpMethods):
         """Storage type; mxgrad arrays are always dense (``'default'``)."""
         return "default"
 
+    def tostype(self, stype: str) -> "NDArray":
+        """A copy in storage type ``stype``: only ``'default'`` (dense) exists in mxgrad.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> mx.nd.ones((2,)).tostype('default').stype
+        'default'
+        """
+        if stype != "default":
+            from .sparse import SparseNotSupportedError
+            raise SparseNotSupportedError(
+                f"tostype({stype!r}): sparse storage (row_sparse, csr) is not supported by "
+                f"mxgrad; arrays are dense ('default')")
+        return wrap(self._data.copy())
+
     @property
     def handle(self) -> np.ndarray:
         """The underlying NumPy array (MXNet exposes a C handle here)."""

@@ -18,7 +18,7 @@ import numpy as np
 from ..base import ShapeError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ._core import defop, register_method, reusable
-from ._apply import (apply, apply1, as_array, binary_fast, inplace_operator, operator,
+from ._apply import (apply, apply1, apply2, as_array, binary_fast, inplace_operator, operator,
                      unary_fast, write_out)
 from .._typing import ArrayT, BinaryOp, DTypeLike, UnaryOp
 
@@ -411,6 +411,23 @@ Cast = cast
 _COPY = defop("copy", lambda x: x.copy(), [lambda g, y, x: g], [lambda t, y, x: t], save=())
 
 
+def _zero_rule2(g, y, a, b):
+    return None
+
+
+# A first-order gradient computed with create_graph=True stays a function of its variable,
+# as in MXNet, whose backward ops take the forward's inputs: the engine passes every such
+# gradient g of variable x through this op (value g, d/dg = identity, d/dx = 0), so
+# differentiating g again gives zeros where nothing else connects it to x (radians,
+# dropout, x * constant) instead of "not recorded".
+_GRAD_LINK = defop("_grad_link", lambda g, x: g, [lambda go, y, g, x: go, _zero_rule2],
+                   [lambda t, y, g, x: t, _zero_rule2], save=())
+
+
+def _grad_link(g, x):
+    return apply2(_GRAD_LINK, g, x)
+
+
 def identity_copy(data: ArrayT) -> ArrayT:
     """A recorded copy of ``data`` (gradient passes unchanged).
 
@@ -688,10 +705,6 @@ arctan2 = _binary("arctan2", np.arctan2,
                    lambda t, y, a, b: -t * a / (a * a + b * b)], doc="Angle of (b, a).")
 
 
-def _zero_rule2(g, y, a, b):
-    return None
-
-
 def _compare(name, ufunc, doc, scalar=None) -> BinaryOp:
     def fwd(a, b):
         return ufunc(a, b).astype(np.result_type(a, b) if a.dtype != b.dtype else a.dtype)
@@ -869,3 +882,7 @@ _OPERATORS = {
 }
 for _name, _m in _OPERATORS.items():
     register_method(_name, _m)
+
+
+from ..autograd import graph as _graph  # noqa: E402
+_graph.set_grad_link(_grad_link)
