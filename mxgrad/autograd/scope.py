@@ -72,18 +72,26 @@ def set_training(train_mode: bool) -> bool:
 
 class _Scope:
     """Sets the recording and/or training flags for a ``with`` block (or a decorated
-    function) and restores the previous values on exit, exceptions included."""
+    function) and restores, on exit (exceptions included), only the flags it set.
+
+    The values to restore are kept per thread (and per nesting level), so one scope
+    object entered in several threads at once restores each thread's own state.
+    """
 
     __slots__ = ("_rec", "_train", "_saved")
 
     def __init__(self, recording, training):
         self._rec = recording
         self._train = training
-        self._saved = []
+        self._saved = {}   # thread id -> stack of (recording, training) at entry
 
     def __enter__(self):
         s = state
-        self._saved.append((s.recording, s.training))
+        tid = threading.get_ident()
+        stack = self._saved.get(tid)
+        if stack is None:
+            stack = self._saved[tid] = []
+        stack.append((s.recording, s.training))
         if self._rec is not None:
             s.recording = self._rec
         if self._train is not None:
@@ -92,7 +100,15 @@ class _Scope:
 
     def __exit__(self, *exc):
         s = state
-        s.recording, s.training = self._saved.pop()
+        tid = threading.get_ident()
+        stack = self._saved[tid]
+        rec, train = stack.pop()
+        if not stack:
+            del self._saved[tid]
+        if self._rec is not None:
+            s.recording = rec
+        if self._train is not None:
+            s.training = train
         return False
 
     def __call__(self, func):

@@ -35,7 +35,7 @@ from typing import Optional
 import numpy as np
 
 from ..base import DTypeError, MXNetError, ShapeError, StateError, as_dtype
-from ..context import Context, cpu, current_context
+from ..context import Context, as_context_list, cpu, current_context
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 from .. import autograd
@@ -197,10 +197,7 @@ class Parameter:
             warnings.warn(f"Parameter '{self.name}' is already initialized, ignoring. Set "
                           f"force_reinit=True to re-initialize.", stacklevel=2)
             return
-        if ctx is None:
-            ctx = [current_context()]
-        if isinstance(ctx, Context):
-            ctx = [ctx]
+        ctx = as_context_list(ctx, f"Parameter '{self.name}'.initialize: ctx")
         if init is None:
             init = default_init if self.init is None else self.init
         if not shape_is_known(self._shape):
@@ -251,8 +248,7 @@ class Parameter:
 
     def reset_ctx(self, ctx) -> None:
         """Move to other contexts: only records them (mxgrad keeps the CPU copy)."""
-        if isinstance(ctx, Context):
-            ctx = [ctx]
+        ctx = as_context_list(ctx, f"Parameter '{self.name}'.reset_ctx: ctx")
         if self._var is not None:
             self._ctx_list = list(ctx)
         elif self._deferred_init:
@@ -574,6 +570,7 @@ class ParameterDict:
         """Initialize every parameter; ``init`` is the default for parameters without
         their own ``init``. Already-initialized parameters only warn unless
         ``force_reinit``."""
+        ctx = as_context_list(ctx, "initialize: ctx")
         init = initializer.create(init)
         if verbose:
             init.set_verbosity(verbose=verbose)
@@ -586,6 +583,7 @@ class ParameterDict:
             v.zero_grad()
 
     def reset_ctx(self, ctx) -> None:
+        ctx = as_context_list(ctx, "reset_ctx: ctx")
         for v in self.values():
             v.reset_ctx(ctx)
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import warnings
 
+from .._check import as_positive_real
 from ..base import DTypeError, MXNetError, StateError
 from .. import optimizer as opt
 from ..autograd import Leaf
@@ -89,11 +90,22 @@ class Trainer:
                 continue
             self._param2idx[id(param)] = len(self._params)
             self._params.append(param)
-            param._set_trainer(self)
         self._compression_params = compression_params
-        optimizer_params = optimizer_params if optimizer_params else {}
-        self._scale = float(optimizer_params.get("rescale_grad", 1.0))
+        if optimizer_params is None:
+            optimizer_params = {}
+        if not isinstance(optimizer, (str, opt.Optimizer)):
+            raise DTypeError(f"Trainer: optimizer must be a name such as 'sgd' or an "
+                             f"Optimizer instance, got {type(optimizer).__name__} "
+                             f"{optimizer!r}")
+        if not isinstance(optimizer_params, dict):
+            raise DTypeError(f"Trainer: optimizer_params must be a dict such as "
+                             f"{{'learning_rate': 0.1}}, got {type(optimizer_params).__name__}"
+                             f" {optimizer_params!r}")
+        self._scale = as_positive_real(optimizer_params.get("rescale_grad", 1.0),
+                                       "Trainer: optimizer_params['rescale_grad']")
         self._init_optimizer(optimizer, optimizer_params)
+        for param in self._params:      # only once everything above is valid
+            param._set_trainer(self)
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._kvstore = None
         self._update_on_kvstore = False
@@ -135,6 +147,7 @@ class Trainer:
 
         Call it after ``backward()`` and outside ``record()``.
         """
+        batch_size = as_positive_real(batch_size, "Trainer.step: batch_size")
         self._check_and_rescale_grad(self._scale / batch_size)
         self._allreduce_grads()
         self._update(ignore_stale_grad)
@@ -148,6 +161,7 @@ class Trainer:
 
     def update(self, batch_size, ignore_stale_grad: bool = False) -> None:
         """Update parameters (``allreduce_grads`` + ``update`` is ``step``)."""
+        batch_size = as_positive_real(batch_size, "Trainer.update: batch_size")
         self._check_and_rescale_grad(self._scale / batch_size)
         self._update(ignore_stale_grad)
 

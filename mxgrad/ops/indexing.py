@@ -31,6 +31,7 @@ from numbers import Number
 
 import numpy as np
 
+from .._check import as_int, as_real
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
@@ -270,8 +271,11 @@ def one_hot(indices, depth: int, on_value: float = 1.0, off_value: float = 0.0,
         indices = np.asarray(indices)
     if type(indices) is not np.ndarray:
         indices = as_array(indices, "one_hot", "indices")
-    return call1(_ONE_HOT, indices, {"depth": int(depth), "on": float(on_value),
-                                     "off": float(off_value), "dtype": as_dtype(dtype)})
+    depth = as_int(depth, "one_hot: depth", minimum=0)
+    on = as_real(on_value, "one_hot: on_value", finite=False)
+    off = as_real(off_value, "one_hot: off_value", finite=False)
+    return call1(_ONE_HOT, indices, {"depth": depth, "on": on, "off": off,
+                                     "dtype": as_dtype(dtype)})
 
 
 # ==================================================================== where

@@ -379,13 +379,18 @@ def _infer_reshape(ishape, shape, reverse=False):
     return out
 
 
-def _shape_arg(shape):
+def _shape_arg(shape, where="reshape: shape"):
     if _isint(shape):
         return (int(shape),)
+    if isinstance(shape, (str, bytes)):
+        raise DTypeError(f"{where} must be an int or a tuple of ints, got {shape!r}")
     try:
-        return tuple(int(s) for s in shape)
+        items = tuple(shape)
     except TypeError:
-        raise DTypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+        raise DTypeError(f"{where} must be an int or a tuple of ints, got {shape!r}") from None
+    if not all(_isint(s) and not isinstance(s, (bool, np.bool_)) for s in items):
+        raise DTypeError(f"{where} must be an int or a tuple of ints, got {shape!r}")
+    return tuple(int(s) for s in items)
 
 
 def reshape(data, shape=None, reverse: bool = False, **kwargs):
@@ -1141,7 +1146,7 @@ def flip(data, axis, **kwargs):
     <NDArray 2x2 @cpu(0)>
     """
     data = _arr(data, "flip")
-    axes = normalize_axes(axis, data.ndim, op="flip")
+    axes = normalize_axes(axis, data.ndim, op="flip", duplicates=True)
     key = tuple(_pyslice(None, None, -1) if i in axes else _pyslice(None)
                 for i in range(data.ndim))
     return index_apply(data, index_spec(data.shape, key, copy=True))
