@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import math
 import operator
+import os
 import sys
 from typing import Callable, Optional
 
 import numpy as np
 
-from .base import DTypeError, MXNetError, ShapeError, StateError
+from .base import DTypeError, MXNetError, OutOfRangeError, ShapeError, StateError
 
-__all__ = ["as_int", "as_real", "as_shape", "as_positive_real", "allocate", "OutOfMemoryError"]
+__all__ = ["as_int", "as_real", "as_shape", "as_positive_real", "allocate", "OutOfMemoryError",
+           "guard", "guard_namespace", "guard_class"]
 
 
 class OutOfMemoryError(MXNetError, MemoryError):
@@ -153,3 +155,190 @@ def allocate(make: Callable[[], np.ndarray], where: str) -> np.ndarray:
     except MemoryError as err:
         raise OutOfMemoryError(f"{where}: not enough memory ({err}); use a smaller "
                                f"shape") from None
+
+
+# ------------------------------------------------------------------ the boundary guard
+# Parameter names of the ``mx.nd`` functions and what each must be. Used only to explain
+# a failure (never on the success path), so a table by name is enough: the first
+# argument that does not fit its kind is the one the error names.
+_BOOL_NAMES = frozenset((
+    "keepdims", "transpose_a", "transpose_b", "lower", "rightside", "transpose", "is_ascend",
+    "get_prob", "use_length", "exclude", "reverse", "endpoint", "infer_range", "fix_gamma",
+    "use_global_stats", "output_mean_var", "no_bias", "cudnn_off", "flatten", "squeeze_axis",
+    "lazy_update", "multi_output", "normalize", "use_ignore", "out_grad", "sparse_grad",
+    "zero_copy", "center_crop"))
+_REAL_NAMES = frozenset((
+    "lr", "wd", "rescale_grad", "clip_gradient", "momentum", "epsilon", "eps", "beta", "beta1",
+    "beta2", "gamma1", "gamma2", "alpha", "temperature", "scalar", "a_min", "a_max", "lamda1",
+    "lower_bound", "upper_bound", "clip_weights", "clip_grad", "wd_lh", "grad_scale", "slope",
+    "sigma", "on_value", "off_value", "val", "margin", "ignore_label", "p", "smoothing_alpha", "start", "stop", "r1", "r2"))
+_INT_NAMES = frozenset((
+    "block_size", "num_outputs", "k", "offset", "t", "size", "num_arrays", "depth",
+    "num_filter", "num_hidden", "num_group", "dim", "N", "M", "num", "num_args", "axis1",
+    "axis2", "repeat", "seed_state", "num_groups", "output_dim", "input_dim", "lhs_begin",
+    "lhs_end", "rhs_begin", "rhs_end", "num_args"))
+_AXIS_NAMES = frozenset(("axis",))
+_SHAPE_NAMES = frozenset((
+    "shape", "reps", "begin", "end", "kernel", "stride", "dilate", "pad", "pad_width", "axes",
+    "target_shape", "source", "destination", "indices_or_sections", "adj", "target_size"))
+_OPERAND_NAMES = frozenset(("lhs", "rhs", "a", "b", "x", "y", "mhs"))   # or a number
+_ARRAY_NAMES = frozenset((
+    "data", "indices", "index", "grad", "weight", "mom", "label", "shape_like", "condition",
+    "gamma", "moving_mean", "moving_var", "A", "B", "C", "mean", "var", "n", "z", "d", "v",
+    "g", "weight32", "bias", "state_cell", "parameters", "sequence_length", "cond", "like"))
+
+
+def _is_int(v) -> bool:
+    return hasattr(v, "__index__") and not isinstance(v, (bool, np.bool_)) \
+        and not isinstance(v, np.ndarray)
+
+
+def _is_real(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) \
+        and not isinstance(v, (bool, np.bool_))
+
+
+def _arg_problem(name: str, value):
+    """What is wrong with ``value`` for a parameter called ``name``, or None."""
+    from .ndarray.ndarray import NDArray
+    if name == "out":
+        if value is None or isinstance(value, NDArray) or (
+                isinstance(value, (list, tuple)) and value
+                and all(isinstance(v, NDArray) for v in value)):
+            return None
+        return "must be an NDArray (the array to write the result into) or None"
+    if name in _BOOL_NAMES:
+        if isinstance(value, (bool, np.bool_)) or (_is_int(value) and int(value) in (0, 1)):
+            return None
+        return "must be True or False"
+    if name in _REAL_NAMES:
+        if _is_real(value) or isinstance(value, NDArray):
+            return None if isinstance(value, NDArray) or math.isfinite(float(value)) \
+                else "must be a finite number"
+        return "must be a real number"
+    if name in _INT_NAMES:
+        return None if _is_int(value) else "must be an int"
+    if name in _AXIS_NAMES:
+        if _is_int(value) or (isinstance(value, (tuple, list))
+                                               and all(_is_int(a) for a in value)):
+            return None
+        return "must be an int, a tuple of ints or None"
+    if name in _SHAPE_NAMES:
+        if _is_int(value) or value is None:
+            return None
+        if isinstance(value, (tuple, list)) and all(v is None or _is_int(v) for v in value):
+            return None
+        return "must be an int or a tuple of ints"
+    if name in _OPERAND_NAMES:
+        if not (isinstance(value, (NDArray, np.ndarray)) or _is_real(value)):
+            return "must be an NDArray or a number"
+    if name in _ARRAY_NAMES and not isinstance(value, NDArray):
+        return "must be an NDArray"
+    if name == "arrays" and not (isinstance(value, (list, tuple)) and value
+                                 and all(isinstance(v, NDArray) for v in value)):
+        return "must be a non-empty list of NDArrays"
+    return None
+
+
+def _explain(func, where: str, args, kwargs, err: BaseException):
+    """An MXNetError for ``err`` raised by ``func(*args, **kwargs)``, naming the argument
+    that does not fit its parameter when one can be found."""
+    import inspect
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs)
+    except TypeError as bind_err:     # wrong number or names of arguments
+        return DTypeError(f"{where}: {bind_err}")
+    except ValueError:
+        bound = None
+    if bound is not None:
+        params = inspect.signature(func).parameters
+        for name, value in bound.arguments.items():
+            kind = params[name].kind
+            values = value.items() if kind is inspect.Parameter.VAR_KEYWORD else [(name, value)]
+            default = params[name].default
+            for key, v in values:
+                if key == name and v is default and default is not inspect.Parameter.empty:
+                    continue        # a default value is never the culprit
+                problem = _arg_problem(key, v)
+                if problem is not None:
+                    cls = StateError if problem.endswith("finite number") else DTypeError
+                    return cls(f"{where}: {key} {problem}, got {_describe(v)}")
+    if isinstance(err, IndexError):
+        return OutOfRangeError(f"{where}: {err}")
+    cls = DTypeError if isinstance(err, (TypeError, AttributeError)) else StateError
+    return cls(f"{where}: invalid arguments ({type(err).__name__}: {err}); check the "
+               f"arguments against the documentation (help({where}))")
+
+
+_OUR_DIRS = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
+             os.path.dirname(os.path.abspath(np.__file__)) + os.sep)
+
+
+def _raised_in_user_code(err: BaseException) -> bool:
+    """Whether a frame between the guard and the raise is outside mxgrad and NumPy."""
+    tb = err.__traceback__.tb_next if err.__traceback__ is not None else None
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_OUR_DIRS):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+_GUARDS: dict = {}
+_GUARDED = (TypeError, ValueError, AttributeError, IndexError, KeyError, ZeroDivisionError,
+            OverflowError)
+
+
+def guard(func: Callable, where: str) -> Callable:
+    """``func`` with every non-mxgrad error it raises on bad arguments turned into an
+    :class:`~mxgrad.base.MXNetError` that names the argument (see :func:`_explain`).
+
+    Nothing is checked when ``func`` succeeds, so the guard costs one call frame. Errors
+    raised in user code that ``func`` called (a custom Function, a hook) pass unchanged.
+
+    Examples
+    --------
+    >>> guard(np.ones, "ones")("a")
+    Traceback (most recent call last):
+    ...
+    mxgrad.base.DTypeError: ones: shape must be an int or a tuple of ints, got str 'a'
+    """
+    import functools
+    cached = _GUARDS.get(func)
+    if cached is not None:        # one wrapper per function: aliases stay identical
+        return cached
+
+    @functools.wraps(func)
+    def guarded(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except MXNetError:
+            raise
+        except _GUARDED as err:
+            if _raised_in_user_code(err):
+                raise      # a user's Function, hook or callback failed: not a bad argument
+            raise _explain(func, where, args, kwargs, err) from err
+    guarded.__mxgrad_guarded__ = True
+    _GUARDS[func] = guarded
+    return guarded
+
+
+def guard_namespace(namespace: dict, prefix: str) -> None:
+    """Replace every public function of ``namespace`` (a module's globals) by its
+    :func:`guard`\\ ed version named ``prefix.name``."""
+    import inspect
+    for name, obj in list(namespace.items()):
+        if name.startswith("_") or not inspect.isfunction(obj) \
+                or getattr(obj, "__mxgrad_guarded__", False):
+            continue
+        namespace[name] = guard(obj, f"{prefix}.{name}")
+
+
+def guard_class(cls, prefix: str, dunders=("__getitem__", "__setitem__")) -> None:
+    """Guard the public methods of ``cls`` (and the listed dunder methods) in place."""
+    import inspect
+    for name, obj in list(vars(cls).items()):
+        if (name.startswith("_") and name not in dunders) or not inspect.isfunction(obj) \
+                or getattr(obj, "__mxgrad_guarded__", False):
+            continue
+        setattr(cls, name, guard(obj, f"{prefix}.{name}"))

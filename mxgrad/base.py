@@ -122,3 +122,10 @@ class FileAccessError(MXNetError, OSError):
 
 
 __all__.append("FileAccessError")
+
+
+class OutOfRangeError(MXNetError, IndexError):
+    """An index outside the array (``take(mode='raise')``, indexing)."""
+
+
+__all__.append("OutOfRangeError")

@@ -253,3 +253,8 @@ def _out(out, r):
     np.copyto(out._data, r._data, casting="unsafe")
     out._ver[0] += 1
     return out
+
+
+# every error on bad arguments is an MXNetError naming the argument (issue 11)
+from ._check import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals(), "random")

@@ -32,7 +32,7 @@ from numbers import Number
 import numpy as np
 
 from .._check import as_int, as_real
-from ..base import DTypeError, ShapeError, StateError, as_dtype
+from ..base import DTypeError, OutOfRangeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
 from ._core import defop, call, call1, register_method, as_array, inplace_apply
@@ -71,7 +71,7 @@ def _fix_mode(idx, n, mode, op):
     if mode == "raise":
         if idx.size and (idx.min() < 0 or idx.max() >= n):
             bad = idx.min() if idx.min() < 0 else idx.max()
-            raise IndexError(f"{op}: index {int(bad)} is out of range [0, {n}) (mode='raise')")
+            raise OutOfRangeError(f"{op}: index {int(bad)} is out of range [0, {n}) (mode='raise')")
         return idx
     raise StateError(f"{op}: unknown mode {mode!r}; use 'clip', 'wrap' or 'raise'")
 
@@ -442,7 +442,7 @@ def _getitem(self, key):
     if _isint(key) and d.ndim > 1 and d.flags.c_contiguous and d.flags.writeable:
         n = d.shape[0]
         if not -n <= key < n:
-            raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
+            raise OutOfRangeError(f"index {key} is out of bounds for axis 0 with size {n}")
         kn = {"key": (slice(int(key) % n, int(key) % n + 1),), "xshape": d.shape,
               "ishape": d.shape, "mid": (1,) + d.shape[1:], "oshape": d.shape[1:],
               "basic": True, "copy": False}

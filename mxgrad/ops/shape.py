@@ -30,7 +30,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..base import DTypeError, ShapeError, StateError
+from ..base import DTypeError, OutOfRangeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray, wrap
 from ._core import defop, call, call1, register_method, as_array
 from .reduce import reshape_exact, broadcast_to, normalize_axes
@@ -194,7 +194,7 @@ def index_spec(shape, key, copy=True):
             items.append(k)
         elif k is Ellipsis:
             if ell:
-                raise IndexError("an index can only have a single ellipsis ('...')")
+                raise OutOfRangeError("an index can only have a single ellipsis ('...')")
             ell = True
             items.append(k)
         elif _isint(k):
@@ -209,19 +209,19 @@ def index_spec(shape, key, copy=True):
                 if a.size == 0:
                     a = a.astype(np.int64)
             elif isinstance(k, (bool, np.bool_)):
-                raise IndexError("indexing an NDArray with a Python bool is not supported; "
+                raise OutOfRangeError("indexing an NDArray with a Python bool is not supported; "
                                  "use a boolean array of the indexed dimensions' shape")
             else:
-                raise IndexError(f"NDArray indices must be integers, slices, Ellipsis, None, "
+                raise OutOfRangeError(f"NDArray indices must be integers, slices, Ellipsis, None, "
                                  f"lists, NumPy arrays or NDArrays, not {type(k).__name__}")
             if a.dtype == np.bool_:
                 if a.ndim == 0:
-                    raise IndexError("indexing with a 0-d boolean array is not supported")
+                    raise OutOfRangeError("indexing with a 0-d boolean array is not supported")
                 items.extend(np.nonzero(a))
                 continue
             if a.dtype.kind not in "iu":
                 if a.dtype.kind not in "fb":
-                    raise IndexError(f"index arrays must be integer, float or boolean, not "
+                    raise OutOfRangeError(f"index arrays must be integer, float or boolean, not "
                                      f"{a.dtype}")
                 a = a.astype(np.int64)
             if a.ndim == 0:
@@ -231,7 +231,7 @@ def index_spec(shape, key, copy=True):
     consumed = builtins.sum(1 for k in items if k is not None and k is not Ellipsis)
     ndim = len(shape)
     if consumed > ndim:
-        raise IndexError(f"too many indices ({consumed}) for an array with {ndim} "
+        raise OutOfRangeError(f"too many indices ({consumed}) for an array with {ndim} "
                          f"dimensions (shape {shape})")
     fill = (_pyslice(None),) * (ndim - consumed)
     if ell:
@@ -250,7 +250,7 @@ def index_spec(shape, key, copy=True):
         xshape.append(n)
         if isinstance(k, int):
             if not -n <= k < n:
-                raise IndexError(f"index {k} is out of bounds for axis {dims} with size {n}")
+                raise OutOfRangeError(f"index {k} is out of bounds for axis {dims} with size {n}")
             knd.append(k % n)
         else:
             if isinstance(k, np.ndarray):
