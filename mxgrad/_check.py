@@ -342,3 +342,120 @@ def guard_class(cls, prefix: str, dunders=("__getitem__", "__setitem__")) -> Non
                 or getattr(obj, "__mxgrad_guarded__", False):
             continue
         setattr(cls, name, guard(obj, f"{prefix}.{name}"))
+
+
+# ------------------------------------------------------- eager checks of layer arguments
+def _positive_ints(value, allow_zero=False):
+    vals = (value,) if _is_int(value) else value if isinstance(value, (tuple, list)) else None
+    if vals is None or not vals or not all(_is_int(v) for v in vals):
+        return False
+    return all(int(v) >= (0 if allow_zero else 1) for v in vals)
+
+
+def _real_in(value, lo, hi, lo_open=False, hi_open=False):
+    if not _is_real(value) or not math.isfinite(float(value)):
+        return False
+    v = float(value)
+    return (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
+
+
+_LAYER_RULES = {
+    # name: (test, what it must be)
+    **{n: (lambda v: _is_int(v) and int(v) >= 1, "a positive int") for n in (
+        "units", "channels", "input_dim", "output_dim", "num_groups", "groups", "hidden_size",
+        "num_layers")},
+    **{n: (lambda v: _is_int(v) and int(v) >= 0, "an int >= 0 (0 means inferred)") for n in (
+        "in_units", "in_channels", "input_size")},
+    "axis": (_is_int, "an int"),
+    **{n: (_positive_ints, "a positive int or a tuple of positive ints") for n in (
+        "kernel_size", "pool_size", "dilation")},
+    "strides": (lambda v: v is None or _positive_ints(v),
+                "a positive int or a tuple of positive ints"),
+    **{n: (lambda v: _positive_ints(v, allow_zero=True), "an int >= 0 or a tuple of them")
+       for n in ("padding", "output_padding")},
+    "rate": (lambda v: _real_in(v, 0, 1, hi_open=True), "a number in [0, 1)"),
+    "dropout": (lambda v: _real_in(v, 0, 1, hi_open=True), "a number in [0, 1)"),
+    "momentum": (lambda v: _real_in(v, 0, 1), "a number in [0, 1]"),
+    "epsilon": (lambda v: _real_in(v, 0, math.inf, lo_open=True), "a finite number > 0"),
+    **{n: (lambda v: _real_in(v, -math.inf, math.inf), "a finite number") for n in (
+        "alpha", "beta")},
+    **{n: (lambda v: isinstance(v, (bool, np.bool_)) or (_is_int(v) and int(v) in (0, 1)),
+           "True or False") for n in (
+        "use_bias", "center", "scale", "ceil_mode", "count_include_pad", "use_global_stats",
+        "sparse_grad", "flatten", "bidirectional", "global_pool")},
+    "dtype": (lambda v: _dtype_ok(v), "a numeric dtype such as 'float32'"),
+    "activation": (lambda v: v is None or isinstance(v, str) or _is_block(v),
+                   "an activation name such as 'relu', a Block or None"),
+    "layout": (lambda v: isinstance(v, str), "a layout name such as 'NCHW'"),
+    **{n: (lambda v: v is None or isinstance(v, str) or _is_initializer(v),
+           "an Initializer, an initializer name such as 'zeros', or None") for n in (
+        "weight_initializer", "bias_initializer", "gamma_initializer", "beta_initializer",
+        "running_mean_initializer", "running_variance_initializer", "alpha_initializer",
+        "i2h_weight_initializer", "h2h_weight_initializer", "i2h_bias_initializer",
+        "h2h_bias_initializer")},
+}
+
+
+def _is_block(v) -> bool:
+    from .gluon.block import Block
+    return isinstance(v, Block)
+
+
+def _is_initializer(v) -> bool:
+    from .initializer import Initializer
+    return isinstance(v, Initializer)
+
+
+def _dtype_ok(value) -> bool:
+    from .base import as_dtype
+    try:
+        as_dtype(value)
+    except MXNetError:
+        return False
+    return True
+
+
+def checked_init(init: Callable, where: str) -> Callable:
+    """``init`` (a layer's ``__init__``) checking its arguments eagerly by name, so a
+    bad ``units``, ``kernel_size``, ``rate``... fails at construction with an error
+    naming it instead of later inside the forward pass.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.gluon.nn.Dense('a')
+    Traceback (most recent call last):
+    ...
+    mxgrad.base.DTypeError: Dense: units must be a positive int, got str 'a'
+    """
+    import functools
+    import inspect
+    sig = inspect.signature(init)
+
+    @functools.wraps(init)
+    def checked(self, *args, **kwargs):
+        try:
+            bound = sig.bind(self, *args, **kwargs)
+        except TypeError as err:
+            raise DTypeError(f"{where}: {err}") from None
+        params = sig.parameters
+        for name, value in bound.arguments.items():
+            rule = _LAYER_RULES.get(name)
+            if rule is None or value is params[name].default:
+                continue
+            test, what = rule
+            if value is None and name == "strides" and params[name].default not in (
+                    None, inspect.Parameter.empty):
+                ok = False            # only pooling takes strides=None (= pool_size)
+            else:
+                try:
+                    ok = test(value)
+                except Exception:      # noqa: BLE001 - an odd object fails its test
+                    ok = False
+            if not ok:
+                cls = DTypeError if not (_is_real(value) or _is_int(value)
+                                         or isinstance(value, (tuple, list))) else StateError
+                raise cls(f"{where}: {name} must be {what}, got {_describe(value)}")
+        return init(self, *args, **kwargs)
+    checked.__mxgrad_checked__ = True
+    return checked

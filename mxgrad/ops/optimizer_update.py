@@ -178,6 +178,34 @@ def _nd(x, name: str, op: str) -> NDArray:
     return x
 
 
+
+_HYPER = frozenset(("lr", "wd", "rescale_grad", "clip_gradient", "momentum", "beta1", "beta2",
+                    "epsilon", "gamma1", "gamma2", "clip_weights", "lamda1", "beta", "clip_grad",
+                    "wd_lh", "lower_bound", "upper_bound", "t"))
+
+
+def _checked_hyper(fn):
+    """Check ``fn``'s scalar hyper-parameters (finite real numbers) before any state is
+    touched, so a bad ``lr`` cannot leave ``mom``/``mean``/``var`` half updated."""
+    import functools
+    import inspect
+    from .._check import as_real
+    sig = inspect.signature(fn)
+    names = [n for n in sig.parameters if n in _HYPER]
+    where = fn.__name__
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as err:
+            raise DTypeError(f"{where}: {err}") from None
+        for n in names:
+            if n in bound.arguments:
+                as_real(bound.arguments[n], f"{where}: {n}")
+        return fn(*args, **kwargs)
+    return checked
+
 def _buffers(op: str, weight, grad, states, out):
     weight = _nd(weight, "weight", op)
     grad = _nd(grad, "grad", op)
@@ -206,6 +234,7 @@ def _finish(weight, w, out, *states):
     return out
 
 
+@_checked_hyper
 def sgd_update(weight, grad, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
                lazy_update=True, out=None, name=None, **kwargs):
     """``weight - lr * (clip(rescale_grad * grad) + wd * weight)``."""
@@ -217,6 +246,7 @@ def sgd_update(weight, grad, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
     return _finish(weight, w, out)
 
 
+@_checked_hyper
 def sgd_mom_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0,
                    clip_gradient=-1.0, lazy_update=True, out=None, name=None, **kwargs):
     """``mom = momentum * mom - lr * (clip(rescale_grad * grad) + wd * weight);
@@ -229,6 +259,7 @@ def sgd_mom_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0
     return _finish(weight, w, out, mom)
 
 
+@_checked_hyper
 def nag_mom_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0,
                    clip_gradient=-1.0, out=None, name=None, **kwargs):
     """Nesterov momentum: ``mom = momentum * mom - lr * g; weight += momentum * mom - lr * g``
@@ -256,6 +287,7 @@ def _mp(op, weight, grad, weight32, states, out, step):
     return _finish(out, out._data, out, *states)
 
 
+@_checked_hyper
 def mp_sgd_update(weight, grad, weight32, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
                   lazy_update=True, out=None, name=None, **kwargs):
     """:func:`sgd_update` on the float32 master copy ``weight32``; the weight gets it rounded."""
@@ -267,6 +299,7 @@ def mp_sgd_update(weight, grad, weight32, lr, wd=0.0, rescale_grad=1.0, clip_gra
     return _mp("mp_sgd_update", weight, grad, weight32, (), out, step)
 
 
+@_checked_hyper
 def mp_sgd_mom_update(weight, grad, mom, weight32, lr, momentum=0.0, wd=0.0, rescale_grad=1.0,
                       clip_gradient=-1.0, lazy_update=True, out=None, name=None, **kwargs):
     """:func:`sgd_mom_update` on the float32 master copy ``weight32`` (``mom`` float32)."""
@@ -278,6 +311,7 @@ def mp_sgd_mom_update(weight, grad, mom, weight32, lr, momentum=0.0, wd=0.0, res
     return _mp("mp_sgd_mom_update", weight, grad, weight32, (mom,), out, step)
 
 
+@_checked_hyper
 def mp_nag_mom_update(weight, grad, mom, weight32, lr, momentum=0.0, wd=0.0, rescale_grad=1.0,
                       clip_gradient=-1.0, out=None, name=None, **kwargs):
     """:func:`nag_mom_update` on the float32 master copy ``weight32``."""
@@ -288,6 +322,7 @@ def mp_nag_mom_update(weight, grad, mom, weight32, lr, momentum=0.0, wd=0.0, res
     return _mp("mp_nag_mom_update", weight, grad, weight32, (mom,), out, step)
 
 
+@_checked_hyper
 def signsgd_update(weight, grad, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, out=None,
                    name=None, **kwargs):
     """``weight = (1 - lr * wd) * weight - lr * sign(grad)``."""
@@ -296,6 +331,7 @@ def signsgd_update(weight, grad, lr, wd=0.0, rescale_grad=1.0, clip_gradient=-1.
     return _finish(weight, w, out)
 
 
+@_checked_hyper
 def signum_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0,
                   clip_gradient=-1.0, wd_lh=0.0, out=None, name=None, **kwargs):
     """``mom = momentum * mom - (1 - momentum) * (clip(rescale_grad * grad) + wd * weight);
@@ -306,6 +342,7 @@ def signum_update(weight, grad, mom, lr, momentum=0.0, wd=0.0, rescale_grad=1.0,
     return _finish(weight, w, out, mom)
 
 
+@_checked_hyper
 def adam_update(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-8, wd=0.0,
                 rescale_grad=1.0, clip_gradient=-1.0, lazy_update=True, out=None, name=None,
                 **kwargs):
@@ -317,6 +354,7 @@ def adam_update(weight, grad, mean, var, lr, beta1=0.9, beta2=0.999, epsilon=1e-
     return _finish(weight, w, out, mean, var)
 
 
+@_checked_hyper
 def rmsprop_update(weight, grad, n, lr, gamma1=0.95, epsilon=1e-8, wd=0.0, rescale_grad=1.0,
                    clip_gradient=-1.0, clip_weights=-1.0, out=None, name=None, **kwargs):
     """RMSProp (Tieleman & Hinton) with ``g = clip(rescale_grad * grad + wd * weight)``."""
@@ -326,6 +364,7 @@ def rmsprop_update(weight, grad, n, lr, gamma1=0.95, epsilon=1e-8, wd=0.0, resca
     return _finish(weight, w, out, n)
 
 
+@_checked_hyper
 def rmspropalex_update(weight, grad, n, g, delta, lr, gamma1=0.95, gamma2=0.9, epsilon=1e-8,
                        wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, clip_weights=-1.0,
                        out=None, name=None, **kwargs):
@@ -338,6 +377,7 @@ def rmspropalex_update(weight, grad, n, g, delta, lr, gamma1=0.95, gamma2=0.9, e
     return _finish(weight, w, out, n, g, delta)
 
 
+@_checked_hyper
 def ftrl_update(weight, grad, z, n, lr, lamda1=0.01, beta=1.0, wd=0.0, rescale_grad=1.0,
                 clip_gradient=-1.0, out=None, name=None, **kwargs):
     """FTRL-Proximal with ``g = clip(rescale_grad * grad)``."""
@@ -347,6 +387,7 @@ def ftrl_update(weight, grad, z, n, lr, lamda1=0.01, beta=1.0, wd=0.0, rescale_g
     return _finish(weight, w, out, z, n)
 
 
+@_checked_hyper
 def ftml_update(weight, grad, d, v, z, lr, t, beta1=0.6, beta2=0.999, epsilon=1e-8, wd=0.0,
                 rescale_grad=1.0, clip_grad=-1.0, out=None, name=None, **kwargs):
     """FTML at step ``t`` with ``g = clip(rescale_grad * grad + wd * weight, clip_grad)``."""
@@ -356,6 +397,7 @@ def ftml_update(weight, grad, d, v, z, lr, t, beta1=0.6, beta2=0.999, epsilon=1e
     return _finish(weight, w, out, d, v, z)
 
 
+@_checked_hyper
 def lamb_update_phase1(weight, grad, mean, var, t, beta1=0.9, beta2=0.999, epsilon=1e-6,
                        bias_correction=True, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
                        out=None, name=None, **kwargs):
@@ -374,6 +416,7 @@ def lamb_update_phase1(weight, grad, mean, var, t, beta1=0.9, beta2=0.999, epsil
     return out
 
 
+@_checked_hyper
 def lamb_update_phase2(weight, g, r1, r2, lr, lower_bound=-1.0, upper_bound=-1.0, out=None,
                        name=None, **kwargs):
     """LAMB phase 2: ``weight - lr * trust * g`` with trust from the norms ``r1`` (weight)
