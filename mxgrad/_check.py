@@ -415,7 +415,45 @@ def _dtype_ok(value) -> bool:
     return True
 
 
-def checked_init(init: Callable, where: str) -> Callable:
+def _finite(v) -> bool:
+    return _real_in(v, -math.inf, math.inf)
+
+
+def _is_bool(v) -> bool:
+    return isinstance(v, (bool, np.bool_)) or (_is_int(v) and int(v) in (0, 1))
+
+
+_OPTIMIZER_RULES = {
+    **{n: (_finite, "a real number (finite)") for n in (
+        "learning_rate", "wd", "rescale_grad", "momentum", "beta1", "beta2", "gamma1",
+        "gamma2", "rho", "lamda1", "lamda", "beta", "wd_lh")},
+    **{n: (lambda v: v is None or _finite(v), "a real number (finite) or None") for n in (
+        "clip_gradient", "lower_bound", "upper_bound")},
+    **{n: (lambda v: _real_in(v, 0, math.inf), "a finite number >= 0") for n in (
+        "epsilon", "eps")},
+    **{n: (_is_bool, "True or False") for n in (
+        "multi_precision", "lazy_update", "centered", "bias_correction")},
+    "lr_scheduler": (lambda v: v is None or callable(v), "an LRScheduler or None"),
+    "begin_num_update": (lambda v: _is_int(v) and int(v) >= 0, "an int >= 0"),
+}
+
+_INITIALIZER_RULES = {
+    **{n: (lambda v: _real_in(v, 0, math.inf), "a finite number >= 0") for n in (
+        "scale", "sigma", "magnitude")},
+    **{n: (_finite, "a real number (finite)") for n in ("slope", "forget_bias")},
+    **{n: (lambda v: isinstance(v, str), "a name (str)") for n in (
+        "rnd_type", "factor_type", "rand_type")},
+    "value": (lambda v: _finite(v) or _is_array_like(v), "a number or an array"),
+}
+
+
+def _is_array_like(v) -> bool:
+    from .ndarray.ndarray import NDArray
+    return isinstance(v, (NDArray, np.ndarray)) or (
+        isinstance(v, (list, tuple)) and len(v) > 0 and all(_finite(x) for x in np.ravel(v)))
+
+
+def checked_init(init: Callable, where: str, rules: Optional[dict] = None) -> Callable:
     """``init`` (a layer's ``__init__``) checking its arguments eagerly by name, so a
     bad ``units``, ``kernel_size``, ``rate``... fails at construction with an error
     naming it instead of later inside the forward pass.
@@ -431,31 +469,44 @@ def checked_init(init: Callable, where: str) -> Callable:
     import functools
     import inspect
     sig = inspect.signature(init)
+    rules = _LAYER_RULES if rules is None else rules
 
     @functools.wraps(init)
     def checked(self, *args, **kwargs):
+        where = type(self).__name__
         try:
             bound = sig.bind(self, *args, **kwargs)
         except TypeError as err:
             raise DTypeError(f"{where}: {err}") from None
         params = sig.parameters
         for name, value in bound.arguments.items():
-            rule = _LAYER_RULES.get(name)
-            if rule is None or value is params[name].default:
-                continue
-            test, what = rule
-            if value is None and name == "strides" and params[name].default not in (
-                    None, inspect.Parameter.empty):
-                ok = False            # only pooling takes strides=None (= pool_size)
+            if params[name].kind is inspect.Parameter.VAR_KEYWORD:
+                items = list(value.items())
             else:
-                try:
-                    ok = test(value)
-                except Exception:      # noqa: BLE001 - an odd object fails its test
-                    ok = False
-            if not ok:
-                cls = DTypeError if not (_is_real(value) or _is_int(value)
-                                         or isinstance(value, (tuple, list))) else StateError
-                raise cls(f"{where}: {name} must be {what}, got {_describe(value)}")
+                items = [(name, value)]
+            for key, v in items:
+                _check_rule(rules, params, where, key, v)
         return init(self, *args, **kwargs)
     checked.__mxgrad_checked__ = True
     return checked
+
+
+def _check_rule(rules, params, where, name, value):
+    """Raise an error naming ``name`` when ``value`` breaks its rule in ``rules``."""
+    import inspect
+    rule = rules.get(name)
+    default = params[name].default if name in params else inspect.Parameter.empty
+    if rule is None or value is default:
+        return                     # a default value is never the culprit
+    test, what = rule
+    if value is None and name == "strides" and default not in (None, inspect.Parameter.empty):
+        ok = False                 # only pooling takes strides=None (= pool_size)
+    else:
+        try:
+            ok = test(value)
+        except Exception:          # noqa: BLE001 - an odd object fails its test
+            ok = False
+    if not ok:
+        cls = DTypeError if not (_is_real(value) or _is_int(value)
+                                 or isinstance(value, (tuple, list))) else StateError
+        raise cls(f"{where}: {name} must be {what}, got {_describe(value)}")

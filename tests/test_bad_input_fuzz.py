@@ -247,3 +247,101 @@ def test_errors_in_user_code_called_by_mxgrad_pass_unchanged():
         y = Boom()(x)
     with pytest.raises(KeyError, match="boom"):
         y.backward()
+
+
+# ------------------------------------------- initializers, optimizers, data, scopes, files
+def _collect(bare, tag, call):
+    try:
+        call()
+    except MXNetError:
+        pass
+    except Exception as err:  # noqa: BLE001
+        bare.append(f"{tag}: {type(err).__name__}: {err}"[:160])
+
+
+def _train_once(optimizer, params):
+    net = gluon.nn.Dense(3, in_units=2)
+    net.initialize()
+    tr = gluon.Trainer(net.collect_params(), optimizer, params)
+    with autograd.record():
+        loss = net(nd.ones((1, 2))).sum()
+    loss.backward()
+    tr.step(1)
+
+
+MISC_BAD = [None, "a", float("nan"), math.inf, -1, 2.5, (), [1, 2], np.ones(2), 10 ** 20,
+            object(), 0]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_initializers_reject_bad_arguments_with_our_errors():
+    bare = []
+    for name in ["Uniform", "Normal", "Xavier", "MSRAPrelu", "Constant", "Orthogonal",
+                 "LSTMBias"]:
+        cls = getattr(mx.init, name)
+        for p in list(inspect.signature(cls.__init__).parameters.values())[1:]:
+            if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
+                continue
+            for bad in MISC_BAD:
+                def call():
+                    net = gluon.nn.Dense(3, in_units=2)
+                    net.initialize(cls(**{p.name: bad}))
+                    net(nd.ones((1, 2)))
+                _collect(bare, f"init.{name}({p.name}={bad!r:.15})", call)
+    for bad in MISC_BAD:
+        _collect(bare, f"initialize({bad!r:.15})",
+                 lambda: gluon.nn.Dense(3, in_units=2).initialize(bad))
+    assert not bare, f"{len(bare)} bare errors:\n" + "\n".join(bare[:30])
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("optimizer", ["sgd", "adam", "rmsprop", "adagrad", "adadelta", "nag",
+                                       "signum", "ftml", "lamb", "ftrl", "adamax", "nadam",
+                                       "dcasgd", "sgld"])
+def test_optimizers_reject_bad_settings_with_our_errors(optimizer):
+    bare = []
+    for key in ["learning_rate", "wd", "momentum", "beta1", "clip_gradient", "rescale_grad",
+                "lr_scheduler", "multi_precision", "epsilon"]:
+        for bad in MISC_BAD:
+            _collect(bare, f"{optimizer}({key}={bad!r:.15})",
+                     lambda: _train_once(optimizer, {key: bad}))
+    assert not bare, f"{len(bare)} bare errors:\n" + "\n".join(bare[:30])
+
+
+def test_data_loader_and_datasets_reject_bad_arguments_with_our_errors():
+    bare = []
+    ds = gluon.data.ArrayDataset(nd.ones((5, 2)), nd.ones((5,)))
+    for key in ["batch_size", "shuffle", "sampler", "last_batch", "batch_sampler",
+                "batchify_fn", "num_workers"]:
+        extra = {} if key in ("batch_size", "batch_sampler") else {"batch_size": 2}
+        for bad in MISC_BAD:
+            _collect(bare, f"DataLoader({key}={bad!r:.15})",
+                     lambda: list(gluon.data.DataLoader(ds, **extra, **{key: bad})))
+    for bad in MISC_BAD:
+        _collect(bare, f"DataLoader({bad!r:.15})",
+                 lambda: list(gluon.data.DataLoader(bad, batch_size=2)))
+        _collect(bare, f"ArrayDataset({bad!r:.15})",
+                 lambda: gluon.data.ArrayDataset(bad, nd.ones(3))[0])
+        _collect(bare, f"ds[{bad!r:.15}]", lambda: ds[bad])
+        _collect(bare, f"SimpleDataset({bad!r:.15})", lambda: gluon.data.SimpleDataset(bad)[0])
+    assert not bare, f"{len(bare)} bare errors:\n" + "\n".join(bare[:30])
+
+
+def test_files_and_scopes_reject_bad_arguments_with_our_errors(tmp_path):
+    bare = []
+    for bad in MISC_BAD + [str(tmp_path), str(tmp_path / "missing" / "f")]:
+        _collect(bare, f"nd.save({bad!r:.15})", lambda: nd.save(bad, nd.ones(1)))
+        _collect(bare, f"nd.load({bad!r:.15})", lambda: nd.load(bad))
+        _collect(bare, f"save_parameters({bad!r:.15})",
+                 lambda: gluon.nn.Dense(2, in_units=2).save_parameters(bad))
+        _collect(bare, f"load_parameters({bad!r:.15})",
+                 lambda: gluon.nn.Dense(2, in_units=2).load_parameters(bad))
+        _collect(bare, f"load_frombuffer({bad!r:.15})", lambda: nd.load_frombuffer(bad))
+    for bad in MISC_BAD:
+        _collect(bare, f"record({bad!r:.15})", lambda: autograd.record(bad))
+        _collect(bare, f"pause({bad!r:.15})", lambda: autograd.pause(bad))
+        _collect(bare, f"set_recording({bad!r:.15})", lambda: autograd.set_recording(bad))
+        _collect(bare, f"set_training({bad!r:.15})", lambda: autograd.set_training(bad))
+        _collect(bare, f"attach_grad({bad!r:.15})", lambda: nd.ones(2).attach_grad(bad))
+    assert not autograd.is_recording() and not autograd.is_training()
+    assert not bare, f"{len(bare)} bare errors:\n" + "\n".join(bare[:30])

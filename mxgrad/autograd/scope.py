@@ -22,6 +22,8 @@ from __future__ import annotations
 import functools
 import threading
 
+import numpy as np
+
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training"]
 
@@ -44,6 +46,16 @@ def is_training() -> bool:
     return state.training
 
 
+def _flag(value, where: str) -> bool:
+    """A bool argument (bool, 0/1, NumPy bool); anything else is an error naming it."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer))
+                                               and value in (0, 1)):
+        return bool(value)
+    from ..base import DTypeError
+    raise DTypeError(f"{where} must be True or False, got {type(value).__name__} "
+                     f"{value!r:.40}")
+
+
 def set_recording(is_recording: bool) -> bool:  # noqa: A002 - MXNet's name
     """Turn recording on or off; return the previous value.
 
@@ -52,8 +64,9 @@ def set_recording(is_recording: bool) -> bool:  # noqa: A002 - MXNet's name
     >>> prev = set_recording(True); set_recording(prev)
     True
     """
+    flag = _flag(is_recording, "set_recording: is_recording")
     prev = state.recording
-    state.recording = bool(is_recording)
+    state.recording = flag
     return prev
 
 
@@ -65,8 +78,9 @@ def set_training(train_mode: bool) -> bool:
     >>> prev = set_training(True); set_training(prev)
     True
     """
+    flag = _flag(train_mode, "set_training: train_mode")
     prev = state.training
-    state.training = bool(train_mode)
+    state.training = flag
     return prev
 
 
@@ -138,7 +152,7 @@ def record(train_mode: bool = True) -> _Scope:
     [2. 4.]
     <NDArray 2 @cpu(0)>
     """
-    return _Scope(True, bool(train_mode))
+    return _Scope(True, _flag(train_mode, "record: train_mode"))
 
 
 def pause(train_mode: bool = False) -> _Scope:
@@ -151,7 +165,7 @@ def pause(train_mode: bool = False) -> _Scope:
     ...         print(is_recording(), is_training())
     False False
     """
-    return _Scope(False, bool(train_mode))
+    return _Scope(False, _flag(train_mode, "pause: train_mode"))
 
 
 def train_mode() -> _Scope:

@@ -250,3 +250,8 @@ class Trainer:
             updater.optimizer = self._updaters[0].optimizer
         self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = {i: param for i, param in enumerate(self._params)}
+
+
+# a failure inside an update on bad settings is an MXNetError too (issue 11)
+from .._check import guard_class as _guard_class  # noqa: E402
+_guard_class(Trainer, "Trainer", dunders=())
