@@ -2,7 +2,11 @@
 (forward and backward), and against PyTorch when installed. One process, one thread;
 figures are ratios to the NumPy floor.
 
-Run: python bench/bench_core.py
+The per-op cost (what the op-application layer, ``mxgrad/ops/_apply.py``, adds to each
+call) is measured side by side on tiny arrays, where it dominates: single ops
+unrecorded, and a 200-op chain unrecorded and recorded with its backward.
+
+Run: python bench/bench_core.py [--quick]   (--quick: the per-op part only)
 """
 from __future__ import annotations
 
@@ -12,12 +16,16 @@ import sys
 import tracemalloc
 
 sys.path.insert(0, os.path.dirname(__file__))
+# measure the tree this script lives in (not another install of mxgrad)
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from common import best_time, report, torch_or_none  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 import mxgrad as mx  # noqa: E402
 from mxgrad import nd, autograd  # noqa: E402
+
+print(f"# mxgrad from {os.path.dirname(mx.__file__)}")
 
 N_CHAIN = 200
 
@@ -79,6 +87,47 @@ def chain_mx(x, c):
     return y.sum()
 
 
+def side_by_side(fns, rounds=15, sample=0.02):
+    """Time the callables of ``fns`` ({impl: fn}) in interleaved rounds (order reversed
+    every other round) of about ``sample`` seconds each. Returns {impl: (best seconds per
+    call, median over rounds of its time / the first impl's time)}: the ratio of two
+    measurements taken moments apart, robust to a machine whose load changes."""
+    import statistics
+    import time
+    numbers = {}
+    for k, f in fns.items():
+        f()
+        n = 1
+        while True:
+            t0 = time.perf_counter()
+            for _ in range(n):
+                f()
+            if time.perf_counter() - t0 >= sample / 4 or n > 1_000_000:
+                break
+            n *= 2
+        numbers[k] = max(1, int(n * sample / max(time.perf_counter() - t0, 1e-9)))
+    samples = {k: [] for k in fns}
+    keys = list(fns)
+    for r in range(rounds):
+        for k in (keys if r % 2 == 0 else keys[::-1]):
+            f, n = fns[k], numbers[k]
+            t0 = time.perf_counter()
+            for _ in range(n):
+                f()
+            samples[k].append((time.perf_counter() - t0) / n)
+    ref = samples[keys[0]]
+    return {k: (min(v), statistics.median(a / b for a, b in zip(v, ref)))
+            for k, v in samples.items()}
+
+
+def _add_rows(rows, name, res, targets=None):
+    for impl, (sec, ratio) in res.items():
+        row = dict(bench=name, impl=impl, seconds=sec, ratio=ratio)
+        if targets and impl in targets:
+            row["target"] = targets[impl]
+        rows.append(row)
+
+
 def bench_chain(rows):
     rng = np.random.default_rng(0)
     x0 = rng.standard_normal(16).astype(np.float32)
@@ -94,17 +143,7 @@ def bench_chain(rows):
     # check the math agrees
     mx_fb()
     np.testing.assert_allclose(x.grad.asnumpy(), chain_numpy(x0, c0)[1], rtol=1e-4, atol=1e-6)
-    t_np = best_time(lambda: chain_numpy(x0, c0))
-    t_mx = best_time(mx_fb)
-    name = f"chain {N_CHAIN} ops (16,) fwd+bwd"
-    rows.append(dict(bench=name, impl="numpy", seconds=t_np, ratio=1.0))
-    rows.append(dict(bench=name, impl="mxgrad", seconds=t_mx, ratio=t_mx / t_np, target=3.5))
-    t_npf = best_time(lambda: chain_numpy_forward(x0, c0))
-    xf = nd.array(x0)
-    t_mxf = best_time(lambda: chain_mx(xf, c))
-    name = f"chain {N_CHAIN} ops (16,) forward, not recorded"
-    rows.append(dict(bench=name, impl="numpy", seconds=t_npf, ratio=1.0))
-    rows.append(dict(bench=name, impl="mxgrad", seconds=t_mxf, ratio=t_mxf / t_npf, target=1.6))
+    fns = {"numpy": lambda: chain_numpy(x0, c0), "mxgrad": mx_fb}
     torch = torch_or_none()
     if torch is not None:
         tx = torch.tensor(x0, requires_grad=True)
@@ -118,9 +157,41 @@ def bench_chain(rows):
                     else torch.sin(y)
             y.sum().backward()
             tx.grad = None
-        t_t = best_time(torch_fb)
-        rows.append(dict(bench=f"chain {N_CHAIN} ops (16,) fwd+bwd", impl="torch",
-                         seconds=t_t, ratio=t_t / t_np))
+        fns["torch"] = torch_fb
+    _add_rows(rows, f"chain {N_CHAIN} ops (16,) fwd+bwd", side_by_side(fns), {"mxgrad": 3.0})
+    xf = nd.array(x0)
+    fns = {"numpy": lambda: chain_numpy_forward(x0, c0), "mxgrad": lambda: chain_mx(xf, c)}
+    _add_rows(rows, f"chain {N_CHAIN} ops (16,) forward, not recorded", side_by_side(fns),
+              {"mxgrad": 1.6})
+
+
+# ------------------------------------------------------------ single tiny ops
+def bench_per_op(rows):
+    """One op on a (16,) float32 array, unrecorded: the dispatch overhead per call."""
+    rng = np.random.default_rng(4)
+    a0 = rng.standard_normal(16).astype(np.float32)
+    b0 = rng.standard_normal(16).astype(np.float32)
+    a, b = nd.array(a0), nd.array(b0)
+    torch = torch_or_none()
+    ta = tb = None
+    if torch is not None:
+        ta, tb = torch.tensor(a0), torch.tensor(b0)
+    cases = [
+        ("nd.tanh(x)", lambda: np.tanh(a0), lambda: nd.tanh(a),
+         None if ta is None else (lambda: torch.tanh(ta))),
+        ("x * 1.5", lambda: a0 * 1.5, lambda: a * 1.5,
+         None if ta is None else (lambda: ta * 1.5)),
+        ("x + y", lambda: a0 + b0, lambda: a + b,
+         None if ta is None else (lambda: ta + tb)),
+        ("nd.relu(x)", lambda: np.maximum(a0, 0, dtype=a0.dtype), lambda: nd.relu(a),
+         None if ta is None else (lambda: torch.relu(ta))),
+    ]
+    for label, f_np, f_mx, f_t in cases:
+        fns = {"numpy": f_np, "mxgrad": f_mx}
+        if f_t is not None:
+            fns["torch"] = f_t
+        _add_rows(rows, f"{label} (16,) one op, not recorded",
+                  side_by_side(fns, rounds=9, sample=0.01))
 
 
 # --------------------------------------------------------------- big elementwise
@@ -308,7 +379,11 @@ def bench_memory(rows):
 
 def main():
     rows = []
+    bench_per_op(rows)
     bench_chain(rows)
+    if "--quick" in sys.argv[1:]:
+        report(rows, "mxgrad per-op cost (ratio = time / NumPy by hand, one process)")
+        return
     bench_big(rows)
     bench_mlp(rows)
     bench_memory(rows)

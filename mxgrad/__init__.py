@@ -29,6 +29,8 @@ from . import optimizer
 from . import lr_scheduler
 from . import gluon
 from . import metric
+from . import kvstore
+from . import kvstore as kv
 from . import contrib
 from . import util
 from . import runtime
@@ -43,4 +45,4 @@ __version__ = "0.1.0"
 __all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Context",
            "MXNetError", "base", "test_utils", "current_context", "num_gpus", "metric", "gluon",
            "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime", "viz",
-           "io", "recordio", "image", "img"]
+           "io", "recordio", "image", "img", "kv", "kvstore"]

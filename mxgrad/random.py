@@ -12,6 +12,8 @@ True
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ._check import allocate, as_int, as_real, as_shape
@@ -22,7 +24,23 @@ from .ndarray.ndarray import NDArray, wrap
 __all__ = ["seed", "uniform", "normal", "randn", "randint", "shuffle", "exponential",
            "gamma", "poisson", "multinomial", "bernoulli", "generator"]
 
-_rng = [np.random.default_rng(0)]
+
+def _launcher_rank() -> int:
+    """This process's rank when an MPI launcher started it (``PMI_RANK``, ``PMIX_RANK``,
+    ``OMPI_COMM_WORLD_RANK``), else 0; read from the environment, no MPI call."""
+    for var in ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK"):
+        v = os.environ.get(var, "")
+        if v.isdigit():
+            return int(v)
+    return 0
+
+
+def _new_generator(seed_state: int) -> np.random.Generator:
+    rank = _launcher_rank()
+    return np.random.default_rng(int(seed_state) if rank == 0 else [int(seed_state), rank])
+
+
+_rng = [_new_generator(0)]
 
 
 def generator() -> np.random.Generator:
@@ -33,6 +51,12 @@ def generator() -> np.random.Generator:
 def seed(seed_state: int, ctx="all") -> None:
     """Seed mxgrad's random number generator.
 
+    Under MPI (``mpiexec``, ``python -m mxgrad.launch``), rank ``r > 0`` seeds with the
+    pair ``(seed_state, r)``: workers draw different numbers (different Dropout masks)
+    and a run is reproducible for a given number of workers; rank 0 draws what a single
+    process seeded with ``seed_state`` draws. Initial weights still agree: the Trainer
+    broadcasts rank 0's.
+
     Examples
     --------
     >>> seed(0)
@@ -40,7 +64,7 @@ def seed(seed_state: int, ctx="all") -> None:
     seed_state = as_int(seed_state, "random.seed: seed_state")
     if seed_state < 0:
         raise StateError(f"random.seed: seed_state must be >= 0, got {seed_state}")
-    _rng[0] = np.random.default_rng(seed_state)
+    _rng[0] = _new_generator(seed_state)
 
 
 def _shape(shape, where="random: shape"):

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numbers
 import os
 import struct
+import threading
 from collections import namedtuple
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -138,6 +139,7 @@ class MXRecordIO:
                              f"{'writing' if self.writable else 'reading'}: {err}") from err
         self.pid = os.getpid()
         self.is_open = True
+        self._lock = threading.Lock()  # read_idx = seek + read, atomic across threads
 
     def close(self) -> None:
         """Close the file (flushing written records)."""
@@ -165,6 +167,7 @@ class MXRecordIO:
         d = dict(self.__dict__)
         d["_file"] = None
         d["pid"] = None
+        d["_lock"] = None
         return d
 
     def __setstate__(self, d: Dict[str, Any]) -> None:
@@ -334,8 +337,9 @@ class MXIndexedRecordIO(MXRecordIO):
 
     def read_idx(self, idx: Any) -> bytes:
         """The record with key ``idx``."""
-        self.seek(idx)
-        return self.read()
+        with self._lock:
+            self.seek(idx)
+            return self.read()
 
     def write_idx(self, idx: Any, buf: bytes) -> None:
         """Append record ``buf`` under key ``idx`` (written to the index as ``str(key)``)."""

@@ -30,6 +30,7 @@ from .base import DTypeError, ShapeError, StateError
 from .context import Context, current_context
 from .ndarray.ndarray import NDArray, wrap
 from .ndarray import array
+from .util import getenv, setenv, use_np
 
 __all__ = ["assert_almost_equal", "almost_equal", "assert_allclose",
            "assert_almost_equal_ignore_nan", "numeric_grad", "check_numeric_gradient",
@@ -43,7 +44,7 @@ __all__ = ["assert_almost_equal", "almost_equal", "assert_allclose",
 # MXNet 1.9's test_utils has no __all__, so ``from mxnet.test_utils import *`` also hands its
 # importers the modules and names it imported; MXNet's own test files rely on these.
 __all__ += ["mx", "np", "npt", "rnd", "os", "sys", "time", "json", "numbers", "logging",
-            "OrderedDict", "Context", "current_context", "array"]
+            "OrderedDict", "Context", "current_context", "array", "use_np", "getenv", "setenv"]
 
 
 def default_context() -> Context:

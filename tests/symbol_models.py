@@ -89,3 +89,88 @@ def set_running_stats(net, mx):
         if p.name.endswith(("running_mean", "running_var")):
             v = np.random.RandomState(7).rand(*p.shape).astype("float32") + 0.5
             p.set_data(mx.nd.array(v))
+
+
+ZOO = ("resnet18_v1", "resnet18_v2", "mobilenet0.25", "mobilenetv2_0.25")
+
+
+def zoo_param_values(shapes):
+    """Deterministic parameter values for a model-zoo graph, the same in both frameworks:
+    ``shapes`` maps parameter names to shapes; returns name -> float32 NumPy array."""
+    out = {}
+    for k, name in enumerate(sorted(shapes)):
+        shape = tuple(shapes[name])
+        size = int(np.prod(shape))
+        wave = np.sin(np.arange(size, dtype=np.float64) * 0.61 + k).reshape(shape)
+        if name.endswith(("running_var", "moving_var")):
+            v = 1.0 + 0.5 * np.abs(wave)
+        elif name.endswith("gamma"):
+            v = 1.0 + 0.1 * wave
+        elif name.endswith(("running_mean", "moving_mean", "beta", "bias")):
+            v = 0.1 * wave
+        else:
+            fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+            v = wave * np.sqrt(3.0 / fan_in)
+        out[name] = v.astype(np.float32)
+    return out
+
+
+def zoo_input():
+    return np.random.RandomState(11).rand(2, 3, 16, 16).astype("float32")
+
+
+def build_layers(mx):
+    """The other Gluon layers: transposed and grouped convolution, instance norm,
+    reflection padding, GELU/Swish/SiLU, 1-D convolution and pooling."""
+    nn = mx.gluon.nn
+
+    class Layers(mx.gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.body = nn.HybridSequential()
+                self.body.add(
+                    nn.Conv2DTranspose(4, 3, strides=2, padding=1, output_padding=1,
+                                       in_channels=3),
+                    nn.InstanceNorm(in_channels=4),
+                    nn.ReflectionPad2D(1),
+                    nn.Conv2D(4, 3, groups=2, activation="relu", in_channels=4),
+                    nn.GELU(),
+                    nn.Swish(beta=1.5),
+                    nn.AvgPool2D(2, count_include_pad=False, padding=1),
+                    nn.Conv2D(6, 1, dilation=1, strides=1),
+                    nn.MaxPool2D(2, 1))
+                self.seq = nn.HybridSequential()
+                self.seq.add(nn.Conv1D(3, 2, in_channels=6), nn.AvgPool1D(2),
+                             nn.GlobalMaxPool1D(), nn.Dense(2, flatten=False))
+
+        def hybrid_forward(self, F, x):
+            h = self.body(x)                          # (B, 6, H, W)
+            h = F.reshape(h, shape=(0, 0, -1))        # (B, 6, H*W)
+            return self.seq(h)
+
+    net = Layers(prefix="layers_")
+    return net, np.random.RandomState(5).randn(2, 3, 5, 5).astype("float32")
+
+
+BUILDERS["layers"] = build_layers
+
+
+def build_groupnorm(mx):
+    """GroupNorm (import only: MXNet 1.x's gamma/beta have one value per group)."""
+    nn = mx.gluon.nn
+    net = nn.HybridSequential(prefix="gn_")
+    with net.name_scope():
+        net.add(nn.Conv2D(6, 1, in_channels=2), nn.GroupNorm(num_groups=3), nn.Flatten())
+    return net, np.random.RandomState(6).randn(2, 2, 3, 3).astype("float32")
+
+
+def build_lstm(mx):
+    """A bidirectional 2-layer LSTM + Dense (import only: Gluon's export writes the fused
+    RNN op, _rnn_param_concat and begin states as _zeros with an unknown batch size)."""
+    nn, rnn = mx.gluon.nn, mx.gluon.rnn
+    net = nn.HybridSequential(prefix="seq_")
+    with net.name_scope():
+        net.add(rnn.LSTM(5, num_layers=2, layout="NTC", bidirectional=True, input_size=3),
+                nn.Dense(2, flatten=False))
+    return net, np.random.RandomState(3).randn(2, 4, 3).astype("float32")

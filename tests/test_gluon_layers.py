@@ -339,9 +339,16 @@ def test_groupnorm():
     g, b = gn.gamma.data().asnumpy(), gn.beta.data().asnumpy()
     xg = x.reshape(2, 2, -1)
     xh = ((xg - xg.mean(2, keepdims=True)) / np.sqrt(xg.var(2, keepdims=True) + 1e-5))
-    ref = xh.reshape(x.shape) * g.reshape(1, 4, 1) + b.reshape(1, 4, 1)
+    assert g.shape == (2,) and b.shape == (2,)        # one per group, as MXNet 1.9
+    ref = (xh * g.reshape(1, 2, 1) + b.reshape(1, 2, 1)).reshape(x.shape)
     np.testing.assert_allclose(gn(nd.array(x, dtype="float64")).asnumpy(), ref, rtol=1e-8)
     check_layer_grad(gn, x, rtol=1e-3)
+    # the op also takes per-channel gamma/beta (MXNet 2 / PyTorch layout)
+    gc, bc = np.arange(1.0, 5.0), np.arange(4.0)
+    out = nd.GroupNorm(nd.array(x, dtype="float64"), nd.array(gc, dtype="float64"),
+                       nd.array(bc, dtype="float64"), num_groups=2).asnumpy()
+    np.testing.assert_allclose(out, xh.reshape(x.shape) * gc.reshape(1, 4, 1)
+                               + bc.reshape(1, 4, 1), rtol=1e-6)
 
 
 # ---------------------------------------------------------- Embedding / Flatten

@@ -208,3 +208,19 @@ def test_csviter_label_shape_and_errors(tmp_path):
         mx.io.CSVIter(data_csv=str(bad), data_shape=(2,), batch_size=1)
     with pytest.raises(ValueError, match="dtype"):
         mx.io.CSVIter(data_csv=str(path), data_shape=(2,), batch_size=1, dtype="float16")
+
+
+def test_prefetchingiter_threads_end_when_it_is_dropped():
+    import gc
+    import weakref
+    it = mx.io.PrefetchingIter([mx.io.NDArrayIter(X, batch_size=2),
+                                mx.io.NDArrayIter(X, batch_size=2)])
+    next(it)
+    threads = list(it.prefetch_threads)
+    ref = weakref.ref(it)
+    del it
+    gc.collect()
+    assert ref() is None
+    for t in threads:
+        t.join(timeout=5)
+    assert not any(t.is_alive() for t in threads)

@@ -23,6 +23,8 @@ COPIES = {
     "x.astype(same dtype)": lambda a: a.astype("float32"),
     "x.copyto": lambda a: a.copyto(mx.cpu()),
     "x[:, 1:2]": lambda a: a[:, 1:2],
+    "nd.stop_gradient": lambda a: nd.stop_gradient(a),
+    "nd.BlockGrad": lambda a: nd.BlockGrad(a),
 }
 SHARES = {
     "x.reshape": lambda a: a.reshape((4, 3)),
@@ -61,3 +63,15 @@ def test_copies_are_still_differentiable_to_second_order():
     gs.backward()
     np.testing.assert_allclose(g.asnumpy(), 3 * x.asnumpy() ** 2)
     np.testing.assert_allclose(x.grad.asnumpy(), 6 * x.asnumpy())
+
+
+def test_asnumpy_one_element_converts_like_numpy_1():
+    loss = nd.array([1.0, 2.0, 4.0]).mean()
+    host = loss.asnumpy()
+    assert isinstance(host, np.ndarray) and host.shape == (1,) and host.dtype == np.float32
+    assert "epoch %d, loss: %f" % (1, host) == "epoch 1, loss: 2.333333"
+    assert float(host) == pytest.approx(7 / 3) and int(nd.array([3.0]).asnumpy()) == 3
+    assert repr(nd.array([1.0]).asnumpy()) == "array([1.], dtype=float32)"
+    assert type(nd.ones((2, 2)).asnumpy().sum()) is np.float32     # reductions give scalars
+    with pytest.raises(TypeError):
+        float(nd.ones((2,)).asnumpy())                            # as NumPy: only one element

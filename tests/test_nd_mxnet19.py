@@ -26,7 +26,8 @@ def test_array_from_a_0d_source_is_0d_as_in_mxnet():
 
 def test_moveaxis_with_lists_matches_numpy():
     x = np.arange(120.0).reshape(2, 3, 4, 5)
-    for s, d in [([0, 1], [2, 0]), ([3, 0], [0, 3]), (1, -1), ([0, 1, 2], [-1, -2, -3])]:
+    for s, d in [([0, 1], [2, 0]), ([3, 0], [0, 3]), (1, -1), ([0, 1, 2], [-1, -2, -3]),
+                 (range(4), [3, 2, 1, 0])]:
         np.testing.assert_array_equal(nd.moveaxis(nd.array(x), s, d).asnumpy(),
                                       np.moveaxis(x, s, d))
     with pytest.raises(MXNetError, match="same number"):

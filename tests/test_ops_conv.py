@@ -9,7 +9,8 @@ import pytest
 from mxgrad import nd, autograd
 from mxgrad.base import MXNetError, ShapeError
 from mxgrad.ndarray.ndarray import NDArray
-from opcheck import OpCase, op_tests, randn
+from opcheck import OpCase, op_tests, randn, run_forward, run_grad, run_second
+import mxgrad.ops.conv as _conv_mod
 
 
 # ------------------------------------------------------ naive NumPy references
@@ -161,6 +162,8 @@ CONV_CASES = [
                                       dilate=(2,)), [X1, W1, B4]),
     ("conv3d", dict(kernel=(2, 2, 2), num_filter=3, stride=(2, 1, 1), pad=(0, 1, 0),
                     no_bias=True), [X3, W3]),
+    ("conv3d_s1", dict(kernel=(2, 2, 2), num_filter=3, pad=(1, 0, 1)),
+     [X3, W3, randn(3, seed=26)]),
 ]
 
 CASES = [OpCase(n, conv(**kw), ins, conv_ref(**kw)) for n, kw, ins in CONV_CASES]
@@ -195,6 +198,9 @@ DECONV_CASES = [
      [randn(2, 4, 3, 3, seed=13), randn(4, 2, 2, 2, seed=14)]),
     ("deconv1d", dict(kernel=(3,), num_filter=2, stride=(3,), pad=(1,), adj=(2,)),
      [randn(2, 3, 4, seed=15), randn(3, 2, 3, seed=16)]),
+    ("deconv2d_s1_bias_groups", dict(kernel=(3, 2), num_filter=4, num_group=2, pad=(1, 1),
+                                     no_bias=False),
+     [randn(2, 4, 3, 4, seed=17), randn(4, 2, 3, 2, seed=18), randn(4, seed=19)]),
 ]
 CASES += [OpCase(n, deconv(**kw), ins, deconv_ref(**kw)) for n, kw, ins in DECONV_CASES]
 
@@ -238,6 +244,15 @@ POOL_CASES = [
     ("max3d", dict(kernel=(2, 2, 2), stride=(2, 1, 2)), randn(1, 2, 4, 4, 4, seed=20)),
     ("avg3d", dict(kernel=(2, 2, 2), stride=(2, 2, 2), pool_type="avg", pad=(1, 0, 0)),
      randn(1, 2, 4, 4, 4, seed=21)),
+    # windows tiling the input exactly (the backward writes each element once)
+    ("avg2d_tiled", dict(kernel=(2, 3), stride=(2, 3), pool_type="avg"),
+     randn(2, 3, 4, 6, seed=22)),
+    ("avg2d_tiled_exclude", dict(kernel=(2, 2), stride=(2, 2), pool_type="avg",
+                                 count_include_pad=False), randn(2, 3, 4, 4, seed=23)),
+    ("sum1d_tiled", dict(kernel=(2,), stride=(2,), pool_type="sum"),
+     randn(2, 3, 8, seed=24)),
+    ("avg3d_tiled", dict(kernel=(2, 1, 2), stride=(2, 1, 2), pool_type="avg"),
+     randn(1, 2, 4, 3, 4, seed=25)),
 ]
 CASES += [OpCase(n, pool(**kw), [x], pool_ref(**kw)) for n, kw, x in POOL_CASES]
 
@@ -683,3 +698,101 @@ def test_deconv_is_transpose_of_conv():
                          num_filter=4, adj=adj, **kw).asnumpy()
     assert z.shape == x.shape
     assert np.sum(y * u) == pytest.approx(np.sum(x * z), rel=1e-10)
+
+
+# ------------------------------------------------- product layouts (fast paths)
+# The convolution picks among equivalent product layouts by shape (one GEMM over the
+# batch for the weight gradient, the stride-1 data gradient as a convolution with the
+# flipped kernel). The small cases above take one path or the other by their shapes; here
+# every conv/deconv case runs forward, first and second order with each path forced.
+_LAYOUT_CASES = [c for c in CASES if c.name.startswith(("conv", "deconv"))]
+_FORCED = {"fast": dict(_SINGLE_GEMM_MIN=1, _GATHER_RATIO=1e9),
+           "plain": dict(_SINGLE_GEMM_MIN=10 ** 9, _GATHER_RATIO=0.0)}
+
+
+@pytest.mark.parametrize("paths", sorted(_FORCED))
+@pytest.mark.parametrize("case", _LAYOUT_CASES, ids=[c.name for c in _LAYOUT_CASES])
+def test_forced_product_layouts(case, paths, monkeypatch):
+    for k, v in _FORCED[paths].items():
+        monkeypatch.setattr(_conv_mod, k, v)
+    run_forward(case)
+    run_grad(case)
+    run_second(case)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel=(3, 3), pad=(1, 1)),
+                                dict(kernel=(3, 3), pad=(2, 1), dilate=(2, 1)),
+                                dict(kernel=(3, 3), pad=(1, 1), num_group=2),
+                                dict(kernel=(5,), pad=(2,)),
+                                dict(kernel=(2, 3), stride=(2, 1), pad=(1, 1))])
+def test_wide_conv_paths_agree(kw, monkeypatch):
+    # realistic widths (the defaults take the fast paths): data, weight and bias
+    # gradients equal the plain paths' up to float32 rounding, and float64 agrees to 1e-12
+    nd_ = len(kw["kernel"])
+    G = kw.get("num_group", 1)
+    spatial = (9, 8)[:nd_]
+    x0 = randn(3, 32, *spatial, seed=40)
+    w0 = randn(32, 32 // G, *kw["kernel"], seed=41) * 0.1
+    b0 = randn(32, seed=42)
+
+    def grads(dtype):
+        x, w, b = (nd.array(a, dtype=dtype) for a in (x0, w0, b0))
+        for a in (x, w, b):
+            a.attach_grad()
+        with autograd.record():
+            y = nd.Convolution(x, w, b, num_filter=32, **kw)
+            loss = (y * y).sum()
+        loss.backward()
+        return [a.asnumpy() for a in (y, x.grad, w.grad, b.grad)]
+
+    fast32, fast64 = grads(np.float32), grads(np.float64)
+    for k, v in _FORCED["plain"].items():
+        monkeypatch.setattr(_conv_mod, k, v)
+    plain32, plain64 = grads(np.float32), grads(np.float64)
+    for f, p in zip(fast64, plain64):
+        np.testing.assert_allclose(f, p, rtol=1e-12, atol=1e-12)
+    for f, p in zip(fast32, plain32):
+        np.testing.assert_allclose(f, p, rtol=2e-5, atol=2e-5 * np.abs(p).max())
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_batchnorm_on_conv_activations(layout):
+    # BatchNorm after a convolution (NCHW, per-row dot products for the statistics and
+    # gradients; a strided input takes the general reductions): output, running
+    # statistics and all three gradients against float64 formulas
+    rng = np.random.default_rng(50)
+    x0 = rng.standard_normal((4, 16, 6, 5)) * 3 + 1
+    if layout == "strided":
+        x0 = np.ascontiguousarray(x0.transpose(0, 1, 3, 2)).transpose(0, 1, 3, 2)
+    g0 = rng.uniform(0.5, 1.5, 16)
+    b0 = rng.standard_normal(16)
+    dy = rng.standard_normal(x0.shape)
+    x = nd.array(x0)
+    if layout == "strided":   # keep the strided memory (nd.array copies)
+        x._data = np.ascontiguousarray(x0.astype(np.float32).transpose(0, 1, 3, 2)) \
+            .transpose(0, 1, 3, 2)
+        assert not x._data.flags.c_contiguous
+    gamma, beta = nd.array(g0), nd.array(b0)
+    rm, rv = nd.zeros((16,)), nd.ones((16,))
+    for a in (x, gamma, beta):
+        a.attach_grad()
+    with autograd.record():
+        y = nd.BatchNorm(x, gamma, beta, rm, rv, fix_gamma=False, eps=1e-5, momentum=0.9)
+    y.backward(nd.array(dy))
+    ax = (0, 2, 3)
+    mean = x0.mean(axis=ax, keepdims=True)
+    var = x0.var(axis=ax, keepdims=True)
+    inv = 1 / np.sqrt(var + 1e-5)
+    xhat = (x0 - mean) * inv
+    g4 = g0.reshape(1, -1, 1, 1)
+    np.testing.assert_allclose(y.asnumpy(), xhat * g4 + b0.reshape(1, -1, 1, 1),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(rm.asnumpy(), 0.1 * mean.ravel(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rv.asnumpy(), 0.9 + 0.1 * var.ravel(), rtol=1e-5)
+    n = x0.size / 16
+    dx = g4 * inv * (dy - dy.mean(axis=ax, keepdims=True)
+                     - xhat * (dy * xhat).sum(axis=ax, keepdims=True) / n)
+    np.testing.assert_allclose(x.grad.asnumpy(), dx, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gamma.grad.asnumpy(), (dy * xhat).sum(axis=ax), rtol=1e-4,
+                               atol=1e-4)
+    np.testing.assert_allclose(beta.grad.asnumpy(), dy.sum(axis=ax), rtol=1e-5, atol=1e-4)

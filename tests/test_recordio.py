@@ -170,3 +170,17 @@ def test_record_file_dataset():
     ds = mx.gluon.data.RecordFileDataset(os.path.join(DATA, "misc.rec"))
     assert len(ds) == len(PAYLOADS)
     assert [ds[i] for i in range(len(ds))] == PAYLOADS
+
+
+def test_read_idx_is_safe_across_threads():
+    from concurrent.futures import ThreadPoolExecutor
+    r = mx.recordio.MXIndexedRecordIO(os.path.join(DATA, "misc.idx"),
+                                      os.path.join(DATA, "misc.rec"), "r")
+    keys = r.keys * 50
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(r.read_idx, keys))
+    assert got == PAYLOADS * 50
+    loader = mx.gluon.data.DataLoader(mx.gluon.data.vision.ImageRecordDataset(
+        os.path.join(DATA, "images.rec"), transform=lambda d, l: (d[:5], l)),
+        batch_size=2, num_workers=2, thread_pool=True)
+    assert [l.asnumpy().tolist() for _, l in loader] == [[0.5, 1.5], [2.5]]

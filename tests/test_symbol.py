@@ -29,7 +29,8 @@ def _imports(name):
     return gluon.SymbolBlock.imports(js, ["data"], params), io
 
 
-@pytest.mark.parametrize("name", ["cnn", "mlp", "misc", "module"])
+@pytest.mark.parametrize("name", ["cnn", "mlp", "misc", "module", "layers", "groupnorm",
+                                  "lstm"])
 def test_import_predict_matches_mxnet(name):
     blk, io = _imports(name)
     y = blk(mx.nd.array(io["x"]))
@@ -76,18 +77,20 @@ def test_batchnorm_running_stats_update_as_mxnet_with_dropout_downstream():
                                    io["after_" + k], rtol=0, atol=TOL, err_msg=k)
 
 
-def test_imported_model_gradient_equals_gluon_model_gradient():
+@pytest.mark.parametrize("name", ["cnn", "lstm"])
+def test_imported_model_gradient_equals_gluon_model_gradient(name):
     """The interpreted graph is differentiable like the Gluon layers it came from."""
-    from symbol_models import build_cnn
-    js, params, io = _files("cnn")
-    net, x = build_cnn(mx)
+    import symbol_models
+    js, params, io = _files(name)
+    net, x = getattr(symbol_models, "build_" + name)(mx)
     net.collect_params().load(params, ignore_extra=False)
     blk = gluon.SymbolBlock.imports(js, ["data"], params)
     xs = mx.nd.array(x)
+    w_loss = np.random.RandomState(8).randn(*io["y_predict"].shape)
     grads = []
     for model in (net, blk):
         with autograd.record():
-            loss = (model(xs) * mx.nd.array(io["w_loss"])).sum()
+            loss = (model(xs) * mx.nd.array(w_loss)).sum()
         loss.backward()
         grads.append({k: p.grad().asnumpy() for k, p in model.collect_params().items()
                       if p.grad_req != "null"})
@@ -141,7 +144,8 @@ def test_unknown_input_name_is_an_error():
         gluon.SymbolBlock.imports(js, ["x"], params)
 
 
-@pytest.mark.parametrize("name", ["cnn", "mlp", "misc", "module"])
+@pytest.mark.parametrize("name", ["cnn", "mlp", "misc", "module", "layers", "groupnorm",
+                                  "lstm"])
 def test_tojson_reproduces_mxnet_file(name):
     js, _, _ = _files(name)
     text = open(js).read()
@@ -243,3 +247,141 @@ def test_load_json_rejects_garbage():
         mx.sym.load_json("{not json")
     with pytest.raises(MXNetError):
         mx.sym.load_json(json.dumps({"nodes": []}))
+
+
+@pytest.mark.parametrize("name", ["resnet18_v1", "resnet18_v2", "mobilenet0.25",
+                                  "mobilenetv2_0.25"])
+def test_model_zoo_graphs_match_mxnet(name):
+    """MXNet model-zoo architectures (their exported JSON): parameters inferred from the
+    input, deterministic values, outputs in predict and training mode as MXNet's."""
+    import gzip
+    from symbol_models import zoo_param_values
+    with gzip.open(os.path.join(DATA, f"zoo_{name}-symbol.json.gz"), "rt") as f:
+        s = mx.sym.load_json(f.read())
+    io = np.load(os.path.join(DATA, "zoo-io.npz"), allow_pickle=False)
+    x = mx.nd.array(io["x"])
+    blk = gluon.SymbolBlock(s, mx.sym.var("data"))
+    blk.initialize()
+    blk(x)                                   # shapes inferred from the input
+    params = blk.collect_params()
+    for k, v in zoo_param_values({k: p.shape for k, p in params.items()}).items():
+        params[k].set_data(mx.nd.array(v))
+    for mode, scope in (("predict", autograd.predict_mode), ("train", autograd.train_mode)):
+        if f"{name}_{mode}" not in io.files:   # see tools/make_symbol_fixtures.py
+            continue
+        with scope():
+            y = blk(x).asnumpy()
+        ref = io[f"{name}_{mode}"]
+        np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-5 * np.abs(ref).max(),
+                                   err_msg=mode)
+
+
+@pytest.mark.parametrize("name", ["squeezenet1.1", "densenet121", "inceptionv3", "alexnet",
+                                  "vgg11_bn"])
+def test_model_zoo_json_loads(name):
+    """Every operator and attribute of these MXNet model-zoo graphs is understood."""
+    import gzip
+    with gzip.open(os.path.join(DATA, f"zooj_{name}-symbol.json.gz"), "rt") as f:
+        text = f.read()
+    s = mx.sym.load_json(text)
+    assert s.tojson() == text
+    blk = gluon.SymbolBlock(s, mx.sym.var("data"))
+    n_bn = sum(1 for n in json.loads(text)["nodes"] if n["op"] == "BatchNorm")
+    assert len(blk.collect_params()) == len(s.list_arguments()) - 1 + 2 * n_bn
+
+
+def test_running_stats_unchanged_in_predict_mode_and_with_global_stats():
+    blk, io = _imports("cnn")
+    p = blk.collect_params()
+    before = p["cnn_batchnorm0_running_mean"].data().asnumpy().copy()
+    blk(mx.nd.array(io["x"]))
+    np.testing.assert_array_equal(p["cnn_batchnorm0_running_mean"].data().asnumpy(), before)
+    with autograd.train_mode():
+        blk(mx.nd.array(io["x"]))
+    assert np.abs(p["cnn_batchnorm0_running_mean"].data().asnumpy() - before).max() > 1e-4
+
+    x = mx.sym.var("data")
+    y = mx.sym.BatchNorm(x, use_global_stats=True, fix_gamma=False, name="bn")
+    g = gluon.SymbolBlock(y, x)
+    g.initialize()
+    with autograd.record():
+        out = g(mx.nd.array([[1.0, 2.0], [3.0, 5.0]]))
+    np.testing.assert_allclose(out.asnumpy(), [[1.0, 2.0], [3.0, 5.0]] / np.sqrt(1 + 1e-3),
+                               rtol=1e-6)
+    assert g.collect_params()["bn_moving_mean"].data().asnumpy().tolist() == [0.0, 0.0]
+
+
+def test_symbolblock_with_several_outputs():
+    x = mx.sym.var("data")
+    parts = mx.sym.split(x, num_outputs=2, axis=1, name="sp")
+    blk = gluon.SymbolBlock([parts[1] * 2, parts[0]], x)
+    a, b = blk(mx.nd.array([[1.0, 2.0]]))
+    assert a.asnumpy().tolist() == [[4.0]] and b.asnumpy().tolist() == [[1.0]]
+
+
+def test_creation_ops_as_mxnet_writes_them():
+    s = mx.sym.Group([mx.sym.zeros((2, 3)), mx.sym.ones(shape=(2,)),
+                      mx.sym.full((2,), 3.0), mx.sym.arange(0, 4)])
+    nodes = json.loads(s.tojson())["nodes"]
+    # what MXNet 1.9.1's mx.sym.zeros/ones/full/arange write
+    assert [(n["op"], n["attrs"]) for n in nodes] == [
+        ("_zeros", {"dtype": "float32", "shape": "(2, 3)"}),
+        ("_ones", {"dtype": "float32", "shape": "(2,)"}),
+        ("_full", {"dtype": "float32", "shape": "(2,)", "value": "3.0"}),
+        ("_arange", {"dtype": "float32", "infer_range": "False", "repeat": "1",
+                     "start": "0", "step": "1.0", "stop": "4"})]
+    vals = mx.sym.load_json(s.tojson()).eval()
+    assert [v.asnumpy().tolist() for v in vals] == [[[0.0] * 3] * 2, [1.0, 1.0], [3.0, 3.0],
+                                                    [0.0, 1.0, 2.0, 3.0]]
+
+
+def test_module_checkpoint_trains_with_its_softmax_output_loss():
+    """Fed with its label, SoftmaxOutput is MXNet's loss layer: backward gives
+    softmax - one_hot(label) at the logits whatever the head gradient."""
+    js, params, io = _files("module")
+    blk = gluon.SymbolBlock.imports(js, ["data", "softmax_label"], params)
+    assert "softmax_label" not in blk.collect_params().keys()
+    x, label = mx.nd.array(io["x"]), mx.nd.array([2, 0])
+    with autograd.record(train_mode=False):     # no dropout: comparable gradients
+        p = blk(x, label)
+    p.backward()
+    np.testing.assert_allclose(p.asnumpy(), io["y_predict"], atol=TOL)
+    # the same gradient through the graph cut at fc2 with an explicit cross-entropy
+    fc2 = mx.sym.load(js).get_internals()["fc2_output"]
+    cut = gluon.SymbolBlock(fc2, mx.sym.var("data"))
+    cut.collect_params().load(params, ignore_extra=True)
+    with autograd.record(train_mode=False):
+        logits = cut(x)
+        loss = -(mx.nd.log_softmax(logits) * mx.nd.one_hot(label, 3)).sum()
+    loss.backward()
+    for k in ("fc2_weight", "fc1_weight", "conv1_weight"):
+        np.testing.assert_allclose(blk.collect_params()[k].grad().asnumpy(),
+                                   cut.collect_params()[k].grad().asnumpy(),
+                                   rtol=1e-4, atol=1e-6, err_msg=k)
+
+
+def test_every_supported_op_is_an_mxnet_op():
+    """Graphs mxgrad writes use only operators MXNet 1.9.1 registers (list made by
+    tools/make_symbol_fixtures.py), under their canonical names."""
+    with open(os.path.join(DATA, "mxnet_op_names.txt")) as f:
+        mxnet_ops = set(f.read().split())
+    assert set(mx.sym.supported_ops()) <= mxnet_ops
+    from mxgrad.symbol._registry import _ALIASES
+    assert set(_ALIASES) <= mxnet_ops          # aliases too (old JSON files use them)
+
+
+def test_operator_graph_matches_mxnet_executor():
+    """~70 operators with many attribute forms (tools/make_symbol_fixtures.py: ops_graph),
+    each output as MXNet's executor computed it, with MXNet's output names and dtypes."""
+    s = mx.sym.load(os.path.join(DATA, "ops-symbol.json"))
+    io = np.load(os.path.join(DATA, "ops-io.npz"), allow_pickle=False)
+    assert s.list_outputs() == io["names"].tolist()
+    assert s.tojson() == open(os.path.join(DATA, "ops-symbol.json")).read()
+    outs = s.eval(**{k: mx.nd.array(io[k]) for k in ("a", "b", "m", "idx")})
+    assert len(outs) == len(io["names"])
+    for i, (name, o) in enumerate(zip(io["names"], outs)):
+        ref = io[f"y{i}"]
+        assert o.shape == ref.shape, name
+        assert np.dtype(o.dtype) == ref.dtype, name
+        np.testing.assert_allclose(o.asnumpy(), ref, rtol=1e-5,
+                                   atol=1e-5 * max(1.0, np.abs(ref).max()), err_msg=name)

@@ -10,12 +10,14 @@ is enough):
 Everything goes to tests/data/mxnet/image/:
 - ``rgb.png``, ``gray.png``, ``rgba.png``, ``rgb.jpg``: 6x8 images encoded by OpenCV;
 - ``expected.npz``: what MXNet's ``mx.image`` functions return on them (decoding,
-  ``imresize`` with every interpolation, crops, augmenter pipelines with seeded RNGs,
+  ``imresize`` with every interpolation, crops, rotations, augmenter pipelines with seeded RNGs,
   ``ImageIter`` and ``ImageRecordDataset`` batches);
 - ``misc.rec``/``misc.idx``: raw records written by ``MXIndexedRecordIO`` (incl. one holding
   the RecordIO magic word, which the writer splits, and ``pack``ed headers);
   ``records.json``: each record's bytes as MXNet reads them back, hex;
 - ``images.rec``/``images.idx``: three ``pack_img`` records (PNG) with labels;
+- ``det.rec``/``det.idx``: four 12x16 images with detection labels (im2rec layout) and
+  ``ImageDetIter`` batches for several augmenter settings in ``expected.npz``;
 - ``iters.json``: NDArrayIter and CSVIter batches (data, label, pad) for several settings;
 - ``x.csv``/``y.csv``: the CSVIter inputs.
 """
@@ -91,6 +93,16 @@ def image_ops(files, exp):
     exp["random_size_crop_rect"] = np.array(rect)
     exp["color_normalize"] = mx.image.color_normalize(
         srcf.copy(), mx.nd.array([100, 110, 120]), mx.nd.array([50, 60, 70])).asnumpy()
+    chw = srcf.transpose((2, 0, 1))
+    exp["imrotate_30"] = mx.image.imrotate(chw, 30).asnumpy()
+    exp["imrotate_m45_zoom_in"] = mx.image.imrotate(chw, -45, zoom_in=True).asnumpy()
+    exp["imrotate_100_zoom_out"] = mx.image.imrotate(chw, 100, zoom_out=True).asnumpy()
+    batch = mx.nd.stack(chw, chw * 0.5)
+    exp["imrotate_batch"] = mx.image.imrotate(batch, mx.nd.array([10, -70])).asnumpy()
+    np.random.seed(9)
+    exp["random_rotate_batch"] = mx.image.random_rotate(batch, (-30, 30),
+                                                        zoom_in=True).asnumpy()
+    exp["random_rotate_single"] = mx.image.random_rotate(chw, (-30, 30)).asnumpy()
     # augmenter pipelines with seeded Python and NumPy RNGs
     configs = {
         "aug_center": dict(),
@@ -211,6 +223,61 @@ def image_iters(exp):
         exp[f"{name}_meta"] = np.array([[b[0], b[3]] for b in batches])
 
 
+DET_LABELS = [
+    [4, 5, 16, 12, 0, 0.1, 0.2, 0.6, 0.7],
+    [4, 5, 16, 12, 1, 0.0, 0.0, 0.5, 0.5, 0, 0.4, 0.3, 0.9, 0.95],
+    [4, 5, 16, 12, 0, 0.25, 0.25, 0.75, 0.75],
+    [4, 5, 16, 12, 1, 0.5, 0.1, 1.0, 0.6, 1, 0.05, 0.55, 0.45, 0.95, 0, 0.3, 0.3, 0.4, 0.4],
+]
+
+DET_CASES = {
+    "det_plain": dict(batch_size=3),
+    "det_crop_mirror": dict(batch_size=2, rand_crop=1, rand_mirror=True,
+                            min_object_covered=0.5, max_attempts=200, inter_method=0),
+    "det_pad_shuffle": dict(batch_size=3, shuffle=True, rand_pad=1, rand_crop=0.5,
+                            inter_method=1, use_idx=True),
+    "det_norm_rollover": dict(batch_size=3, mean=True, std=True, rand_mirror=True,
+                              last_batch_handle="roll_over", use_idx=True),
+}
+
+
+def det_iters(exp):
+    rec, idx = os.path.join(OUT, "det.rec"), os.path.join(OUT, "det.idx")
+    rs = np.random.RandomState(2)
+    w = mx.recordio.MXIndexedRecordIO(idx, rec, "w")
+    for i, label in enumerate(DET_LABELS):
+        img = rs.randint(0, 256, size=(12, 16, 3)).astype(np.uint8)
+        w.write_idx(i, mx.recordio.pack_img(mx.recordio.IRHeader(0, label, i, 0), img,
+                                            quality=3, img_fmt=".png"))
+    w.close()
+    for name, kw in DET_CASES.items():
+        kw = dict(kw)
+        if kw.pop("use_idx", False):
+            kw["path_imgidx"] = idx
+        random.seed(4)
+        np.random.seed(4)
+        it = mx.image.ImageDetIter(data_shape=(3, 8, 8), path_imgrec=rec, **kw)
+        exp[f"{name}_label_shape"] = np.array(it.provide_label[0][1])
+        batches = _collect(it)
+        exp[f"{name}_data"] = np.stack([b[1] for b in batches])
+        exp[f"{name}_label"] = np.stack([b[2] for b in batches])
+        exp[f"{name}_meta"] = np.array([[b[0], b[3]] for b in batches])
+    augs = mx.image.CreateDetAugmenter((3, 8, 8), resize=10, rand_crop=0.5, rand_pad=0.5,
+                                       rand_mirror=True, brightness=0.1, hue=0.1,
+                                       pca_noise=0.1, rand_gray=0.1, mean=True, std=True,
+                                       min_object_covered=[0.1, 0.5])
+    exp["det_augs_dumps"] = np.array([json.dumps(a.dumps()) for a in augs])
+
+
+def _collect(it):
+    batches = []
+    for epoch in range(3):
+        for b in it:
+            batches.append((epoch, b.data[0].asnumpy(), b.label[0].asnumpy(), b.pad))
+        it.reset()
+    return batches
+
+
 def nd_iters():
     out = {}
     x = np.arange(7 * 2).reshape(7, 2).astype(np.float32)
@@ -293,6 +360,7 @@ def main():
     image_ops(files, exp)
     recordio_files(files, exp)
     image_iters(exp)
+    det_iters(exp)
     nd_iters()
     np.savez_compressed(os.path.join(OUT, "expected.npz"), **exp)
     print("wrote", sorted(os.listdir(OUT)), file=sys.stderr)

@@ -25,7 +25,8 @@ from mxnet.gluon import nn
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "data", "mxnet", "symbol")
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
-from symbol_models import BUILDERS, set_running_stats  # noqa: E402
+from symbol_models import (BUILDERS, build_groupnorm, build_lstm, set_running_stats, ZOO, zoo_param_values,  # noqa: E402
+                           zoo_input)
 
 
 def module_style():
@@ -92,11 +93,135 @@ def export_model(name, build, int_input=False):
     np.savez(os.path.join(OUT, name + "-io.npz"), **res)
 
 
+def zoo_fixtures():
+    """Model-zoo architectures (classes=10): the exported JSON only (gzipped, the
+    weights would be MBs), run by MXNet with deterministic parameters
+    (symbol_models.zoo_param_values) on a 16x16 batch: zoo-io.npz holds x and
+    <name>_predict outputs (and mobilenet0.25_train)."""
+    import gzip
+    from mxnet.gluon.model_zoo import vision
+    x = zoo_input()
+    res = {"x": x}
+    for name in ZOO:
+        net = vision.get_model(name, classes=10)
+        net.initialize()
+        net.hybridize()
+        net(mx.nd.array(x))
+        tmp = os.path.join(OUT, "_tmp_zoo")
+        net.export(tmp)
+        os.remove(tmp + "-0000.params")
+        with open(tmp + "-symbol.json", "rb") as f:
+            text = f.read()
+        os.remove(tmp + "-symbol.json")
+        with gzip.GzipFile(os.path.join(OUT, f"zoo_{name}-symbol.json.gz"), "wb",
+                           mtime=0) as f:
+            f.write(text)
+        sym = mx.sym.load_json(text.decode())
+        blk = gluon.SymbolBlock(sym, mx.sym.var("data"))
+        blk.initialize()
+        blk(mx.nd.array(x))
+        shapes = {k: p.shape for k, p in blk.collect_params().items()}
+        for k, v in zoo_param_values(shapes).items():
+            blk.collect_params()[k].set_data(mx.nd.array(v))
+        res[name + "_predict"] = blk(mx.nd.array(x)).asnumpy()
+        if name == "mobilenet0.25":
+            # training mode (batch statistics of 2 samples, down to 1x1 maps) amplifies
+            # float32 rounding differences layer after layer in the deeper ResNets and
+            # MobileNetV2 (relative 1e-6 at the input, O(1) at the output); this one
+            # stays well conditioned
+            with autograd.train_mode():
+                res[name + "_train"] = blk(mx.nd.array(x)).asnumpy()
+    np.savez(os.path.join(OUT, "zoo-io.npz"), **res)
+
+
+ZOO_JSON_ONLY = ("squeezenet1.1", "densenet121", "inceptionv3", "alexnet", "vgg11_bn")
+
+
+def zoo_json_only():
+    """More model-zoo architectures as Symbol JSON only (their 224x224 inputs are too slow
+    to run in the tests): mxgrad must load every operator and attribute."""
+    import gzip
+    from mxnet.gluon.model_zoo import vision
+    for name in ZOO_JSON_ONLY:
+        net = vision.get_model(name, classes=10)
+        net.hybridize()
+        text = net(mx.sym.var("data")).tojson().encode()
+        with gzip.GzipFile(os.path.join(OUT, f"zooj_{name}-symbol.json.gz"), "wb",
+                           mtime=0) as f:
+            f.write(text)
+
+
+def op_names():
+    """The names of all operators MXNet 1.9.1 registers (mxnet_op_names.txt)."""
+    import ctypes
+    from mxnet.base import _LIB, py_str
+    plist = ctypes.POINTER(ctypes.c_char_p)()
+    size = ctypes.c_uint()
+    _LIB.MXListAllOpNames(ctypes.byref(size), ctypes.byref(plist))
+    names = sorted(set(py_str(plist[i]) for i in range(size.value)))
+    with open(os.path.join(OUT, "mxnet_op_names.txt"), "w") as f:
+        f.write("\n".join(names) + "\n")
+
+
+def ops_graph():
+    """One mx.sym graph with many operators and attribute forms (ops-symbol.json), run by
+    MXNet's executor on fixed inputs: ops-io.npz holds the inputs a, b, m, idx, every
+    output y<i> and MXNet's output names."""
+    S = mx.sym
+    a, b = S.var("a"), S.var("b")          # (2, 3, 4)
+    m = S.var("m")                         # (3, 4) matrix
+    idx = S.var("idx")                     # (2,) integer-valued
+    outs = [
+        S.slice_axis(a, axis=2, begin=1, end=3), S.split(a, num_outputs=3, axis=1)[1],
+        S.pad(S.reshape(a, shape=(1, 2, 3, 4)), mode="constant", pad_width=(0, 0, 0, 0, 1, 1, 2, 0), constant_value=0.5),
+        S.tile(a, reps=(1, 2, 1)), S.repeat(a, repeats=2, axis=0), S.reverse(a, axis=1),
+        S.squeeze(S.expand_dims(a, axis=0)), S.swapaxes(a, dim1=0, dim2=2), S.broadcast_to(S.slice_axis(a, axis=0, begin=0, end=1), shape=(3, 3, 4)),
+        S.take(m, idx), S.pick(a, S.argmax(b, axis=1), axis=1),
+        S.one_hot(idx, depth=5), S.where(a > 0, a, b), S.dot(S.reshape(a, shape=(6, 4)), m, transpose_b=True),
+        S.batch_dot(a, b, transpose_b=True), S.topk(a, k=2, axis=-1, ret_typ="value"), S.argmax(a, axis=1),
+        S.sort(a, axis=2, is_ascend=False), S.norm(a, ord=2, axis=1), S.max(a, axis=(0, 2)), S.min(a, axis=1, keepdims=True),
+        S.prod(a, axis=2), S.Cast(a, dtype="float64"), S.BlockGrad(a), S.stack(a, b, axis=1), S.add_n(a, b, a),
+        S.slice(a, begin=(0, 1, None), end=(2, 3, None), step=(1, 1, 2)), S.depth_to_space(S.reshape(a, shape=(1, 4, 2, 3)), block_size=2),
+        S.space_to_depth(S.reshape(a, shape=(1, 1, 4, 6)), block_size=2), S.softmin(a, axis=1), S.SoftmaxActivation(S.reshape(a, shape=(2, 12))),
+        S.hard_sigmoid(a, alpha=0.3, beta=0.4), S.smooth_l1(a, scalar=2.0), S.broadcast_like(S.slice_axis(a, axis=1, begin=0, end=1), b),
+        S.reshape_like(S.reshape(a, shape=(24,)), b), S.slice_like(a, S.slice_axis(b, axis=2, begin=0, end=2)), S.zeros_like(a) + S.ones_like(b), S.argmax_channel(m),
+        S.gather_nd(m, S.stack(idx, idx, axis=0)), S.sum(a, axis=1, exclude=True), S.mean(a, axis=(1,), keepdims=True),
+        S.Reshape(a, shape=(-1, 0), reverse=True), S.Reshape(a, shape=(-3, -2)), S.Flatten(a), S.transpose(a),
+        S.Activation(a, act_type="softrelu"), S.LeakyReLU(a, act_type="rrelu"), S.LeakyReLU(a, act_type="elu", slope=0.3),
+        S.clip(a, a_min=-0.5, a_max=0.5), S.broadcast_maximum(a, S.slice_axis(b, axis=2, begin=0, end=1)),
+        S.broadcast_power(S.abs(a) + 0.5, S.slice_axis(b, axis=0, begin=0, end=1)), S.broadcast_hypot(a, b), S.hypot(a, b) if hasattr(S, "hypot") else a,
+        S.maximum(a, b), S.minimum(a, 0.2), S.power(S.abs(a) + 0.1, 1.5), 3.0 ** S.tanh(a), a % 0.7, (a >= b) + (a != 0.3) + (a < b) + (a <= 0.1),
+        S.log_softmax(a, axis=1, temperature=2.0), S.softmax(a, axis=0, temperature=0.5), S.erf(a), S.sign(a), S.round(a * 3), S.floor(a), S.ceil(a),
+        S.square(a), S.rsqrt(S.abs(a) + 1), S.reciprocal(S.abs(a) + 1), S.log1p(S.abs(a)), S.expm1(a), S.cbrt(a), S.sinh(a), S.arctan(a),
+    ]
+    g = S.Group(outs)
+    rs = np.random.RandomState(9)
+    vals = {"a": rs.randn(2, 3, 4).astype("float32"), "b": rs.randn(2, 3, 4).astype("float32"),
+            "m": rs.randn(3, 4).astype("float32"), "idx": np.array([2, 0], dtype="float32")}
+    ex = g.bind(mx.cpu(), {k: mx.nd.array(v) for k, v in vals.items()})
+    res = ex.forward()
+    out = dict(vals)
+    for i, r in enumerate(res):
+        out[f"y{i}"] = r.asnumpy()
+    out["names"] = np.array(g.list_outputs())
+    for i, name in enumerate(g.list_outputs()):
+        if name.endswith("_mask"):   # rrelu's mask: MXNet leaves it unwritten in predict
+            out[f"y{i}"] = np.zeros_like(out[f"y{i}"])
+    g.save(os.path.join(OUT, "ops-symbol.json"))
+    np.savez(os.path.join(OUT, "ops-io.npz"), **out)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name, build in BUILDERS.items():
         export_model(name, build)
+    export_model("groupnorm", build_groupnorm)
+    export_model("lstm", build_lstm)
     module_style()
+    zoo_fixtures()
+    zoo_json_only()
+    op_names()
+    ops_graph()
     for f in sorted(os.listdir(OUT)):
         print(f, os.path.getsize(os.path.join(OUT, f)))
 

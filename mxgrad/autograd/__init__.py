@@ -24,3 +24,7 @@ __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_
            "set_recording", "set_training", "mark_variables", "backward", "grad",
            "get_symbol", "Node", "Leaf", "set_debug", "is_debug", "NonFiniteError", "forward_ad", "functional", "Function", "function",
            "once_differentiable", "FunctionCtx", "AutogradContext", "CustomFunction"]
+# MXNet's autograd module has no __all__, so ``from mxnet.autograd import *`` also gave its
+# importers NDArray; MXNet's own tests rely on it.
+__all__ += ["NDArray"]
+from ..ndarray.ndarray import NDArray  # noqa: E402

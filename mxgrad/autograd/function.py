@@ -67,6 +67,7 @@ from ..ndarray.ndarray import NDArray, wrap
 from . import forward_ad as _fwad
 from .graph import Leaf, Node
 from .scope import _Scope, state
+from ..ops._apply import fit_gradient, make_node
 
 __all__ = ["Function", "function", "once_differentiable", "FunctionCtx", "AutogradContext",
            "CustomFunction"]
@@ -205,7 +206,11 @@ class _Hooks:
             res = fn(gi, go)
             if res is not None:
                 gi = self._check(res, len(gi), "hook")
-        return [None if g is None else (g if cg else g._data) for g in gi]
+        metas = node.metas
+        res = [None if g is None else (g if cg else g._data) for g in gi]
+        return [g if g is None or metas[i] is None else
+                fit_gradient(g, metas[i], f"a hook of Function '{self.name}'", f"input {i}", cg)
+                for i, g in enumerate(res)]
 
 
 # ------------------------------------------------------------------------ context
@@ -606,7 +611,8 @@ class _FnOp:
             if g is None or not needs[j]:
                 res.append(None)
                 continue
-            res.append(_fit(g, imetas[j], name, argnames[i]))
+            res.append(fit_gradient(g, imetas[j], f"Function '{name}'",
+                                    f"argument '{argnames[i]}'", True, float_only=True))
         for i in range(self.nargs):
             if grads[i] is not None and i not in self.arr_pos:
                 raise DTypeError(
@@ -631,13 +637,7 @@ def _normalize_grads(raw, nargs, argnames, name, style):
                                  f"{list(argnames)})")
             out[pos] = g
         raw = out
-    if raw is None or isinstance(raw, (NDArray, np.ndarray)):
-        raw = (raw,)
-    elif isinstance(raw, (tuple, list)):
-        raw = tuple(raw)
-    else:
-        raise DTypeError(f"Function '{name}': backward must return NDArrays (or None), one "
-                         f"per forward argument, got a {type(raw).__name__}")
+    raw = _as_results(raw, name, "backward", "forward argument")
     n = len(raw)
     if n < nargs or any(g is not None for g in raw[nargs:]):
         raise StateError(f"Function '{name}': backward returned {n} gradient"
@@ -647,41 +647,21 @@ def _normalize_grads(raw, nargs, argnames, name, style):
     return raw[:nargs]
 
 
+def _as_results(raw, name, rule, per):
+    """What a backward or jvp returned, as a tuple (a single array or None: one entry)."""
+    if raw is None or isinstance(raw, (NDArray, np.ndarray)):
+        return (raw,)
+    if isinstance(raw, (tuple, list)):
+        return tuple(raw)
+    raise DTypeError(f"Function '{name}': {rule} must return NDArrays (or None), one per "
+                     f"{per}, got a {type(raw).__name__}")
+
+
 def _index_of_name(key, names) -> int:
     for i, n in enumerate(names):
         if n == key:
             return i
     return -1
-
-
-def _fit(g, meta, name, argname):
-    """Check a returned gradient against its input: type, dtype, shape (sum down a
-    broadcast gradient)."""
-    if isinstance(g, np.ndarray):
-        g = wrap(g if g.ndim else g.reshape(1))
-    elif not isinstance(g, NDArray):
-        raise DTypeError(f"Function '{name}': backward returned a {type(g).__name__} as the "
-                         f"gradient of argument '{argname}'; return an NDArray or None")
-    shape, dtype = meta
-    gd = g._data
-    if gd.dtype.kind != "f" and dtype.kind == "f":
-        raise DTypeError(f"Function '{name}': the gradient of argument '{argname}' has dtype "
-                         f"{gd.dtype} but the argument has dtype {dtype}; return a "
-                         f"floating-point gradient")
-    if gd.shape != shape:
-        try:
-            ok = np.broadcast_shapes(shape, gd.shape) == gd.shape
-        except ValueError:
-            ok = False
-        if not ok:
-            raise ShapeError(f"Function '{name}': backward returned a gradient of shape "
-                             f"{gd.shape} for argument '{argname}' of shape {shape}; return "
-                             f"a gradient of the argument's shape")
-        from ..ops.reduce import sum_to
-        g = sum_to(g, shape)
-    if g._data.dtype != dtype:
-        g = g.astype(dtype)
-    return g
 
 
 class _OnceOp:
@@ -714,8 +694,8 @@ def _guard_once(g, node, gouts, fname):
             metas.append((go._data.shape, go._data.dtype))
     out = wrap(g._data)
     if parents:
-        out._node = Node(_OnceOp(fname), tuple(parents), (), (), tuple(metas), None, None,
-                         None)
+        make_node(_OnceOp(fname), (out,), parents=tuple(parents), metas=tuple(metas),
+                  saved=(), vers=())
     return out
 
 
@@ -827,8 +807,45 @@ def _describe(out):
 
 
 def _run(spec, ctx, flat, npos, kwkeys, names):
-    """Run one call: forward with recording off, then record the node."""
+    """Run one call: forward with recording off, then record the node.
+
+    Phases: scan the inputs (which are arrays, in a graph, carry tangents), decide
+    recording, run forward on the primal values, check its outputs, and, only when
+    recording or forwarding tangents: separate outputs that alias inputs, pack the saved
+    values, run jvp, build the node."""
     name = spec.name
+    arr_pos, vers0, has_tan, any_node = _scan_inputs(flat)
+    if has_tan and spec.jvp is None:
+        raise _fwad.ForwardModeError(
+            f"Function '{name}' has no jvp, so forward-mode tangents cannot pass through it; "
+            f"define jvp(ctx, *tangents) (PyTorch style) or use reverse mode")
+    rec = any_node and state.recording
+    # as in PyTorch: whether an input requires a gradient, recording or not
+    needs = [False] * len(flat)
+    if any_node:
+        for i in arr_pos:
+            needs[i] = flat[i]._node is not None
+    call_args, views = _primal_args(flat, arr_pos) if has_tan else (flat, None)
+    out = _call_forward(spec, ctx, call_args, npos, kwkeys, names, needs, rec)
+    outs, dirty_pos, nondiff = _check_outputs(ctx, out, flat, arr_pos, vers0, views, name)
+    if not rec and not has_tan:
+        return out
+    outs_orig = list(outs)
+    _unalias(outs, flat, dirty_pos, nondiff)
+    packed = _pack(ctx, flat, outs, outs_orig, dirty_pos)
+    ctx._fn_to_save = None
+    ctx._fn_packed = packed
+    if has_tan:
+        _forward_mode(spec, ctx, flat, outs, nondiff, name)
+    if rec:
+        _record(spec, ctx, flat, arr_pos, outs, nondiff, packed, name)
+    if isinstance(out, NDArray):
+        return outs[0]
+    return list(outs) if isinstance(out, list) else tuple(outs)
+
+
+def _scan_inputs(flat):
+    """(positions of the array arguments, their versions, any tangent?, any in a graph?)"""
     arr_pos, vers0 = [], []
     has_tan = any_node = False
     for i, a in enumerate(flat):
@@ -839,46 +856,27 @@ def _run(spec, ctx, flat, npos, kwkeys, names):
                 has_tan = True
             if a._node is not None:
                 any_node = True
-    arr_pos = tuple(arr_pos)
-    if has_tan and spec.jvp is None:
-        raise _fwad.ForwardModeError(
-            f"Function '{name}' has no jvp, so forward-mode tangents cannot pass through it; "
-            f"define jvp(ctx, *tangents) (PyTorch style) or use reverse mode")
-    rec = any_node and state.recording
-    if rec:
-        needs = [False] * len(flat)
-        parents, metas = [], []
-        for i in arr_pos:
-            a = flat[i]
-            if a._node is None:
-                parents.append(None)
-                metas.append(None)
-            else:
-                needs[i] = True
-                parents.append((a._node, a._oidx))
-                metas.append((a._data.shape, a._data.dtype))
-        parents, metas = tuple(parents), tuple(metas)
-    else:  # as in PyTorch: whether the input requires a gradient, recording or not
-        needs = [False] * len(flat)
-        if any_node:
-            for i in arr_pos:
-                needs[i] = flat[i]._node is not None
-    call_args = flat
-    views = None
-    if has_tan:  # forward sees the primal values only
-        call_args = list(flat)
-        views = {}
-        for i in arr_pos:
-            a = flat[i]
-            if a._tan is not None:
-                v = wrap(a._data, a._node, a._oidx)
-                v._ver = a._ver
-                views[id(v)] = a
-                call_args[i] = v
-        call_args = tuple(call_args)
+    return tuple(arr_pos), vers0, has_tan, any_node
 
-    # fresh per-call state on the context
-    ctx._fn_name = ctx._fn_name if spec.style == "mxnet" else name
+
+def _primal_args(flat, arr_pos):
+    """The arguments forward sees when tangents are live: the primal values only, as
+    views that remember (``views``: id -> original) which input they stand for."""
+    call_args = list(flat)
+    views = {}
+    for i in arr_pos:
+        a = flat[i]
+        if a._tan is not None:
+            v = wrap(a._data, a._node, a._oidx)
+            v._ver = a._ver
+            views[id(v)] = a
+            call_args[i] = v
+    return tuple(call_args), views
+
+
+def _call_forward(spec, ctx, call_args, npos, kwkeys, names, needs, rec):
+    """Give the context its fresh per-call state and run forward with recording off."""
+    ctx._fn_name = ctx._fn_name if spec.style == "mxnet" else spec.name
     ctx._fn_argnames = names
     ctx._fn_needs = _Named(needs, names)
     ctx._fn_recording = rec
@@ -888,12 +886,16 @@ def _run(spec, ctx, flat, npos, kwkeys, names):
     ctx._fn_phase = _FWD
     try:
         with _Scope(False, None):
-            out = spec.call_forward(ctx, call_args, npos, kwkeys)
+            return spec.call_forward(ctx, call_args, npos, kwkeys)
     finally:
         ctx._fn_phase = _DONE
         ctx._fn_args = None
 
-    # ----- outputs
+
+def _check_outputs(ctx, out, flat, arr_pos, vers0, views, name):
+    """Check what forward returned and what it marked; bump the version of inputs it
+    modified in place. Returns (outputs as a list, dirty input positions, positions of
+    non-differentiable outputs)."""
     if isinstance(out, NDArray):
         outs = [out]
     elif isinstance(out, (tuple, list)) and out and all(isinstance(o, NDArray) for o in out):
@@ -931,10 +933,12 @@ def _run(spec, ctx, flat, npos, kwkeys, names):
             raise StateError(f"Function '{name}': mark_non_differentiable got an array that "
                              f"is not an output of forward; mark only returned arrays")
         nondiff.add(k)
-    if not rec and not has_tan:
-        return out
+    return outs, dirty_pos, nondiff
 
-    # ----- aliases: an output that is an (unmodified) input, or repeated, is a new array
+
+def _unalias(outs, flat, dirty_pos, nondiff):
+    """An output that is an (unmodified) input, or repeated, becomes a new array; an
+    output of a non-float dtype is not differentiable."""
     outs_orig = list(outs)
     for k, o in enumerate(outs_orig):
         pos = _index_of(o, flat)
@@ -944,55 +948,40 @@ def _run(spec, ctx, flat, npos, kwkeys, names):
             outs[k] = a
         if o._data.dtype.kind != "f":
             nondiff.add(k)
-    packed = _pack(ctx, flat, outs, outs_orig, dirty_pos)
-    ctx._fn_to_save = None
-    ctx._fn_packed = packed
 
-    # ----- forward mode
-    if has_tan:
-        tangents = tuple(a._tan if isinstance(a, NDArray) else None for a in flat)
-        ctx._fn_phase = _JVP
-        try:
-            tout = spec.jvp(ctx, *tangents)
-        finally:
-            ctx._fn_phase = _DONE
-            ctx._fn_for_fwd = None
-        _set_tangents(tout, outs, nondiff, name)
 
-    # ----- the node
+def _forward_mode(spec, ctx, flat, outs, nondiff, name):
+    """Run the function's jvp on the inputs' tangents and give the outputs theirs."""
+    tangents = tuple(a._tan if isinstance(a, NDArray) else None for a in flat)
+    ctx._fn_phase = _JVP
+    try:
+        tout = spec.jvp(ctx, *tangents)
+    finally:
+        ctx._fn_phase = _DONE
+        ctx._fn_for_fwd = None
+    _set_tangents(tout, outs, nondiff, name)
+
+
+def _record(spec, ctx, flat, arr_pos, outs, nondiff, packed, name):
+    """Build the call's node (unless no output is differentiable); the packed saved
+    values live in ``node.out``."""
     nout = len(outs)
-    if rec and len(nondiff) < nout:
-        op = _FnOp(_Name(name), nout, ctx, spec, arr_pos, len(flat), frozenset(nondiff))
-        node = Node(op, parents, (), (), metas, packed, None, None)
-        node.outmetas = tuple((o._data.shape, o._data.dtype) for o in outs)
-        node.metadata = ctx.metadata
-        node.hooks = ctx._fn_hooks
-        for k, o in enumerate(outs):
-            if k in nondiff:
-                o._node = None
-            else:
-                o._node = node
-                o._oidx = k
-        ctx._fn_noderef = weakref.ref(node)
-        ctx._fn_packed = None
-    else:
+    if len(nondiff) >= nout:
         for k in nondiff:
-            if rec:
-                outs[k]._node = None
-    if isinstance(out, NDArray):
-        return outs[0]
-    return list(outs) if isinstance(out, list) else tuple(outs)
+            outs[k]._node = None
+        return
+    op = _FnOp(_Name(name), nout, ctx, spec, arr_pos, len(flat), frozenset(nondiff))
+    node = make_node(op, outs, inputs=[flat[i] for i in arr_pos], out=packed, saved=(),
+                     vers=(), outmetas=True, skip=nondiff)
+    node.metadata = ctx.metadata
+    node.hooks = ctx._fn_hooks
+    ctx._fn_noderef = weakref.ref(node)
+    ctx._fn_packed = None
 
 
 def _set_tangents(tout, outs, nondiff, name):
     from ..ops.reduce import broadcast_to
-    if tout is None or isinstance(tout, NDArray):
-        tout = (tout,)
-    elif isinstance(tout, (tuple, list)):
-        tout = tuple(tout)
-    else:
-        raise DTypeError(f"Function '{name}': jvp must return NDArrays (or None), one per "
-                         f"output, got a {type(tout).__name__}")
+    tout = _as_results(tout, name, "jvp", "output")
     n = len(outs)
     if len(tout) < n or any(t is not None for t in tout[n:]):
         raise StateError(f"Function '{name}': jvp returned {len(tout)} tangents but forward "
@@ -1316,3 +1305,22 @@ def once_differentiable(fn: Callable) -> Callable:
             return fn(ctx, *args)
     wrapper._mx_once_differentiable = True
     return wrapper
+
+
+def _grad_fn(self):
+    """The graph node that produced this array (PyTorch's ``y.grad_fn``): a custom
+    Function's ctx, a built-in op's node, or None for variables and constants.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.ones((1,)); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x.exp()
+    >>> y.grad_fn.name
+    'exp'
+    """
+    return Function.grad_fn(self)
+
+
+NDArray.grad_fn = property(_grad_fn)  # the NDArray class does not import this module

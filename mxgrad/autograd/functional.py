@@ -280,7 +280,7 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False,
                    retain_graph=None, need_reach=False):
     """``autograd.grad`` that skips outputs outside the graph and, with ``need_reach``,
     returns None for inputs no output reaches (PyTorch's ``allow_unused``)."""
-    from .graph import grad
+    from .graph import grad_impl
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     heads, hgrads = [], []
@@ -295,8 +295,8 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False,
         reach = set()
         for h in heads:
             reach |= _reached(h, inputs)
-    res = grad(heads, list(inputs), hgrads, retain_graph=retain_graph,
-               create_graph=create_graph, train_mode=state.training)
+    res = grad_impl(heads, list(inputs), hgrads, retain_graph, create_graph, state.training,
+                link=False)   # PyTorch's semantics: strict mode sees independence
     if reach is not None:
         res = [g if j in reach else None for j, g in enumerate(res)]
     return tuple(res)

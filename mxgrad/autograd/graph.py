@@ -2,8 +2,14 @@
 
 Ownership runs one way: an output NDArray holds its :class:`Node`, a node holds its
 parents' nodes and exactly the values its rule saved; a variable's :class:`Leaf` holds
-the gradient buffer. Nothing global, no reference cycles, so dropping the outputs frees
-the graph at once.
+the gradient buffer. No reference cycles, so dropping the outputs frees the graph at
+once. The one piece of global state is the table of ``grad_req='null'`` buffers (by
+weak reference: an entry goes with its array).
+
+This module is the engine: it imports nothing above the NDArray class and the scopes.
+A node's op is anything with ``name``, ``nout`` and ``backward(node, gouts, needs,
+create_graph)`` returning one gradient per input already fitted to that input's shape
+and dtype (built-in ops: :class:`mxgrad.ops._core.Op`; custom Functions).
 
 Backward is iterative: nodes are visited newest first (a node is always newer than its
 inputs, so this is a topological order) from a heap, each node's saved values are
@@ -16,13 +22,13 @@ import heapq
 import itertools
 import sys
 import weakref
-from typing import List, Optional, Sequence, Union
+from typing import Callable, List, Optional, Sequence, Union
 
 import numpy as np
 
 from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
 from ..ndarray.ndarray import NDArray, wrap
-from .scope import state, _Scope
+from .scope import _Scope, state
 
 __all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol", "set_debug",
            "is_debug", "NonFiniteError"]
@@ -35,9 +41,8 @@ _debug = [False]  # debug mode: creation stacks on nodes, NaN/Inf checks (see se
 # that borrow references) reuse is switched off and every buffer is copied.
 REUSE_BUFFERS = sys.implementation.name == "cpython" and (3, 8) <= sys.version_info[:2] <= (3, 13)
 _getrefcount = sys.getrefcount if REUSE_BUFFERS else (lambda obj: 1 << 30)
-_fit_gradient = [None]
 _FREED = ("freed",)
-_GRAD_REQS = ("write", "add", "null")
+GRAD_REQS = ("write", "add", "null")
 # buffers of grad_req='null' variables, by id (NDArray's == is elementwise, so no
 # WeakKeyDictionary); entries vanish with their array
 _null_grads: dict = {}
@@ -170,7 +175,7 @@ def check_finite(node, arrays, where: str) -> None:
 
 # --------------------------------------------------------------------- variables
 def mark_variable(var: NDArray, grad_buf: NDArray, req: str) -> None:
-    if req not in _GRAD_REQS:
+    if req not in GRAD_REQS:
         raise StateError(f"unknown grad_req {req!r}; use one of 'write', 'add', 'null'")
     if not isinstance(grad_buf, NDArray):
         raise DTypeError(f"the gradient buffer must be an NDArray, got {type(grad_buf).__name__}")
@@ -237,7 +242,7 @@ def mark_variables(variables: Union[NDArray, Sequence[NDArray]],
         if not isinstance(v, NDArray):
             raise DTypeError(f"mark_variables takes NDArrays, got {type(v).__name__}")
     for req in grad_reqs:
-        if req not in _GRAD_REQS:
+        if req not in GRAD_REQS:
             raise StateError(f"unknown grad_req {req!r}; use one of 'write', 'add', 'null'")
     for v, g, r in zip(variables, gradients, grad_reqs):
         mark_variable(v, g, r)
@@ -295,32 +300,32 @@ def _seed(heads, head_grads, create_graph):
 def _discover(seeds):
     """Visit the reachable graph: check it is intact and its saved values unchanged.
 
-    Returns the reached nodes and leaves. Raises before anything is modified."""
+    Returns (the reached leaves, every reached node and leaf). Raises before anything is
+    modified."""
     seen = set()
-    stack = [s[0] for s in seeds]
-    nodes, leaves = [], []
+    stack = []
+    for s in seeds:
+        if s[0] not in seen:
+            seen.add(s[0])
+            stack.append(s[0])
+    leaves = []
+    add, push, pop = seen.add, stack.append, stack.pop
+    freed = _FREED
     while stack:
-        n = stack.pop()
-        if n in seen:
-            continue
-        seen.add(n)
+        n = pop()
         if type(n) is Leaf:
             leaves.append(n)
             continue
-        if n.saved is _FREED:
-            raise GraphError(
-                f"the graph through op '{n.op.name}' was freed by an earlier backward. To "
-                f"differentiate the same graph twice, pass retain_graph=True to the first "
-                f"backward (or record the forward pass again)")
         saved = n.saved
         if saved:
-            for i, a in enumerate(saved):
-                if a is not None and a._ver[0] != n.vers[i]:
-                    raise InPlaceError(
-                        f"input {i} of op '{n.op.name}' (shape {a.shape}) was modified in "
-                        f"place after the op saved it for backward (version {n.vers[i]} -> "
-                        f"{a._ver[0]}); its gradient would be wrong. Write to a copy instead "
-                        f"(x = x + 1 rather than x += 1) or recompute the forward pass")
+            if saved is freed:
+                raise GraphError(
+                    f"the graph through op '{n.op.name}' was freed by an earlier backward. "
+                    f"To differentiate the same graph twice, pass retain_graph=True to the "
+                    f"first backward (or record the forward pass again)")
+            for a, v in zip(saved, n.vers):
+                if a is not None and a._ver[0] != v:
+                    _stale_input(n, a, v)
         if n.outvers:
             for box, v in n.outvers:
                 if box[0] != v:
@@ -329,9 +334,19 @@ def _discover(seeds):
                         f"saved for backward; its gradient would be wrong. Write to a copy "
                         f"instead or recompute the forward pass")
         for p in n.parents:
-            if p is not None:
-                stack.append(p[0])
-    return nodes, leaves, seen
+            if p is not None and p[0] not in seen:
+                add(p[0])
+                push(p[0])
+    return leaves, seen
+
+
+def _stale_input(n, a, v):
+    i = next(k for k, b in enumerate(n.saved) if b is a)
+    raise InPlaceError(
+        f"input {i} of op '{n.op.name}' (shape {a.shape}) was modified in place after the op "
+        f"saved it for backward (version {v} -> {a._ver[0]}); its gradient would be wrong. "
+        f"Write to a copy instead (x = x + 1 rather than x += 1) or recompute the forward "
+        f"pass")
 
 
 def _needed(seen, targets):
@@ -348,11 +363,9 @@ def _needed(seen, targets):
 
 
 def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
-    """Run the backward walk; return ({leaf: gradient}, {captured node: gradients})."""
-    fit_gradient = _fit_gradient[0]
-    if fit_gradient is None:  # ops._core imports this module: bind on first use
-        from ..ops._core import fit_gradient
-        _fit_gradient[0] = fit_gradient
+    """Run the backward walk; return ({leaf: gradient}, {captured node: gradients}).
+
+    Each op's ``backward`` returns gradients of its inputs' shapes and dtypes."""
     acc, heap = {}, []
     push, pop = heapq.heappush, heapq.heappop
     for node, oidx, g in seeds:
@@ -365,9 +378,11 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
     captured = {}
     owned = set()  # (node, output index) slots holding a sum we allocated: add in place
     freed = _FREED
+    debug = _debug[0]
+    acc_get, acc_pop = acc.get, acc.pop
     while heap:
         node = pop(heap)[1]
-        gouts = acc.pop(node)
+        gouts = acc_pop(node)
         if capture is not None and node in capture:
             captured[node] = list(gouts)  # a second holder: rules must not reuse them
         if type(node) is Leaf:
@@ -386,18 +401,14 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
         grads = node.op.backward(node, gouts, needs, create_graph)
         if hooks is not None:
             grads = hooks.run_post(node, grads, gouts)
-        if _debug[0]:
+        if debug:
             check_finite(node, grads, "backward (gradient of an input)")
-        metas = node.metas
         i = 0
         for g in grads:
             if g is not None and needs[i]:
-                shape, dtype = metas[i]
-                if g.shape != shape or g.dtype != dtype:
-                    g = fit_gradient(g, metas[i], node, i, create_graph)
                 p = parents[i]
                 pnode = p[0]
-                slot = acc.get(pnode)
+                slot = acc_get(pnode)
                 if slot is None:
                     slot = acc[pnode] = [None] * (1 if type(pnode) is Leaf else pnode.op.nout)
                     push(heap, (-pnode.seq, pnode))
@@ -466,7 +477,7 @@ def backward(heads, head_grads=None, retain_graph: Optional[bool] = None,
     if head_grads is not None and len(heads) == 1 and len(head_grads) != 1:
         raise StateError(f"one head but {len(head_grads)} head gradients")
     seeds = _seed(heads, head_grads, create_graph)
-    _, leaves, _ = _discover(seeds)
+    leaves, _ = _discover(seeds)
     with _backward_scope(create_graph, train_mode):
         leaf_grads, _ = _walk(seeds, retain_graph, create_graph)
         _write_leaves(leaves, leaf_grads, create_graph)
@@ -499,6 +510,20 @@ def _write_leaves(leaves, leaf_grads, create_graph):
             buf._data += g
         buf._ver[0] += 1
         leaf.fresh = True
+
+
+_grad_link: Optional[Callable] = None
+
+
+def set_grad_link(fn: Callable) -> None:
+    """Install the op (from :mod:`mxgrad.ops`; the engine imports no ops) that keeps a
+    gradient computed with ``create_graph=True`` connected to its variable."""
+    global _grad_link
+    _grad_link = fn
+
+
+def _linked(g, v):
+    return g if _grad_link is None else _grad_link(g, v)
 
 
 def grad(heads, variables, head_grads=None, retain_graph: Optional[bool] = None,
@@ -534,6 +559,12 @@ def grad(heads, variables, head_grads=None, retain_graph: Optional[bool] = None,
     >>> dy.backward(); x.grad.asscalar()  # d2y/dx2 = 6x
     12.0
     """
+    return grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mode, True)
+
+
+def grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mode, link):
+    """:func:`grad`; ``link=False`` (PyTorch semantics, for autograd.functional) leaves a
+    create_graph gradient unconnected to a variable it does not depend on."""
     heads = _as_list(heads, "heads")
     variables = _as_list(variables, "variables")
     head_grads = _as_list(head_grads, "head_grads")
@@ -549,21 +580,23 @@ def grad(heads, variables, head_grads=None, retain_graph: Optional[bool] = None,
                              f"recording")
         targets.append((v._node, v._oidx))
     seeds = _seed(heads, head_grads, create_graph)
-    _, _, seen = _discover(seeds)
+    _, seen = _discover(seeds)
     tnodes = {t[0] for t in targets}
     need = _needed(seen, tnodes)
+    out = []
     with _backward_scope(create_graph, train_mode):
         _, captured = _walk(seeds, retain_graph, create_graph, need, tnodes)
-    out = []
-    for v, (node, oidx) in zip(variables, targets):
-        gl = captured.get(node)
-        g = None if gl is None else gl[oidx]
-        if g is None:
-            out.append(wrap(np.zeros_like(v._data)))
-        elif create_graph:
-            out.append(g)
-        else:
-            out.append(wrap(g))
+        for v, (node, oidx) in zip(variables, targets):
+            gl = captured.get(node)
+            g = None if gl is None else gl[oidx]
+            if create_graph and link:   # recorded, kept a function of v (set_grad_link)
+                out.append(_linked(wrap(np.zeros_like(v._data)) if g is None else g, v))
+            elif create_graph and g is not None:
+                out.append(g)
+            elif g is None:
+                out.append(wrap(np.zeros_like(v._data)))
+            else:
+                out.append(wrap(g))
     return out
 
 
@@ -571,3 +604,109 @@ def get_symbol(x: NDArray):
     """MXNet's graph export is not available; mxgrad keeps the graph on ``x._node``."""
     raise GraphError("get_symbol is not supported by mxgrad (there is no Symbol API); "
                      "inspect the recorded graph through the array's node instead")
+
+
+# ------------------------------------------------------ NDArray's autograd methods
+# The NDArray class (the layer below) knows nothing of the engine: the engine attaches
+# the methods through which arrays take part in it.
+def _attach_grad(self, grad_req: str = "write", stype=None) -> None:
+    """Make this array a variable: allocate a zero gradient buffer ``x.grad``.
+
+    Parameters
+    ----------
+    grad_req : {'write', 'add', 'null'}
+        'write' overwrites the buffer at each backward, 'add' accumulates into it,
+        'null' computes no gradient.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([1., 2.]); x.attach_grad()
+    >>> x.grad
+    <BLANKLINE>
+    [0. 0.]
+    <NDArray 2 @cpu(0)>
+    """
+    mark_variable(self, wrap(np.zeros_like(self._data)), grad_req)
+
+
+def _grad(self) -> Optional[NDArray]:
+    """The gradient buffer attached by ``attach_grad``/``mark_variables`` (or None)."""
+    node = self._node
+    if type(node) is Leaf:
+        return node.grad
+    return null_grad(self)  # the buffer of a grad_req='null' variable, else None
+
+
+def _grad_req(self) -> str:
+    """'write', 'add' or 'null' for a variable, 'null' for any other array."""
+    node = self._node
+    if type(node) is Leaf:
+        return node.req
+    return "null"
+
+
+def _backward(self, out_grad: Optional[NDArray] = None, retain_graph: Optional[bool] = None,
+              train_mode: bool = True, create_graph: bool = False) -> None:
+    """Compute gradients of this array with respect to the variables upstream.
+
+    Parameters
+    ----------
+    out_grad : NDArray, optional
+        Head gradient, of this array's shape; ones when omitted.
+    retain_graph : bool, optional
+        Keep the graph so that backward can run through it again (defaults to
+        ``create_graph``, which is False unless given).
+    train_mode : bool
+        Training mode during the backward pass.
+    create_graph : bool
+        Record the backward pass, so that ``x.grad`` can be differentiated again.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([3.]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x * x
+    >>> y.backward(); x.grad.asscalar()
+    6.0
+    """
+    backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode,
+             create_graph)
+
+
+def _check_writable(self) -> None:
+    """Refuse an in-place write that would corrupt a recorded graph."""
+    if self._node is None:
+        return
+    if state.recording:
+        what = "a variable (attach_grad)" if type(self._node) is Leaf else \
+            "the output of a recorded op"
+        raise InPlaceError(
+            f"in-place write to an NDArray of shape {self.shape} that is {what} inside "
+            f"autograd.record(): this would corrupt the recorded graph. Write outside "
+            f"record() (or under autograd.pause()), or use an out-of-place op "
+            f"(y = x + 1 instead of x += 1)")
+
+
+def _get_fresh_grad(self) -> bool:
+    """Whether a backward has written this variable's gradient since the flag was last
+    cleared (by the Trainer, once it has used the gradient: ``x._fresh_grad = False``).
+    False for an array that is not a variable."""
+    node = self._node
+    return type(node) is Leaf and node.fresh
+
+
+def _set_fresh_grad(self, value: bool) -> None:
+    node = self._node
+    if type(node) is Leaf:
+        node.fresh = bool(value)
+
+
+NDArray._fresh_grad = property(_get_fresh_grad, _set_fresh_grad)
+
+for _fn, _is_property in ((_attach_grad, False), (_grad, True), (_grad_req, True),
+                          (_backward, False), (_check_writable, False)):
+    _name = _fn.__name__ if _fn is _check_writable else _fn.__name__[1:]
+    _fn.__name__, _fn.__qualname__ = _name, f"NDArray.{_name}"
+    setattr(NDArray, _name, property(_fn) if _is_property else _fn)

@@ -25,6 +25,7 @@ from .trainer import Trainer
 from . import data
 from . import contrib
 from . import model_zoo
+from . import rnn
 
 __all__ = ["Parameter", "Constant", "ParameterDict", "DeferredInitializationError", "Block",
-           "HybridBlock", "SymbolBlock", "nn", "loss", "utils", "Trainer", "data", "contrib", "model_zoo"]
+           "HybridBlock", "SymbolBlock", "nn", "loss", "utils", "Trainer", "data", "contrib", "model_zoo", "rnn"]

@@ -42,6 +42,7 @@ import warnings
 from collections import OrderedDict, defaultdict
 
 from ..base import MXNetError, ShapeError, StateError
+from ..context import current_context
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 from .. import initializer
@@ -53,6 +54,7 @@ from ..symbol._infer import infer_param_shapes as _sym_infer_param_shapes
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError
 from .parameter import _check_dtype_source
 from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
+from .utils import _placed, placed_context
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
@@ -459,6 +461,11 @@ class Block:
 
     def __call__(self, *args):
         """Run the forward pass (with the registered hooks)."""
+        if _placed and args:
+            ctx = placed_context(args[0])
+            if ctx is not None and ctx != current_context():
+                with ctx:      # input loaded on ctx: parameters give their copy there
+                    return self.__call__(*args)
         if self._forward_pre_hooks:
             for hook in list(self._forward_pre_hooks.values()):
                 hook(self, args)
@@ -560,7 +567,9 @@ class HybridBlock(Block):
     """A block whose computation is written once in ``hybrid_forward(F, x, ...)``.
 
     ``F`` is ``mx.nd``; the block's registered parameters arrive as keyword NDArrays
-    named after their attributes. Parameters with unknown dimensions get their shape
+    named after their attributes. Called on a Symbol, ``hybrid_forward`` is traced with
+    ``F = mx.sym`` and the parameters as variables, and the Symbol is returned;
+    :meth:`export` writes that graph for MXNet. Parameters with unknown dimensions get their shape
     from the first input (layers implement ``_param_shapes``), and a mismatch between a
     layer's parameters and its input raises an error naming the layer and both shapes.
 
@@ -651,6 +660,8 @@ class HybridBlock(Block):
         """Run the forward pass (with the registered hooks)."""
         # fast path, the same as Block.__call__ -> forward when there are no hooks, the
         # input is an NDArray and the parameters were checked for its shape
+        if _placed and args and placed_context(args[0]) is not None:
+            return Block.__call__(self, *args)
         if args and type(args[0]) is NDArray and not self._forward_pre_hooks \
                 and not self._forward_hooks and type(self).forward is _HYBRID_FORWARD \
                 and (self._in_specs is not None or not self._active):
@@ -704,7 +715,9 @@ class HybridBlock(Block):
                 for v in self._reg_params.values():
                     v._finish_deferred_init()
                 params = {k: v.data() for k, v in self._reg_params.items()}
-            if not args and type(x) is NDArray:
+            if not args and type(x) is NDArray and all(
+                    len(p._data_list) == 1 for p in reg.values()):
+                # (parameters with copies on several contexts are looked up per call)
                 self.__dict__["_checked"] = (x._data.shape, tuple(
                     (k, p, params[k]) for k, p in reg.items()))
             return self.hybrid_forward(nd, x, *args, **params)
@@ -724,6 +737,8 @@ class HybridBlock(Block):
         try:
             params = {k: (None if p is None else _param_var(p))
                       for k, p in self._reg_params.items()}
+            if self._empty_prefix:      # prefix='': ops are named in the caller's scope
+                return self.hybrid_forward(_sym, x, *args, **params)
             with self.name_scope(), _sym.symbol._Prefix(self.prefix):
                 return self.hybrid_forward(_sym, x, *args, **params)
         finally:
@@ -868,9 +883,9 @@ class SymbolBlock(HybridBlock):
     >>> blk = mx.gluon.SymbolBlock(y, x)
     >>> sorted(blk.collect_params().keys())
     ['fc_bias', 'fc_weight']
-    >>> blk.initialize(mx.init.One())
+    >>> blk.initialize(mx.init.One())        # biases (and BatchNorm offsets) start at 0
     >>> blk(mx.nd.ones((1, 3))).asnumpy().tolist()
-    [[4.0, 4.0]]
+    [[3.0, 3.0]]
     """
 
     def __init__(self, outputs, inputs, params=None):
@@ -953,10 +968,30 @@ class SymbolBlock(HybridBlock):
         for k, shape in shapes.items():
             self.params[k].shape = shape
 
+    def _symbolic_forward(self, x, *args):
+        """The graph with its inputs replaced by the given Symbols and its parameters
+        by their variables (so an imported model can be part of an exported one)."""
+        inputs = (x,) + args
+        if len(inputs) != len(self._in_names) or not all(
+                isinstance(i, Symbol) for i in inputs):
+            raise StateError(f"SymbolBlock takes {len(self._in_names)} Symbol input(s) "
+                             f"{self._in_names}")
+        outer = _sym.symbol._state.trace is None
+        if outer:
+            _sym.symbol._state.trace = {}
+        try:
+            mapping = dict(zip(self._in_names, inputs))
+            for name, p in self.params.items():
+                mapping[name] = _param_var(p)
+            out = self._sym._substitute(mapping)
+        finally:
+            if outer:
+                _sym.symbol._state.trace = None
+        return out if len(out) == 1 else list(out)
+
     def forward(self, x, *args):
         if isinstance(x, Symbol) or _has_symbol(args):
-            raise StateError("SymbolBlock: calling it with Symbols is not supported in "
-                             "mxgrad; use its graph (block._sym) directly")
+            return self._symbolic_forward(x, *args)
         inputs = (x,) + args
         if len(inputs) != len(self._in_names):
             raise StateError(f"SymbolBlock takes {len(self._in_names)} input(s) "
@@ -967,9 +1002,6 @@ class SymbolBlock(HybridBlock):
         values.update(zip(self._in_names, inputs))
         outs = _sym.evaluate(self._sym, values)
         return outs[0] if len(outs) == 1 else outs
-
-    def _trace(self):
-        return self._sym
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError("SymbolBlock runs its Symbol graph")

@@ -5,8 +5,12 @@ A parameter's value is an ordinary NDArray made a variable with
 from ``autograd`` land in ``param.grad()``. A shape with unknown dimensions (0 or -1)
 is completed by the owning layer at its first forward ("deferred initialization").
 
-mxgrad computes on the CPU: a parameter holds one array whatever contexts it was
-initialized on, and ``data(ctx)`` returns it for every context.
+Initialized on several contexts (``ctx=[mx.cpu(0), mx.cpu(1)]``), a parameter keeps one
+copy per context, each with its own gradient: ``list_data()``/``list_grad()`` return
+them in context order, ``data(ctx)`` the copy on ``ctx`` (``data()`` the copy on the
+current context, which a block's forward sets to the context its input was loaded on by
+``gluon.utils.split_and_load``). ``Trainer.step`` sums the copies' gradients and keeps
+the copies equal. With one context, ``data(ctx)`` returns the one array for any ``ctx``.
 
 Examples
 --------
@@ -108,7 +112,9 @@ class Parameter:
     def __init__(self, name, grad_req="write", shape=None, dtype=np.float32, lr_mult=1.0,
                  wd_mult=1.0, init=None, allow_deferred_init=False, differentiable=True,
                  stype="default", grad_stype="default"):
-        self._var: Optional[NDArray] = None
+        self._var: Optional[NDArray] = None     # the copy on the first context
+        self._data_list: list = []                # one copy per context (first is _var)
+        self._ctx_index: dict = {}                # context -> index in _data_list
         self._deferred_init = ()
         self._differentiable = differentiable
         self._allow_deferred_init = allow_deferred_init
@@ -187,7 +193,7 @@ class Parameter:
             Initializer for this parameter; defaults to its own ``init``, then to
             ``default_init``.
         ctx : Context or list of Context, optional
-            Accepted for compatibility (mxgrad keeps one CPU copy).
+            The contexts to keep a copy on (default: the current context).
         default_init : Initializer
             Used when neither ``init`` nor the parameter's ``init`` is given.
         force_reinit : bool
@@ -235,22 +241,37 @@ class Parameter:
                 data = nd.array(data.asnumpy(), dtype=self.dtype)
         else:
             data = nd.array(np.asarray(data), dtype=self.dtype)
-        self._ctx_list = list(ctx_list) if ctx_list else [current_context()]
+        ctx_list = list(ctx_list) if ctx_list else [current_context()]
+        index = {}
+        for c in ctx_list:
+            if c in index:
+                raise StateError(f"Parameter '{self.name}': context {c} appears twice in "
+                                 f"{ctx_list}; give each context once")
+            index[c] = len(index)
+        self._ctx_list = ctx_list
+        self._ctx_index = index
+        copies = [data] + [nd.array(data._data, dtype=data.dtype) for _ in ctx_list[1:]]
+        self._data_list = copies
         self._var = data
         self._init_grad()
+        if self._trainer is not None:
+            self._trainer._param_initialized(self)
 
     def _init_grad(self) -> None:
         if self._grad_req == "null":
             if self._var is not None and self._var.grad_req != "null":
-                self._var = self._var.detach()
+                self._data_list = [a.detach() for a in self._data_list]
+                self._var = self._data_list[0]
             return
-        self._var.attach_grad(self._grad_req)
+        for a in self._data_list:
+            a.attach_grad(self._grad_req)
 
     def reset_ctx(self, ctx) -> None:
-        """Move to other contexts: only records them (mxgrad keeps the CPU copy)."""
+        """Keep copies on the contexts ``ctx`` instead (values of the first copy)."""
         ctx = as_context_list(ctx, f"Parameter '{self.name}'.reset_ctx: ctx")
         if self._var is not None:
-            self._ctx_list = list(ctx)
+            with autograd.pause():
+                self._init_impl(self._var.detach(), list(ctx))
         elif self._deferred_init:
             init, _, default_init, data = self._deferred_init
             self._deferred_init = (init, list(ctx), default_init, data)
@@ -276,25 +297,50 @@ class Parameter:
             f"instead of Block.params because the later does not include Parameters of "
             f"nested child Blocks")
 
+    def _index(self, ctx) -> int:
+        """Index of the copy on ``ctx`` (the current context when None)."""
+        if len(self._data_list) == 1:
+            return 0
+        if ctx is None:
+            ctx = current_context()
+        i = self._ctx_index.get(ctx)
+        if i is None:
+            raise StateError(f"Parameter '{self.name}' was not initialized on context "
+                             f"{ctx}. It was only initialized on {self._ctx_list}. Load "
+                             f"inputs with gluon.utils.split_and_load(batch, ctx_list) or "
+                             f"run under `with {self._ctx_list[0]}:`")
+        return i
+
     def data(self, ctx=None) -> NDArray:
-        """The parameter's value (an NDArray; the same array for every context)."""
-        return self._check_initialized()
+        """The copy on ``ctx`` (default: the current context; with one context, the one
+        array whatever ``ctx`` is)."""
+        var = self._var
+        if var is None:
+            return self._check_initialized()
+        if len(self._data_list) == 1:
+            return var
+        return self._data_list[self._index(ctx)]
 
     def list_data(self) -> list:
-        """``[data()]`` (one copy per context in MXNet; mxgrad keeps one)."""
-        return [self._check_initialized()]
+        """One copy per context, in the order of :meth:`list_ctx`."""
+        self._check_initialized()
+        return list(self._data_list)
 
     def grad(self, ctx=None) -> NDArray:
-        """The gradient buffer (filled by ``backward``)."""
-        var = self._check_initialized()
+        """The gradient buffer of the copy on ``ctx`` (filled by ``backward``)."""
+        self._check_initialized()
         if self._grad_req == "null":
             raise StateError(f"Cannot get gradient array for Parameter '{self.name}' "
                              f"because grad_req='null'")
-        return var.grad
+        return self._data_list[self._index(ctx)].grad
 
     def list_grad(self) -> list:
-        """``[grad()]``."""
-        return [self.grad()]
+        """The gradient buffers, one per context."""
+        self._check_initialized()
+        if self._grad_req == "null":
+            raise StateError(f"Cannot get gradient array for Parameter '{self.name}' "
+                             f"because grad_req='null'")
+        return [a.grad for a in self._data_list]
 
     def list_ctx(self) -> list:
         """The contexts given at initialization."""
@@ -321,21 +367,32 @@ class Parameter:
             self._deferred_init = self._deferred_init[:3] + (data,)
             return
         with autograd.pause():
-            _write(self._var, data)
+            for a in self._data_list:
+                _write(a, data)
 
     def zero_grad(self) -> None:
-        """Set the gradient buffer to zero (no-op for grad_req 'null')."""
+        """Set the gradient buffers to zero (no-op for grad_req 'null')."""
         if self._var is None or self._grad_req == "null":
             return
-        g = self._var.grad
-        if g is not None:
-            with autograd.pause():
-                _write(g, 0)
+        with autograd.pause():
+            for a in self._data_list:
+                g = a.grad
+                if g is not None:
+                    _write(g, 0)
 
     def _reduce(self) -> NDArray:
-        """A copy of the data (what ``save_parameters`` writes)."""
+        """A copy of the data (what ``save_parameters`` writes). With copies on several
+        contexts that differ (BatchNorm's running statistics, each context's own), their
+        mean, as MXNet saves; equal copies are saved as they are."""
         with autograd.pause():
-            return self._check_initialized().copy()
+            first = self._check_initialized()
+            rest = self._data_list[1:]
+            if not rest or all(np.array_equal(c._data, first._data) for c in rest):
+                return first.copy()
+            total = first._data.copy()
+            for c in rest:
+                total += c._data
+            return nd.array(total / len(self._data_list), dtype=first.dtype)
 
     def cast(self, dtype) -> None:
         """Cast data and gradient to ``dtype`` (gradient re-attached, zeroed)."""
@@ -343,13 +400,22 @@ class Parameter:
         if self._var is None:
             return
         with autograd.pause():
-            self._var = self._var.detach().astype(dtype)
+            self._data_list = [a.detach().astype(dtype) for a in self._data_list]
+            self._var = self._data_list[0]
         self._init_grad()
 
     def var(self):
-        """MXNet's symbolic variable: mxgrad has no Symbol API."""
-        raise MXNetError(f"Parameter '{self.name}'.var(): mxgrad has no Symbol API; use "
-                         f"data() for the value")
+        """The parameter as a Symbol variable (name, shape, dtype, lr/wd multipliers as
+        attributes), as MXNet's ``Parameter.var``.
+
+        Examples
+        --------
+        >>> p = mx.gluon.Parameter('w', shape=(2, 3))
+        >>> p.var().name, p.var().list_arguments()
+        ('w', ['w'])
+        """
+        from .block import _param_var
+        return _param_var(self)
 
     def row_sparse_data(self, row_id):
         """Dense stand-in for MXNet's row_sparse data: the whole array."""
@@ -397,8 +463,10 @@ class Parameter:
                 self._init_impl(data, ctx)
         else:
             with autograd.pause():
-                _write(self._var, data.astype(self._var.dtype) if
-                       np.dtype(data.dtype) != np.dtype(self._var.dtype) else data)
+                value = data.astype(self._var.dtype) if \
+                    np.dtype(data.dtype) != np.dtype(self._var.dtype) else data
+                for a in self._data_list:
+                    _write(a, value)
         self._deferred_init = ()
 
 

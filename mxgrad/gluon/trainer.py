@@ -7,11 +7,20 @@ parameter whose ``grad_req`` is not ``'null'``. It does not zero gradients (with
 backward since the last step is an error (MXNet's stale-gradient message) unless
 ``ignore_stale_grad=True``, which skips such parameters.
 
-Freshness is read from the variable's autograd leaf (``mxgrad.autograd.Leaf.fresh``,
-set by every backward that reaches the variable); the Trainer clears it after updating.
+Freshness is the variables' public ``x._fresh_grad`` flag (MXNet's name; set by every
+backward that reaches the variable); the Trainer clears it after updating.
 
-mxgrad computes on the CPU, so there is no kvstore: ``kvstore`` and
-``update_on_kvstore`` are accepted and ``allreduce_grads()`` has nothing to reduce.
+Devices and workers (``kvstore``): with parameters on several contexts, or with a
+distributed kvstore (``'dist_sync'``, ``'horovod'``, or a :class:`mxgrad.kvstore.KVStore`),
+``step`` first sums the gradients over the copies (in context order) and over the MPI
+workers (in rank order) through the kvstore, then updates; every copy and every worker
+ends with the same weights. ``update_on_kvstore=True`` (the default with a kvstore, as in
+MXNet; never for 'horovod') lets the kvstore run the optimizer; with ``False``
+``allreduce_grads()`` + ``update()`` split ``step`` in two. The optimizer's states are
+the same object either way (``save_states`` works in both). With a distributed kvstore,
+parameters are broadcast from rank 0 as soon as they are initialized (also deferred
+ones, at the first forward), so all workers start identical. Pass ``step`` the global
+batch size (per-worker batch times ``kv.num_workers``), as MXNet's docs say.
 
 Examples
 --------
@@ -34,7 +43,8 @@ import warnings
 from .._check import as_positive_real
 from ..base import DTypeError, MXNetError, StateError
 from .. import optimizer as opt
-from ..autograd import Leaf
+from .. import autograd
+from .. import kvstore as kvs
 from .parameter import Parameter, ParameterDict
 
 __all__ = ["Trainer", "StaleGradientError"]
@@ -54,7 +64,7 @@ def _consumed(updates):
     """Yield the updates; each gradient stops being fresh once its update has run."""
     for item in updates:
         yield item
-        item[2]._node.fresh = False
+        item[2]._fresh_grad = False
 
 
 class Trainer:
@@ -69,14 +79,29 @@ class Trainer:
     optimizer_params : dict, optional
         Keyword arguments of the optimizer (``learning_rate``, ``momentum``, ``wd``...);
         must be empty when ``optimizer`` is an instance.
-    kvstore, compression_params, update_on_kvstore
-        Accepted for compatibility (no kvstore in mxgrad).
+    kvstore : str, KVStore or None, default 'device'
+        How gradients are summed over contexts and workers (see the module docs). A
+        local type with one context needs no kvstore.
+    compression_params : dict, optional
+        Not supported (must be None).
+    update_on_kvstore : bool, optional
+        Whether the kvstore runs the optimizer (default: True when there is a kvstore,
+        False for 'horovod'). The result is the same; ``allreduce_grads``/``update``
+        need False.
     """
 
     def __init__(self, params, optimizer, optimizer_params=None, kvstore="device",
                  compression_params=None, update_on_kvstore=None):
+        if compression_params:
+            raise StateError("compression_params: gradient compression is not supported "
+                             "by mxgrad; pass None")
+        if not (kvstore is None or isinstance(kvstore, (str, kvs.KVStore))):
+            raise _ParamsError(f"kvstore must be a str, a KVStore or None, got "
+                               f"{type(kvstore).__name__}")
         if isinstance(params, (dict, ParameterDict)):
-            params = list(params.values())
+            # in sorted-name order, as MXNet 1.9: the optimizer's indices (and so the states
+            # files MXNet writes) follow it
+            params = [params[key] for key in sorted(params.keys())]
         if not isinstance(params, (list, tuple)):
             raise _ParamsError(f"First argument must be a list or dict of Parameters, got "
                                f"{type(params)}.")
@@ -109,8 +134,11 @@ class Trainer:
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._kvstore = None
         self._update_on_kvstore = False
-        self._kv_initialized = True
+        self._kv_initialized = False
         self._distributed = False
+        if isinstance(kvstore, kvs.KVStore) or (isinstance(kvstore, str) and
+                                                kvstore.startswith(("dist", "horovod"))):
+            self._init_kvstore()   # now: rank 0's initial weights reach every worker
 
     def _init_optimizer(self, optimizer, optimizer_params):
         param_dict = {i: param for i, param in enumerate(self._params)}
@@ -142,33 +170,180 @@ class Trainer:
     def _check_and_rescale_grad(self, scale):
         self._optimizer.rescale_grad = scale
 
+    # ------------------------------------------------------------ kvstore
+    def _contexts(self):
+        for param in self._params:
+            if param._var is not None:
+                return param.list_ctx()
+            if param._deferred_init:
+                return param.list_ctx()
+        return None
+
+    def _init_kvstore(self) -> None:
+        """Create the kvstore (if one is needed) and give it the initialized weights."""
+        self._kv_initialized = True
+        kv = self._kvstore_params["kvstore"]
+        contexts = self._contexts() or []
+        if isinstance(kv, str):
+            if kv.startswith(("dist", "horovod")) or len(contexts) > 1:
+                kv = kvs.create(kv)
+            else:
+                kv = None          # one context in one process: nothing to sum
+        self._kvstore = kv
+        if kv is None:
+            self._update_on_kvstore = False
+            if len(contexts) > 1:  # no kvstore, several copies: one updater per copy
+                self._updaters += [opt.get_updater(self._optimizer)
+                                   for _ in contexts[1:]]
+            return
+        self._distributed = kv.num_workers > 1 or kv.type.startswith(("dist", "horovod"))
+        update_on_kv = self._kvstore_params["update_on_kvstore"]
+        if kv.type == "horovod":
+            if update_on_kv:
+                raise StateError("update_on_kvstore=True is not supported with the "
+                                 "'horovod' kvstore; leave it unset or pass False")
+            update_on_kv = False
+        elif update_on_kv is None:
+            update_on_kv = True
+        self._update_on_kvstore = bool(update_on_kv)
+        if self._update_on_kvstore:
+            kv.set_optimizer(self._optimizer)
+            kv._updater.states = self._updaters[0].states   # one home for the states
+            kv._updater.states_synced = self._updaters[0].states_synced
+            self._updaters = [kv._updater]
+        else:
+            kv._set_updater(None)   # pushpull must return summed gradients
+        for param in self._params:
+            if param._var is not None:
+                self._param_initialized(param)
+
+    def _param_initialized(self, param) -> None:
+        """A parameter got its arrays: store rank 0's value in the kvstore, everywhere."""
+        kv = getattr(self, "_kvstore", None)     # None also while __init__ runs
+        if kv is None:
+            return
+        i = self._param2idx[id(param)]
+        copies = param._data_list
+        if kv.num_workers == 1:   # copies are equal from creation: just fill the store
+            kv._set_from_root([(i, copies[:1])])
+            return
+        with autograd.pause():
+            kv.broadcast(i, copies[0], out=copies)
+
     def step(self, batch_size, ignore_stale_grad: bool = False) -> None:
         """One update of all parameters with gradients rescaled by ``1/batch_size``.
 
-        Call it after ``backward()`` and outside ``record()``.
+        Call it after ``backward()`` and outside ``record()``. With a distributed
+        kvstore ``batch_size`` is the global batch (all workers together).
         """
         batch_size = as_positive_real(batch_size, "Trainer.step: batch_size")
+        if not self._kv_initialized:
+            self._init_kvstore()
         self._check_and_rescale_grad(self._scale / batch_size)
-        self._allreduce_grads()
-        self._update(ignore_stale_grad)
+        kv = self._kvstore
+        if kv is None:
+            self._update(ignore_stale_grad)
+            return
+        fresh = self._fresh_params(ignore_stale_grad)
+        if self._update_on_kvstore:
+            self._update_on_kv()
+        else:
+            self._allreduce_grads()
+            self._update_reduced(fresh)
 
     def allreduce_grads(self) -> None:
-        """Sum gradients over devices: nothing to do with one CPU copy."""
+        """Sum the gradients over contexts and workers, in place (each copy's gradient
+        becomes the sum). Needs ``update_on_kvstore=False`` when there is a kvstore."""
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._update_on_kvstore:
+            raise StateError("allreduce_grads() when parameters are updated on kvstore is "
+                             "not supported. Try setting `update_on_kvstore` to False when "
+                             "creating trainer.")
         self._allreduce_grads()
 
+    def _reduced_params(self):
+        return [(i, p) for i, p in enumerate(self._params) if p.grad_req != "null"]
+
     def _allreduce_grads(self):
-        pass
+        kv = self._kvstore
+        if kv is None:
+            return
+        items = self._reduced_params()
+        if items:
+            grads = [p.list_grad() for _, p in items]
+            kv.pushpull([i for i, _ in items], grads, out=grads)
+
+    def _update_on_kv(self) -> None:
+        kv = self._kvstore
+        items = self._reduced_params()
+        if not items:
+            return
+        keys = [i for i, _ in items]
+        kv.push(keys, [p.list_grad() for _, p in items])
+        with autograd.pause():
+            kv.pull(keys, out=[p._data_list for _, p in items])
+        for _, p in items:
+            for a in p._data_list:
+                a._fresh_grad = False
 
     def update(self, batch_size, ignore_stale_grad: bool = False) -> None:
         """Update parameters (``allreduce_grads`` + ``update`` is ``step``)."""
         batch_size = as_positive_real(batch_size, "Trainer.update: batch_size")
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._update_on_kvstore:
+            raise StateError("update() when parameters are updated on kvstore is not "
+                             "supported. Try setting `update_on_kvstore` to False when "
+                             "creating trainer.")
         self._check_and_rescale_grad(self._scale / batch_size)
-        self._update(ignore_stale_grad)
+        if self._kvstore is None:
+            self._update(ignore_stale_grad)
+        else:
+            self._update_reduced(self._fresh_params(ignore_stale_grad))
 
-    @staticmethod
-    def _is_fresh(arr) -> bool:
-        node = arr._node
-        return type(node) is Leaf and node.fresh
+    def _stale_error(self, param, ctx):
+        return StaleGradientError(
+            f"Gradient of Parameter `{param.name}` on context {ctx} "
+            f"has not been updated by backward since last `step`. This could mean "
+            f"a bug in your model that made it only use a subset of the Parameters "
+            f"(Blocks) for this iteration. If you are intentionally only using a "
+            f"subset, call step with ignore_stale_grad=True to suppress this "
+            f"warning and skip updating of Parameters with stale gradient")
+
+    def _fresh_params(self, ignore_stale_grad):
+        """Indices of the parameters whose every copy has a fresh gradient (an error
+        for a stale one unless ``ignore_stale_grad``)."""
+        fresh = []
+        for i, param in enumerate(self._params):
+            if param.grad_req == "null":
+                continue
+            if param._var is None:
+                param.data()    # raises the not-initialized error
+            ok = True
+            for a, ctx in zip(param._data_list, param._ctx_list):
+                if not a._fresh_grad:
+                    if not ignore_stale_grad:
+                        raise self._stale_error(param, ctx)
+                    ok = False
+            if ok:
+                fresh.append(i)
+        return fresh
+
+    def _update_reduced(self, fresh) -> None:
+        """Update with gradients already summed over copies and workers: the first copy
+        is updated, the others receive its values."""
+        updates = []
+        for i in fresh:
+            data = self._params[i]._var
+            updates.append((i, data.grad, data))
+        self._apply_updates(updates)
+        with autograd.pause():
+            for i in fresh:
+                copies = self._params[i]._data_list
+                for a in copies[1:]:
+                    a._fresh_grad = False
+                    a[:] = copies[0]
 
     def _update(self, ignore_stale_grad=False):
         updates = []
@@ -178,24 +353,36 @@ class Trainer:
             data = param._var
             if data is None:
                 data = param.data()    # raises the not-initialized error
-            node = data._node
-            fresh = type(node) is Leaf and node.fresh
+            fresh = data._fresh_grad
             if not fresh and not ignore_stale_grad:
-                raise StaleGradientError(
-                    f"Gradient of Parameter `{param.name}` on context {param.list_ctx()[0]} "
-                    f"has not been updated by backward since last `step`. This could mean "
-                    f"a bug in your model that made it only use a subset of the Parameters "
-                    f"(Blocks) for this iteration. If you are intentionally only using a "
-                    f"subset, call step with ignore_stale_grad=True to suppress this "
-                    f"warning and skip updating of Parameters with stale gradient")
+                raise self._stale_error(param, param.list_ctx()[0])
             if fresh:
-                updates.append((i, node.grad, data))
+                if len(param._data_list) > 1:    # no kvstore: each copy on its own
+                    self._update_copies(i, param, ignore_stale_grad)
+                    continue
+                updates.append((i, data.grad, data))
+        self._apply_updates(updates)
+
+    def _apply_updates(self, updates) -> None:
+        """Run the first updater on ``(index, grad, weight)`` items; each gradient stops
+        being fresh once used."""
         updater = self._updaters[0]
         if type(updater) is opt.Updater:
             updater._update_params(_consumed(updates))
         else:
             for i, grad, data in _consumed(updates):
                 updater(i, grad, data)
+
+    def _update_copies(self, i, param, ignore_stale_grad):
+        for d, (a, ctx) in enumerate(zip(param._data_list, param._ctx_list)):
+            if not a._fresh_grad:
+                if not ignore_stale_grad:
+                    raise self._stale_error(param, ctx)
+                continue
+            while len(self._updaters) <= d:
+                self._updaters.append(opt.get_updater(self._optimizer))
+            self._updaters[d](i, a.grad, a)
+            a._fresh_grad = False
 
     def zero_grad(self) -> None:
         """Zero the gradients of all parameters."""

@@ -28,7 +28,7 @@ from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 from .. import autograd
 
-__all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "download",
+__all__ = ["split_data", "split_and_load", "placed_context", "clip_global_norm", "check_sha1", "download",
            "HookHandle", "shape_is_known"]
 
 
@@ -78,11 +78,48 @@ def split_data(data, num_slice: int, batch_axis: int = 0, even_split: bool = Tru
     return [nd.slice_axis(data, axis=batch_axis, begin=b, end=e) for b, e in bounds]
 
 
+# id(array) -> (weak reference, Context) for the slices split_and_load placed on a
+# context: a block called on such a slice runs under that context, so each parameter
+# gives the copy it keeps there (NDArray itself has no device in mxgrad)
+_placed: dict = {}
+
+
+def _forget(ref, _placed=_placed):
+    _placed.pop(ref.key, None)
+
+
+class _PlacedRef(weakref.ref):
+    __slots__ = ("key",)
+
+
+def _place(arr: NDArray, ctx) -> NDArray:
+    ref = _PlacedRef(arr, _forget)
+    ref.key = id(arr)
+    _placed[ref.key] = (ref, ctx)
+    return arr
+
+
+def placed_context(arr):
+    """The context ``split_and_load`` loaded ``arr`` on, or None.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> a, b = split_and_load(mx.nd.zeros((4, 1)), [mx.cpu(0), mx.cpu(1)])
+    >>> placed_context(b), placed_context(mx.nd.zeros(1))
+    (cpu(1), None)
+    """
+    entry = _placed.get(id(arr))
+    if entry is None or entry[0]() is not arr:
+        return None
+    return entry[1]
+
+
 def split_and_load(data, ctx_list, batch_axis: int = 0, even_split: bool = True):
     """Split ``data`` along ``batch_axis`` into one slice per context in ``ctx_list``.
 
-    mxgrad computes on the CPU, so the slices are views of the batch whatever the
-    contexts are called.
+    mxgrad computes on the CPU; each slice remembers its context, and a block called on
+    it uses the parameter copies kept on that context (``net.initialize(ctx=ctx_list)``).
 
     Examples
     --------
@@ -97,7 +134,7 @@ def split_and_load(data, ctx_list, batch_axis: int = 0, even_split: bool = True)
     if len(ctx_list) == 1:
         return [data.as_in_context(ctx_list[0])]
     slices = split_data(data, len(ctx_list), batch_axis, even_split)
-    return [s.as_in_context(ctx) for s, ctx in zip(slices, ctx_list)]
+    return [_place(s, ctx) for s, ctx in zip(slices, ctx_list)]
 
 
 def clip_global_norm(arrays, max_norm: float, check_isfinite: bool = True):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import threading
+import weakref
 from collections import OrderedDict, namedtuple
 from typing import Any, List, Optional, Sequence, Tuple
 
@@ -232,37 +233,27 @@ class PrefetchingIter(DataIter):
         self.current_batch = None
         self.next_batch: List[Any] = [None] * self.n_iter
         self._errors: List[Optional[BaseException]] = [None] * self.n_iter
-        self.prefetch_threads = [threading.Thread(target=self._prefetch, args=(i,), daemon=True)
-                                 for i in range(self.n_iter)]
+        ref = weakref.ref(self)  # threads must not keep the iterator alive
+        self.prefetch_threads = [
+            threading.Thread(target=_prefetch_loop,
+                             args=(ref, i, self.data_taken[i], self.data_ready[i]),
+                             daemon=True, name=f"PrefetchingIter-{i}")
+            for i in range(self.n_iter)]
         for thread in self.prefetch_threads:
             thread.start()
 
-    def _prefetch(self, i: int) -> None:
-        while True:
-            self.data_taken[i].wait()
-            if not self.started:
-                break
-            try:
-                self.next_batch[i] = self.iters[i].next()
-                self._errors[i] = None
-            except StopIteration:
-                self.next_batch[i] = None
-            except BaseException as err:  # handed to the consumer thread
-                self.next_batch[i] = None
-                self._errors[i] = err
-            self.data_taken[i].clear()
-            self.data_ready[i].set()
-
     def close(self) -> None:
-        """Stop the prefetching threads."""
+        """Stop the prefetching threads (also done when the iterator is garbage collected)."""
         if not getattr(self, "started", False):
             return
         self.started = False
-        for event in self.data_taken:
-            event.set()
-        for thread in self.prefetch_threads:
-            if thread is not threading.current_thread():
-                thread.join()
+        for event, thread in zip(self.data_taken, self.prefetch_threads):
+            if thread is threading.current_thread():
+                event.set()
+                continue
+            while thread.is_alive():  # a thread finishing a fetch clears its event: set again
+                event.set()
+                thread.join(timeout=0.05)
 
     def __del__(self):
         try:
@@ -338,6 +329,27 @@ class PrefetchingIter(DataIter):
 
     def getpad(self):
         return self.current_batch.pad
+
+
+def _prefetch_loop(ref, i: int, taken: threading.Event, ready: threading.Event) -> None:
+    """Body of PrefetchingIter's i-th thread: fetch the next batch whenever the last one was
+    taken; stop when the iterator is closed or gone."""
+    while True:
+        taken.wait()
+        it = ref()
+        if it is None or not it.started:
+            return
+        try:
+            it.next_batch[i] = it.iters[i].next()
+            it._errors[i] = None
+        except StopIteration:
+            it.next_batch[i] = None
+        except BaseException as err:  # handed to the consumer thread
+            it.next_batch[i] = None
+            it._errors[i] = err
+        del it
+        taken.clear()
+        ready.set()
 
 
 def _init_data(data, allow_empty: bool, default_name: str):

@@ -1,5 +1,13 @@
 """``mx.nd``: the NDArray class and every op as a function.
 
+This package plays two parts, at two heights of the house. Its submodule
+``ndarray.ndarray`` is the bottom: the NDArray class, which imports nothing above
+``mxgrad.base``. This ``__init__`` is near the top: the ``mx.nd`` namespace, assembled
+here from the op modules (``mxgrad.ops.*``, which import the class, never this
+namespace)::
+
+    mx.nd (this file)  ->  mxgrad.ops.*  ->  ops._apply  ->  autograd.graph  ->  ndarray.ndarray
+
 Examples
 --------
 >>> import mxgrad as mx
@@ -25,6 +33,7 @@ from ..ops.conv import *  # noqa: F401,F403
 from ..ops.ctc import *  # noqa: F401,F403
 from ..ops.optimizer_update import *  # noqa: F401,F403
 from ..ops.legacy import *  # noqa: F401,F403
+from ..ops.rnn import *  # noqa: F401,F403
 from .. import random  # noqa: F401
 # MXNet 1.x's flat names of the random samplers
 from ..random import uniform, normal, shuffle  # noqa: F401,E402

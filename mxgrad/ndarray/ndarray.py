@@ -1,7 +1,14 @@
 """The NDArray class: a thin handle on a NumPy array plus its place in the graph.
 
-No op logic lives here: arithmetic operators and op methods are attached by the op
-modules (``mxgrad.ops``), which declare each op once.
+The bottom of the house: this module imports only ``mxgrad.base`` and
+``mxgrad.context``. Everything above it attaches its own methods, so no import runs
+upwards:
+
+* the engine (``mxgrad.autograd.graph``): ``attach_grad``, ``grad``, ``grad_req``,
+  ``backward`` and the in-place guard ``_check_writable``;
+* custom functions (``mxgrad.autograd.function``): ``grad_fn``;
+* the op table (``mxgrad.ops``): arithmetic operators, indexing, ``astype``, ``copy``
+  and one method per op declared as such.
 
 Examples
 --------
@@ -20,12 +27,16 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from ..base import DTypeError, InPlaceError, ShapeError, StateError, as_dtype
+from ..base import DTypeError, ShapeError, as_dtype
 from ..context import Context, cpu
+from .._host_array import host_copy
 
 __all__ = ["NDArray", "wrap"]
 
-_GRAD_REQS = ("write", "add", "null")
+# Names MXNet 1.9's ndarray.ndarray module has that programs (and MXNet's tests) import.
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+py_slice = slice
 
 
 class NDArray:
@@ -91,6 +102,22 @@ class NDArray:
         """Storage type; mxgrad arrays are always dense (``'default'``)."""
         return "default"
 
+    def tostype(self, stype: str) -> "NDArray":
+        """A copy in storage type ``stype``: only ``'default'`` (dense) exists in mxgrad.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> mx.nd.ones((2,)).tostype('default').stype
+        'default'
+        """
+        if stype != "default":
+            from .sparse import SparseNotSupportedError
+            raise SparseNotSupportedError(
+                f"tostype({stype!r}): sparse storage (row_sparse, csr) is not supported by "
+                f"mxgrad; arrays are dense ('default')")
+        return wrap(self._data.copy())
+
     @property
     def handle(self):
         """The underlying NumPy array (MXNet exposes a C handle here)."""
@@ -99,13 +126,19 @@ class NDArray:
     def asnumpy(self) -> np.ndarray:
         """Return a copy of the data as a NumPy array.
 
+        The array is a :class:`~mxgrad._host_array.HostArray`, an ``np.ndarray`` subclass that
+        differs only in converting to a Python number when it has one element, as NumPy < 2
+        did, so MXNet habits such as ``'%f' % loss.mean().asnumpy()`` keep working.
+
         Examples
         --------
         >>> import mxgrad as mx
         >>> mx.nd.array([1, 2]).asnumpy()
         array([1., 2.], dtype=float32)
+        >>> 'loss: %.2f' % mx.nd.array([0.25]).asnumpy()
+        'loss: 0.25'
         """
-        return self._data.copy()
+        return host_copy(self._data)
 
     def asscalar(self):
         """Return the only element of a size-1 array as a NumPy scalar.
@@ -183,28 +216,6 @@ class NDArray:
         self._tan = None
 
     # ------------------------------------------------------------- conversion
-    def astype(self, dtype, copy: bool = True) -> "NDArray":
-        """Return the array cast to ``dtype`` (differentiable for float types).
-
-        Examples
-        --------
-        >>> import mxgrad as mx
-        >>> mx.nd.array([1.7]).astype('int32')
-        <BLANKLINE>
-        [1]
-        <NDArray 1 @cpu(0)>
-        """
-        from ..ops.elemwise import cast
-        dt = as_dtype(dtype)
-        if not copy and dt == self._data.dtype:
-            return self
-        return cast(self, dt)
-
-    def copy(self) -> "NDArray":
-        """Return a copy of the array (recorded: gradients flow through it)."""
-        from ..ops.elemwise import identity_copy
-        return identity_copy(self)
-
     def copyto(self, other):
         """Copy into ``other`` (an NDArray of the same shape) or to a context.
 
@@ -251,108 +262,6 @@ class NDArray:
         out = wrap(self._data)
         out._ver = self._ver
         return out
-
-    # --------------------------------------------------------------- autograd
-    def attach_grad(self, grad_req: str = "write", stype=None) -> None:
-        """Make this array a variable: allocate a zero gradient buffer ``x.grad``.
-
-        Parameters
-        ----------
-        grad_req : {'write', 'add', 'null'}
-            'write' overwrites the buffer at each backward, 'add' accumulates into it,
-            'null' computes no gradient.
-
-        Examples
-        --------
-        >>> import mxgrad as mx
-        >>> x = mx.nd.array([1., 2.]); x.attach_grad()
-        >>> x.grad
-        <BLANKLINE>
-        [0. 0.]
-        <NDArray 2 @cpu(0)>
-        """
-        from ..autograd.graph import mark_variable
-        mark_variable(self, wrap(np.zeros_like(self._data)), grad_req)
-
-    @property
-    def grad(self) -> Optional["NDArray"]:
-        """The gradient buffer attached by ``attach_grad``/``mark_variables`` (or None)."""
-        from ..autograd.graph import Leaf, null_grad
-        node = self._node
-        if type(node) is Leaf:
-            return node.grad
-        return null_grad(self)  # the buffer of a grad_req='null' variable, else None
-
-    @property
-    def grad_fn(self):
-        """The graph node that produced this array (PyTorch's ``y.grad_fn``): a custom
-        Function's ctx, a built-in op's node, or None for variables and constants.
-
-        Examples
-        --------
-        >>> import mxgrad as mx
-        >>> x = mx.nd.ones((1,)); x.attach_grad()
-        >>> with mx.autograd.record():
-        ...     y = x.exp()
-        >>> y.grad_fn.name
-        'exp'
-        """
-        from ..autograd.function import Function
-        return Function.grad_fn(self)
-
-    @property
-    def grad_req(self) -> str:
-        """'write', 'add' or 'null' for a variable, 'null' for any other array."""
-        from ..autograd.graph import Leaf
-        node = self._node
-        if type(node) is Leaf:
-            return node.req
-        return "null"
-
-    def backward(self, out_grad: Optional["NDArray"] = None, retain_graph: Optional[bool] = None,
-                 train_mode: bool = True, create_graph: bool = False) -> None:
-        """Compute gradients of this array with respect to the variables upstream.
-
-        Parameters
-        ----------
-        out_grad : NDArray, optional
-            Head gradient, of this array's shape; ones when omitted.
-        retain_graph : bool, optional
-            Keep the graph so that backward can run through it again (defaults to
-            ``create_graph``, which is False unless given).
-        train_mode : bool
-            Training mode during the backward pass.
-        create_graph : bool
-            Record the backward pass, so that ``x.grad`` can be differentiated again.
-
-        Examples
-        --------
-        >>> import mxgrad as mx
-        >>> x = mx.nd.array([3.]); x.attach_grad()
-        >>> with mx.autograd.record():
-        ...     y = x * x
-        >>> y.backward(); x.grad.asscalar()
-        6.0
-        """
-        from ..autograd import graph
-        graph.backward([self], None if out_grad is None else [out_grad], retain_graph,
-                 train_mode, create_graph)
-
-    # ---------------------------------------------------------------- in place
-    def _check_writable(self) -> None:
-        """Refuse an in-place write that would corrupt a recorded graph."""
-        if self._node is None:
-            return
-        from ..autograd.scope import state
-        if state.recording:
-            from ..autograd.graph import Leaf
-            what = "a variable (attach_grad)" if type(self._node) is Leaf else \
-                "the output of a recorded op"
-            raise InPlaceError(
-                f"in-place write to an NDArray of shape {self.shape} that is {what} inside "
-                f"autograd.record(): this would corrupt the recorded graph. Write outside "
-                f"record() (or under autograd.pause()), or use an out-of-place op "
-                f"(y = x + 1 instead of x += 1)")
 
     def _bump(self) -> None:
         self._ver[0] += 1

@@ -1,2 +1,72 @@
-"""The op table: one module per family of ops; each op declared once with its forward,
-gradient rules and tangent rules (see ``_core``)."""
+"""The op table: one module per family of ops, each op declared once with its forward,
+gradient rules and tangent rules.
+
+Where things live
+-----------------
+``_core``
+    :func:`~mxgrad.ops._core.defop` and the :class:`~mxgrad.ops._core.Op` it returns
+    (including ``Op.backward``, which runs the rules and fits their gradients), plus
+    ``register_method``. Op modules import their helpers from here, as always.
+``_apply``
+    The one home of applying an op: output arrays, the recording decision, the node
+    factory (also used by custom Functions), tangents, and the inlined fast paths
+    (``unary_fast``, ``binary_fast``, ``operator``...). Op modules do not build arrays
+    or nodes themselves.
+``elemwise``, ``reduce``, ``shape``, ``indexing``, ``ordering``, ``linalg``, ``nn``,
+``conv``, ``creation``
+    Rule tables. ``mx.nd`` (``mxgrad/ndarray/__init__.py``) gathers their ``__all__``.
+
+How to add an op
+----------------
+1. Write the NumPy forward and one gradient rule per input, with mxgrad ops (so the
+   rule runs on NumPy arrays in an ordinary backward and is recorded under
+   ``create_graph=True``: second order for free). ``grad(g, y, *inputs, **attrs)``
+   gets the output gradient ``g`` and the output ``y``; return ``None`` for zero; a
+   gradient that broadcasts to the input's shape is summed down for you.
+2. Declare it with the helper of its shape:
+
+   * an elementwise unary op: ``name = _unary("name", np_fwd, grad, save=..., doc=...)``
+     in ``elemwise.py`` (``grad(g, y, x)`` doubles as the tangent rule; ``save=()`` and
+     ``save_out=True`` when the rule reads only the output; ``method=False`` if it
+     should not also be an NDArray method). Give ``raw=`` a NumPy-only version of the
+     rule only when profiling shows the composed rule's temporaries cost (large arrays):
+     it runs in an ordinary backward, may write into ``g`` when
+     ``_core.reusable(g)`` is true, and must not modify anything else;
+   * a piecewise-constant unary op (zero gradient): ``_piecewise("name", np_fwd, doc)``;
+   * a broadcasting binary op: ``_binary("name", np_fwd, [grad_a, grad_b],
+     [jvp_a, jvp_b], doc=..., scalar=(op_array_scalar, op_scalar_array))``;
+   * anything else: ``OP = defop("name", fwd, grads=[...], jvps=[...], save=(...),
+     save_out=..., nout=...)`` and a small public function that checks its arguments
+     (raising an ``MXNetError`` subclass that names the argument) and calls
+     ``call1(OP, x, attrs)``, ``call2(OP, a, b, attrs)`` or ``call(OP, args, attrs)``
+     (attrs: a dict of the op's keyword parameters, passed to the forward and rules).
+     Decorate it with ``_method`` in elemwise (or call ``register_method``) to make it
+     an NDArray method too.
+3. Put the function's name in the module's ``__all__`` (that makes it ``mx.nd.name``)
+   and give it a NumPy-style docstring with a short doctest.
+4. Add one line to the op's test table (``tests/test_ops_<family>.py``), which checks
+   the forward against NumPy, the gradient and the second-order gradient by float64
+   central differences, and the tangent rule::
+
+       OpCase("name", nd.name, [randn(3, 4)], np_reference),
+
+How to add a layer
+------------------
+Subclass ``gluon.HybridBlock`` in ``mxgrad/gluon/nn/`` and write
+``hybrid_forward(self, F, x, <parameter names>)`` with ``F`` ops only (so it also
+traces for ``export``); create parameters in ``__init__`` with
+``self.weight = self.params.get("weight", shape=..., init=...)`` (a 0 in a shape is
+inferred at the first call). No gradient code: the ops record themselves. Test it
+against a NumPy reference and, for new math, with ``mx.test_utils.check_numeric_gradient``.
+
+How to add an optimizer
+-----------------------
+Subclass ``mxgrad.optimizer.Optimizer``, decorate it with ``@register`` (that makes
+``Trainer(..., 'name')`` and ``mx.optimizer.create('name')`` work), write
+``create_state(index, weight)`` (its state arrays, e.g. momenta, or None) and
+``update(index, weight, grad, state)``, which updates ``weight`` in place with NumPy
+on ``weight._data`` (start from ``self._prepare_raw(index, weight, grad)`` for the
+learning rate, weight decay and raw buffers; bump ``weight._ver[0]`` once). Reuse an
+existing helper for a shared formula rather than writing it twice. Test it against
+MXNet's formula written out in NumPy in ``tests/test_optimizer.py``.
+"""

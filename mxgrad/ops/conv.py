@@ -4,7 +4,8 @@ Everything is built from a few private linear (or bilinear) ops whose gradients 
 each other, so every public op is differentiable to any order:
 
 * ``_conv(x, w, b)``      -- convolution (cross-correlation), im2col + one batched GEMM;
-* ``_deconv(u, w, b)``    -- its transpose w.r.t. the data (GEMM + col2im);
+* ``_deconv(u, w, b)``    -- its transpose w.r.t. the data (GEMM + col2im, or with
+  stride 1 a convolution with the flipped kernel);
 * ``_wgrad(x, g)``        -- the weight gradient, bilinear in ``x`` and ``g``;
 * ``_winsum``/``_winsum_t`` -- window sums (sum/avg pooling) and their transpose;
 * ``_gather``/``_scatter``  -- read at / add to fixed flat positions (max pooling
@@ -18,9 +19,24 @@ Gradient table (``g`` is the output gradient)::
     _winsum <-> _winsum_t,  _gather <-> _scatter
 
 The loops that remain run over kernel offsets (``kh*kw`` iterations), never over
-pixels, channels or the batch. Max pooling fixes each window's argmax at forward time
-(kept in the op's attributes, like a saved value), so its gradient and every higher
-one are the linear gather/scatter pair.
+pixels, channels or the batch.
+
+Product layouts (the GEMMs are most of the time of a convolution network, so each
+product is laid out for OpenBLAS; all layouts compute the same sums, the order of the
+float additions differs):
+
+* forward: per sample ``w (F, C*K) @ col (C*K, L)`` in one batched ``matmul``, the
+  output already in (N, F, *spatial) order;
+* weight gradient: for wide layers one GEMM ``col (C*K, N*L) @ g (N*L, F)`` over the
+  batch and the positions at once (columns built batch-in-the-middle), else per sample
+  and summed;
+* data gradient with stride 1: a convolution of the padded output gradient with the
+  flipped kernel (im2col gathers; no col2im scatter-add), when its columns are not much
+  larger than col2im's; otherwise one GEMM then col2im, batch-last.
+
+Max pooling fixes each window's argmax at forward time (kept in the op's attributes,
+like a saved value), so its gradient and every higher one are the linear
+gather/scatter pair.
 """
 from __future__ import annotations
 
@@ -84,11 +100,15 @@ def _windows(xp, kernel, stride, dilate, osize):
     return w[sl]
 
 
-def _im2col(xp, kernel, stride, dilate, osize):
-    """Contiguous columns (N, C, *kernel, *osize) of a padded input."""
+def _im2col(xp, kernel, stride, dilate, osize, batch_mid=False):
+    """Contiguous columns (N, C, *kernel, *osize) of a padded input; with ``batch_mid``
+    (C, *kernel, N, *osize), so that ``(C*K, N*L)`` is one matrix."""
     nd = len(kernel)
     w = _windows(xp, kernel, stride, dilate, osize)
-    perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
+    if batch_mid:
+        perm = (1,) + tuple(range(2 + nd, 2 + 2 * nd)) + (0,) + tuple(range(2, 2 + nd))
+    else:
+        perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
     return np.ascontiguousarray(w.transpose(perm))
 
 
@@ -117,6 +137,11 @@ def _add_bias(y, b):
 
 
 # --------------------------------------------------------- the three conv ops
+# Choice of product layouts (measured with bench/bench_gluon.py --conv, OpenBLAS, one
+# thread); tests set them to force each path.
+_SINGLE_GEMM_MIN = 16   # weight gradient as one GEMM when both its sides are this wide
+_GATHER_RATIO = 1.25    # stride-1 data gradient as a convolution up to this column ratio
+
 def _conv_fwd(x, w, b, stride, pad, dilate, groups):
     """y[n, f, o] = sum_{c, k} xpad[n, g*Cg + c, o*s + k*d] * w[f, c, k] (+ b[f])."""
     N, C = x.shape[:2]
@@ -151,6 +176,15 @@ def _col2im_t(col, isize, kernel, stride, pad, dilate, osize):
     return buf[(_ALL,) + tuple(slice(p, p + o) for p, o in zip(pad, osize)) + (_ALL,)]
 
 
+def _gather_cheaper(cin, cout, kernel, pad, dilate, isize, osize):
+    """Whether a stride-1 transposed convolution is better done as a convolution with
+    the flipped kernel: only if its padding fits (p <= d*(k-1)) and its columns
+    (cin * K * prod(osize)) are not much larger than col2im's (cout * K * prod(isize))."""
+    if any(p > d * (k - 1) for k, d, p in zip(kernel, dilate, pad)):
+        return False
+    return cin * _prod(osize) <= _GATHER_RATIO * cout * _prod(isize)
+
+
 def _deconv_fwd(u, w, b, stride, pad, dilate, groups, osize):
     """Transposed convolution: the adjoint of ``_conv_fwd`` (w.r.t. its data) whose data
     has spatial size ``osize``; ``w`` has shape (C_in, F/groups, *kernel)."""
@@ -162,6 +196,15 @@ def _deconv_fwd(u, w, b, stride, pad, dilate, groups, osize):
     K = _prod(kernel)
     L = _prod(isize)
     F = G * Fg
+    if all(s == 1 for s in stride) and _gather_cheaper(Cin, F, kernel, pad, dilate,
+                                                        isize, osize):
+        # stride 1: the transposed convolution is a convolution of ``u`` padded by
+        # d*(k-1)-p with the flipped kernel (channels swapped within each group), so
+        # im2col gathers and no col2im scatter-add is needed
+        wf = w.reshape((G, Cin // G, Fg, K)).transpose(0, 2, 1, 3)[..., ::-1]
+        wf = wf.reshape((F, Cin // G) + tuple(kernel))
+        pad2 = tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilate, pad))
+        return _conv_fwd(u, wf, b, stride, pad2, dilate, groups)
     w2 = w.reshape(G, Cin // G, Fg * K).astype(u.dtype, copy=False)
     if K == 1 and not any(pad) and all(s == 1 for s in stride) and tuple(osize) == isize:
         y = np.matmul(w2.transpose(0, 2, 1), u.reshape(N, G, Cin // G, L))
@@ -184,6 +227,15 @@ def _wgrad_fwd(x, g, stride, pad, dilate, groups, kernel):
     L = _prod(osize)
     if K == 1 and not any(pad) and all(s == 1 for s in stride) and osize == x.shape[2:]:
         col = x.reshape(N, G, C // G, L)
+    elif min((C // G) * K, F // G) >= _SINGLE_GEMM_MIN:
+        # one GEMM per group contracting over (batch, positions) at once: the columns
+        # are built batch-in-the-middle (same cost as im2col), only g is transposed.
+        # Not for thin products (few channels), where OpenBLAS does better per sample.
+        col = _im2col(_pad_input(x, pad), kernel, stride, dilate, osize, batch_mid=True)
+        col = col.reshape(G, (C // G) * K, N * L)
+        gt = np.ascontiguousarray(np.moveaxis(g, 0, 1).astype(x.dtype, copy=False))
+        dw = np.matmul(col, gt.reshape(G, F // G, N * L).transpose(0, 2, 1))
+        return dw.transpose(0, 2, 1).reshape((F, C // G) + tuple(kernel))
     else:
         col = _im2col(_pad_input(x, pad), kernel, stride, dilate, osize)
         col = col.reshape(N, G, (C // G) * K, L)
@@ -595,9 +647,15 @@ def Deconvolution(data=None, weight=None, bias=None, kernel=None, stride=(), dil
 
 
 # ------------------------------------------------------------------ pooling
+@functools.lru_cache(maxsize=32)
 def _pool_divisor(isize, osize, kernel, stride, pad, include_pad, dtype):
-    """Per-output-position window counts (avg pooling), MXNet's rule: with
-    ``count_include_pad`` a window counts the padding but not what lies beyond it."""
+    """Per-output-position reciprocal window counts (avg pooling), MXNet's rule: with
+    ``count_include_pad`` a window counts the padding but not what lies beyond it. A
+    scalar when every window has the same count. Cached per geometry (read-only)."""
+    if (include_pad or not any(pad)) and \
+            all((o - 1) * s + k <= x + 2 * p for o, s, k, x, p in
+                zip(osize, stride, kernel, isize, pad)):
+        return np.dtype(dtype).type(1.0 / _prod(kernel))
     div = None
     for d, (x, o, k, s, p) in enumerate(zip(isize, osize, kernel, stride, pad)):
         start = np.arange(o) * s - p
@@ -611,7 +669,9 @@ def _pool_divisor(isize, osize, kernel, stride, pad, include_pad, dtype):
         shape[d] = o
         cnt = cnt.reshape(shape)
         div = cnt if div is None else div * cnt
-    return (1.0 / div).astype(dtype)[None, None]
+    r = (1.0 / div).astype(dtype)[None, None]
+    r.flags.writeable = False
+    return r
 
 
 def _winsum_fwd(x, kernel, stride, pad, padr, isize, osize, avg, include_pad):
@@ -632,6 +692,20 @@ def _winsum_fwd(x, kernel, stride, pad, padr, isize, osize, avg, include_pad):
 
 def _winsum_t_fwd(g, kernel, stride, pad, padr, isize, osize, avg, include_pad):
     """The transpose of ``_winsum_fwd``: spread each window's gradient over it."""
+    if not any(pad) and not any(padr) and tuple(stride) == tuple(kernel) and \
+            all(o * k == x for o, k, x in zip(osize, kernel, isize)):
+        # the windows tile the input exactly: each element is written once (scaled in
+        # the same pass), no zeroed buffer to add into
+        out = np.empty(g.shape[:2] + tuple(isize), dtype=g.dtype)
+        div = _pool_divisor(isize, osize, kernel, stride, pad, include_pad, g.dtype) \
+            if avg else None
+        for off in _offsets(kernel):
+            dst = out[(_ALL, _ALL) + _offset_slices(off, (1,) * len(kernel), stride, osize)]
+            if avg:
+                np.multiply(g, div, out=dst)
+            else:
+                dst[...] = g
+        return out
     if avg:
         g = g * _pool_divisor(isize, osize, kernel, stride, pad, include_pad, g.dtype)
     if all(o == 1 for o in osize) and tuple(kernel) == tuple(isize) and not any(pad) \
@@ -658,8 +732,7 @@ _WINSUM_T = defop("Pooling_backward", _winsum_t_fwd,
 
 def _gather_fwd(x, idx, valid, ishape, oshape, unique):
     """Read ``x`` (of shape ``ishape``) at flat positions ``idx`` (shape ``oshape``)."""
-    flat = x.reshape(-1)
-    y = flat[idx]
+    y = np.take(x.reshape(-1), idx)     # take: about twice as fast as flat[idx]
     if valid is not None:
         y[~valid] = 0
     return y
@@ -710,17 +783,21 @@ def _argmax_positions(x, kernel, stride, pad, padr, osize):
     adt = np.int8 if K < 128 else (np.int16 if K < 32768 else np.int32)
     best = arg = None
     # running maximum over the kernel offsets; a strict '>' keeps the first maximum.
-    # Branch-free updates (maximum, arg += m*(k-arg)): masked copies with random
-    # masks are several times slower.
+    # Branch-free updates: where v > best, arg becomes k, which exceeds every earlier
+    # offset, so arg = maximum(arg, k * (v > best)) (masked copies with random masks
+    # are several times slower). Two scratch buffers serve every offset.
     for k, off in enumerate(offsets):
         v = xp[(_ALL, _ALL) + _offset_slices(off, ones, stride, osize)]
         if best is None:
             best = v.copy()
             arg = np.zeros(best.shape, dtype=adt)
+            m = np.empty(best.shape, dtype=bool)
+            mk = np.empty(best.shape, dtype=adt)
         else:
-            m = np.greater(v, best).view(np.int8)
+            np.greater(v, best, out=m)
             np.maximum(best, v, out=best)
-            arg += m * (adt(k) - arg)
+            np.multiply(m, adt(k), out=mk)
+            np.maximum(arg, mk, out=arg)
     base, starts = _window_starts(N, C, tuple(isize), tuple(osize), tuple(stride),
                                   tuple(pad))
     strides = _plane_strides(isize)

@@ -39,7 +39,7 @@ _NEG = -1e30   # log(0) stand-in: finite, so no inf - inf = NaN in values or gra
 def _host(x, name: str) -> np.ndarray:
     if x is None:
         raise StateError(f"CTCLoss: {name} is required when use_{name}=True")
-    return x.asnumpy() if isinstance(x, NDArray) else np.asarray(x)
+    return np.asarray(x._data) if isinstance(x, NDArray) else np.asarray(x)
 
 
 def _lse(*xs):

@@ -1,22 +1,23 @@
 """Elementwise ops: unary math, broadcasting binary arithmetic, scalar arithmetic,
-comparisons, casts, and the NDArray operators that use them.
+comparisons, casts, and which NDArray operators and methods they provide.
 
-Each op is one table entry: NumPy forward, gradient rule per input, tangent rule per
-input. Rules use mxgrad ops, so they run on NumPy arrays in an ordinary backward and
-are recorded under ``create_graph=True``.
+A rule table (as HIPS autograd's ``numpy_vjps.py``): each op is one entry, with its
+NumPy forward, one gradient rule per input and one tangent rule per input. Rules use
+mxgrad ops, so they run on NumPy arrays in an ordinary backward and are recorded under
+``create_graph=True``. How an op is applied (and the inlined fast paths) is
+:mod:`mxgrad.ops._apply`'s business, not this module's.
 """
 from __future__ import annotations
 
 import math
-from numbers import Number
 
 import numpy as np
 
-from ..base import DTypeError, ShapeError, as_dtype
+from ..base import ShapeError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
-from ..autograd.scope import state
-from ._core import Op, defop, call1, call2, register_method, inplace_apply, _make_node, \
-    _make_node1, _make_node2, _forward_tangents, _shape_error, as_array, unary_fast, binary_fast
+from ._core import defop, register_method, reusable
+from ._apply import (apply, apply1, apply2, as_array, binary_fast, inplace_operator, operator,
+                     unary_fast, write_out)
 
 __all__ = [
     # unary
@@ -40,9 +41,17 @@ __all__ = [
 ]
 
 
+def _method(fn):
+    """Declare that ``fn`` (an op's ``mx.nd`` function) is also an NDArray method."""
+    register_method(fn.__name__, fn)
+    return fn
+
+
 def _unary(name, fwd, grad, jvp=None, save=(0,), save_out=False, doc="", example_in="[0.5, 1.]",
-           raw=None):
-    """Declare a unary op and its `mx.nd` function."""
+           raw=None, method=True):
+    """Declare a unary elementwise op and its `mx.nd` function (also an NDArray method
+    unless ``method=False``). ``grad(g, y, x)`` doubles as the tangent rule unless
+    ``jvp`` is given; ``raw`` is a NumPy-only version of ``grad`` for ordinary backward."""
     op = defop(name, fwd, None if grad is None else [grad],
                None if grad is None and jvp is None else [jvp or _jvp_from_grad(grad)],
                save=save if grad is not None else (), save_out=save_out,
@@ -69,19 +78,12 @@ def _unary(name, fwd, grad, jvp=None, save=(0,), save_out=False, doc="", example
     >>> y.shape
     (2,)
     """
-    f.op = op
-    return f
+    return _method(f) if method else f
 
 
 def _jvp_from_grad(grad):
     """For an elementwise unary op the tangent rule equals the gradient rule."""
     return grad
-
-
-def _write_out(out, r):
-    if not isinstance(out, NDArray):
-        raise DTypeError(f"out= must be an NDArray, got {type(out).__name__}")
-    return inplace_apply(out, r)
 
 
 # --------------------------------------------------------------------- erf
@@ -168,14 +170,13 @@ def _digamma(x):
 
 
 def _sigmoid_fwd(x):
-    # stable for large |x|
-    out = np.empty_like(x)
-    pos = x >= 0
-    np.exp(-x, where=pos, out=out)
-    out[pos] = 1.0 / (1.0 + out[pos])
-    neg = ~pos
-    e = np.exp(x[neg])
-    out[neg] = e / (1.0 + e)
+    # stable for large |x|: 1 / (1 + exp(-x)) for x >= 0, exp(x) / (1 + exp(x)) below, with
+    # e = exp(-|x|) serving both; no boolean-mask indexing (5x faster, the same bits)
+    e = np.abs(x)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    out = e + 1.0
+    np.divide(np.where(x < 0, e, np.ones((), dtype=x.dtype)), out, out=out)
     return out
 
 
@@ -195,22 +196,7 @@ def _square(x):
     return x * x
 
 
-from ..autograd.graph import _getrefcount as _rc  # noqa: E402  (disabled off CPython 3.8-3.13)
-# A raw (NumPy-only) rule of a one-input op is called by Op.backward as rule(g, out, x),
-# with g held by the engine's gradient list and Op.backward's local: 4 references seen
-# from inside the rule (with getrefcount's own). No more means nobody else can see g,
-# so the rule may write its result into g instead of allocating (large arrays: fewer
-# page faults and cache misses). A view, a read-only array or a shared one is never reused.
-_OWN = 4
-
-
-def _reusable(g, like=None):
-    """Whether a raw rule may write into ``g`` (``like``: the other operand, whose shape
-    and dtype the result takes; None when the result is shaped like ``g``)."""
-    return (_rc(g) <= _OWN + 1 and g.base is None and g.flags.writeable
-            and (like is None or (g.shape == like.shape and g.dtype == like.dtype)))
-
-
+# raw rules (NumPy only, ordinary backward); reusable(g) says when g may take the result
 def _tanh_raw(g, y, x):
     t = y * y
     np.subtract(1.0, t, out=t)
@@ -226,19 +212,19 @@ def _sigmoid_raw(g, y, x):
 
 
 def _relu_raw(g, y, x):
-    if _reusable(g, x):
+    if reusable(g, x):
         return np.multiply(g, x > 0, out=g)
     return np.multiply(g, x > 0, dtype=x.dtype)
 
 
 def _exp_raw(g, y, x):
-    if _reusable(g, y):
+    if reusable(g, y):
         return np.multiply(g, y, out=g)
     return g * y
 
 
 def _neg_raw(g, y, x):
-    if _reusable(g):
+    if reusable(g):
         return np.negative(g, out=g)
     return -g
 
@@ -309,9 +295,9 @@ gammaln = _unary("gammaln", lambda x: _lgamma_vec(x).astype(x.dtype, copy=False)
                  lambda g, y, x: g * _digamma_op(x), doc="Log of the absolute gamma function.",
                  example_in="[1.5, 2.]")
 _trigamma_f = _unary("trigamma", lambda x: _trigamma(x).astype(x.dtype, copy=False), None,
-                     doc="Trigamma function (not differentiable in mxgrad).")
+                     doc="Trigamma function (not differentiable in mxgrad).", method=False)
 _digamma_f = _unary("digamma", lambda x: _digamma(x).astype(x.dtype, copy=False),
-                    lambda g, y, x: g * _trigamma_f(x), doc="Digamma function.")
+                    lambda g, y, x: g * _trigamma_f(x), doc="Digamma function.", method=False)
 
 
 def _digamma_op(x):
@@ -330,8 +316,8 @@ def _piecewise(name, fwd, doc):
     op = defop(name, fwd, [_zero_rule], [_zero_tangent], save=())
 
     def f(data, out=None, name=None, **kwargs):
-        r = call1(op, data)
-        return _write_out(out, r) if out is not None else r
+        r = apply1(op, data)
+        return write_out(out, r) if out is not None else r
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"""{doc} The gradient is zero everywhere (as in MXNet).
 
@@ -342,7 +328,7 @@ def _piecewise(name, fwd, doc):
     (2,)
     """
     f.op = op
-    return f
+    return _method(f)
 
 
 sign = _piecewise("sign", np.sign, "Sign of each element (-1, 0 or 1).")
@@ -368,6 +354,7 @@ def _clip_grad(g, y, x, a_min, a_max):
 _CLIP = defop("clip", _clip_fwd, [_clip_grad], [_clip_grad], save=(0,))
 
 
+@_method
 def clip(data, a_min, a_max, out=None, name=None):
     """Clip each element to ``[a_min, a_max]``; the gradient passes where
     ``a_min <= x <= a_max`` (boundaries included), as in MXNet.
@@ -380,8 +367,8 @@ def clip(data, a_min, a_max, out=None, name=None):
     [-1.   0.5  1. ]
     <NDArray 3 @cpu(0)>
     """
-    r = call1(_CLIP, data, {"a_min": float(a_min), "a_max": float(a_max)})
-    return _write_out(out, r) if out is not None else r
+    r = apply1(_CLIP, data, {"a_min": float(a_min), "a_max": float(a_max)})
+    return write_out(out, r) if out is not None else r
 
 
 def _cast_fwd(x, dtype):
@@ -410,12 +397,29 @@ def cast(data, dtype, out=None, name=None):
     data = as_array(data, "cast")
     if dt.kind not in "fc" or data._data.dtype.kind not in "fc":
         return wrap(data._data.astype(dt))
-    return call1(_CAST, data, {"dtype": dt})
+    return apply1(_CAST, data, {"dtype": dt})
 
 
 Cast = cast
 
 _COPY = defop("copy", lambda x: x.copy(), [lambda g, y, x: g], [lambda t, y, x: t], save=())
+
+
+def _zero_rule2(g, y, a, b):
+    return None
+
+
+# A first-order gradient computed with create_graph=True stays a function of its variable,
+# as in MXNet, whose backward ops take the forward's inputs: the engine passes every such
+# gradient g of variable x through this op (value g, d/dg = identity, d/dx = 0), so
+# differentiating g again gives zeros where nothing else connects it to x (radians,
+# dropout, x * constant) instead of "not recorded".
+_GRAD_LINK = defop("_grad_link", lambda g, x: g, [lambda go, y, g, x: go, _zero_rule2],
+                   [lambda t, y, g, x: t, _zero_rule2], save=())
+
+
+def _grad_link(g, x):
+    return apply2(_GRAD_LINK, g, x)
 
 
 def identity_copy(data):
@@ -427,9 +431,10 @@ def identity_copy(data):
     >>> identity_copy(mx.nd.array([1.])).asscalar()
     1.0
     """
-    return call1(_COPY, data)
+    return apply1(_COPY, data)
 
 
+@_method
 def zeros_like(data, dtype=None, **kwargs):
     """An array of zeros with the shape (and dtype) of ``data``.
 
@@ -447,6 +452,7 @@ def zeros_like(data, dtype=None, **kwargs):
     return wrap(np.zeros_like(data._data, dtype=None if dtype is None else as_dtype(dtype)))
 
 
+@_method
 def ones_like(data, dtype=None, **kwargs):
     """An array of ones with the shape (and dtype) of ``data``.
 
@@ -479,9 +485,7 @@ def stop_gradient(data, name=None, **kwargs):
     if type(data) is np.ndarray:
         return data
     data = as_array(data, "stop_gradient")
-    out = wrap(data._data)
-    out._ver = data._ver
-    return out
+    return wrap(data._data.copy())   # new memory, as MXNet's (a later write to data is not seen)
 
 
 BlockGrad = stop_gradient
@@ -530,7 +534,70 @@ def smooth_l1(data, scalar=1.0, **kwargs):
     [0.125 1.5  ]
     <NDArray 2 @cpu(0)>
     """
-    return call1(_SMOOTH_L1, data, {"scalar": float(scalar)})
+    return apply1(_SMOOTH_L1, data, {"scalar": float(scalar)})
+
+
+# --------------------------------------------------------------- scalar ops
+def _scalar_op(name, fwd, grad, save=(0,), save_out=False):
+    """A binary op between an array and a Python scalar (the scalar is an attr)."""
+    return defop(name, fwd, [grad], [grad], save=save, save_out=save_out)
+
+
+def _keep(fn):
+    def f(x, scalar):
+        r = fn(x, scalar)
+        if r.dtype != x.dtype:
+            r = r.astype(x.dtype)
+        return r
+    return f
+
+
+_PLUS_S = _scalar_op("_plus_scalar", _keep(np.add), lambda g, y, x, scalar: g, save=())
+_MINUS_S = _scalar_op("_minus_scalar", _keep(np.subtract), lambda g, y, x, scalar: g, save=())
+_RMINUS_S = _scalar_op("_rminus_scalar", _keep(lambda x, s: s - x),
+                       lambda g, y, x, scalar: -g, save=())
+_MUL_S = _scalar_op("_mul_scalar", _keep(np.multiply), lambda g, y, x, scalar: g * scalar, save=())
+_DIV_S = _scalar_op("_div_scalar", _keep(np.true_divide), lambda g, y, x, scalar: g / scalar,
+                    save=())
+_RDIV_S = _scalar_op("_rdiv_scalar", _keep(lambda x, s: s / x),
+                     lambda g, y, x, scalar: -g * y / x, save=(0,), save_out=True)
+_POW_S = _scalar_op("_power_scalar", _keep(np.power),
+                    lambda g, y, x, scalar: g * scalar * x ** (scalar - 1.0)
+                    if scalar != 2.0 else g * 2.0 * x, save=(0,))
+_RPOW_S = _scalar_op("_rpower_scalar", _keep(lambda x, s: np.power(s, x)),
+                     lambda g, y, x, scalar: g * y * math.log(scalar) if scalar > 0 else None,
+                     save=(), save_out=True)
+_MOD_S = _scalar_op("_mod_scalar", _keep(np.mod), lambda g, y, x, scalar: g, save=())
+_RMOD_S = _scalar_op("_rmod_scalar", _keep(lambda x, s: np.mod(s, x)),
+                     lambda g, y, x, scalar: -g * floor(scalar / x), save=(0,))
+_FDIV_S = _scalar_op("_floor_divide_scalar", _keep(np.floor_divide),
+                     lambda g, y, x, scalar: None, save=())
+_RFDIV_S = _scalar_op("_rfloor_divide_scalar", _keep(lambda x, s: np.floor_divide(s, x)),
+                      lambda g, y, x, scalar: None, save=())
+_MAX_S = _scalar_op("_maximum_scalar", _keep(np.maximum),
+                    lambda g, y, x, scalar: g * (x >= scalar), save=(0,))
+_MIN_S = _scalar_op("_minimum_scalar", _keep(np.minimum),
+                    lambda g, y, x, scalar: g * (x <= scalar), save=(0,))
+
+
+def _zero_rule_s(g, y, x, scalar):
+    return None
+
+
+def _cmp_s(name, ufunc):
+    # recorded with a zero gradient, as MXNet: (x > 0).backward() gives zeros, and gradient
+    # rules that use a comparison (relu, clip, ...) stay connected to x, so their second
+    # derivative is zero instead of "not recorded"
+    return defop(name, lambda x, s: ufunc(x, s).astype(x.dtype), [_zero_rule_s],
+                 [_zero_rule_s], save=())
+
+
+_EQ_S = _cmp_s("_equal_scalar", np.equal)
+_NE_S = _cmp_s("_not_equal_scalar", np.not_equal)
+_GT_S = _cmp_s("_greater_scalar", np.greater)
+_GE_S = _cmp_s("_greater_equal_scalar", np.greater_equal)
+_LT_S = _cmp_s("_lesser_scalar", np.less)
+_LE_S = _cmp_s("_lesser_equal_scalar", np.less_equal)
 
 
 # ------------------------------------------------------------------ binary ops
@@ -543,9 +610,11 @@ def _same_dtype(fn):
     return f
 
 
-def _binary(name, fwd, grads, jvps, save=(0, 1), save_out=False, doc=""):
+def _binary(name, fwd, grads, jvps, save=(0, 1), save_out=False, doc="", scalar=None):
+    """Declare a broadcasting binary op and its `mx.nd` function. ``scalar`` = (op of
+    ``array <op> s``, op of ``s <op> array``) lets a Python scalar stand on either side."""
     op = defop(name, fwd, grads, jvps, save=save, save_out=save_out)
-    f = binary_fast(op)
+    f = binary_fast(op, scalar)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"""{doc} Broadcasts NumPy-style.
 
@@ -555,7 +624,6 @@ def _binary(name, fwd, grads, jvps, save=(0, 1), save_out=False, doc=""):
     >>> mx.nd.{name}(mx.nd.array([[1., 2.]]), mx.nd.array([[3.], [4.]])).shape
     (2, 2)
     """
-    f.op = op
     return f
 
 
@@ -589,31 +657,37 @@ def _min_gb(g, y, a, b):
 
 
 add = _binary("add", np.add, [lambda g, y, a, b: g, lambda g, y, a, b: g],
-              [lambda t, y, a, b: t, lambda t, y, a, b: t], save=(), doc="Elementwise sum.")
+              [lambda t, y, a, b: t, lambda t, y, a, b: t], save=(), doc="Elementwise sum.",
+              scalar=(_PLUS_S, _PLUS_S))
 subtract = _binary("subtract", np.subtract, [lambda g, y, a, b: g, lambda g, y, a, b: -g],
                    [lambda t, y, a, b: t, lambda t, y, a, b: -t], save=(),
-                   doc="Elementwise difference.")
+                   doc="Elementwise difference.", scalar=(_MINUS_S, _RMINUS_S))
 multiply = _binary("multiply", np.multiply, [lambda g, y, a, b: g * b, lambda g, y, a, b: g * a],
                    [lambda t, y, a, b: t * b, lambda t, y, a, b: a * t],
-                   doc="Elementwise product.")
+                   doc="Elementwise product.", scalar=(_MUL_S, _MUL_S))
 divide = _binary("divide", _same_dtype(np.true_divide),
                  [lambda g, y, a, b: g / b, _div_grad_b],
                  [lambda t, y, a, b: t / b, lambda t, y, a, b: _div_grad_b(t, y, a, b)],
-                 doc="Elementwise quotient.")
+                 doc="Elementwise quotient.", scalar=(_DIV_S, _RDIV_S))
 power = _binary("power", _same_dtype(np.power), [_pow_grad_a, _pow_grad_b],
-                [_pow_grad_a, _pow_grad_b], save_out=True, doc="Elementwise power a**b.")
+                [_pow_grad_a, _pow_grad_b], save_out=True, doc="Elementwise power a**b.",
+                scalar=(_POW_S, _RPOW_S))
 maximum = _binary("maximum", np.maximum, [_max_ga, _max_gb], [_max_ga, _max_gb],
-                  doc="Elementwise maximum; ties give the gradient to both inputs (as MXNet).")
+                  doc="Elementwise maximum; ties give the gradient to both inputs (as MXNet).",
+                  scalar=(_MAX_S, _MAX_S))
 minimum = _binary("minimum", np.minimum, [_min_ga, _min_gb], [_min_ga, _min_gb],
-                  doc="Elementwise minimum; ties give the gradient to both inputs (as MXNet).")
+                  doc="Elementwise minimum; ties give the gradient to both inputs (as MXNet).",
+                  scalar=(_MIN_S, _MIN_S))
 modulo = _binary("modulo", _same_dtype(np.mod),
                  [lambda g, y, a, b: g, lambda g, y, a, b: -g * floor(a / b)],
                  [lambda t, y, a, b: t, lambda t, y, a, b: -t * floor(a / b)],
-                 doc="Elementwise remainder (sign of the divisor, as NumPy).")
+                 doc="Elementwise remainder (sign of the divisor, as NumPy).",
+                 scalar=(_MOD_S, _RMOD_S))
 floor_divide = _binary("floor_divide", _same_dtype(np.floor_divide),
                        [lambda g, y, a, b: None, lambda g, y, a, b: None],
                        [lambda t, y, a, b: None, lambda t, y, a, b: None], save=(),
-                       doc="Elementwise floor division (zero gradient).")
+                       doc="Elementwise floor division (zero gradient).",
+                       scalar=(_FDIV_S, _RFDIV_S))
 hypot = _binary("hypot", np.hypot, [lambda g, y, a, b: g * a / y, lambda g, y, a, b: g * b / y],
                 [lambda t, y, a, b: t * a / y, lambda t, y, a, b: t * b / y], save_out=True,
                 doc="sqrt(a**2 + b**2).")
@@ -624,25 +698,28 @@ arctan2 = _binary("arctan2", np.arctan2,
                    lambda t, y, a, b: -t * a / (a * a + b * b)], doc="Angle of (b, a).")
 
 
-def _compare(name, ufunc, doc):
+def _compare(name, ufunc, doc, scalar=None):
     def fwd(a, b):
         return ufunc(a, b).astype(np.result_type(a, b) if a.dtype != b.dtype else a.dtype)
-    return _binary(name, fwd, None, None, save=(),
-                   doc=doc + " Returns 0/1 in the input dtype (not differentiable).")
+    return _binary(name, fwd, [_zero_rule2, _zero_rule2], [_zero_rule2, _zero_rule2], save=(),
+                   doc=doc + " Returns 0/1 in the input dtype (its gradient is zero).",
+                   scalar=scalar)
 
 
-equal = _compare("equal", np.equal, "a == b.")
-not_equal = _compare("not_equal", np.not_equal, "a != b.")
-greater = _compare("greater", np.greater, "a > b.")
-greater_equal = _compare("greater_equal", np.greater_equal, "a >= b.")
-lesser = _compare("lesser", np.less, "a < b.")
-lesser_equal = _compare("lesser_equal", np.less_equal, "a <= b.")
+equal = _compare("equal", np.equal, "a == b.", (_EQ_S, _EQ_S))
+not_equal = _compare("not_equal", np.not_equal, "a != b.", (_NE_S, _NE_S))
+greater = _compare("greater", np.greater, "a > b.", (_GT_S, _LT_S))
+greater_equal = _compare("greater_equal", np.greater_equal, "a >= b.", (_GE_S, _LE_S))
+lesser = _compare("lesser", np.less, "a < b.", (_LT_S, _GT_S))
+lesser_equal = _compare("lesser_equal", np.less_equal, "a <= b.", (_LE_S, _GE_S))
 logical_and = _compare("logical_and", np.logical_and, "a and b.")
 logical_or = _compare("logical_or", np.logical_or, "a or b.")
 logical_xor = _compare("logical_xor", np.logical_xor, "a xor b.")
-_LNOT = defop("logical_not", lambda x: np.logical_not(x).astype(x.dtype), None, None, save=())
+_LNOT = defop("logical_not", lambda x: np.logical_not(x).astype(x.dtype), [_zero_rule],
+              [_zero_tangent], save=())
 
 
+@_method
 def logical_not(data, **kwargs):
     """1 where ``data`` is 0, else 0, in the input dtype.
 
@@ -654,7 +731,7 @@ def logical_not(data, **kwargs):
     [1. 0.]
     <NDArray 2 @cpu(0)>
     """
-    return call1(_LNOT, data)
+    return apply1(_LNOT, data)
 
 
 def _same_shape(fn, name):
@@ -720,7 +797,6 @@ def add_n(*args, **kwargs):
     [3. 3.]
     <NDArray 2 @cpu(0)>
     """
-    from ._core import call
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = tuple(args[0])
     shapes = {a.shape for a in args}
@@ -732,212 +808,40 @@ def add_n(*args, **kwargs):
         op = defop("add_n", _add_n_fwd, [lambda g, y, *xs: g] * n, [lambda t, y, *xs: t] * n,
                    save=())
         _ADD_N[n] = op
-    return call(op, args)
+    return apply(op, args)
 
 
 _ADD_N: dict = {}
 ElementWiseSum = add_n
 
 
-# --------------------------------------------------------------- scalar ops
-def _scalar_op(name, fwd, grad, save=(0,), save_out=False):
-    """A binary op between an array and a Python scalar (the scalar is an attr)."""
-    return defop(name, fwd, [grad], [grad], save=save, save_out=save_out)
+def _astype(self, dtype, copy: bool = True) -> NDArray:
+    """Return the array cast to ``dtype`` (differentiable for float types).
 
-
-def _keep(fn):
-    def f(x, scalar):
-        r = fn(x, scalar)
-        if r.dtype != x.dtype:
-            r = r.astype(x.dtype)
-        return r
-    return f
-
-
-_PLUS_S = _scalar_op("_plus_scalar", _keep(np.add), lambda g, y, x, scalar: g, save=())
-_MINUS_S = _scalar_op("_minus_scalar", _keep(np.subtract), lambda g, y, x, scalar: g, save=())
-_RMINUS_S = _scalar_op("_rminus_scalar", _keep(lambda x, s: s - x),
-                       lambda g, y, x, scalar: -g, save=())
-_MUL_S = _scalar_op("_mul_scalar", _keep(np.multiply), lambda g, y, x, scalar: g * scalar, save=())
-_DIV_S = _scalar_op("_div_scalar", _keep(np.true_divide), lambda g, y, x, scalar: g / scalar,
-                    save=())
-_RDIV_S = _scalar_op("_rdiv_scalar", _keep(lambda x, s: s / x),
-                     lambda g, y, x, scalar: -g * y / x, save=(0,), save_out=True)
-_POW_S = _scalar_op("_power_scalar", _keep(np.power),
-                    lambda g, y, x, scalar: g * scalar * x ** (scalar - 1.0)
-                    if scalar != 2.0 else g * 2.0 * x, save=(0,))
-_RPOW_S = _scalar_op("_rpower_scalar", _keep(lambda x, s: np.power(s, x)),
-                     lambda g, y, x, scalar: g * y * math.log(scalar) if scalar > 0 else None,
-                     save=(), save_out=True)
-_MOD_S = _scalar_op("_mod_scalar", _keep(np.mod), lambda g, y, x, scalar: g, save=())
-_RMOD_S = _scalar_op("_rmod_scalar", _keep(lambda x, s: np.mod(s, x)),
-                     lambda g, y, x, scalar: -g * floor(scalar / x), save=(0,))
-_FDIV_S = _scalar_op("_floor_divide_scalar", _keep(np.floor_divide),
-                     lambda g, y, x, scalar: None, save=())
-_RFDIV_S = _scalar_op("_rfloor_divide_scalar", _keep(lambda x, s: np.floor_divide(s, x)),
-                      lambda g, y, x, scalar: None, save=())
-_MAX_S = _scalar_op("_maximum_scalar", _keep(np.maximum),
-                    lambda g, y, x, scalar: g * (x >= scalar), save=(0,))
-_MIN_S = _scalar_op("_minimum_scalar", _keep(np.minimum),
-                    lambda g, y, x, scalar: g * (x <= scalar), save=(0,))
-
-
-def _cmp_s(name, ufunc):
-    return defop(name, lambda x, s: ufunc(x, s).astype(x.dtype), None, None, save=())
-
-
-_EQ_S = _cmp_s("_equal_scalar", np.equal)
-_NE_S = _cmp_s("_not_equal_scalar", np.not_equal)
-_GT_S = _cmp_s("_greater_scalar", np.greater)
-_GE_S = _cmp_s("_greater_equal_scalar", np.greater_equal)
-_LT_S = _cmp_s("_lesser_scalar", np.less)
-_LE_S = _cmp_s("_lesser_equal_scalar", np.less_equal)
-
-
-def scalar_call(op: Op, x: NDArray, s):
-    """Apply an array-scalar op (the hot path of ``x * 2`` and friends)."""
-    if type(s) is not float:
-        s = float(s) if not isinstance(s, (int, bool)) or x._data.dtype.kind == "f" else int(s)
-    data = op.fwd(x._data, s)
-    out = wrap(data)
-    if x._node is not None and state.recording and op.grads is not None:
-        _make_node1(op, x, out, {"scalar": s})
-    if x._tan is not None:
-        _forward_tangents(op, (x,), (out,), {"scalar": s})
-    return out
-
-
-def _is_scalar(x):
-    return isinstance(x, Number) and not isinstance(x, complex)
-
-
-_new = object.__new__
-
-
-def _scalar_fast(op: Op, np_fn):
-    """``x <op> python_scalar`` for an NDArray x, inlined (the hot path of ``x * 2``)."""
-    differentiable = op.grads is not None
-
-    def apply(x, s):
-        d = x._data
-        if type(s) is not float and (type(s) is not int or d.dtype.kind != "f"):
-            s = float(s) if not isinstance(s, (int, bool, np.integer)) or d.dtype.kind == "f" \
-                else int(s)
-        data = np_fn(d, s)
-        if data.dtype is not d.dtype and data.dtype != d.dtype:
-            data = data.astype(d.dtype)
-        out = _new(NDArray)
-        out._data = data
-        out._node = None
-        out._oidx = 0
-        out._ver = [0]
-        out._tan = None
-        if x._node is not None and differentiable and state.recording:
-            _make_node1(op, x, out, {"scalar": s})
-        if x._tan is not None:
-            _forward_tangents(op, (x,), (out,), {"scalar": s})
-        return out
-    return apply
-
-
-def _dispatch(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
-    """Build an operator method: NDArray op NDArray, NDArray op scalar, NumPy op.
-
-    The NDArray-NDArray and NDArray-scalar paths are inlined: these methods are the
-    per-op overhead of every ``x * y`` and ``x + 1`` in user code."""
-    fast = _scalar_fast(scalar_op, np_fn) if np_fn is not None else \
-        (lambda x, s: scalar_call(scalar_op, x, s))
-    binary = array_fn
-    bop = array_fn.op
-    bfwd = bop.fwd
-    bdiff = bop.grads is not None
-    sop = scalar_op
-    sdiff = sop.grads is not None
-
-    def method(self, other):
-        t = type(other)
-        if t is NDArray:
-            try:
-                data = bfwd(self._data, other._data)
-            except ValueError as err:
-                raise _shape_error(bop, err, (self, other)) from None
-            out = _new(NDArray)
-            out._data = data
-            out._node = None
-            out._oidx = 0
-            out._ver = [0]
-            out._tan = None
-            if (self._node is not None or other._node is not None) and bdiff \
-                    and state.recording:
-                _make_node2(bop, self, other, out, None)
-            if self._tan is not None or other._tan is not None:
-                _forward_tangents(bop, (self, other), (out,), None)
-            return out
-        if t is float and np_fn is not None:
-            d = self._data
-            data = np_fn(d, other)
-            if data.dtype is not d.dtype and data.dtype != d.dtype:
-                data = data.astype(d.dtype)
-            out = _new(NDArray)
-            out._data = data
-            out._node = None
-            out._oidx = 0
-            out._ver = [0]
-            out._tan = None
-            if self._node is not None and sdiff and state.recording:
-                _make_node1(sop, self, out, {"scalar": other})
-            if self._tan is not None:
-                _forward_tangents(sop, (self,), (out,), {"scalar": other})
-            return out
-        if t is int or _is_scalar(other):
-            return fast(self, other)
-        if t is np.ndarray:
-            return binary(self, wrap(other.astype(self._data.dtype, copy=False)))
-        return NotImplemented
-    if rscalar_op is None:
-        return method
-    rfast = _scalar_fast(rscalar_op, rnp_fn) if rnp_fn is not None else \
-        (lambda x, s: scalar_call(rscalar_op, x, s))
-
-    def rmethod(self, other):
-        t = type(other)
-        if t is float or t is int or _is_scalar(other):
-            return rfast(self, other)
-        if t is np.ndarray:
-            return binary(wrap(other.astype(self._data.dtype, copy=False)), self)
-        return NotImplemented
-    return method, rmethod
-
-
-def _commutative(array_fn, scalar_op, np_fn):
-    m = _dispatch(array_fn, scalar_op, np_fn=np_fn)
-    return m, m
-
-
-def _neg(self):
-    return _neg_fast(self)
-
-
-def _inplace(binop):
-    """Build ``x op= y``: in place on the buffer, or recorded when a graph is involved."""
-    def method(self, other):
-        onode = other._node if type(other) is NDArray else None
-        if state.recording and (self._node is not None or onode is not None):
-            self._check_writable()
-            snapshot = wrap(self._data.copy())
-            return inplace_apply(self, binop(snapshot, other))
-        r = binop(self, other)
-        if r is NotImplemented:
-            return r
-        if r._data.shape != self._data.shape:
-            raise ShapeError(f"in-place operation: the result's shape {r.shape} does not fit "
-                             f"the target's shape {self.shape}")
-        np.copyto(self._data, r._data, casting="unsafe")
-        self._ver[0] += 1
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.array([1.7]).astype('int32')
+    <BLANKLINE>
+    [1]
+    <NDArray 1 @cpu(0)>
+    """
+    dt = as_dtype(dtype)
+    if not copy and dt == self._data.dtype:
         return self
-    return method
+    return cast(self, dt)
 
 
+def _copy(self) -> NDArray:
+    """Return a copy of the array (recorded: gradients flow through it)."""
+    return identity_copy(self)
+
+
+register_method("astype", _astype)
+register_method("copy", _copy)
+
+
+# ------------------------------------------------------------ NDArray operators
 def _rsub(x, s):
     return s - x
 
@@ -946,54 +850,32 @@ def _rdiv(x, s):
     return s / x
 
 
-def _register_operators():
-    add_m, radd_m = _commutative(add, _PLUS_S, np.add)
-    mul_m, rmul_m = _commutative(multiply, _MUL_S, np.multiply)
-    sub_m, rsub_m = _dispatch(subtract, _MINUS_S, _RMINUS_S, np.subtract, _rsub)
-    div_m, rdiv_m = _dispatch(divide, _DIV_S, _RDIV_S, np.true_divide, _rdiv)
-    pow_m, rpow_m = _dispatch(power, _POW_S, _RPOW_S)
-    mod_m, rmod_m = _dispatch(modulo, _MOD_S, _RMOD_S)
-    fdiv_m, rfdiv_m = _dispatch(floor_divide, _FDIV_S, _RFDIV_S)
-    table = {
-        "__add__": add_m, "__radd__": radd_m, "__sub__": sub_m, "__rsub__": rsub_m,
-        "__mul__": mul_m, "__rmul__": rmul_m, "__truediv__": div_m, "__rtruediv__": rdiv_m,
-        "__div__": div_m, "__rdiv__": rdiv_m,
-        "__pow__": pow_m, "__rpow__": rpow_m, "__mod__": mod_m, "__rmod__": rmod_m,
-        "__floordiv__": fdiv_m, "__rfloordiv__": rfdiv_m,
-        "__neg__": _neg, "__pos__": lambda self: self, "__abs__": lambda self: abs(self),
-        "__eq__": _dispatch(equal, _EQ_S), "__ne__": _dispatch(not_equal, _NE_S),
-        "__gt__": _dispatch(greater, _GT_S), "__ge__": _dispatch(greater_equal, _GE_S),
-        "__lt__": _dispatch(lesser, _LT_S), "__le__": _dispatch(lesser_equal, _LE_S),
-    }
-    table["__iadd__"] = _inplace(add_m)
-    table["__isub__"] = _inplace(sub_m)
-    table["__imul__"] = _inplace(mul_m)
-    table["__itruediv__"] = _inplace(div_m)
-    table["__idiv__"] = table["__itruediv__"]
-    table["__imod__"] = _inplace(mod_m)
-    for k, v in table.items():
-        register_method(k, v)
-    for name in ["exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "cbrt",
-                 "rcbrt", "square", "reciprocal", "sin", "cos", "tan", "arcsin", "arccos",
-                 "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sigmoid",
-                 "relu", "softsign", "erf", "erfinv", "abs", "sign", "floor", "ceil", "round",
-                 "rint", "fix", "trunc", "degrees", "radians", "clip", "zeros_like",
-                 "ones_like", "gamma", "gammaln", "logical_not"]:
-        register_method(name, globals()[name])
-    register_method("negative", negative)
+# operator: (array op, array-scalar op, scalar-array op, NumPy forward of the scalar
+# case for the inlined path, reflected NumPy forward)
+_add_m = operator(add, _PLUS_S, np_fn=np.add)
+_mul_m = operator(multiply, _MUL_S, np_fn=np.multiply)
+_sub_m, _rsub_m = operator(subtract, _MINUS_S, _RMINUS_S, np.subtract, _rsub)
+_div_m, _rdiv_m = operator(divide, _DIV_S, _RDIV_S, np.true_divide, _rdiv)
+_pow_m, _rpow_m = operator(power, _POW_S, _RPOW_S)
+_mod_m, _rmod_m = operator(modulo, _MOD_S, _RMOD_S)
+_fdiv_m, _rfdiv_m = operator(floor_divide, _FDIV_S, _RFDIV_S)
+_OPERATORS = {
+    "__add__": _add_m, "__radd__": _add_m, "__sub__": _sub_m, "__rsub__": _rsub_m,
+    "__mul__": _mul_m, "__rmul__": _mul_m, "__truediv__": _div_m, "__rtruediv__": _rdiv_m,
+    "__div__": _div_m, "__rdiv__": _rdiv_m,
+    "__pow__": _pow_m, "__rpow__": _rpow_m, "__mod__": _mod_m, "__rmod__": _rmod_m,
+    "__floordiv__": _fdiv_m, "__rfloordiv__": _rfdiv_m,
+    "__neg__": negative, "__pos__": lambda self: self, "__abs__": abs,
+    "__eq__": operator(equal, _EQ_S), "__ne__": operator(not_equal, _NE_S),
+    "__gt__": operator(greater, _GT_S), "__ge__": operator(greater_equal, _GE_S),
+    "__lt__": operator(lesser, _LT_S), "__le__": operator(lesser_equal, _LE_S),
+    "__iadd__": inplace_operator(_add_m), "__isub__": inplace_operator(_sub_m),
+    "__imul__": inplace_operator(_mul_m), "__itruediv__": inplace_operator(_div_m),
+    "__idiv__": inplace_operator(_div_m), "__imod__": inplace_operator(_mod_m),
+}
+for _name, _m in _OPERATORS.items():
+    register_method(_name, _m)
 
 
-_neg_fast = unary_fast(negative.op)
-_neg_fast = unary_fast(negative.op)
-_register_operators()
-
-# nd functions with a Python scalar on either side: (array op s, s op array)
-for _fn, _ops in ((add, (_PLUS_S, _PLUS_S)), (multiply, (_MUL_S, _MUL_S)),
-                  (subtract, (_MINUS_S, _RMINUS_S)), (divide, (_DIV_S, _RDIV_S)),
-                  (power, (_POW_S, _RPOW_S)), (modulo, (_MOD_S, _RMOD_S)),
-                  (floor_divide, (_FDIV_S, _RFDIV_S)),
-                  (maximum, (_MAX_S, _MAX_S)), (minimum, (_MIN_S, _MIN_S)),
-                  (equal, (_EQ_S, _EQ_S)), (not_equal, (_NE_S, _NE_S)),
-                  (greater, (_GT_S, _LT_S)), (greater_equal, (_GE_S, _LE_S)),
-                  (lesser, (_LT_S, _GT_S)), (lesser_equal, (_LE_S, _GE_S))):
-    _fn.scalar_ops = _ops
+from ..autograd import graph as _graph  # noqa: E402
+_graph.set_grad_link(_grad_link)

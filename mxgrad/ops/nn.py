@@ -940,12 +940,27 @@ def _bn_train_fwd(x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
     return out
 
 
+def _nc_rows(a, axes):
+    """``a`` as (N, C, L) rows when it is C-contiguous and reduced over every axis but
+    axis 1 (BatchNorm on NCHW-style data), else None."""
+    if a.ndim > 2 and a.flags.c_contiguous and len(axes) == a.ndim - 1 and axes[0] == 0 \
+            and axes[1] == 2:
+        return a.reshape(a.shape[0], a.shape[1], -1)
+    return None
+
+
 def _chan_dot(a, b, axes):
     """``sum(a * b)`` over ``axes``, kept dims, without the product temporary."""
     if a.ndim == 2:
         if axes == (0,):
             return _c_einsum("ij,ij->j", a, b).reshape((1, -1))
         return _c_einsum("ij,ij->i", a, b).reshape((-1, 1))
+    a3, b3 = _nc_rows(a, axes), _nc_rows(b, axes)
+    if a3 is not None and b3 is not None:
+        # one dot product per (sample, channel) row, then the sum over the batch
+        d = np.matmul(a3[:, :, None, :], b3[:, :, :, None])
+        return np.add.reduce(d.reshape(d.shape[:2]), axis=0).reshape(
+            (1, -1) + (1,) * (a.ndim - 2))
     return np.add.reduce(a * b, axis=axes, keepdims=True)
 
 
@@ -1024,7 +1039,10 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
         mean = np.add.reduce(d, axis=axes, keepdims=keep)
         mean /= n
         xhat = d - mean
-        if axes == (0,) and d.ndim == 2:
+        if _nc_rows(xhat, axes) is not None:
+            # NCHW-style: one dot product per (sample, channel) row, no squares' temporary
+            var = _chan_dot(xhat, xhat, axes)
+        elif axes == (0,) and d.ndim == 2:
             # the same row-by-row float sum as add.reduce(square(xhat), axis=0), bit for
             # bit, without the squares' temporary
             var = _c_einsum("ij,ij->j", xhat, xhat)
@@ -1236,7 +1254,8 @@ def InstanceNorm(data, gamma, beta, eps=1e-3, **kwargs):
 
 def GroupNorm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False, **kwargs):
     """Group normalisation: the channels (axis 1) are split into ``num_groups`` groups;
-    each sample and group is standardised, then scaled and shifted per channel.
+    each sample and group is standardised, then scaled and shifted per group (``gamma``/``beta``
+    of shape ``(num_groups,)``, MXNet 1.x) or per channel (shape ``(C,)``).
 
     Examples
     --------
@@ -1255,14 +1274,23 @@ def GroupNorm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False, 
     ng = int(num_groups)
     if ng <= 0 or c % ng:
         raise ShapeError(f"GroupNorm: {c} channels cannot be split into {ng} groups")
-    gamma = _vec(gamma, c, "GroupNorm", "gamma")
-    beta = _vec(beta, c, "GroupNorm", "beta")
+    # gamma/beta: one value per group (MXNet 1.x's layout, shape (num_groups,)) or per
+    # channel (MXNet 2 / PyTorch, shape (C,)); the shape says which
+    per_group = tuple(_arr(gamma, "GroupNorm", "gamma").shape) == (ng,) and ng != c
+    n_aff = ng if per_group else c
+    gamma = _vec(gamma, n_aff, "GroupNorm", "gamma")
+    beta = _vec(beta, n_aff, "GroupNorm", "beta")
     gshape = (shape[0], ng, c // ng) + tuple(shape[2:])
     xhat, mean, var = _normalize(reshape_exact(data, gshape), tuple(range(2, len(gshape))),
                                  eps)
-    bshape = (1, c) + (1,) * (len(shape) - 2)
-    out = _affine(reshape_exact(xhat, shape), reshape_exact(gamma, bshape),
-                  reshape_exact(beta, bshape))
+    if per_group:
+        bshape = (1, ng) + (1,) * (len(gshape) - 2)
+        out = reshape_exact(_affine(xhat, reshape_exact(gamma, bshape),
+                                    reshape_exact(beta, bshape)), shape)
+    else:
+        bshape = (1, c) + (1,) * (len(shape) - 2)
+        out = _affine(reshape_exact(xhat, shape), reshape_exact(gamma, bshape),
+                      reshape_exact(beta, bshape))
     if output_mean_var:
         return [out, reshape_exact(mean, (shape[0], ng)),
                 reshape_exact(_ew.sqrt(var + float(eps)), (shape[0], ng))]

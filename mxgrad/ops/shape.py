@@ -583,8 +583,8 @@ def moveaxis(tensor, source, destination):
     """
     tensor = _arr(tensor, "moveaxis")
     n = tensor.ndim
-    srcs = list(source) if isinstance(source, (list, tuple)) else [source]
-    dsts = list(destination) if isinstance(destination, (list, tuple)) else [destination]
+    srcs = list(source) if isinstance(source, (list, tuple, range)) else [source]
+    dsts = list(destination) if isinstance(destination, (list, tuple, range)) else [destination]
     if len(srcs) != len(dsts):
         raise ShapeError(f"moveaxis: source {source!r} and destination {destination!r} must "
                          f"name the same number of axes")

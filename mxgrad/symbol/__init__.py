@@ -77,6 +77,38 @@ lesser_equal = _scalar_or_symbol("lesser_equal", "_lesser_equal", "_lesser_equal
                                  "_greater_equal_scalar")
 
 
+def zeros(shape, dtype=None, name=None, **kwargs) -> Symbol:
+    """A Symbol of zeros (MXNet's ``_zeros``)."""
+    return _ops.make("_zeros", [], {"dtype": dtype or "float32", "shape": shape}, name,
+                     "_zeros")
+
+
+def ones(shape, dtype=None, name=None, **kwargs) -> Symbol:
+    """A Symbol of ones (MXNet's ``_ones``)."""
+    return _ops.make("_ones", [], {"dtype": dtype or "float32", "shape": shape}, name,
+                     "_ones")
+
+
+def full(shape, val, dtype=None, name=None, **kwargs) -> Symbol:
+    """A Symbol filled with ``val`` (MXNet's ``_full``)."""
+    return _ops.make("_full", [], {"dtype": dtype or "float32", "shape": shape,
+                                   "value": float(val)}, name, "_full")
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None,
+           **kwargs) -> Symbol:
+    """``[start, stop)`` in steps of ``step`` (MXNet's ``_arange``).
+
+    Examples
+    --------
+    >>> arange(0, 4).eval()[0].asnumpy().tolist()
+    [0.0, 1.0, 2.0, 3.0]
+    """
+    return _ops.make("_arange", [], {"dtype": dtype or "float32", "infer_range": infer_range,
+                                     "repeat": repeat, "start": start, "step": step,
+                                     "stop": stop}, name, "_arange")
+
+
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)

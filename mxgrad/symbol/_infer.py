@@ -50,6 +50,9 @@ def _rule(op: str, kw: dict, x_shape: tuple) -> Dict[str, tuple]:
     if op == "LayerNorm":
         c = (x_shape[int(kw.get("axis", -1)) % nd_],)
         return {"gamma": c, "beta": c}
+    if op == "GroupNorm":      # MXNet 1.x: one gamma/beta per group
+        g = (int(kw.get("num_groups", 1)),)
+        return {"gamma": g, "beta": g}
     if op == "InstanceNorm":
         return {"gamma": (x_shape[1],), "beta": (x_shape[1],)}
     if op == "Embedding":

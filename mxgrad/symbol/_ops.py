@@ -68,13 +68,35 @@ def make(op: str, inputs, attrs: dict, name: Optional[str], hint: str) -> Symbol
         entries.append(s._outputs[0])
     kwargs = parse_attrs(spec, sattrs, full)
     node = _Node(spec.name, full, sattrs, entries, spec, kwargs)
-    if all(src.shadow is not None for src, _ in entries) and entries:
+    if entries and entries[0][0].shadow is not None and spec.params:
+        _shadow_params(node)
+    if all(src.shadow is not None for src, _ in entries):
         with autograd.pause(train_mode=False):
             node.shadow = _run_node(node, [src.shadow[j] for src, j in entries])
     n = node.num_visible()
     if n == 1:
         return Symbol([(node, 0)])
     return Symbol([(node, i) for i in range(n)])
+
+
+def _shadow_params(node) -> None:
+    """Zeros as example values for parameter variables without one (not initialized
+    yet), shaped by the layer rules from the data input, so shapes stay known."""
+    from ._infer import _rule
+    missing = [i for i, (src, _) in enumerate(node.inputs)
+               if src.shadow is None and src.is_var]
+    if not missing:
+        return
+    x = node.inputs[0][0].shadow[node.inputs[0][1]]
+    try:
+        shapes = _rule(node.op, node.kwargs, x.shape)
+    except (KeyError, IndexError, ValueError, TypeError):
+        return
+    names = node.spec.inputs or ()
+    for i in missing:
+        key = names[i] if i < len(names) else None
+        if key in shapes:
+            node.inputs[i][0].shadow = (nd.zeros(shapes[key], dtype=x.dtype),)
 
 
 def call(op: str, hint: str, args: tuple, kwargs: dict) -> Symbol:

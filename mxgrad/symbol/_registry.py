@@ -52,9 +52,12 @@ class OpSpec:
         Attribute names the op understands (``None``: not checked).
     """
 
-    __slots__ = ("name", "inputs", "params", "aux", "run", "attrs", "_outputs", "_visible")
+    __slots__ = ("name", "inputs", "params", "aux", "run", "attrs", "_outputs", "_visible",
+                 "out_names")
 
-    def __init__(self, name, inputs, params, aux, run, attrs, outputs, visible):
+    def __init__(self, name, inputs, params, aux, run, attrs, outputs, visible,
+                 out_names=None):
+        self.out_names = out_names    # names of several visible outputs ('output', 'mean')
         self.name = name
         self.inputs = inputs
         self.params = params
@@ -105,7 +108,7 @@ def _attr_names(fn: Callable) -> Optional[frozenset]:
 
 
 def _op(name: str, inputs=("data",), *, run=None, nd_name=None, aliases=(), params=(),
-        aux=(), outputs=1, visible=None, attrs="auto") -> None:
+        aux=(), outputs=1, visible=None, attrs="auto", out_names=None) -> None:
     fn = getattr(nd, nd_name or name, None)
     if run is None:
         if fn is None:  # pragma: no cover - table/namespace mismatch
@@ -115,7 +118,8 @@ def _op(name: str, inputs=("data",), *, run=None, nd_name=None, aliases=(), para
         attrs = _attr_names(fn) if fn is not None else None
     elif attrs is not None:
         attrs = frozenset(attrs) | _KERNEL_ONLY
-    spec = OpSpec(name, inputs, tuple(params), tuple(aux), run, attrs, outputs, visible)
+    spec = OpSpec(name, inputs, tuple(params), tuple(aux), run, attrs, outputs, visible,
+                  out_names)
     _TABLE[name] = spec
     for a in aliases:
         _ALIASES[a] = name
@@ -261,7 +265,7 @@ for _n in ("relu", "sigmoid", "tanh", "exp", "log", "log2", "log10", "log1p", "e
            "sign", "floor", "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan",
            "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
            "degrees", "radians", "erf", "erfinv", "gamma", "gammaln", "softsign",
-           "logical_not", "zeros_like", "ones_like", "log_sigmoid", "mish", "hard_sigmoid",
+           "logical_not", "zeros_like", "ones_like", "hard_sigmoid",
            "shape_array", "size_array"):
     _op(_n)
 _op("clip")
@@ -275,8 +279,21 @@ _op("_copy", run=_copy, aliases=("identity",), attrs=())
 _op("BlockGrad", aliases=("stop_gradient",))
 _op("make_loss", aliases=("MakeLoss",))
 _op("Cast", nd_name="cast", aliases=("cast",))
-_op("add_n", None, aliases=("ElementWiseSum", "_sum"), attrs=("num_args",),
+_op("add_n", None, aliases=("ElementWiseSum",), attrs=("num_args",),
     run=lambda ins, kw: nd.add_n(*ins))
+
+# creation (no inputs)
+_op("_zeros", (), run=lambda ins, kw: nd.zeros(kw["shape"], dtype=kw.get("dtype", "float32")),
+    attrs=("shape", "dtype"))
+_op("_ones", (), run=lambda ins, kw: nd.ones(kw["shape"], dtype=kw.get("dtype", "float32")),
+    attrs=("shape", "dtype"))
+_op("_full", (), run=lambda ins, kw: nd.full(kw["shape"], kw["value"],
+                                             dtype=kw.get("dtype", "float32")),
+    attrs=("shape", "dtype", "value"))
+_op("_arange", (), run=lambda ins, kw: nd.arange(
+    kw.get("start", 0), kw.get("stop"), kw.get("step", 1.0), kw.get("repeat", 1),
+    dtype=kw.get("dtype", "float32")),
+    attrs=("start", "stop", "step", "repeat", "infer_range", "dtype"))
 
 # shape
 _op("Flatten", aliases=("flatten",))
@@ -299,7 +316,6 @@ _op("broadcast_axis", aliases=("broadcast_axes",))
 _op("one_hot", ("indices",))
 _op("depth_to_space")
 _op("space_to_depth")
-_op("moveaxis")
 
 # reductions
 for _n in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax",
@@ -307,8 +323,10 @@ for _n in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "ar
     _op(_n, aliases={"sum": ("sum_axis",), "max": ("max_axis",),
                      "min": ("min_axis",)}.get(_n, ()))
 _op("argmax_channel")
-_op("topk", outputs=lambda kw: 2 if kw.get("ret_typ") == "both" else 1)
-_op("sort")
+# 'value' keeps the indices as a hidden second output
+_op("topk", outputs=lambda kw: 2 if kw.get("ret_typ") in ("both", "value") else 1,
+    visible=lambda kw: 2 if kw.get("ret_typ") == "both" else 1)
+_op("sort", outputs=2, visible=1)      # hidden second output: the indices
 _op("argsort")
 
 # neural network
@@ -317,30 +335,89 @@ _op("Convolution", ("data", "weight", "bias"), params=("weight", "bias"))
 _op("Deconvolution", ("data", "weight", "bias"), params=("weight", "bias"))
 _op("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
     params=("gamma", "beta", "moving_mean", "moving_var"), aux=(3, 4), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
+    visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
+    out_names=("output", "mean", "var"))
 _op("LayerNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
-_op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"))
+    visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
+    out_names=("output", "mean", "std"))
+_op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
+    visible=1, out_names=("output", "mean", "var"))
+
+
+def _group_norm(inputs, kwargs):
+    """MXNet 1.x's GroupNorm: ``gamma``/``beta`` hold one value per group (shape
+    ``(num_groups,)``), applied to every channel of the group; per-channel ones (shape
+    ``(C,)``) are accepted too."""
+    x, gamma, beta = inputs
+    groups = int(kwargs.get("num_groups", 1))
+    c = x.shape[1]
+    if groups != c and c % groups == 0:
+        if gamma.shape == (groups,):
+            gamma = nd.repeat(gamma, c // groups, axis=0)
+        if beta.shape == (groups,):
+            beta = nd.repeat(beta, c // groups, axis=0)
+    return nd.GroupNorm(x, gamma, beta, **kwargs)
+
+
 _op("GroupNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1)
+    visible=lambda kw: 3 if kw.get("output_mean_var") else 1, run=_group_norm,
+    attrs=_attr_names(nd.GroupNorm), out_names=("output", "mean", "std"))
 _op("Embedding", ("data", "weight"), params=("weight",))
 _op("Activation")
-_op("LeakyReLU", ("data", "gamma"), params=("gamma",))
+def _leaky_relu(inputs, kwargs):
+    """LeakyReLU; ``rrelu`` also has MXNet's second output, the mask (zeros when not
+    training: the fixed slope ``(lower + upper) / 2`` is used)."""
+    out = nd.LeakyReLU(*inputs, **kwargs)
+    if kwargs.get("act_type") == "rrelu":
+        return out, nd.zeros_like(out)
+    return out
+
+
+_rrelu = lambda kw: 2 if kw.get("act_type") == "rrelu" else 1  # noqa: E731
+_op("LeakyReLU", ("data", "gamma"), params=("gamma",), run=_leaky_relu,
+    attrs=_attr_names(nd.LeakyReLU), outputs=_rrelu, visible=_rrelu,
+    out_names=("output", "mask"))
 # max pooling has a hidden second output (the workspace MXNet's MKLDNN kernel keeps)
 _op("Pooling", outputs=lambda kw: 2 if kw.get("pool_type", "max") == "max" else 1,
-    visible=1)
-_op("Dropout", outputs=2, visible=1)
+    visible=1, out_names=("output", "workspace"))
+_op("Dropout", outputs=2, visible=1, out_names=("output", "mask"))
+_op("_rnn_param_concat", None, run=lambda ins, kw: nd.Concat(*ins, **kw),
+    attrs=_attr_names(nd.Concat))
+
+
+def _rnn(inputs, kwargs):
+    """The fused RNN op. Begin states written by Gluon's export as ``_zeros`` with an
+    unknown (0) batch dimension get their shape from the data (layout TNC)."""
+    inputs = list(inputs)
+    data = inputs[0]
+    dirs = 2 if kwargs.get("bidirectional") else 1
+    layers = int(kwargs.get("num_layers", 1))
+    hidden = int(kwargs["state_size"])
+    proj = kwargs.get("projection_size")
+    for i, size in ((2, proj or hidden), (3, hidden)):
+        if i < len(inputs) and inputs[i] is not None and 0 in inputs[i].shape:
+            inputs[i] = nd.zeros((layers * dirs, data.shape[1], size), dtype=data.dtype)
+    return nd.RNN(*inputs, **kwargs)
+
+
+_op("RNN", ("data", "parameters", "state", "state_cell", "sequence_length"), run=_rnn,
+    attrs=_attr_names(nd.RNN),
+    outputs=lambda kw: (3 if kw.get("mode") == "lstm" else 2) if kw.get("state_outputs")
+    else 1)
 _op("softmax", ("data", "length"))
 _op("log_softmax")
 _op("softmin")
 _op("SoftmaxActivation")
-_op("gelu")
 _op("smooth_l1")
 
 
 def _softmax_output(inputs, kwargs):
-    """SoftmaxOutput at inference: the softmax its forward computes (label unused)."""
+    """SoftmaxOutput: with a label, MXNet's loss layer (softmax forward, backward
+    ``softmax - one_hot(label)`` whatever the head gradient); without one (a model
+    imported for inference or fine-tuning with another loss) the plain softmax."""
     x = inputs[0]
+    if len(inputs) > 1 and inputs[1] is not None:
+        return nd.SoftmaxOutput(x, inputs[1], **kwargs)
     if kwargs.get("multi_output"):
         return nd.softmax(x, axis=1)
     if kwargs.get("preserve_shape") or x.ndim == 2:
@@ -354,19 +431,21 @@ _op("SoftmaxOutput", ("data", "label"), params=("label",), run=_softmax_output,
            "normalization", "out_grad", "smooth_alpha"))
 
 
-def _regression(kind):
+def _regression(name, kind):
+    layer = getattr(nd, name)
+
     def run(inputs, kwargs):
         x = inputs[0]
+        if len(inputs) > 1 and inputs[1] is not None:     # MXNet's loss layer
+            return layer(x, inputs[1], **kwargs)
         return nd.sigmoid(x) if kind == "logistic" else x.copy()
     return run
 
 
-_op("LinearRegressionOutput", ("data", "label"), params=("label",),
-    run=_regression("linear"), attrs=("grad_scale",))
-_op("MAERegressionOutput", ("data", "label"), params=("label",),
-    run=_regression("linear"), attrs=("grad_scale",))
-_op("LogisticRegressionOutput", ("data", "label"), params=("label",),
-    run=_regression("logistic"), attrs=("grad_scale",))
+for _n, _k in (("LinearRegressionOutput", "linear"), ("MAERegressionOutput", "linear"),
+               ("LogisticRegressionOutput", "logistic")):
+    _op(_n, ("data", "label"), params=("label",), run=_regression(_n, _k),
+        attrs=("grad_scale",))
 
 # ops whose label input is only used by training losses: never a parameter to load
 LABEL_OPS = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "MAERegressionOutput",

@@ -164,7 +164,11 @@ def _run_node(node: _Node, args: Sequence[NDArray]) -> tuple:
     try:
         out = node.spec.run(list(args), node.kwargs)
     except MXNetError as err:
-        raise type(err)(f"node '{node.name}' (op {node.op}): {err}") from err
+        try:
+            named = type(err)(f"node '{node.name}' (op {node.op}): {err}")
+        except Exception:       # an error class with another constructor: keep it
+            raise err from None
+        raise named from err
     if isinstance(out, (list, tuple)):
         return tuple(out)
     return (out,)
@@ -188,10 +192,12 @@ class Symbol:
     [5.0]
     """
 
-    __slots__ = ("_outputs",)
+    __slots__ = ("_outputs", "_order", "_labels")
 
     def __init__(self, outputs):
         self._outputs = tuple(outputs)
+        self._order = None      # the nodes in run order (the graph never changes)
+        self._labels = None     # label variables of training outputs (may stay unfed)
 
     # ------------------------------------------------------------- description
     @property
@@ -227,7 +233,9 @@ class Symbol:
         return Symbol([self._outputs[index]])
 
     def _nodes(self) -> List[_Node]:
-        return _topo(self._outputs)
+        if self._order is None:
+            self._order = _topo(self._outputs)
+        return self._order
 
     def list_arguments(self) -> List[str]:
         """Names of the variables that are arguments (inputs and parameters)."""
@@ -246,12 +254,15 @@ class Symbol:
         return [n.name for n in self._nodes() if n.is_var]
 
     def list_outputs(self) -> List[str]:
-        """Output names: ``<node>_output`` (``<node>_output<i>`` for several)."""
+        """Output names as MXNet gives them: ``<node>_output``, ``<node>_output<i>`` for
+        an op with several outputs, or the op's own names (``bn_mean``, ``d_mask``)."""
         names = []
         for node, i in self._outputs:
             if node.is_var:
                 names.append(node.name)
-            elif node.num_visible() > 1:
+            elif node.spec.out_names is not None:       # the op names its outputs
+                names.append(f"{node.name}_{node.spec.out_names[i]}")
+            elif node.num_outputs() > 1:                # hidden ones count too
                 names.append(f"{node.name}_output{i}")
             else:
                 names.append(f"{node.name}_output")
@@ -339,6 +350,54 @@ class Symbol:
         args = [values[n.name].shape for n in nodes if n.is_var and id(n) not in aux]
         auxs = [values[n.name].shape for n in nodes if n.is_var and id(n) in aux]
         return args, [o.shape for o in outs], auxs
+
+    # ------------------------------------------------------------- composing
+    def _substitute(self, mapping: Dict[str, "Symbol"]) -> "Symbol":
+        """A copy of the graph with the variables named in ``mapping`` replaced by
+        those (single-output) Symbols; node names and attributes are kept."""
+        new = {}
+        for n in self._nodes():
+            if n.is_var:
+                rep = mapping.get(n.name)
+                new[id(n)] = rep._outputs[0] if rep is not None else (n, 0)
+                continue
+            inputs = []
+            for src, j in n.inputs:
+                node, k = new[id(src)]
+                inputs.append((node, k + j if src.is_var else j))
+            copy = _Node(n.op, n.name, dict(n.attrs), inputs, n.spec, n.kwargs)
+            if inputs and all(src.shadow is not None for src, _ in inputs):
+                with autograd.pause(train_mode=False):
+                    copy.shadow = _run_node(copy, [src.shadow[j] for src, j in inputs])
+            new[id(n)] = (copy, 0)
+        outs = []
+        for n, i in self._outputs:
+            node, k = new[id(n)]
+            outs.append((node, k + i if n.is_var else i))
+        return Symbol(outs)
+
+    def __call__(self, *args, **kwargs) -> "Symbol":
+        """Compose: replace variables by Symbols, by name (``kwargs``) or in the order
+        of :meth:`list_arguments` (``args``).
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> f = mx.sym.relu(mx.sym.var('a'), name='r')
+        >>> g = f(a=mx.sym.var('b') * 2)
+        >>> g.list_arguments()
+        ['b']
+        """
+        names = self.list_arguments()
+        mapping = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names and k not in self.list_inputs():
+                raise MXNetError(f"compose: the graph has no variable {k!r}")
+            mapping[k] = v
+        for k, v in mapping.items():
+            if not isinstance(v, Symbol) or len(v._outputs) != 1:
+                raise DTypeError(f"compose: {k!r} must be a single-output Symbol")
+        return self._substitute(mapping)
 
     # ------------------------------------------------------------- running
     def eval(self, ctx=None, **kwargs) -> List[NDArray]:
@@ -600,8 +659,8 @@ def Group(symbols: Sequence[Symbol]) -> Symbol:
     --------
     >>> import mxgrad as mx
     >>> a = mx.sym.var('a')
-    >>> mx.sym.Group([a + 1, a * 2]).list_outputs()
-    ['_plusscalar0_output', '_mulscalar0_output']
+    >>> mx.sym.Group([mx.sym.relu(a, name='r'), mx.sym.exp(a, name='e')]).list_outputs()
+    ['r_output', 'e_output']
     """
     outs = []
     for s in symbols:
@@ -643,13 +702,16 @@ def evaluate(symbol: Symbol, values: Dict[str, NDArray]) -> List[NDArray]:
     out.
     """
     nodes = symbol._nodes()
-    vals = dict(values)
-    for n in nodes:
-        if n.spec is not None and n.op in LABEL_OPS and len(n.inputs) > 1:
-            lab = n.inputs[1][0]
-            if lab.is_var and lab.name not in vals:
-                vals[lab.name] = None
-    return _eval(symbol._outputs, nodes, vals)[0]
+    labels = symbol._labels
+    if labels is None:
+        labels = symbol._labels = tuple(
+            n.inputs[1][0].name for n in nodes
+            if n.op in LABEL_OPS and len(n.inputs) > 1 and n.inputs[1][0].is_var)
+    if labels:
+        values = dict(values)
+        for name in labels:
+            values.setdefault(name, None)
+    return _eval(symbol._outputs, nodes, values)[0]
 
 
 # ------------------------------------------------------------------ loading

@@ -10,10 +10,10 @@ Examples
 """
 from .dataset import Dataset, SimpleDataset, ArrayDataset, RecordFileDataset
 from .sampler import Sampler, SequentialSampler, RandomSampler, FilterSampler, \
-    BatchSampler, IntervalSampler
+    BatchSampler, IntervalSampler, SplitSampler
 from .dataloader import DataLoader, default_batchify_fn, default_mp_batchify_fn
 from . import vision
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset", "Sampler",
            "SequentialSampler", "RandomSampler", "FilterSampler", "BatchSampler",
-           "IntervalSampler", "DataLoader", "default_batchify_fn", "vision"]
+           "IntervalSampler", "SplitSampler", "DataLoader", "default_batchify_fn", "vision"]

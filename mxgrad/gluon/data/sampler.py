@@ -18,7 +18,7 @@ from ...base import StateError
 from ... import random as _random
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "FilterSampler", "BatchSampler",
-           "IntervalSampler"]
+           "IntervalSampler", "SplitSampler"]
 
 _LAST_BATCH = ("keep", "discard", "rollover")
 
@@ -228,3 +228,51 @@ class BatchSampler(Sampler):
         if self._last_batch == "discard":
             return n // bs
         return (len(self._prev) + n) // bs
+
+
+class SplitSampler(Sampler):
+    """Samples part ``part_index`` of ``num_parts`` equal contiguous parts of
+    ``0 .. length-1`` (shuffled on every pass unless ``shuffle=False``): each worker of a
+    data-parallel job reads its own part, as in MXNet's distributed-training example.
+
+    ``length // num_parts`` indices per part (the remainder is dropped, so every worker
+    runs the same number of steps).
+
+    Parameters
+    ----------
+    length : int
+        Size of the dataset.
+    num_parts : int
+        Number of parts (``kv.num_workers``).
+    part_index : int
+        This part (``kv.rank``).
+    shuffle : bool, default True
+        Shuffle the part with mxgrad's random generator on each pass.
+
+    Examples
+    --------
+    >>> list(SplitSampler(10, num_parts=3, part_index=1, shuffle=False))
+    [3, 4, 5]
+    """
+
+    def __init__(self, length: int, num_parts: int = 1, part_index: int = 0,
+                 shuffle: bool = True):
+        length = _check_length(length, "SplitSampler")
+        if not isinstance(num_parts, int) or num_parts < 1:
+            raise StateError(f"SplitSampler: num_parts must be a positive int, got "
+                             f"{num_parts!r}")
+        if not isinstance(part_index, int) or not 0 <= part_index < num_parts:
+            raise StateError(f"SplitSampler: part_index must be in [0, {num_parts}), got "
+                             f"{part_index!r}")
+        self._part_len = length // num_parts
+        self._start = self._part_len * part_index
+        self._shuffle = shuffle
+
+    def __iter__(self) -> Iterator[int]:
+        if self._shuffle:
+            order = _random.generator().permutation(self._part_len) + self._start
+            return iter(order.tolist())
+        return iter(range(self._start, self._start + self._part_len))
+
+    def __len__(self) -> int:
+        return self._part_len

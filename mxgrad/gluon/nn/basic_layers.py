@@ -488,9 +488,9 @@ class LayerNorm(_AffineNorm):
 
 class GroupNorm(_AffineNorm):
     """Group normalization: channels (axis 1) split into ``num_groups`` groups, each
-    normalized over its channels and spatial axes; then per-channel ``gamma``/``beta``
-    (shape ``(in_channels,)`` as in MXNet 2 and PyTorch; MXNet 1.x used one value per
-    group).
+    normalized over its channels and spatial axes; then ``gamma``/``beta`` with one value per
+    group (shape ``(num_groups,)``, as in MXNet 1.9, so its ``.params`` files load and
+    exports import in MXNet).
 
     Examples
     --------
@@ -508,14 +508,15 @@ class GroupNorm(_AffineNorm):
                         "scale": scale}
         self._num_groups = num_groups
         self._epsilon = epsilon
-        self._affine_params(scale, center, in_channels, gamma_initializer, beta_initializer)
+        # one gamma/beta per group, known now (in_channels is accepted and not needed)
+        self._affine_params(scale, center, num_groups, gamma_initializer, beta_initializer)
 
     def _param_shapes(self, x, *args):
         c = x.shape[1]
         if c % self._num_groups:
             raise ShapeError(f"{self.name}: {c} channels cannot be split into "
                              f"{self._num_groups} groups")
-        return {"gamma": (c,), "beta": (c,)}
+        return {"gamma": (self._num_groups,), "beta": (self._num_groups,)}
 
     def hybrid_forward(self, F, x, gamma, beta):
         return F.GroupNorm(x, gamma, beta, num_groups=self._num_groups, eps=self._epsilon)

@@ -19,6 +19,7 @@ Conv2D(3 -> 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
 """
 from __future__ import annotations
 
+from ...ndarray.ndarray import NDArray
 from ...base import ShapeError, StateError, numeric_types
 from ..block import HybridBlock
 from .activations import Activation
@@ -288,7 +289,7 @@ class _Pooling(HybridBlock):
 
     def hybrid_forward(self, F, x):
         n = len(self._kwargs["kernel"])
-        if x.ndim != n + 2:
+        if isinstance(x, NDArray) and x.ndim != n + 2:   # a Symbol may not know its shape
             raise ShapeError(f"{self.name} ({self.__class__.__name__}): expects {n + 2}-D "
                              f"input in layout {self._kwargs['layout']}, got shape "
                              f"{x.shape}")
