@@ -102,6 +102,8 @@ CASES = [
     ("reshape-str", lambda: _x().reshape("a"), TypeError, ["shape"]),
     ("nd.reshape-str", lambda: nd.reshape(_x(), ("a", 2)), TypeError, ["shape"]),
     ("reshape-float", lambda: nd.reshape(_x(), (1.5, 2)), TypeError, ["shape"]),
+    ("clip-None-None", lambda: nd.clip(_x(), None, None), TypeError, ["a_min"]),
+    ("clip-str-max", lambda: _x().clip(0, "a"), TypeError, ["a_max"]),
     # ---- random
     ("uniform-str-low", lambda: nd.random.uniform("a", 1), TypeError, ["low"]),
     ("uniform-ctx", lambda: nd.random.uniform(shape=(2,), ctx="foo"), ValueError, ["ctx"]),
