@@ -114,3 +114,108 @@ def test_grad_with_a_variable_the_heads_do_not_depend_on():
     w.attach_grad()
     with pytest.raises(MXNetError, match="do not depend on variable 1"):
         autograd.grad(y, [x, w])
+
+
+# ------------------------------------------------------------- item 11: custom Functions
+def test_backward_returning_a_numpy_array_is_a_type_error_naming_the_function():
+    class NumpyGrad(autograd.Function):
+        def forward(self, x):
+            return x * 2
+
+        def backward(self, dy):
+            return dy.asnumpy() * 2          # MXNet and PyTorch refuse a NumPy array
+
+    x = nd.ones((2,))
+    x.attach_grad()
+    with autograd.record():
+        y = NumpyGrad()(x)
+    with pytest.raises(MXNetError) as info:
+        y.backward()
+    assert isinstance(info.value, TypeError)
+    assert "NumpyGrad" in str(info.value) and "NDArray" in str(info.value)
+
+    class TorchStyle(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, dy):
+            return np.ones(2)
+
+    with autograd.record():
+        y = TorchStyle.apply(x)
+    with pytest.raises(TypeError, match="TorchStyle"):
+        y.backward()
+
+
+def test_r_style_backward_may_name_arguments_left_at_their_default():
+    # R torch's own `linear` example: backward returns grads for input, weight and bias,
+    # with bias = NULL when it was not passed
+    def forward(ctx, input, weight, bias=None):
+        ctx.save_for_backward(input=input, weight=weight, bias=bias)
+        out = nd.dot(input, weight.T)
+        return out if bias is None else out + bias
+
+    def backward(ctx, grad_output):
+        s = ctx.saved_variables
+        grads = {"input": nd.dot(grad_output, s.weight),
+                 "weight": nd.dot(grad_output.T, s.input),
+                 "bias": None}
+        if s.bias is not None:
+            grads["bias"] = grad_output.sum(axis=0)
+        return grads
+
+    linear = autograd.function(forward=forward, backward=backward)
+    x = nd.array([[1.0, 2.0]])
+    w = nd.array([[3.0, 4.0], [5.0, 6.0]])
+    x.attach_grad()
+    w.attach_grad()
+    with autograd.record():
+        y = linear(x, w)
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [[8.0, 10.0]])
+    np.testing.assert_array_equal(w.grad.asnumpy(), [[1.0, 2.0], [1.0, 2.0]])
+
+
+def test_r_style_saved_objects_come_back_exactly_as_saved():
+    seen = {}
+
+    def forward(ctx, x):
+        ctx.save_for_backward(sizes=[1, 2], opts={"a": 1}, pair=(3, 4), x=x)
+        return x * 2
+
+    def backward(ctx, dy):
+        s = ctx.saved_variables
+        seen.update(sizes=s.sizes, opts=s["opts"], pair=s.pair)
+        return {"x": dy * 2}
+
+    f = autograd.function(forward=forward, backward=backward)
+    x = nd.ones((2,))
+    x.attach_grad()
+    with autograd.record():
+        y = f(x)
+    y.backward()
+    assert seen["sizes"] == [1, 2] and type(seen["sizes"]) is list
+    assert seen["opts"] == {"a": 1} and seen["pair"] == (3, 4)
+
+
+def test_mxnet_style_save_for_backward_outside_forward():
+    # MXNet allows it (it only stores the values); MXNet code sets saved values after the
+    # forward call, e.g. from __call__ or a helper
+    class Scale(autograd.Function):
+        def forward(self, x):
+            return x * 3
+
+        def backward(self, dy):
+            k, = self.saved_tensors
+            return dy * k
+
+    f = Scale()
+    f.save_for_backward(3.0)
+    x = nd.ones((2,))
+    x.attach_grad()
+    with autograd.record():
+        y = f(x)
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [3.0, 3.0])
