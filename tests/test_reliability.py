@@ -219,3 +219,60 @@ def test_mxnet_style_save_for_backward_outside_forward():
         y = f(x)
     y.backward()
     np.testing.assert_array_equal(x.grad.asnumpy(), [3.0, 3.0])
+
+
+# ------------------------------------------------------------- item 4: empty batches
+@pytest.mark.parametrize("layout", ["NC", "NCHW"])
+def test_batchnorm_on_an_empty_batch_keeps_its_running_statistics(layout):
+    # before: NaN was written into running_mean/running_var (PyTorch leaves them)
+    bn = gluon.nn.BatchNorm(in_channels=3)
+    bn.initialize()
+    x0 = nd.array(np.arange(12, dtype=np.float32).reshape(4, 3) if layout == "NC"
+                  else np.arange(4 * 3 * 2 * 2, dtype=np.float32).reshape(4, 3, 2, 2))
+    with autograd.record():
+        bn(x0)
+    mean, var = bn.running_mean.data().asnumpy(), bn.running_var.data().asnumpy()
+    empty = nd.zeros((0,) + x0.shape[1:])
+    empty.attach_grad()
+    with autograd.record():
+        out = bn(empty)
+    out.backward()
+    assert out.shape == empty.shape
+    np.testing.assert_array_equal(bn.running_mean.data().asnumpy(), mean)
+    np.testing.assert_array_equal(bn.running_var.data().asnumpy(), var)
+    np.testing.assert_array_equal(bn.gamma.grad().asnumpy(), [0.0, 0.0, 0.0])
+    # the op itself, also with output_mean_var
+    rm, rv = nd.array([1.0, 2.0, 3.0]), nd.array([4.0, 5.0, 6.0])
+    with autograd.train_mode():
+        nd.BatchNorm(nd.zeros((0, 3)), nd.ones(3), nd.zeros(3), rm, rv)
+        nd.BatchNorm(nd.zeros((0, 3)), nd.ones(3), nd.zeros(3), rm, rv, output_mean_var=True)
+    assert rm.asnumpy().tolist() == [1.0, 2.0, 3.0] and rv.asnumpy().tolist() == [4, 5, 6]
+
+
+# ------------------------------------------------------------- item 9: float16
+def test_batchnorm_keeps_the_input_dtype_after_cast_float16():
+    # MXNet 1.9.1: BatchNorm's parameters stay float32 and its output is float16
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(4, in_units=3), gluon.nn.BatchNorm(in_channels=4),
+            gluon.nn.Dense(2, in_units=4))
+    net.initialize()
+    net.cast("float16")
+    assert net[1].gamma.data().dtype == np.float32
+    x = nd.array([[1, 2, 3], [4, 5, 7], [0, 1, 0]], dtype="float16")
+    x.attach_grad()
+    for training in (True, False):
+        with autograd.record(train_mode=training):
+            hidden = net[1](net[0](x))
+            y = net(x)
+        assert hidden.dtype == np.float16 and y.dtype == np.float16
+        y.backward()
+        assert x.grad.dtype == np.float16 and net[1].gamma.grad().dtype == np.float32
+    # statistics in float32: the float16 result matches a float32 computation
+    x32 = np.array([[1, 2], [3, 4], [5, 7]], dtype=np.float32)
+    g, b = nd.ones(2), nd.zeros(2)
+    with autograd.train_mode():
+        y16 = nd.BatchNorm(nd.array(x32, dtype="float16"), g, b, nd.zeros(2), nd.ones(2),
+                           fix_gamma=False)
+        y32 = nd.BatchNorm(nd.array(x32), g, b, nd.zeros(2), nd.ones(2), fix_gamma=False)
+    assert y16.dtype == np.float16
+    np.testing.assert_allclose(y16.asnumpy().astype(np.float32), y32.asnumpy(), atol=2e-3)
