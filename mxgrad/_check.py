@@ -171,7 +171,8 @@ _REAL_NAMES = frozenset((
     "lr", "wd", "rescale_grad", "clip_gradient", "momentum", "epsilon", "eps", "beta", "beta1",
     "beta2", "gamma1", "gamma2", "alpha", "temperature", "scalar", "a_min", "a_max", "lamda1",
     "lower_bound", "upper_bound", "clip_weights", "clip_grad", "wd_lh", "grad_scale", "slope",
-    "sigma", "on_value", "off_value", "val", "margin", "ignore_label", "p", "smoothing_alpha", "start", "stop", "r1", "r2"))
+    "sigma", "on_value", "off_value", "val", "margin", "ignore_label", "p", "smoothing_alpha",
+    "start", "stop", "r1", "r2"))
 _INT_NAMES = frozenset((
     "block_size", "num_outputs", "k", "offset", "t", "size", "num_arrays", "depth",
     "num_filter", "num_hidden", "num_group", "dim", "N", "M", "num", "num_args", "axis1",

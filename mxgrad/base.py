@@ -86,14 +86,20 @@ def as_dtype(dtype) -> np.dtype:
     >>> as_dtype(object)
     Traceback (most recent call last):
     ...
-    mxgrad.base.DTypeError: dtype <class 'object'> (object) is not numeric; NDArrays hold booleans, integers or floats: use e.g. 'float32', 'int64' or 'bool'
+    mxgrad.base.DTypeError: dtype <class 'object'> (object) is not numeric; NDArrays hold ...
     """
     if dtype is None:
         return default_dtype
     if isinstance(dtype, str) and dtype in _DTYPE_ALIASES:
         return np.dtype(_DTYPE_ALIASES[dtype])
     try:
-        dt = np.dtype(dtype)
+        if isinstance(dtype, str):      # NumPy 2 warns on deprecated aliases ('a'...)
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                dt = np.dtype(dtype)
+        else:
+            dt = np.dtype(dtype)
     except (TypeError, ValueError) as err:
         raise DTypeError(f"unknown dtype {dtype!r}; use a NumPy dtype or a name "
                          f"such as 'float32'") from err

@@ -171,8 +171,8 @@ class Block:
             return
         from .._check import checked_init, guard
         init = cls.__dict__.get("__init__")
-        if init is not None and cls.__module__.startswith(("mxgrad.gluon.nn.", "mxgrad.gluon.rnn")) \
-                and not getattr(init, "__mxgrad_checked__", False):
+        layer_module = cls.__module__.startswith(("mxgrad.gluon.nn.", "mxgrad.gluon.rnn"))
+        if init is not None and layer_module and not getattr(init, "__mxgrad_checked__", False):
             cls.__init__ = checked_init(init, cls.__name__)
         for name in ("hybrid_forward", "_param_shapes"):
             method = cls.__dict__.get(name)
