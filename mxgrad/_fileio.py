@@ -29,7 +29,7 @@ import os
 import tempfile
 from typing import IO, Iterator, Union
 
-from .base import DTypeError, FileMissingError
+from .base import DTypeError, FileAccessError, FileMissingError
 
 __all__ = ["atomic_write", "check_path", "open_for_read"]
 
@@ -97,8 +97,14 @@ def atomic_write(path: Union[str, os.PathLike], mode: str = "wb",
     if mode not in ("wb", "w"):
         raise DTypeError(f"atomic_write mode must be 'wb' or 'w', got {mode!r}")
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".",
-                               suffix=".tmp")
+    if os.path.isdir(path):
+        raise FileAccessError(f"cannot write {path!r}: it is a folder; give a file name")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".",
+                                   suffix=".tmp")
+    except OSError as err:
+        raise FileAccessError(f"cannot write {path!r}: {err.strerror or err} (check that "
+                              f"the folder {folder!r} exists and is writable)") from None
     try:
         with os.fdopen(fd, mode, encoding=None if mode == "wb" else encoding) as f:
             yield f
@@ -135,3 +141,6 @@ def open_for_read(path, argname: str = "fname") -> IO:
         return open(path, "rb")
     except FileNotFoundError:
         raise FileMissingError(f"{argname} {path!r} does not exist") from None
+    except OSError as err:
+        raise FileAccessError(f"cannot read {argname} {path!r}: {err.strerror or err}") \
+            from None

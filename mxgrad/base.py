@@ -83,16 +83,30 @@ def as_dtype(dtype) -> np.dtype:
     dtype('float64')
     >>> as_dtype(None)
     dtype('float32')
+    >>> as_dtype(object)
+    Traceback (most recent call last):
+    ...
+    mxgrad.base.DTypeError: dtype <class 'object'> (object) is not numeric; NDArrays hold ...
     """
     if dtype is None:
         return default_dtype
     if isinstance(dtype, str) and dtype in _DTYPE_ALIASES:
         return np.dtype(_DTYPE_ALIASES[dtype])
     try:
-        return np.dtype(dtype)
-    except TypeError as err:
+        if isinstance(dtype, str):      # NumPy 2 warns on deprecated aliases ('a'...)
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                dt = np.dtype(dtype)
+        else:
+            dt = np.dtype(dtype)
+    except (TypeError, ValueError) as err:
         raise DTypeError(f"unknown dtype {dtype!r}; use a NumPy dtype or a name "
                          f"such as 'float32'") from err
+    if dt.kind not in "biuf":
+        raise DTypeError(f"dtype {dtype!r} ({dt}) is not numeric; NDArrays hold booleans, "
+                         f"integers or floats: use e.g. 'float32', 'int64' or 'bool'")
+    return dt
 
 
 class FileFormatError(MXNetError, ValueError):
@@ -107,3 +121,17 @@ class FileMissingError(MXNetError, FileNotFoundError):
 
 
 __all__.append("FileMissingError")
+
+
+class FileAccessError(MXNetError, OSError):
+    """A file that cannot be opened or written (a folder, no permission, no such folder)."""
+
+
+__all__.append("FileAccessError")
+
+
+class OutOfRangeError(MXNetError, IndexError):
+    """An index outside the array (``take(mode='raise')``, indexing)."""
+
+
+__all__.append("OutOfRangeError")

@@ -11,22 +11,37 @@ cpu(0)
 """
 from __future__ import annotations
 
+import re
 import threading
 
-__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
+from .base import DTypeError, StateError
+
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "as_context",
+           "as_context_list"]
+
+_DEVICE_TYPES = ("cpu", "gpu", "cpu_pinned", "cpu_shared")
+_CTX_STRING = re.compile(r"^\s*([a-z_]+)\s*(?:\(\s*(\d+)\s*\))?\s*$")
 
 
 class Context:
     """A device name, as in MXNet (``cpu(0)``). All computation happens on the CPU."""
 
-    __slots__ = ("device_type", "device_id", "_old")
+    __slots__ = ("device_type", "device_id", "_saved")
     _local = threading.local()
 
     def __init__(self, device_type="cpu", device_id: int = 0):
         if isinstance(device_type, Context):
             device_type, device_id = device_type.device_type, device_type.device_id
+        if not isinstance(device_type, str) or device_type not in _DEVICE_TYPES:
+            raise StateError(f"Context: unknown device_type {device_type!r}; use one of "
+                             f"{', '.join(map(repr, _DEVICE_TYPES))}, e.g. mx.cpu(0)")
+        if (isinstance(device_id, bool) or not hasattr(device_id, "__index__")
+                or int(device_id) < 0):
+            raise StateError(f"Context: device_id must be a non-negative int, got "
+                             f"{device_id!r}")
         self.device_type = device_type
-        self.device_id = device_id
+        self.device_id = int(device_id)
+        self._saved = None   # thread id -> stack of contexts in force before ``with``
 
     def __repr__(self) -> str:
         return f"{self.device_type}({self.device_id})"
@@ -41,12 +56,20 @@ class Context:
         return hash((self.device_type, self.device_id))
 
     def __enter__(self):
-        self._old = current_context()
+        # The context to restore is kept per thread, so one Context object can be
+        # entered in several threads at once.
+        if self._saved is None:
+            self._saved = {}
+        self._saved.setdefault(threading.get_ident(), []).append(current_context())
         Context._local.value = self
         return self
 
     def __exit__(self, *exc):
-        Context._local.value = self._old
+        tid = threading.get_ident()
+        stack = self._saved[tid]
+        Context._local.value = stack.pop()
+        if not stack:
+            del self._saved[tid]
         return False
 
 
@@ -73,3 +96,43 @@ def current_context() -> Context:
 def num_gpus() -> int:
     """Number of GPUs mxgrad can use: always 0."""
     return 0
+
+
+def as_context(ctx, where: str = "ctx") -> Context:
+    """Check a ``ctx`` argument: ``None`` (the current context), a :class:`Context` or
+    a name such as ``'cpu(0)'``; anything else raises an error naming ``where``.
+
+    Examples
+    --------
+    >>> as_context('gpu(1)'), as_context(None)
+    (gpu(1), cpu(0))
+    """
+    if ctx is None:
+        return current_context()
+    if isinstance(ctx, Context):
+        return ctx
+    if isinstance(ctx, str):
+        m = _CTX_STRING.match(ctx)
+        if m and m.group(1) in _DEVICE_TYPES:
+            return Context(m.group(1), int(m.group(2) or 0))
+        raise StateError(f"{where}: unknown context {ctx!r}; use mx.cpu(), mx.gpu(i) or a "
+                         f"name such as 'cpu(0)'")
+    raise DTypeError(f"{where} must be a Context such as mx.cpu(), got "
+                     f"{type(ctx).__name__} {ctx!r}")
+
+
+def as_context_list(ctx, where: str = "ctx") -> list:
+    """Check a ``ctx`` argument that may also be a list of contexts (Gluon's
+    ``initialize``); return a non-empty list of :class:`Context`.
+
+    Examples
+    --------
+    >>> as_context_list([cpu(0), 'cpu(1)'])
+    [cpu(0), cpu(1)]
+    """
+    if isinstance(ctx, (list, tuple)):
+        if not ctx:
+            raise StateError(f"{where}: the list of contexts is empty; give at least one, "
+                             f"e.g. [mx.cpu()]")
+        return [as_context(c, f"{where}[{i}]") for i, c in enumerate(ctx)]
+    return [as_context(ctx, where)]

@@ -116,6 +116,14 @@ class Initializer:
     [2.0, 2.0]
     """
 
+    def __init_subclass__(cls, **kwargs):
+        # every initializer checks its arguments by name at construction (issue 11)
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and not getattr(init, "__mxgrad_checked__", False):
+            from ._check import checked_init, _INITIALIZER_RULES
+            cls.__init__ = checked_init(init, cls.__name__, _INITIALIZER_RULES)
+
     def __init__(self, **kwargs: Any) -> None:
         self._kwargs = kwargs
         self._verbose = False

@@ -98,6 +98,14 @@ class Optimizer:
 
     opt_registry: dict = {}
 
+    def __init_subclass__(cls, **kwargs):
+        # every optimizer checks its hyper-parameters by name at construction (issue 11)
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and not getattr(init, "__mxgrad_checked__", False):
+            from ._check import checked_init, _OPTIMIZER_RULES
+            cls.__init__ = checked_init(init, cls.__name__, _OPTIMIZER_RULES)
+
     def __init__(self, rescale_grad: float = 1.0, param_idx2name: Optional[Dict[int, str]] = None,
                  wd: float = 0.0, clip_gradient: Optional[float] = None,
                  learning_rate: Optional[float] = None, lr_scheduler: Optional[LRScheduler] = None,
@@ -385,6 +393,10 @@ class Optimizer:
 
 register = Optimizer.register
 create = Optimizer.create_optimizer
+
+
+from ._check import checked_init as _checked_init, _OPTIMIZER_RULES  # noqa: E402
+Optimizer.__init__ = _checked_init(Optimizer.__init__, "Optimizer", _OPTIMIZER_RULES)
 
 
 @register

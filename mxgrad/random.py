@@ -17,7 +17,9 @@ from typing import Any, Optional, Tuple, Union
 
 import numpy as np
 
-from .base import as_dtype, ShapeError, StateError
+from ._check import allocate, as_int, as_real, as_shape
+from .base import as_dtype, DTypeError, ShapeError, StateError
+from .context import as_context
 from .ndarray.ndarray import NDArray, wrap
 from ._typing import DTypeLike, ShapeLike
 from .context import Context
@@ -64,15 +66,25 @@ def seed(seed_state: int, ctx: Union[str, Context] = "all") -> None:
     --------
     >>> seed(0)
     """
+    seed_state = as_int(seed_state, "random.seed: seed_state")
+    if seed_state < 0:
+        raise StateError(f"random.seed: seed_state must be >= 0, got {seed_state}")
     _rng[0] = _new_generator(seed_state)
 
 
-def _shape(shape):
-    if shape is None or shape == ():
+def _shape(shape, where="random: shape"):
+    if shape is None or (isinstance(shape, tuple) and shape == ()):
         return (1,)
-    if isinstance(shape, int):
-        return (shape,)
-    return tuple(shape)
+    return as_shape(shape, where, itemsize=8)
+
+
+def _checked(name, params, names, ctx, dtype):
+    """Check the common arguments of a sampler: scalar parameters are finite real
+    numbers, ``ctx`` a context, ``dtype`` numeric."""
+    as_context(ctx, f"random.{name}: ctx")
+    as_dtype(dtype)
+    return tuple(p if isinstance(p, NDArray) else as_real(p, f"random.{name}: {n}")
+                 for p, n in zip(params, names))
 
 
 def _param(p):
@@ -80,8 +92,12 @@ def _param(p):
 
 
 def _sample(draw, params, shape, dtype):
+    name = getattr(draw, "__name__", "sample")
+    if not any(isinstance(p, NDArray) for p in params):
+        shape = _shape(shape, f"random.{name}: shape")
     try:
-        return _sample_unchecked(draw, params, shape, dtype)
+        return allocate(lambda: _sample_unchecked(draw, params, shape, dtype),
+                        f"random.{name}")
     except ValueError as err:
         name = getattr(draw, "__name__", "sample")
         raise StateError(f"random.{name}: invalid parameters {params!r} ({err}); check that "
@@ -112,6 +128,7 @@ def uniform(low: _Param = 0.0, high: _Param = 1.0, shape: Optional[ShapeLike] = 
     >>> uniform(-1, 1, shape=(2, 3)).shape
     (2, 3)
     """
+    low, high = _checked("uniform", (low, high), ("low", "high"), ctx, dtype)
     if not isinstance(low, NDArray) and not isinstance(high, NDArray) and low > high:
         raise StateError(f"random.uniform: low ({low}) must not exceed high ({high})")
     r = _sample(generator().uniform, (low, high), shape, dtype)
@@ -128,6 +145,7 @@ def normal(loc: _Param = 0.0, scale: _Param = 1.0, shape: Optional[ShapeLike] = 
     >>> normal(0, 1, shape=(3,)).shape
     (3,)
     """
+    loc, scale = _checked("normal", (loc, scale), ("loc", "scale"), ctx, dtype)
     r = _sample(generator().normal, (loc, scale), shape, dtype)
     return _out(out, r)
 
@@ -153,6 +171,9 @@ def randint(low: int, high: int, shape: Optional[ShapeLike] = None, ctx: Optiona
     >>> int(randint(0, 1, shape=(2,)).sum().asscalar())
     0
     """
+    as_context(ctx, "random.randint: ctx")
+    low = as_int(low, "random.randint: low")
+    high = as_int(high, "random.randint: high")
     if low >= high:
         raise StateError(f"random.randint: low ({low}) must be smaller than high ({high})")
     r = wrap(generator().integers(low, high, size=_shape(shape)).astype(as_dtype(dtype)))
@@ -168,7 +189,8 @@ def exponential(scale: _Param = 1.0, shape: Optional[ShapeLike] = None,
     >>> exponential(1.0, shape=(2,)).shape
     (2,)
     """
-    return _sample(generator().exponential, (scale,), shape, dtype)
+    params = _checked("exponential", (scale,), ("scale",), ctx, dtype)
+    return _sample(generator().exponential, params, shape, dtype)
 
 
 def gamma(alpha: _Param = 1.0, beta: _Param = 1.0, shape: Optional[ShapeLike] = None,
@@ -180,7 +202,8 @@ def gamma(alpha: _Param = 1.0, beta: _Param = 1.0, shape: Optional[ShapeLike] = 
     >>> gamma(2.0, 1.0, shape=(2,)).shape
     (2,)
     """
-    return _sample(generator().gamma, (alpha, beta), shape, dtype)
+    params = _checked("gamma", (alpha, beta), ("alpha", "beta"), ctx, dtype)
+    return _sample(generator().gamma, params, shape, dtype)
 
 
 def poisson(lam: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None,
@@ -192,7 +215,8 @@ def poisson(lam: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[
     >>> poisson(3.0, shape=(2,)).shape
     (2,)
     """
-    return _sample(generator().poisson, (lam,), shape, dtype)
+    params = _checked("poisson", (lam,), ("lam",), ctx, dtype)
+    return _sample(generator().poisson, params, shape, dtype)
 
 
 def bernoulli(prob: _Param = 0.5, shape: Optional[ShapeLike] = None, dtype: DTypeLike = None,
@@ -206,7 +230,9 @@ def bernoulli(prob: _Param = 0.5, shape: Optional[ShapeLike] = None, dtype: DTyp
     [1. 1.]
     <NDArray 2 @cpu(0)>
     """
-    p = _param(prob)
+    p = _param(prob) if isinstance(prob, NDArray) else as_real(prob, "random.bernoulli: prob")
+    if np.any((np.asarray(p) < 0) | (np.asarray(p) > 1) | np.isnan(p)):
+        raise StateError("random.bernoulli: prob must lie in [0, 1]")
     size = _shape(shape) if not isinstance(p, np.ndarray) else p.shape
     return wrap((generator().random(size) < p).astype(as_dtype(dtype)))
 
@@ -222,7 +248,14 @@ def multinomial(data: NDArray, shape: Optional[ShapeLike] = None, get_prob: bool
     >>> multinomial(mx.nd.array([[0., 1.]])).asnumpy().tolist()
     [1]
     """
+    if not isinstance(data, NDArray):
+        raise DTypeError(f"random.multinomial: data must be an NDArray of probabilities, "
+                         f"got {type(data).__name__}")
     p = _param(data).astype(np.float64)
+    if p.ndim == 0 or p.shape[-1] == 0 or not np.all(np.isfinite(p)) or np.any(p < 0) \
+            or np.any(p.reshape(-1, p.shape[-1]).sum(axis=1) <= 0):
+        raise StateError("random.multinomial: data must hold rows of non-negative finite "
+                         "probabilities, each row with a positive sum")
     n = 1 if shape is None else int(np.prod(_shape(shape)))
     flat = p.reshape(-1, p.shape[-1])
     flat = flat / flat.sum(axis=1, keepdims=True)
@@ -246,6 +279,9 @@ def shuffle(data: NDArray, **kwargs: Any) -> NDArray:
     >>> sorted(shuffle(mx.nd.arange(4)).asnumpy().tolist())
     [0.0, 1.0, 2.0, 3.0]
     """
+    if not isinstance(data, NDArray) or data.ndim == 0:
+        raise DTypeError(f"random.shuffle: data must be an NDArray with at least one "
+                         f"dimension, got {type(data).__name__}")
     d = _param(data)
     return wrap(d[generator().permutation(d.shape[0])])
 
@@ -258,3 +294,8 @@ def _out(out, r):
     np.copyto(out._data, r._data, casting="unsafe")
     out._ver[0] += 1
     return out
+
+
+# every error on bad arguments is an MXNetError naming the argument (issue 11)
+from ._check import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals(), "random")

@@ -277,6 +277,11 @@ class FunctionCtx:
         (``ctx.save_for_backward(result=y)``, read as ``ctx.saved_variables.result``).
         Only callable while forward runs; a second call replaces the first.
         """
+        if self._fn_phase != _FWD and self._fn_objects and isinstance(self, Function):
+            # MXNet style: MXNet's save_for_backward only stores the values, so it may be
+            # called before the call or between forward and backward
+            self._save_outside_forward(arrays, named)
+            return
         self._in_forward("save_for_backward")
         vals = arrays + tuple(named.values())
         if not self._fn_objects:
@@ -288,6 +293,20 @@ class FunctionCtx:
                                      f"attributes (ctx.k = k)")
         self._fn_to_save = vals
         self._fn_save_names = ((None,) * len(arrays) + tuple(named)) if named else None
+
+    def _save_outside_forward(self, arrays, named) -> None:
+        vals = arrays + tuple(named.values())
+        names = ((None,) * len(arrays) + tuple(named)) if named else None
+        if self._fn_phase == _IDLE:          # before the call: forward may add to them
+            self._fn_presaved = (vals, names)
+            return
+        self._fn_to_save, self._fn_save_names = vals, names
+        entries = tuple(None if v is None else ("obj", v) for v in vals)
+        node = self._fn_noderef() if self._fn_noderef is not None else None
+        if node is not None:
+            node.out = entries                # read back as they are (no version check)
+        else:
+            self._fn_packed = entries
 
     def save_for_forward(self, *arrays: NDArray) -> None:
         """Save arrays for :meth:`Function.jvp` (forward mode); read them there with
@@ -602,7 +621,8 @@ class _FnOp:
                 raw = spec.call_backward(ctx, gl)
         finally:
             ctx._fn_phase = _DONE
-        grads = _normalize_grads(raw, self.nargs, ctx._fn_argnames, name, spec.style)
+        grads = _normalize_grads(raw, self.nargs, ctx._fn_argnames, name, spec.style,
+                                 spec.names)
         argnames = ctx._fn_argnames
         res = []
         imetas = node.metas
@@ -626,11 +646,13 @@ class _FnOp:
         return res
 
 
-def _normalize_grads(raw, nargs, argnames, name, style):
+def _normalize_grads(raw, nargs, argnames, name, style, all_names=()):
     if style == "r" and isinstance(raw, dict):
         out = [None] * nargs
         for key, g in raw.items():
             pos = _index_of_name(key, argnames)
+            if pos < 0 and g is None and key in all_names:
+                continue    # an argument left at its default (R torch's `bias = NULL`)
             if pos < 0:
                 raise StateError(f"Function '{name}': backward returned a gradient for "
                                  f"{key!r}, which is not an argument of forward (arguments: "
@@ -644,7 +666,14 @@ def _normalize_grads(raw, nargs, argnames, name, style):
                          f"{'s' if n != 1 else ''} but forward took {nargs} argument"
                          f"{'s' if nargs != 1 else ''} {list(argnames)}; return one gradient "
                          f"per forward argument (None where there is none)")
-    return raw[:nargs]
+    raw = raw[:nargs]
+    for i, g in enumerate(raw):
+        if g is not None and not isinstance(g, NDArray):
+            raise DTypeError(f"Function '{name}': backward must return NDArrays (or None), "
+                             f"but the gradient for argument '{argnames[i]}' is a "
+                             f"{type(g).__name__}; wrap it with mx.nd.array(...) (MXNet "
+                             f"and PyTorch refuse it too)")
+    return raw
 
 
 def _as_results(raw, name, rule, per):
@@ -882,6 +911,9 @@ def _call_forward(spec, ctx, call_args, npos, kwkeys, names, needs, rec):
     ctx._fn_recording = rec
     ctx._fn_args = call_args
     ctx._fn_to_save = ctx._fn_save_names = ctx._fn_for_fwd = ctx._fn_packed = None
+    presaved = ctx.__dict__.pop("_fn_presaved", None) if hasattr(ctx, "__dict__") else None
+    if presaved is not None:                 # MXNet style: saved before the call
+        ctx._fn_to_save, ctx._fn_save_names = presaved
     ctx._fn_dirty = ctx._fn_nondiff = ()
     ctx._fn_phase = _FWD
     try:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import sys
+import threading
 import weakref
 from typing import Any, Callable, List, Optional, Sequence, Union
 
@@ -262,6 +263,15 @@ def _as_list(x, what):
     raise DTypeError(f"{what} must be an NDArray or a list of NDArrays, got {type(x).__name__}")
 
 
+def _heads(heads, where):
+    """The heads as a non-empty list (``None`` or ``[]`` is an error naming ``where``)."""
+    out = _as_list(heads, f"{where}: heads")
+    if not out:
+        raise StateError(f"{where}: heads must be an NDArray or a non-empty list of NDArrays, "
+                         f"got {heads!r}")
+    return out
+
+
 def _seed(heads, head_grads, create_graph):
     """Return [(node, oidx, grad)] for the heads, checking shapes."""
     if head_grads is None:
@@ -475,7 +485,7 @@ def backward(heads: Union[NDArray, Sequence[NDArray]],
     [ 3. 30.]
     <NDArray 2 @cpu(0)>
     """
-    heads = _as_list(heads, "heads")
+    heads = _heads(heads, "backward")
     head_grads = _as_list(head_grads, "head_grads")
     if retain_graph is None:
         retain_graph = create_graph
@@ -488,7 +498,18 @@ def backward(heads: Union[NDArray, Sequence[NDArray]],
         _write_leaves(leaves, leaf_grads, create_graph)
 
 
+# Writing gradients into the shared .grad buffers is one critical section: NumPy releases
+# the GIL inside ``+=`` on large arrays, so two threads accumulating ('add') into one
+# variable would otherwise lose additions.
+_WRITE_LOCK = threading.Lock()
+
+
 def _write_leaves(leaves, leaf_grads, create_graph):
+    with _WRITE_LOCK:
+        _write_leaves_locked(leaves, leaf_grads, create_graph)
+
+
+def _write_leaves_locked(leaves, leaf_grads, create_graph):
     for leaf in leaves:
         buf = leaf.grad
         g = leaf_grads.get(leaf)
@@ -569,11 +590,19 @@ def grad(heads: Union[NDArray, Sequence[NDArray]], variables: Union[NDArray, Seq
     return grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mode, True)
 
 
-def grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mode, link):
+def grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mode, link,
+              allow_unused=None):
     """:func:`grad`; ``link=False`` (PyTorch semantics, for autograd.functional) leaves a
-    create_graph gradient unconnected to a variable it does not depend on."""
-    heads = _as_list(heads, "heads")
-    variables = _as_list(variables, "variables")
+    create_graph gradient unconnected to a variable it does not depend on.
+    ``allow_unused`` (default: ``not link``) gives zeros for a variable the heads do not
+    depend on instead of MXNet's error (numeric checkers use it)."""
+    if allow_unused is None:
+        allow_unused = not link
+    heads = _heads(heads, "grad")
+    variables = _as_list(variables, "grad: variables")
+    if not variables:
+        raise StateError(f"grad: variables must be an NDArray or a non-empty list of NDArrays "
+                         f"(the arrays to differentiate with respect to), got {variables!r}")
     head_grads = _as_list(head_grads, "head_grads")
     if retain_graph is None:
         retain_graph = create_graph
@@ -588,6 +617,13 @@ def grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mo
         targets.append((v._node, v._oidx))
     seeds = _seed(heads, head_grads, create_graph)
     _, seen = _discover(seeds)
+    if not allow_unused:     # MXNet's API: a variable the heads do not depend on is an error
+        for i, (node, _) in enumerate(targets):
+            if node not in seen:
+                raise GraphError(
+                    f"grad: the heads do not depend on variable {i} (shape "
+                    f"{variables[i].shape}): it was not used to compute them while "
+                    f"recording. Pass only the variables the heads were computed from")
     tnodes = {t[0] for t in targets}
     need = _needed(seen, tnodes)
     out = []

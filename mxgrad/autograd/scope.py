@@ -22,6 +22,8 @@ from __future__ import annotations
 import functools
 import threading
 
+import numpy as np
+
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training"]
 
@@ -44,6 +46,16 @@ def is_training() -> bool:
     return state.training
 
 
+def _flag(value, where: str) -> bool:
+    """A bool argument (bool, 0/1, NumPy bool); anything else is an error naming it."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer))
+                                               and value in (0, 1)):
+        return bool(value)
+    from ..base import DTypeError
+    raise DTypeError(f"{where} must be True or False, got {type(value).__name__} "
+                     f"{value!r:.40}")
+
+
 def set_recording(is_recording: bool) -> bool:  # noqa: A002 - MXNet's name
     """Turn recording on or off; return the previous value.
 
@@ -52,8 +64,9 @@ def set_recording(is_recording: bool) -> bool:  # noqa: A002 - MXNet's name
     >>> prev = set_recording(True); set_recording(prev)
     True
     """
+    flag = _flag(is_recording, "set_recording: is_recording")
     prev = state.recording
-    state.recording = bool(is_recording)
+    state.recording = flag
     return prev
 
 
@@ -65,25 +78,34 @@ def set_training(train_mode: bool) -> bool:
     >>> prev = set_training(True); set_training(prev)
     True
     """
+    flag = _flag(train_mode, "set_training: train_mode")
     prev = state.training
-    state.training = bool(train_mode)
+    state.training = flag
     return prev
 
 
 class _Scope:
     """Sets the recording and/or training flags for a ``with`` block (or a decorated
-    function) and restores the previous values on exit, exceptions included."""
+    function) and restores, on exit (exceptions included), only the flags it set.
+
+    The values to restore are kept per thread (and per nesting level), so one scope
+    object entered in several threads at once restores each thread's own state.
+    """
 
     __slots__ = ("_rec", "_train", "_saved")
 
     def __init__(self, recording, training):
         self._rec = recording
         self._train = training
-        self._saved = []
+        self._saved = {}   # thread id -> stack of (recording, training) at entry
 
     def __enter__(self):
         s = state
-        self._saved.append((s.recording, s.training))
+        tid = threading.get_ident()
+        stack = self._saved.get(tid)
+        if stack is None:
+            stack = self._saved[tid] = []
+        stack.append((s.recording, s.training))
         if self._rec is not None:
             s.recording = self._rec
         if self._train is not None:
@@ -92,7 +114,15 @@ class _Scope:
 
     def __exit__(self, *exc):
         s = state
-        s.recording, s.training = self._saved.pop()
+        tid = threading.get_ident()
+        stack = self._saved[tid]
+        rec, train = stack.pop()
+        if not stack:
+            del self._saved[tid]
+        if self._rec is not None:
+            s.recording = rec
+        if self._train is not None:
+            s.training = train
         return False
 
     def __call__(self, func):
@@ -122,7 +152,7 @@ def record(train_mode: bool = True) -> _Scope:
     [2. 4.]
     <NDArray 2 @cpu(0)>
     """
-    return _Scope(True, bool(train_mode))
+    return _Scope(True, _flag(train_mode, "record: train_mode"))
 
 
 def pause(train_mode: bool = False) -> _Scope:
@@ -135,7 +165,7 @@ def pause(train_mode: bool = False) -> _Scope:
     ...         print(is_recording(), is_training())
     False False
     """
-    return _Scope(False, bool(train_mode))
+    return _Scope(False, _flag(train_mode, "pause: train_mode"))
 
 
 def train_mode() -> _Scope:

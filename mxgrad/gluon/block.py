@@ -168,6 +168,21 @@ class Block:
     2.0
     """
 
+    def __init_subclass__(cls, **kwargs):
+        # mxgrad's own layers check their arguments at construction (issue 11)
+        super().__init_subclass__(**kwargs)
+        if not cls.__module__.startswith("mxgrad.") or cls.__module__ == __name__:
+            return
+        from .._check import checked_init, guard
+        init = cls.__dict__.get("__init__")
+        layer_module = cls.__module__.startswith(("mxgrad.gluon.nn.", "mxgrad.gluon.rnn"))
+        if init is not None and layer_module and not getattr(init, "__mxgrad_checked__", False):
+            cls.__init__ = checked_init(init, cls.__name__)
+        for name in ("hybrid_forward", "_param_shapes"):
+            method = cls.__dict__.get(name)
+            if callable(method) and not getattr(method, "__mxgrad_guarded__", False):
+                setattr(cls, name, guard(method, f"{cls.__name__}.{name.lstrip('_')}"))
+
     def __init__(self, prefix: Optional[str] = None, params: Optional[ParameterDict] = None
                  ) -> None:
         self._empty_prefix = prefix == ""

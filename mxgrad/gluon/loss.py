@@ -15,6 +15,7 @@ Examples
 """
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any, Optional
 
 from typing_extensions import Literal
@@ -22,6 +23,8 @@ from typing_extensions import Literal
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError, numeric_types
+from ..ndarray.ndarray import NDArray
+from ..symbol.symbol import Symbol
 from .block import HybridBlock
 from ..ops.nn import _softmax_ce_per_sample
 from ..ndarray.ndarray import NDArray
@@ -82,8 +85,45 @@ class Loss(HybridBlock):
     def __repr__(self):
         return f"{self.__class__.__name__}(batch_axis={self._batch_axis}, w={self._weight})"
 
+    def __call__(self, *args):
+        """Check the inputs (NDArrays; optional array inputs may be None) and compute."""
+        names, required, arrays = _input_spec(type(self))
+        where = type(self).__name__
+        if len(args) < required or (names is not None and len(args) > len(names)):
+            expected = ", ".join(names) if names is not None else "pred, label, ..."
+            raise DTypeError(f"{where} takes the inputs ({expected}), got {len(args)} "
+                             f"argument(s)")
+        for i, arg in enumerate(args):
+            name = names[i] if names is not None else f"input {i}"
+            if i >= required and (arg is None or name not in arrays):
+                continue
+            if not isinstance(arg, (NDArray, Symbol)):
+                raise DTypeError(f"{where}: {name} must be an NDArray, got "
+                                 f"{type(arg).__name__}; convert it with mx.nd.array(...)")
+        return super().__call__(*args)
+
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError
+
+
+_SPECS = {}
+
+
+def _input_spec(cls):
+    """``(names, number required, names of the optional array inputs)`` of a loss's
+    ``hybrid_forward`` inputs (after ``F``); names is None for ``*args`` signatures."""
+    spec = _SPECS.get(cls)
+    if spec is None:
+        params = list(inspect.signature(cls.hybrid_forward).parameters.values())[2:]
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+            spec = (None, 1, frozenset())
+        else:
+            names = [p.name for p in params]
+            required = sum(p.default is p.empty for p in params)
+            arrays = frozenset(p.name for p in params if p.default is None)
+            spec = (names, required, arrays)
+        _SPECS[cls] = spec
+    return spec
 
 
 class L2Loss(Loss):

@@ -40,7 +40,7 @@ from typing import (Any, Dict, ItemsView, KeysView, List, Mapping, Optional, Seq
 import numpy as np
 
 from ..base import DTypeError, MXNetError, ShapeError, StateError, as_dtype
-from ..context import Context, cpu, current_context
+from ..context import Context, as_context_list, cpu, current_context
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 from .. import autograd
@@ -209,10 +209,7 @@ class Parameter:
             warnings.warn(f"Parameter '{self.name}' is already initialized, ignoring. Set "
                           f"force_reinit=True to re-initialize.", stacklevel=2)
             return
-        if ctx is None:
-            ctx = [current_context()]
-        if isinstance(ctx, Context):
-            ctx = [ctx]
+        ctx = as_context_list(ctx, f"Parameter '{self.name}'.initialize: ctx")
         if init is None:
             init = default_init if self.init is None else self.init
         if not shape_is_known(self._shape):
@@ -277,8 +274,7 @@ class Parameter:
 
     def reset_ctx(self, ctx: Union[Context, Sequence[Context]]) -> None:
         """Keep copies on the contexts ``ctx`` instead (values of the first copy)."""
-        if isinstance(ctx, Context):
-            ctx = [ctx]
+        ctx = as_context_list(ctx, f"Parameter '{self.name}'.reset_ctx: ctx")
         if self._var is not None:
             with autograd.pause():
                 self._init_impl(self._var.detach(), list(ctx))
@@ -649,6 +645,7 @@ class ParameterDict:
         """Initialize every parameter; ``init`` is the default for parameters without
         their own ``init``. Already-initialized parameters only warn unless
         ``force_reinit``."""
+        ctx = as_context_list(ctx, "initialize: ctx")
         default = initializer.create(init)
         if verbose:
             cast(initializer.Initializer, default).set_verbosity(verbose=verbose)
@@ -661,6 +658,7 @@ class ParameterDict:
             v.zero_grad()
 
     def reset_ctx(self, ctx: Union[Context, Sequence[Context]]) -> None:
+        ctx = as_context_list(ctx, "reset_ctx: ctx")
         for v in self.values():
             v.reset_ctx(ctx)
 

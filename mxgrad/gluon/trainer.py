@@ -42,6 +42,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import warnings
 
+from .._check import as_positive_real
 from ..base import DTypeError, MXNetError, StateError
 from .. import optimizer as opt
 from .. import autograd
@@ -119,14 +120,24 @@ class Trainer:
                 continue
             self._param2idx[id(param)] = len(self._params)
             self._params.append(param)
-            param._set_trainer(self)
         self._compression_params = compression_params
-        optimizer_params = optimizer_params if optimizer_params else {}
-        self._scale = float(optimizer_params.get("rescale_grad", 1.0))
+        if optimizer_params is None:
+            optimizer_params = {}
+        if not isinstance(optimizer, (str, opt.Optimizer)):
+            raise DTypeError(f"Trainer: optimizer must be a name such as 'sgd' or an "
+                             f"Optimizer instance, got {type(optimizer).__name__} "
+                             f"{optimizer!r}")
+        if not isinstance(optimizer_params, dict):
+            raise DTypeError(f"Trainer: optimizer_params must be a dict such as "
+                             f"{{'learning_rate': 0.1}}, got {type(optimizer_params).__name__}"
+                             f" {optimizer_params!r}")
+        self._scale = as_positive_real(optimizer_params.get("rescale_grad", 1.0),
+                                       "Trainer: optimizer_params['rescale_grad']")
         self._init_optimizer(optimizer, optimizer_params)
-        self._kvstore_params: Dict[str, Any] = {"kvstore": kvstore,
-                                                "update_on_kvstore": update_on_kvstore}
-        self._kvstore: Any = None
+        for param in self._params:      # only once everything above is valid
+            param._set_trainer(self)
+        self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
+        self._kvstore = None
         self._update_on_kvstore = False
         self._kv_initialized = False
         self._distributed = False
@@ -230,6 +241,7 @@ class Trainer:
         Call it after ``backward()`` and outside ``record()``. With a distributed
         kvstore ``batch_size`` is the global batch (all workers together).
         """
+        batch_size = as_positive_real(batch_size, "Trainer.step: batch_size")
         if not self._kv_initialized:
             self._init_kvstore()
         self._check_and_rescale_grad(self._scale / batch_size)
@@ -282,6 +294,7 @@ class Trainer:
 
     def update(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
         """Update parameters (``allreduce_grads`` + ``update`` is ``step``)."""
+        batch_size = as_positive_real(batch_size, "Trainer.update: batch_size")
         if not self._kv_initialized:
             self._init_kvstore()
         if self._update_on_kvstore:
@@ -429,3 +442,8 @@ class Trainer:
             updater.optimizer = self._updaters[0].optimizer
         self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = {i: param for i, param in enumerate(self._params)}
+
+
+# a failure inside an update on bad settings is an MXNetError too (issue 11)
+from .._check import guard_class as _guard_class  # noqa: E402
+_guard_class(Trainer, "Trainer", dunders=())

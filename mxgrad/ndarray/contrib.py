@@ -611,3 +611,8 @@ def cond(pred: NDArray, then_func, else_func):
         return then_func()
     return else_func()
 
+
+
+# every error on bad arguments is an MXNetError naming the argument (issue 11)
+from .._check import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals(), "nd.contrib")

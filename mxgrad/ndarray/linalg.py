@@ -46,3 +46,8 @@ syrk = linalg_syrk
 inverse = linalg_inverse
 det = linalg_det
 slogdet = linalg_slogdet
+
+
+# every error on bad arguments is an MXNetError naming the argument (issue 11)
+from .._check import guard_namespace as _guard_namespace  # noqa: E402
+_guard_namespace(globals(), "nd.linalg")

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Ty
 
 import numpy as np
 
-from ..base import DTypeError, ShapeError, as_dtype
+from ..base import DTypeError, ShapeError, StateError, as_dtype
 from ..context import Context, cpu
 from .._host_array import host_copy
 from .._typing import DTypeLike, GradReq
@@ -177,9 +177,32 @@ class NDArray(_OpMethods):
         """No-op kept for MXNet compatibility."""
 
     def __array__(self, dtype: DTypeLike = None, copy: Optional[bool] = None) -> np.ndarray:
-        if dtype is None:
-            return self._data
-        return self._data.astype(dtype)
+        """NumPy's conversion protocol: ``np.array(x)`` (``copy=True``) is a snapshot;
+        ``np.asarray(x)`` (no copy) is a **read-only** view, so a write through it cannot
+        bypass the version counter that protects saved values (``asnumpy()`` is a
+        writable copy).
+
+        Examples
+        --------
+        >>> import numpy as np, mxgrad as mx
+        >>> x = mx.nd.array([1., 2.])
+        >>> snap = np.array(x); x += 1; snap
+        array([1., 2.], dtype=float32)
+        >>> np.asarray(x).flags.writeable
+        False
+        """
+        data = self._data
+        if copy:
+            return np.array(data, dtype=dtype, copy=True)
+        if dtype is not None and np.dtype(dtype) != data.dtype:
+            if copy is False:
+                raise StateError(f"cannot convert an NDArray of dtype {data.dtype} to "
+                                 f"{np.dtype(dtype)} without a copy (copy=False); use "
+                                 f"x.asnumpy().astype(...)")
+            return data.astype(dtype)
+        view = data.view()
+        view.flags.writeable = False
+        return view
 
     def __repr__(self) -> str:
         shape = "x".join(str(s) for s in self.shape)

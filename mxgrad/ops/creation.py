@@ -2,24 +2,30 @@
 ``linspace``, ``eye``. float32 unless a dtype is given, as in MXNet."""
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
 
-from ..base import DTypeError, ShapeError, as_dtype
+from .._check import allocate, as_int, as_real, as_shape
+from ..base import DTypeError, ShapeError, StateError, as_dtype
+from ..context import as_context
 from ..ndarray.ndarray import NDArray, wrap
 
 __all__ = ["array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
            "from_numpy", "concatenate_numpy"]
 
 
-def _shape(shape):
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    try:
-        return tuple(int(s) for s in shape)
-    except TypeError:
-        raise DTypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+def _shape(shape, dtype=None, where="shape"):
+    return as_shape(shape, where, itemsize=np.dtype(dtype or np.float32).itemsize)
+
+
+def _make(where, fill, shape, ctx, dtype):
+    """Check the arguments every creation function shares and allocate."""
+    as_context(ctx, f"{where}: ctx")
+    dt = as_dtype(dtype)
+    shp = _shape(shape, dt, f"{where}: shape")
+    return wrap(allocate(lambda: fill(shp, dt), where))
 
 
 def array(source_array, ctx=None, dtype=None) -> NDArray:
@@ -38,6 +44,7 @@ def array(source_array, ctx=None, dtype=None) -> NDArray:
     >>> mx.nd.array([1, 2], dtype='int32').dtype
     <class 'numpy.int32'>
     """
+    as_context(ctx, "nd.array: ctx")
     if isinstance(source_array, NDArray):
         dt = source_array._data.dtype if dtype is None else as_dtype(dtype)
         return wrap(source_array._data.astype(dt, copy=True))
@@ -73,7 +80,7 @@ def zeros(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
     >>> mx.nd.zeros((2, 3)).shape
     (2, 3)
     """
-    return wrap(np.zeros(_shape(shape), as_dtype(dtype)))
+    return _make("nd.zeros", np.zeros, shape, ctx, dtype)
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
@@ -87,7 +94,7 @@ def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
     [1. 1.]
     <NDArray 2 @cpu(0)>
     """
-    return wrap(np.ones(_shape(shape), as_dtype(dtype)))
+    return _make("nd.ones", np.ones, shape, ctx, dtype)
 
 
 def full(shape, val, ctx=None, dtype=None, **kwargs) -> NDArray:
@@ -101,7 +108,8 @@ def full(shape, val, ctx=None, dtype=None, **kwargs) -> NDArray:
     [7. 7.]
     <NDArray 2 @cpu(0)>
     """
-    return wrap(np.full(_shape(shape), val, as_dtype(dtype)))
+    val = as_real(val, "nd.full: val", finite=False)
+    return _make("nd.full", lambda shp, dt: np.full(shp, val, dt), shape, ctx, dtype)
 
 
 def empty(shape, ctx=None, dtype=None) -> NDArray:
@@ -113,7 +121,7 @@ def empty(shape, ctx=None, dtype=None) -> NDArray:
     >>> mx.nd.empty((2, 2)).shape
     (2, 2)
     """
-    return wrap(np.empty(_shape(shape), as_dtype(dtype)))
+    return _make("nd.empty", np.empty, shape, ctx, dtype)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None,
@@ -129,11 +137,24 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None,
     [0. 1. 2.]
     <NDArray 3 @cpu(0)>
     """
-    if stop is None:
-        start, stop = 0, start
-    data = np.arange(start, stop, step).astype(as_dtype(dtype))
+    as_context(ctx, "nd.arange: ctx")
+    dt = as_dtype(dtype)
+    if stop is None:       # arange(n) is [0, n)
+        start, stop = 0.0, as_real(start, "nd.arange: start")
+    else:
+        start, stop = as_real(start, "nd.arange: start"), as_real(stop, "nd.arange: stop")
+    step = as_real(step, "nd.arange: step")
+    repeat = as_int(repeat, "nd.arange: repeat", minimum=1)
+    if step == 0:
+        raise StateError("nd.arange: step must not be 0")
+    if (stop - start) * step < 0:
+        raise StateError(f"nd.arange: invalid range (start, stop, step) = ({start:g}, "
+                         f"{stop:g}, {step:g}): step goes away from stop")
+    n = max(0, math.ceil((stop - start) / step))
+    _shape((n * repeat,), dt, "nd.arange: length")
+    data = allocate(lambda: np.arange(start, stop, step).astype(dt), "nd.arange")
     if repeat != 1:
-        data = np.repeat(data, int(repeat))
+        data = np.repeat(data, repeat)
     return wrap(data)
 
 
@@ -148,7 +169,14 @@ def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None) -> NDArray:
     [0.  0.5 1. ]
     <NDArray 3 @cpu(0)>
     """
-    return wrap(np.linspace(start, stop, int(num), endpoint=endpoint).astype(as_dtype(dtype)))
+    as_context(ctx, "nd.linspace: ctx")
+    dt = as_dtype(dtype)
+    start = as_real(start, "nd.linspace: start")
+    stop = as_real(stop, "nd.linspace: stop")
+    num = as_int(num, "nd.linspace: num", minimum=0)
+    _shape((num,), dt, "nd.linspace: num")
+    return wrap(allocate(lambda: np.linspace(start, stop, num, endpoint=bool(endpoint))
+                         .astype(dt), "nd.linspace"))
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs) -> NDArray:
@@ -163,7 +191,13 @@ def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs) -> NDArray:
      [0. 1.]]
     <NDArray 2x2 @cpu(0)>
     """
-    return wrap(np.eye(int(N), int(M) if M else None, int(k), dtype=as_dtype(dtype)))
+    as_context(ctx, "nd.eye: ctx")
+    dt = as_dtype(dtype)
+    N = as_int(N, "nd.eye: N", minimum=0)
+    M = as_int(M, "nd.eye: M", minimum=0) or N
+    k = as_int(k, "nd.eye: k")
+    _shape((N, M), dt, "nd.eye: (N, M)")
+    return wrap(allocate(lambda: np.eye(N, M, k, dtype=dt), "nd.eye"))
 
 
 def concatenate_numpy(arrays, axis=0):

@@ -372,7 +372,10 @@ def clip(data: NDArray, a_min: float, a_max: float, out: Optional[NDArray] = Non
     [-1.   0.5  1. ]
     <NDArray 3 @cpu(0)>
     """
-    r = apply1(_CLIP, data, {"a_min": float(a_min), "a_max": float(a_max)})
+    from .._check import as_real
+    lo = as_real(a_min, "clip: a_min", finite=False)
+    hi = as_real(a_max, "clip: a_max", finite=False)
+    r = apply1(_CLIP, data, {"a_min": lo, "a_max": hi})
     return write_out(out, r) if out is not None else r
 
 

@@ -31,7 +31,8 @@ from numbers import Number
 
 import numpy as np
 
-from ..base import DTypeError, ShapeError, StateError, as_dtype
+from .._check import as_int, as_real
+from ..base import DTypeError, OutOfRangeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
 from ._core import defop, call, call1, register_method, as_array, inplace_apply
@@ -70,7 +71,7 @@ def _fix_mode(idx, n, mode, op):
     if mode == "raise":
         if idx.size and (idx.min() < 0 or idx.max() >= n):
             bad = idx.min() if idx.min() < 0 else idx.max()
-            raise IndexError(f"{op}: index {int(bad)} is out of range [0, {n}) (mode='raise')")
+            raise OutOfRangeError(f"{op}: index {int(bad)} is out of range [0, {n}) (mode='raise')")
         return idx
     raise StateError(f"{op}: unknown mode {mode!r}; use 'clip', 'wrap' or 'raise'")
 
@@ -270,8 +271,11 @@ def one_hot(indices, depth: int, on_value: float = 1.0, off_value: float = 0.0,
         indices = np.asarray(indices)
     if type(indices) is not np.ndarray:
         indices = as_array(indices, "one_hot", "indices")
-    return call1(_ONE_HOT, indices, {"depth": int(depth), "on": float(on_value),
-                                     "off": float(off_value), "dtype": as_dtype(dtype)})
+    depth = as_int(depth, "one_hot: depth", minimum=0)
+    on = as_real(on_value, "one_hot: on_value", finite=False)
+    off = as_real(off_value, "one_hot: off_value", finite=False)
+    return call1(_ONE_HOT, indices, {"depth": depth, "on": on, "off": off,
+                                     "dtype": as_dtype(dtype)})
 
 
 # ==================================================================== where
@@ -438,7 +442,7 @@ def _getitem(self, key):
     if _isint(key) and d.ndim > 1 and d.flags.c_contiguous and d.flags.writeable:
         n = d.shape[0]
         if not -n <= key < n:
-            raise IndexError(f"index {key} is out of bounds for axis 0 with size {n}")
+            raise OutOfRangeError(f"index {key} is out of bounds for axis 0 with size {n}")
         kn = {"key": (slice(int(key) % n, int(key) % n + 1),), "xshape": d.shape,
               "ishape": d.shape, "mid": (1,) + d.shape[1:], "oshape": d.shape[1:],
               "basic": True, "copy": False}

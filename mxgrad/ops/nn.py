@@ -966,6 +966,8 @@ def _chan_dot(a, b, axes):
 
 def _bn_gx_raw(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
     # gamma * invstd * (g - sum(g) / n - xhat * sum(g * xhat) / n)
+    if n == 0:                      # an empty batch
+        return np.zeros_like(g)
     gsum = np.add.reduce(g, axis=axes, keepdims=True)
     r = xhat * (_chan_dot(g, xhat, axes) * (1.0 / n))
     np.subtract(g, r, out=r)
@@ -975,6 +977,8 @@ def _bn_gx_raw(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
 
 
 def _bn_ggamma_raw(g, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
+    if n == 0:
+        return np.zeros(int(np.prod(bshape)), g.dtype)
     return _chan_dot(g, xhat, axes).reshape(-1)
 
 
@@ -1049,6 +1053,10 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
         else:
             var = np.add.reduce(np.square(xhat), axis=axes, keepdims=keep)
         var /= n
+    elif n == 0:    # an empty batch: no statistics (and the running ones stay as they are)
+        mean = np.zeros(bshape, d.dtype)
+        xhat = d - mean
+        var = np.ones(bshape, d.dtype)
     else:
         mean = np.mean(d, axis=axes, keepdims=True)
         xhat = d - mean
@@ -1063,7 +1071,7 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
         inv[~np.isfinite(inv)] = 0
     xhat *= inv
     m = float(momentum)
-    for run, batch in ((moving_mean, mean), (moving_var, var)):
+    for run, batch in ((moving_mean, mean), (moving_var, var)) if n else ():
         buf = _raw(run)
         if buf.dtype == batch.dtype:    # m * buf + (1 - m) * batch, in place
             buf *= m
@@ -1160,6 +1168,18 @@ def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9
                                     tuple(i for i in range(nd_) if i != ax))
     bshape = shapes[0]
     eps = float(eps)
+    ddt, pdt = data.dtype, gamma.dtype
+    if ddt != pdt and np.dtype(ddt).kind == "f" and np.dtype(pdt).kind == "f" \
+            and np.promote_types(ddt, pdt) != ddt:
+        # float16 data with float32 parameters (net.cast('float16') keeps BatchNorm's in
+        # float32, as MXNet): statistics in float32, output in the data's dtype
+        res = BatchNorm(_ew.cast(data, pdt), gamma, beta, moving_mean, moving_var, eps=eps,
+                        momentum=momentum, fix_gamma=fix_gamma,
+                        use_global_stats=use_global_stats, output_mean_var=output_mean_var,
+                        axis=axis)
+        if output_mean_var:
+            return [_ew.cast(res[0], ddt)] + list(res[1:])
+        return _ew.cast(res, ddt)
     if state.training and not use_global_stats:
         axes = shapes[1]
         if not output_mean_var:
@@ -1167,7 +1187,8 @@ def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9
                              momentum, fix_gamma)
         xhat, mean, var = _normalize(data, axes, eps)
         m = float(momentum)
-        for run, batch in ((moving_mean, mean), (moving_var, var)):
+        # an empty batch leaves the running statistics unchanged (as PyTorch)
+        for run, batch in ((moving_mean, mean), (moving_var, var)) if data.size else ():
             buf = _raw(run)
             np.copyto(buf, m * buf + (1.0 - m) * _raw(batch).reshape(c), casting="unsafe")
             if type(run) is NDArray:

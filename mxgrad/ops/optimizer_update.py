@@ -179,6 +179,34 @@ def _nd(x, name: str, op: str) -> NDArray:
     return x
 
 
+
+_HYPER = frozenset(("lr", "wd", "rescale_grad", "clip_gradient", "momentum", "beta1", "beta2",
+                    "epsilon", "gamma1", "gamma2", "clip_weights", "lamda1", "beta", "clip_grad",
+                    "wd_lh", "lower_bound", "upper_bound", "t"))
+
+
+def _checked_hyper(fn):
+    """Check ``fn``'s scalar hyper-parameters (finite real numbers) before any state is
+    touched, so a bad ``lr`` cannot leave ``mom``/``mean``/``var`` half updated."""
+    import functools
+    import inspect
+    from .._check import as_real
+    sig = inspect.signature(fn)
+    names = [n for n in sig.parameters if n in _HYPER]
+    where = fn.__name__
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as err:
+            raise DTypeError(f"{where}: {err}") from None
+        for n in names:
+            if n in bound.arguments:
+                as_real(bound.arguments[n], f"{where}: {n}")
+        return fn(*args, **kwargs)
+    return checked
+
 def _buffers(op: str, weight, grad, states, out):
     weight = _nd(weight, "weight", op)
     grad = _nd(grad, "grad", op)
@@ -207,6 +235,7 @@ def _finish(weight, w, out, *states):
     return out
 
 
+@_checked_hyper
 def sgd_update(weight: NDArray, grad: NDArray, lr: float, wd: float = 0.0,
                rescale_grad: float = 1.0, clip_gradient: float = -1.0, lazy_update: bool = True,
                out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
@@ -220,6 +249,7 @@ def sgd_update(weight: NDArray, grad: NDArray, lr: float, wd: float = 0.0,
     return _finish(weight, w, out)
 
 
+@_checked_hyper
 def sgd_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, momentum: float = 0.0,
                    wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0,
                    lazy_update: bool = True, out: Optional[NDArray] = None,
@@ -234,6 +264,7 @@ def sgd_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, mome
     return _finish(weight, w, out, mom)
 
 
+@_checked_hyper
 def nag_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, momentum: float = 0.0,
                    wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0,
                    out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
@@ -263,6 +294,7 @@ def _mp(op, weight, grad, weight32, states, out, step):
     return _finish(out, out._data, out, *states)
 
 
+@_checked_hyper
 def mp_sgd_update(weight: NDArray, grad: NDArray, weight32: NDArray, lr: float, wd: float = 0.0,
                   rescale_grad: float = 1.0, clip_gradient: float = -1.0, lazy_update: bool = True,
                   out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
@@ -276,6 +308,7 @@ def mp_sgd_update(weight: NDArray, grad: NDArray, weight32: NDArray, lr: float, 
     return _mp("mp_sgd_update", weight, grad, weight32, (), out, step)
 
 
+@_checked_hyper
 def mp_sgd_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, weight32: NDArray, lr: float,
                       momentum: float = 0.0, wd: float = 0.0, rescale_grad: float = 1.0,
                       clip_gradient: float = -1.0, lazy_update: bool = True,
@@ -290,6 +323,7 @@ def mp_sgd_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, weight32: ND
     return _mp("mp_sgd_mom_update", weight, grad, weight32, (mom,), out, step)
 
 
+@_checked_hyper
 def mp_nag_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, weight32: NDArray, lr: float,
                       momentum: float = 0.0, wd: float = 0.0, rescale_grad: float = 1.0,
                       clip_gradient: float = -1.0, out: Optional[NDArray] = None,
@@ -302,6 +336,7 @@ def mp_nag_mom_update(weight: NDArray, grad: NDArray, mom: NDArray, weight32: ND
     return _mp("mp_nag_mom_update", weight, grad, weight32, (mom,), out, step)
 
 
+@_checked_hyper
 def signsgd_update(weight: NDArray, grad: NDArray, lr: float, wd: float = 0.0,
                    rescale_grad: float = 1.0, clip_gradient: float = -1.0,
                    out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
@@ -312,6 +347,7 @@ def signsgd_update(weight: NDArray, grad: NDArray, lr: float, wd: float = 0.0,
     return _finish(weight, w, out)
 
 
+@_checked_hyper
 def signum_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, momentum: float = 0.0,
                   wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0,
                   wd_lh: float = 0.0, out: Optional[NDArray] = None, name: Optional[str] = None,
@@ -324,6 +360,7 @@ def signum_update(weight: NDArray, grad: NDArray, mom: NDArray, lr: float, momen
     return _finish(weight, w, out, mom)
 
 
+@_checked_hyper
 def adam_update(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray, lr: float,
                 beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8, wd: float = 0.0,
                 rescale_grad: float = 1.0, clip_gradient: float = -1.0, lazy_update: bool = True,
@@ -337,6 +374,7 @@ def adam_update(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray, lr:
     return _finish(weight, w, out, mean, var)
 
 
+@_checked_hyper
 def rmsprop_update(weight: NDArray, grad: NDArray, n: NDArray, lr: float, gamma1: float = 0.95,
                    epsilon: float = 1e-8, wd: float = 0.0, rescale_grad: float = 1.0,
                    clip_gradient: float = -1.0, clip_weights: float = -1.0,
@@ -349,6 +387,7 @@ def rmsprop_update(weight: NDArray, grad: NDArray, n: NDArray, lr: float, gamma1
     return _finish(weight, w, out, n)
 
 
+@_checked_hyper
 def rmspropalex_update(weight: NDArray, grad: NDArray, n: NDArray, g: NDArray, delta: NDArray,
                        lr: float, gamma1: float = 0.95, gamma2: float = 0.9, epsilon: float = 1e-8,
                        wd: float = 0.0, rescale_grad: float = 1.0, clip_gradient: float = -1.0,
@@ -363,6 +402,7 @@ def rmspropalex_update(weight: NDArray, grad: NDArray, n: NDArray, g: NDArray, d
     return _finish(weight, w, out, n, g, delta)
 
 
+@_checked_hyper
 def ftrl_update(weight: NDArray, grad: NDArray, z: NDArray, n: NDArray, lr: float,
                 lamda1: float = 0.01, beta: float = 1.0, wd: float = 0.0,
                 rescale_grad: float = 1.0, clip_gradient: float = -1.0,
@@ -375,6 +415,7 @@ def ftrl_update(weight: NDArray, grad: NDArray, z: NDArray, n: NDArray, lr: floa
     return _finish(weight, w, out, z, n)
 
 
+@_checked_hyper
 def ftml_update(weight: NDArray, grad: NDArray, d: NDArray, v: NDArray, z: NDArray, lr: float,
                 t: int, beta1: float = 0.6, beta2: float = 0.999, epsilon: float = 1e-8,
                 wd: float = 0.0, rescale_grad: float = 1.0, clip_grad: float = -1.0,
@@ -387,6 +428,7 @@ def ftml_update(weight: NDArray, grad: NDArray, d: NDArray, v: NDArray, z: NDArr
     return _finish(weight, w, out, d, v, z)
 
 
+@_checked_hyper
 def lamb_update_phase1(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray, t: int,
                        beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-6,
                        bias_correction: bool = True, wd: float = 0.0, rescale_grad: float = 1.0,
@@ -407,6 +449,7 @@ def lamb_update_phase1(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArr
     return out
 
 
+@_checked_hyper
 def lamb_update_phase2(weight: NDArray, g: NDArray, r1: NDArray, r2: NDArray, lr: float,
                        lower_bound: float = -1.0, upper_bound: float = -1.0,
                        out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any

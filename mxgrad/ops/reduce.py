@@ -28,21 +28,34 @@ __all__ = ["sum", "mean", "prod", "max", "min", "norm", "nansum", "nanprod",
            "normalize_axes"]
 
 
-def normalize_axes(axis, ndim: int, exclude: bool = False, op: str = "reduce"):
-    """Turn MXNet's ``axis``/``exclude`` into a sorted tuple of non-negative axes."""
+def normalize_axes(axis, ndim: int, exclude: bool = False, op: str = "reduce",
+                   duplicates: bool = False):
+    """Turn MXNet's ``axis``/``exclude`` into a sorted tuple of non-negative axes.
+
+    An axis named twice (``(0, 0)`` or ``(1, -1)`` on 2-D) is an error, as in MXNet,
+    unless ``duplicates`` (then it counts once)."""
     if axis is None or (isinstance(axis, (tuple, list)) and len(axis) == 0):
         # MXNet: no axis means every axis, with or without exclude
         return tuple(range(ndim))
     else:
-        if isinstance(axis, (int, np.integer)):
+        if isinstance(axis, (int, np.integer)) and not isinstance(axis, (bool, np.bool_)):
             axis = (int(axis),)
+        if not isinstance(axis, (tuple, list)):
+            raise DTypeError(f"{op}: axis must be an int, a tuple of ints or None, got "
+                             f"{type(axis).__name__} {axis!r}")
         axes = []
         for a in axis:
+            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+                raise DTypeError(f"{op}: axis must be an int, a tuple of ints or None, got "
+                                 f"{axis!r}")
             a = int(a)
             if not -ndim <= a < builtins.max(ndim, 1):
                 raise ShapeError(f"{op}: axis {a} is out of range for an array with {ndim} "
                                  f"dimensions")
             axes.append(a % ndim if ndim else 0)
+        if not duplicates and len(set(axes)) != len(axes):
+            raise ShapeError(f"{op}: axis {tuple(axis)} names an axis twice; give each "
+                             f"axis once")
         axes = tuple(sorted(set(axes)))
     if exclude:
         axes = tuple(i for i in range(ndim) if i not in axes)

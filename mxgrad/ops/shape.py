@@ -32,7 +32,7 @@ from typing_extensions import Literal, TypeIs, overload
 
 import numpy as np
 
-from ..base import DTypeError, ShapeError, StateError
+from ..base import DTypeError, OutOfRangeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray, wrap
 from ._core import defop, call, call1, register_method, as_array
 from .reduce import reshape_exact, broadcast_to, normalize_axes
@@ -197,7 +197,7 @@ def index_spec(shape, key, copy=True):
             items.append(k)
         elif k is Ellipsis:
             if ell:
-                raise IndexError("an index can only have a single ellipsis ('...')")
+                raise OutOfRangeError("an index can only have a single ellipsis ('...')")
             ell = True
             items.append(k)
         elif _isint(k):
@@ -212,19 +212,19 @@ def index_spec(shape, key, copy=True):
                 if a.size == 0:
                     a = a.astype(np.int64)
             elif isinstance(k, (bool, np.bool_)):
-                raise IndexError("indexing an NDArray with a Python bool is not supported; "
+                raise OutOfRangeError("indexing an NDArray with a Python bool is not supported; "
                                  "use a boolean array of the indexed dimensions' shape")
             else:
-                raise IndexError(f"NDArray indices must be integers, slices, Ellipsis, None, "
+                raise OutOfRangeError(f"NDArray indices must be integers, slices, Ellipsis, None, "
                                  f"lists, NumPy arrays or NDArrays, not {type(k).__name__}")
             if a.dtype == np.bool_:
                 if a.ndim == 0:
-                    raise IndexError("indexing with a 0-d boolean array is not supported")
+                    raise OutOfRangeError("indexing with a 0-d boolean array is not supported")
                 items.extend(np.nonzero(a))
                 continue
             if a.dtype.kind not in "iu":
                 if a.dtype.kind not in "fb":
-                    raise IndexError(f"index arrays must be integer, float or boolean, not "
+                    raise OutOfRangeError(f"index arrays must be integer, float or boolean, not "
                                      f"{a.dtype}")
                 a = a.astype(np.int64)
             if a.ndim == 0:
@@ -234,7 +234,7 @@ def index_spec(shape, key, copy=True):
     consumed = builtins.sum(1 for k in items if k is not None and k is not Ellipsis)
     ndim = len(shape)
     if consumed > ndim:
-        raise IndexError(f"too many indices ({consumed}) for an array with {ndim} "
+        raise OutOfRangeError(f"too many indices ({consumed}) for an array with {ndim} "
                          f"dimensions (shape {shape})")
     fill = (_pyslice(None),) * (ndim - consumed)
     if ell:
@@ -253,7 +253,7 @@ def index_spec(shape, key, copy=True):
         xshape.append(n)
         if isinstance(k, int):
             if not -n <= k < n:
-                raise IndexError(f"index {k} is out of bounds for axis {dims} with size {n}")
+                raise OutOfRangeError(f"index {k} is out of bounds for axis {dims} with size {n}")
             knd.append(k % n)
         else:
             if isinstance(k, np.ndarray):
@@ -382,13 +382,18 @@ def _infer_reshape(ishape, shape, reverse=False):
     return out
 
 
-def _shape_arg(shape):
+def _shape_arg(shape, where="reshape: shape"):
     if _isint(shape):
         return (int(shape),)
+    if isinstance(shape, (str, bytes)):
+        raise DTypeError(f"{where} must be an int or a tuple of ints, got {shape!r}")
     try:
-        return tuple(int(s) for s in shape)
+        items = tuple(shape)
     except TypeError:
-        raise DTypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from None
+        raise DTypeError(f"{where} must be an int or a tuple of ints, got {shape!r}") from None
+    if not all(_isint(s) and not isinstance(s, (bool, np.bool_)) for s in items):
+        raise DTypeError(f"{where} must be an int or a tuple of ints, got {shape!r}")
+    return tuple(int(s) for s in items)
 
 
 def reshape(data: NDArray, shape: Optional[ShapeLike] = None, reverse: bool = False, **kwargs: Any
@@ -1161,7 +1166,7 @@ def flip(data: NDArray, axis: Union[int, Sequence[int]], **kwargs: Any) -> NDArr
     <NDArray 2x2 @cpu(0)>
     """
     data = _arr(data, "flip")
-    axes = normalize_axes(axis, data.ndim, op="flip")
+    axes = normalize_axes(axis, data.ndim, op="flip", duplicates=True)
     key = tuple(_pyslice(None, None, -1) if i in axes else _pyslice(None)
                 for i in range(data.ndim))
     return index_apply(data, index_spec(data.shape, key, copy=True))

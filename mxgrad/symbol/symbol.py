@@ -30,7 +30,7 @@ import numpy as np
 from .. import autograd
 from .._fileio import atomic_write, check_path
 from .. import ndarray as nd
-from ..base import MXNetError, ShapeError, DTypeError
+from ..base import MXNetError, OutOfRangeError, ShapeError, DTypeError
 from ..ndarray.ndarray import NDArray
 from ._registry import lookup, parse_attrs, UnknownOpError, LABEL_OPS
 
@@ -228,7 +228,7 @@ class Symbol:
         if isinstance(index, slice):
             return Symbol(self._outputs[index])
         if not -len(self._outputs) <= index < len(self._outputs):
-            raise IndexError(f"output index {index} out of range for a Symbol with "
+            raise OutOfRangeError(f"output index {index} out of range for a Symbol with "
                              f"{len(self._outputs)} outputs")
         return Symbol([self._outputs[index]])
 

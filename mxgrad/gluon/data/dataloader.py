@@ -124,6 +124,34 @@ class _LoaderIter:
     next = __next__
 
 
+def _check_loader_args(dataset, shuffle, sampler, last_batch, batch_sampler, batchify_fn,
+                       num_workers) -> None:
+    """DataLoader's arguments, checked before anything is built (issue 11)."""
+    from ..._check import as_int
+    if not (hasattr(dataset, "__getitem__") and hasattr(dataset, "__len__")):
+        raise DTypeError(f"DataLoader: dataset must support len() and indexing (a Dataset, "
+                         f"an NDArray, a list...), got {type(dataset).__name__}")
+    if not isinstance(shuffle, (bool, np.bool_, int)) or isinstance(shuffle, np.ndarray):
+        raise DTypeError(f"DataLoader: shuffle must be True or False, got {shuffle!r:.40}")
+    if sampler is not None and not (hasattr(sampler, "__iter__") and hasattr(sampler, "__len__")):
+        raise DTypeError(f"DataLoader: sampler must be a Sampler (iterable with a length), "
+                         f"got {type(sampler).__name__}")
+    if batch_sampler is not None and not (hasattr(batch_sampler, "__iter__")
+                                          and hasattr(batch_sampler, "__len__")):
+        raise DTypeError(f"DataLoader: batch_sampler must be a BatchSampler (iterable with "
+                         f"a length), got {type(batch_sampler).__name__}")
+    if isinstance(sampler, str) or isinstance(batch_sampler, str):
+        raise DTypeError("DataLoader: sampler and batch_sampler must be Samplers, not str")
+    if last_batch is not None and (not isinstance(last_batch, str)
+                                   or last_batch not in ("keep", "discard", "rollover")):
+        raise StateError(f"DataLoader: last_batch must be 'keep', 'discard' or 'rollover', "
+                         f"got {last_batch!r:.40}")
+    if batchify_fn is not None and not callable(batchify_fn):
+        raise DTypeError(f"DataLoader: batchify_fn must be callable, got "
+                         f"{type(batchify_fn).__name__}")
+    as_int(num_workers, "DataLoader: num_workers")
+
+
 class DataLoader:
     """Loads a dataset and returns mini-batches.
 
@@ -169,6 +197,8 @@ class DataLoader:
                  pin_memory: bool = False, pin_device_id: int = 0,
                  prefetch: Optional[int] = None, thread_pool: bool = False,
                  timeout: int = 120, try_nopython=None):
+        _check_loader_args(dataset, shuffle, sampler, last_batch, batch_sampler, batchify_fn,
+                           num_workers)
         self._dataset = dataset
         if batch_sampler is None:
             if batch_size is None:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ...base import MXNetError, ShapeError, StateError
+from ...base import DTypeError, MXNetError, OutOfRangeError, ShapeError, StateError
 from ...ndarray.ndarray import NDArray, wrap
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
@@ -29,6 +29,21 @@ class DataArgumentError(StateError, AssertionError):
 class DataLengthError(ShapeError, AssertionError):
     """Arrays of different lengths given to :class:`ArrayDataset` (also an
     ``AssertionError``, as in MXNet)."""
+
+
+def _check_sized(data, where: str) -> None:
+    if not (hasattr(data, "__len__") and hasattr(data, "__getitem__")):
+        raise DTypeError(f"{where} must support len() and indexing (an NDArray, a NumPy "
+                         f"array, a list, a Dataset), got {type(data).__name__}")
+
+
+def _check_index(idx, length: int, where: str) -> int:
+    """A sample index: an int in ``[-length, length)``."""
+    from ..._check import as_int
+    i = as_int(idx, f"{where}: index")
+    if not -length <= i < length:
+        raise OutOfRangeError(f"{where}: index {i} is out of range for {length} samples")
+    return i
 
 
 class Dataset:
@@ -165,12 +180,15 @@ class SimpleDataset(Dataset):
     """
 
     def __init__(self, data):
+        _check_sized(data, "SimpleDataset: data")
         self._data = data
 
     def __len__(self) -> int:
         return len(self._data)
 
     def __getitem__(self, idx):
+        if hasattr(idx, "__index__"):
+            idx = _check_index(idx, len(self._data), "SimpleDataset")
         return self._data[idx]
 
 
@@ -284,6 +302,8 @@ class ArrayDataset(Dataset):
     def __init__(self, *args):
         if not args:
             raise DataArgumentError("ArrayDataset needs at least 1 array")
+        for i, data in enumerate(args):
+            _check_sized(data, f"ArrayDataset: argument {i}")
         self._length = len(args[0])
         self._data = []
         for i, data in enumerate(args):
@@ -297,6 +317,7 @@ class ArrayDataset(Dataset):
             self._data.append(data)
 
     def __getitem__(self, idx):
+        idx = _check_index(idx, self._length, "ArrayDataset")
         if len(self._data) == 1:
             return _get_row(self._data[0], idx)
         return tuple(_get_row(data, idx) for data in self._data)

@@ -1,0 +1,513 @@
+"""Argument checks at the API boundary: one home for "is this an int, a real number, a
+shape", so every public function rejects bad input with an :class:`~mxgrad.base.MXNetError`
+that names the argument (``where``) instead of letting NumPy or Python fail deeper down.
+
+Examples
+--------
+>>> as_shape((2, 3), "nd.zeros: shape")
+(2, 3)
+>>> as_int('a', "one_hot: depth")
+Traceback (most recent call last):
+...
+mxgrad.base.DTypeError: one_hot: depth must be an int, got str 'a'
+"""
+from __future__ import annotations
+
+import math
+import operator
+import os
+import sys
+from typing import Callable, Optional
+
+import numpy as np
+
+from .base import DTypeError, MXNetError, OutOfRangeError, ShapeError, StateError
+
+__all__ = ["as_int", "as_real", "as_shape", "as_positive_real", "allocate", "OutOfMemoryError",
+           "guard", "guard_namespace", "guard_class"]
+
+
+class OutOfMemoryError(MXNetError, MemoryError):
+    """An array too large for the memory of this machine."""
+
+
+def _describe(value) -> str:
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def as_int(value, where: str, *, minimum: Optional[int] = None) -> int:
+    """``value`` as a Python int (an int, a NumPy integer or an integral one-element
+    array); bools, floats and strings are refused. ``minimum`` bounds it from below.
+
+    Examples
+    --------
+    >>> as_int(np.int64(3), "depth")
+    3
+    >>> as_int(-1, "depth", minimum=0)
+    Traceback (most recent call last):
+    ...
+    mxgrad.base.StateError: depth must be >= 0, got -1
+    """
+    if isinstance(value, (bool, np.bool_)) or isinstance(value, (float, np.floating)):
+        raise DTypeError(f"{where} must be an int, got {_describe(value)}")
+    try:
+        out = operator.index(value)
+    except TypeError:
+        raise DTypeError(f"{where} must be an int, got {_describe(value)}") from None
+    if minimum is not None and out < minimum:
+        raise StateError(f"{where} must be >= {minimum}, got {out}")
+    return out
+
+
+def as_real(value, where: str, *, finite: bool = True) -> float:
+    """``value`` as a Python float (an int, a float, a NumPy scalar); strings, None and
+    bools are refused, and NaN/Inf too unless ``finite=False``.
+
+    Examples
+    --------
+    >>> as_real(1, "a_min")
+    1.0
+    >>> as_real(None, "a_min")
+    Traceback (most recent call last):
+    ...
+    mxgrad.base.DTypeError: a_min must be a real number, got NoneType None
+    """
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise DTypeError(f"{where} must be a real number, got {_describe(value)}")
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise DTypeError(f"{where} must be a real number, got {_describe(value)}") from None
+    if finite and not math.isfinite(out):
+        raise StateError(f"{where} must be a finite number, got {out}")
+    return out
+
+
+def as_positive_real(value, where: str) -> float:
+    """``value`` as a finite float > 0.
+
+    Examples
+    --------
+    >>> as_positive_real(0, "batch_size")
+    Traceback (most recent call last):
+    ...
+    mxgrad.base.StateError: batch_size must be > 0, got 0.0
+    """
+    out = as_real(value, where)
+    if out <= 0:
+        raise StateError(f"{where} must be > 0, got {out}")
+    return out
+
+
+def as_shape(shape, where: str, *, itemsize: int = 4) -> tuple:
+    """A shape (an int or a sequence of ints, each >= 0) as a tuple of ints, whose
+    total size in bytes (at ``itemsize`` bytes per element) fits in memory addresses.
+
+    Examples
+    --------
+    >>> as_shape(3, "shape")
+    (3,)
+    >>> as_shape('a', "nd.zeros: shape")
+    Traceback (most recent call last):
+    ...
+    mxgrad.base.DTypeError: nd.zeros: shape must be an int or a tuple of ints, got str 'a'
+    """
+    if isinstance(shape, (str, bytes)) or shape is None:
+        raise DTypeError(f"{where} must be an int or a tuple of ints, got {_describe(shape)}")
+    if hasattr(shape, "__index__") and not isinstance(shape, (bool, np.bool_)):
+        dims = (operator.index(shape),)
+    else:
+        try:
+            items = tuple(shape)
+        except TypeError:
+            raise DTypeError(f"{where} must be an int or a tuple of ints, got "
+                             f"{_describe(shape)}") from None
+        try:
+            dims = tuple(as_int(s, where) for s in items)
+        except DTypeError:
+            raise DTypeError(f"{where} must be an int or a tuple of ints, got "
+                             f"{_describe(shape)}") from None
+    for d in dims:
+        if d < 0:
+            raise ShapeError(f"{where} has a negative dimension: {dims}; sizes are >= 0")
+    total = itemsize
+    for d in dims:
+        total *= d
+    if total > sys.maxsize:
+        raise ShapeError(f"{where} {dims} is too large: {total} bytes")
+    return dims
+
+
+def allocate(make: Callable[[], np.ndarray], where: str) -> np.ndarray:
+    """Run ``make()`` (a NumPy allocation) and turn running out of memory into an
+    :class:`OutOfMemoryError` naming ``where``.
+
+    Examples
+    --------
+    >>> allocate(lambda: np.zeros(2), "nd.zeros").shape
+    (2,)
+    """
+    try:
+        return make()
+    except MemoryError as err:
+        raise OutOfMemoryError(f"{where}: not enough memory ({err}); use a smaller "
+                               f"shape") from None
+
+
+# ------------------------------------------------------------------ the boundary guard
+# Parameter names of the ``mx.nd`` functions and what each must be. Used only to explain
+# a failure (never on the success path), so a table by name is enough: the first
+# argument that does not fit its kind is the one the error names.
+_BOOL_NAMES = frozenset((
+    "keepdims", "transpose_a", "transpose_b", "lower", "rightside", "transpose", "is_ascend",
+    "get_prob", "use_length", "exclude", "reverse", "endpoint", "infer_range", "fix_gamma",
+    "use_global_stats", "output_mean_var", "no_bias", "cudnn_off", "flatten", "squeeze_axis",
+    "lazy_update", "multi_output", "normalize", "use_ignore", "out_grad", "sparse_grad",
+    "zero_copy", "center_crop"))
+_REAL_NAMES = frozenset((
+    "lr", "wd", "rescale_grad", "clip_gradient", "momentum", "epsilon", "eps", "beta", "beta1",
+    "beta2", "gamma1", "gamma2", "alpha", "temperature", "scalar", "a_min", "a_max", "lamda1",
+    "lower_bound", "upper_bound", "clip_weights", "clip_grad", "wd_lh", "grad_scale", "slope",
+    "sigma", "on_value", "off_value", "val", "margin", "ignore_label", "p", "smoothing_alpha",
+    "start", "stop", "r1", "r2"))
+_INT_NAMES = frozenset((
+    "block_size", "num_outputs", "k", "offset", "t", "size", "num_arrays", "depth",
+    "num_filter", "num_hidden", "num_group", "dim", "N", "M", "num", "num_args", "axis1",
+    "axis2", "repeat", "seed_state", "num_groups", "output_dim", "input_dim", "lhs_begin",
+    "lhs_end", "rhs_begin", "rhs_end", "num_args"))
+_AXIS_NAMES = frozenset(("axis",))
+_SHAPE_NAMES = frozenset((
+    "shape", "reps", "begin", "end", "kernel", "stride", "dilate", "pad", "pad_width", "axes",
+    "target_shape", "source", "destination", "indices_or_sections", "adj", "target_size"))
+_OPERAND_NAMES = frozenset(("lhs", "rhs", "a", "b", "x", "y", "mhs"))   # or a number
+_ARRAY_NAMES = frozenset((
+    "data", "indices", "index", "grad", "weight", "mom", "label", "shape_like", "condition",
+    "gamma", "moving_mean", "moving_var", "A", "B", "C", "mean", "var", "n", "z", "d", "v",
+    "g", "weight32", "bias", "state_cell", "parameters", "sequence_length", "cond", "like"))
+
+
+def _is_int(v) -> bool:
+    return hasattr(v, "__index__") and not isinstance(v, (bool, np.bool_)) \
+        and not isinstance(v, np.ndarray)
+
+
+def _is_real(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) \
+        and not isinstance(v, (bool, np.bool_))
+
+
+def _arg_problem(name: str, value):
+    """What is wrong with ``value`` for a parameter called ``name``, or None."""
+    from .ndarray.ndarray import NDArray
+    if name == "out":
+        if value is None or isinstance(value, NDArray) or (
+                isinstance(value, (list, tuple)) and value
+                and all(isinstance(v, NDArray) for v in value)):
+            return None
+        return "must be an NDArray (the array to write the result into) or None"
+    if name in _BOOL_NAMES:
+        if isinstance(value, (bool, np.bool_)) or (_is_int(value) and int(value) in (0, 1)):
+            return None
+        return "must be True or False"
+    if name in _REAL_NAMES:
+        if _is_real(value) or isinstance(value, NDArray):
+            return None if isinstance(value, NDArray) or math.isfinite(float(value)) \
+                else "must be a finite number"
+        return "must be a real number"
+    if name in _INT_NAMES:
+        return None if _is_int(value) else "must be an int"
+    if name in _AXIS_NAMES:
+        if _is_int(value) or (isinstance(value, (tuple, list))
+                                               and all(_is_int(a) for a in value)):
+            return None
+        return "must be an int, a tuple of ints or None"
+    if name in _SHAPE_NAMES:
+        if _is_int(value) or value is None:
+            return None
+        if isinstance(value, (tuple, list)) and all(v is None or _is_int(v) for v in value):
+            return None
+        return "must be an int or a tuple of ints"
+    if name in _OPERAND_NAMES:
+        if not (isinstance(value, (NDArray, np.ndarray)) or _is_real(value)):
+            return "must be an NDArray or a number"
+    if name in _ARRAY_NAMES and not isinstance(value, NDArray):
+        return "must be an NDArray"
+    if name == "arrays" and not (isinstance(value, (list, tuple)) and value
+                                 and all(isinstance(v, NDArray) for v in value)):
+        return "must be a non-empty list of NDArrays"
+    return None
+
+
+def _explain(func, where: str, args, kwargs, err: BaseException):
+    """An MXNetError for ``err`` raised by ``func(*args, **kwargs)``, naming the argument
+    that does not fit its parameter when one can be found."""
+    import inspect
+    try:
+        bound = inspect.signature(func).bind(*args, **kwargs)
+    except TypeError as bind_err:     # wrong number or names of arguments
+        return DTypeError(f"{where}: {bind_err}")
+    except ValueError:
+        bound = None
+    if bound is not None:
+        params = inspect.signature(func).parameters
+        for name, value in bound.arguments.items():
+            kind = params[name].kind
+            values = value.items() if kind is inspect.Parameter.VAR_KEYWORD else [(name, value)]
+            default = params[name].default
+            for key, v in values:
+                if key == name and v is default and default is not inspect.Parameter.empty:
+                    continue        # a default value is never the culprit
+                problem = _arg_problem(key, v)
+                if problem is not None:
+                    cls = StateError if problem.endswith("finite number") else DTypeError
+                    return cls(f"{where}: {key} {problem}, got {_describe(v)}")
+    if isinstance(err, IndexError):
+        return OutOfRangeError(f"{where}: {err}")
+    cls = DTypeError if isinstance(err, (TypeError, AttributeError)) else StateError
+    return cls(f"{where}: invalid arguments ({type(err).__name__}: {err}); check the "
+               f"arguments against the documentation (help({where}))")
+
+
+_OUR_DIRS = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
+             os.path.dirname(os.path.abspath(np.__file__)) + os.sep)
+
+
+def _raised_in_user_code(err: BaseException) -> bool:
+    """Whether a frame between the guard and the raise is outside mxgrad and NumPy."""
+    tb = err.__traceback__.tb_next if err.__traceback__ is not None else None
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_OUR_DIRS):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+_GUARDS: dict = {}
+_GUARDED = (TypeError, ValueError, AttributeError, IndexError, KeyError, ZeroDivisionError,
+            OverflowError)
+
+
+def guard(func: Callable, where: str) -> Callable:
+    """``func`` with every non-mxgrad error it raises on bad arguments turned into an
+    :class:`~mxgrad.base.MXNetError` that names the argument (see :func:`_explain`).
+
+    Nothing is checked when ``func`` succeeds, so the guard costs one call frame. Errors
+    raised in user code that ``func`` called (a custom Function, a hook) pass unchanged.
+
+    Examples
+    --------
+    >>> guard(np.ones, "ones")("a")
+    Traceback (most recent call last):
+    ...
+    mxgrad.base.DTypeError: ones: shape must be an int or a tuple of ints, got str 'a'
+    """
+    import functools
+    cached = _GUARDS.get(func)
+    if cached is not None:        # one wrapper per function: aliases stay identical
+        return cached
+
+    @functools.wraps(func)
+    def guarded(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except MXNetError:
+            raise
+        except _GUARDED as err:
+            if _raised_in_user_code(err):
+                raise      # a user's Function, hook or callback failed: not a bad argument
+            raise _explain(func, where, args, kwargs, err) from err
+    guarded.__mxgrad_guarded__ = True
+    _GUARDS[func] = guarded
+    return guarded
+
+
+def guard_namespace(namespace: dict, prefix: str) -> None:
+    """Replace every public function of ``namespace`` (a module's globals) by its
+    :func:`guard`\\ ed version named ``prefix.name``."""
+    import inspect
+    for name, obj in list(namespace.items()):
+        if name.startswith("_") or not inspect.isfunction(obj) \
+                or getattr(obj, "__mxgrad_guarded__", False):
+            continue
+        namespace[name] = guard(obj, f"{prefix}.{name}")
+
+
+def guard_class(cls, prefix: str, dunders=("__getitem__", "__setitem__")) -> None:
+    """Guard the public methods of ``cls`` (and the listed dunder methods) in place."""
+    import inspect
+    for name, obj in list(vars(cls).items()):
+        if (name.startswith("_") and name not in dunders) or not inspect.isfunction(obj) \
+                or getattr(obj, "__mxgrad_guarded__", False):
+            continue
+        setattr(cls, name, guard(obj, f"{prefix}.{name}"))
+
+
+# ------------------------------------------------------- eager checks of layer arguments
+def _positive_ints(value, allow_zero=False):
+    vals = (value,) if _is_int(value) else value if isinstance(value, (tuple, list)) else None
+    if vals is None or not vals or not all(_is_int(v) for v in vals):
+        return False
+    return all(int(v) >= (0 if allow_zero else 1) for v in vals)
+
+
+def _real_in(value, lo, hi, lo_open=False, hi_open=False):
+    if not _is_real(value) or not math.isfinite(float(value)):
+        return False
+    v = float(value)
+    return (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
+
+
+_LAYER_RULES = {
+    # name: (test, what it must be)
+    **{n: (lambda v: _is_int(v) and int(v) >= 1, "a positive int") for n in (
+        "units", "channels", "input_dim", "output_dim", "num_groups", "groups", "hidden_size",
+        "num_layers")},
+    **{n: (lambda v: _is_int(v) and int(v) >= 0, "an int >= 0 (0 means inferred)") for n in (
+        "in_units", "in_channels", "input_size")},
+    "axis": (_is_int, "an int"),
+    **{n: (_positive_ints, "a positive int or a tuple of positive ints") for n in (
+        "kernel_size", "pool_size", "dilation")},
+    "strides": (lambda v: v is None or _positive_ints(v),
+                "a positive int or a tuple of positive ints"),
+    **{n: (lambda v: _positive_ints(v, allow_zero=True), "an int >= 0 or a tuple of them")
+       for n in ("padding", "output_padding")},
+    "rate": (lambda v: _real_in(v, 0, 1, hi_open=True), "a number in [0, 1)"),
+    "dropout": (lambda v: _real_in(v, 0, 1, hi_open=True), "a number in [0, 1)"),
+    "momentum": (lambda v: _real_in(v, 0, 1), "a number in [0, 1]"),
+    "epsilon": (lambda v: _real_in(v, 0, math.inf, lo_open=True), "a finite number > 0"),
+    **{n: (lambda v: _real_in(v, -math.inf, math.inf), "a finite number") for n in (
+        "alpha", "beta")},
+    **{n: (lambda v: isinstance(v, (bool, np.bool_)) or (_is_int(v) and int(v) in (0, 1)),
+           "True or False") for n in (
+        "use_bias", "center", "scale", "ceil_mode", "count_include_pad", "use_global_stats",
+        "sparse_grad", "flatten", "bidirectional", "global_pool")},
+    "dtype": (lambda v: _dtype_ok(v), "a numeric dtype such as 'float32'"),
+    "activation": (lambda v: v is None or isinstance(v, str) or _is_block(v),
+                   "an activation name such as 'relu', a Block or None"),
+    "layout": (lambda v: isinstance(v, str), "a layout name such as 'NCHW'"),
+    **{n: (lambda v: v is None or isinstance(v, str) or _is_initializer(v),
+           "an Initializer, an initializer name such as 'zeros', or None") for n in (
+        "weight_initializer", "bias_initializer", "gamma_initializer", "beta_initializer",
+        "running_mean_initializer", "running_variance_initializer", "alpha_initializer",
+        "i2h_weight_initializer", "h2h_weight_initializer", "i2h_bias_initializer",
+        "h2h_bias_initializer")},
+}
+
+
+def _is_block(v) -> bool:
+    from .gluon.block import Block
+    return isinstance(v, Block)
+
+
+def _is_initializer(v) -> bool:
+    from .initializer import Initializer
+    return isinstance(v, Initializer)
+
+
+def _dtype_ok(value) -> bool:
+    from .base import as_dtype
+    try:
+        as_dtype(value)
+    except MXNetError:
+        return False
+    return True
+
+
+def _finite(v) -> bool:
+    return _real_in(v, -math.inf, math.inf)
+
+
+def _is_bool(v) -> bool:
+    return isinstance(v, (bool, np.bool_)) or (_is_int(v) and int(v) in (0, 1))
+
+
+_OPTIMIZER_RULES = {
+    **{n: (_finite, "a real number (finite)") for n in (
+        "learning_rate", "wd", "rescale_grad", "momentum", "beta1", "beta2", "gamma1",
+        "gamma2", "rho", "lamda1", "lamda", "beta", "wd_lh")},
+    **{n: (lambda v: v is None or _finite(v), "a real number (finite) or None") for n in (
+        "clip_gradient", "lower_bound", "upper_bound")},
+    **{n: (lambda v: _real_in(v, 0, math.inf), "a finite number >= 0") for n in (
+        "epsilon", "eps")},
+    **{n: (_is_bool, "True or False") for n in (
+        "multi_precision", "lazy_update", "centered", "bias_correction")},
+    "lr_scheduler": (lambda v: v is None or callable(v), "an LRScheduler or None"),
+    "begin_num_update": (lambda v: _is_int(v) and int(v) >= 0, "an int >= 0"),
+}
+
+_INITIALIZER_RULES = {
+    **{n: (lambda v: _real_in(v, 0, math.inf), "a finite number >= 0") for n in (
+        "scale", "sigma", "magnitude")},
+    **{n: (_finite, "a real number (finite)") for n in ("slope", "forget_bias")},
+    **{n: (lambda v: isinstance(v, str), "a name (str)") for n in (
+        "rnd_type", "factor_type", "rand_type")},
+    "value": (lambda v: _finite(v) or _is_array_like(v), "a number or an array"),
+}
+
+
+def _is_array_like(v) -> bool:
+    from .ndarray.ndarray import NDArray
+    return isinstance(v, (NDArray, np.ndarray)) or (
+        isinstance(v, (list, tuple)) and len(v) > 0 and all(_finite(x) for x in np.ravel(v)))
+
+
+def checked_init(init: Callable, where: str, rules: Optional[dict] = None) -> Callable:
+    """``init`` (a layer's ``__init__``) checking its arguments eagerly by name, so a
+    bad ``units``, ``kernel_size``, ``rate``... fails at construction with an error
+    naming it instead of later inside the forward pass.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.gluon.nn.Dense('a')
+    Traceback (most recent call last):
+    ...
+    mxgrad.base.DTypeError: Dense: units must be a positive int, got str 'a'
+    """
+    import functools
+    import inspect
+    sig = inspect.signature(init)
+    rules = _LAYER_RULES if rules is None else rules
+
+    @functools.wraps(init)
+    def checked(self, *args, **kwargs):
+        where = type(self).__name__
+        try:
+            bound = sig.bind(self, *args, **kwargs)
+        except TypeError as err:
+            raise DTypeError(f"{where}: {err}") from None
+        params = sig.parameters
+        for name, value in bound.arguments.items():
+            if params[name].kind is inspect.Parameter.VAR_KEYWORD:
+                items = list(value.items())
+            else:
+                items = [(name, value)]
+            for key, v in items:
+                _check_rule(rules, params, where, key, v)
+        return init(self, *args, **kwargs)
+    checked.__mxgrad_checked__ = True
+    return checked
+
+
+def _check_rule(rules, params, where, name, value):
+    """Raise an error naming ``name`` when ``value`` breaks its rule in ``rules``."""
+    import inspect
+    rule = rules.get(name)
+    default = params[name].default if name in params else inspect.Parameter.empty
+    if rule is None or value is default:
+        return                     # a default value is never the culprit
+    test, what = rule
+    if value is None and name == "strides" and default not in (None, inspect.Parameter.empty):
+        ok = False                 # only pooling takes strides=None (= pool_size)
+    else:
+        try:
+            ok = test(value)
+        except Exception:          # noqa: BLE001 - an odd object fails its test
+            ok = False
+    if not ok:
+        cls = DTypeError if not (_is_real(value) or _is_int(value)
+                                 or isinstance(value, (tuple, list))) else StateError
+        raise cls(f"{where}: {name} must be {what}, got {_describe(value)}")
