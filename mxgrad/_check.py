@@ -17,7 +17,7 @@ import math
 import operator
 import os
 import sys
-from typing import Callable, Optional
+from typing import Callable, Optional, Tuple
 
 import numpy as np
 
@@ -117,6 +117,7 @@ def as_shape(shape, where: str, *, itemsize: int = 4) -> tuple:
     """
     if isinstance(shape, (str, bytes)) or shape is None:
         raise DTypeError(f"{where} must be an int or a tuple of ints, got {_describe(shape)}")
+    dims: Tuple[int, ...]
     if hasattr(shape, "__index__") and not isinstance(shape, (bool, np.bool_)):
         dims = (operator.index(shape),)
     else:
@@ -319,7 +320,7 @@ def guard(func: Callable, where: str) -> Callable:
             if _raised_in_user_code(err):
                 raise      # a user's Function, hook or callback failed: not a bad argument
             raise _explain(func, where, args, kwargs, err) from err
-    guarded.__mxgrad_guarded__ = True
+    guarded.__mxgrad_guarded__ = True  # type: ignore[attr-defined]
     _GUARDS[func] = guarded
     return guarded
 
@@ -488,7 +489,7 @@ def checked_init(init: Callable, where: str, rules: Optional[dict] = None) -> Ca
             for key, v in items:
                 _check_rule(rules, params, where, key, v)
         return init(self, *args, **kwargs)
-    checked.__mxgrad_checked__ = True
+    checked.__mxgrad_checked__ = True  # type: ignore[attr-defined]
     return checked
 
 

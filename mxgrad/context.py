@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any
 
 from .base import DTypeError, StateError
 
@@ -28,8 +29,10 @@ class Context:
 
     __slots__ = ("device_type", "device_id", "_saved")
     _local = threading.local()
+    device_type: str
+    device_id: int
 
-    def __init__(self, device_type="cpu", device_id: int = 0):
+    def __init__(self, device_type: Any = "cpu", device_id: int = 0) -> None:
         if isinstance(device_type, Context):
             device_type, device_id = device_type.device_type, device_type.device_id
         if not isinstance(device_type, str) or device_type not in _DEVICE_TYPES:

@@ -396,7 +396,7 @@ create = Optimizer.create_optimizer
 
 
 from ._check import checked_init as _checked_init, _OPTIMIZER_RULES  # noqa: E402
-Optimizer.__init__ = _checked_init(Optimizer.__init__, "Optimizer", _OPTIMIZER_RULES)
+setattr(Optimizer, "__init__", _checked_init(Optimizer.__init__, "Optimizer", _OPTIMIZER_RULES))
 
 
 @register

@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import functools
 import threading
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
+
+from typing_extensions import Literal, ParamSpec
 
 import numpy as np
 
@@ -84,6 +87,9 @@ def set_training(train_mode: bool) -> bool:
     return prev
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
 class _Scope:
     """Sets the recording and/or training flags for a ``with`` block (or a decorated
     function) and restores, on exit (exceptions included), only the flags it set.
@@ -94,12 +100,13 @@ class _Scope:
 
     __slots__ = ("_rec", "_train", "_saved")
 
-    def __init__(self, recording, training):
+    def __init__(self, recording: Optional[bool], training: Optional[bool]) -> None:
         self._rec = recording
         self._train = training
-        self._saved = {}   # thread id -> stack of (recording, training) at entry
+        # thread id -> stack of (recording, training) at entry
+        self._saved: Dict[int, List[Tuple[Any, Any]]] = {}
 
-    def __enter__(self):
+    def __enter__(self) -> _Scope:
         s = state
         tid = threading.get_ident()
         stack = self._saved.get(tid)
@@ -112,7 +119,7 @@ class _Scope:
             s.training = self._train
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         s = state
         tid = threading.get_ident()
         stack = self._saved[tid]
@@ -125,7 +132,7 @@ class _Scope:
             s.training = train
         return False
 
-    def __call__(self, func):
+    def __call__(self, func: Callable[_P, _R]) -> Callable[_P, _R]:
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             with _Scope(self._rec, self._train):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any, Optional
 
-from typing_extensions import Literal
+from typing_extensions import Literal, overload
 
 import numpy as np
 
@@ -73,10 +73,6 @@ class Loss(HybridBlock):
         The axis that indexes samples; the loss is averaged over the others.
     """
 
-    if TYPE_CHECKING:  # what calling a loss returns (Block.__call__ runs hybrid_forward)
-        def __call__(self, pred: NDArray, label: NDArray, *args: Optional[NDArray]
-                     ) -> NDArray: ...
-
     def __init__(self, weight: Optional[float], batch_axis: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._weight = weight
@@ -85,7 +81,13 @@ class Loss(HybridBlock):
     def __repr__(self):
         return f"{self.__class__.__name__}(batch_axis={self._batch_axis}, w={self._weight})"
 
-    def __call__(self, *args):
+    @overload
+    def __call__(self, pred: NDArray, label: NDArray, /, *args: Optional[NDArray]) -> NDArray: ...
+
+    @overload
+    def __call__(self, pred: Symbol, label: Symbol, /, *args: Optional[Symbol]) -> Symbol: ...
+
+    def __call__(self, *args: Any) -> Any:
         """Check the inputs (NDArrays; optional array inputs may be None) and compute."""
         names, required, arrays = _input_spec(type(self))
         where = type(self).__name__
@@ -106,7 +108,7 @@ class Loss(HybridBlock):
         raise NotImplementedError
 
 
-_SPECS = {}
+_SPECS: dict = {}
 
 
 def _input_spec(cls):

@@ -136,8 +136,9 @@ class Trainer:
         self._init_optimizer(optimizer, optimizer_params)
         for param in self._params:      # only once everything above is valid
             param._set_trainer(self)
-        self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
-        self._kvstore = None
+        self._kvstore_params: Dict[str, Any] = {"kvstore": kvstore,
+                                                "update_on_kvstore": update_on_kvstore}
+        self._kvstore: Any = None
         self._update_on_kvstore = False
         self._kv_initialized = False
         self._distributed = False
@@ -235,7 +236,7 @@ class Trainer:
         with autograd.pause():
             kv.broadcast(i, copies[0], out=copies)
 
-    def step(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
+    def step(self, batch_size: float, ignore_stale_grad: bool = False) -> None:
         """One update of all parameters with gradients rescaled by ``1/batch_size``.
 
         Call it after ``backward()`` and outside ``record()``. With a distributed
@@ -292,7 +293,7 @@ class Trainer:
             for a in p._data_list:
                 a._fresh_grad = False
 
-    def update(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
+    def update(self, batch_size: float, ignore_stale_grad: bool = False) -> None:
         """Update parameters (``allreduce_grads`` + ``update`` is ``step``)."""
         batch_size = as_positive_real(batch_size, "Trainer.update: batch_size")
         if not self._kv_initialized:

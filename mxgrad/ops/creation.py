@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import Any, Optional
 
 import numpy as np
 
@@ -11,6 +12,8 @@ from .._check import allocate, as_int, as_real, as_shape
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from ..context import as_context
 from ..ndarray.ndarray import NDArray, wrap
+from .._typing import DTypeLike, ShapeLike
+from ..context import Context
 
 __all__ = ["array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
            "from_numpy", "concatenate_numpy"]
@@ -28,7 +31,7 @@ def _make(where, fill, shape, ctx, dtype):
     return wrap(allocate(lambda: fill(shp, dt), where))
 
 
-def array(source_array, ctx=None, dtype=None) -> NDArray:
+def array(source_array: Any, ctx: Optional[Context] = None, dtype: DTypeLike = None) -> NDArray:
     """Create an array from a list, a NumPy array or an NDArray (a copy).
 
     The dtype is float32 unless ``dtype`` is given, whatever the source's type (as in
@@ -71,7 +74,7 @@ def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
     return wrap(a if a.ndim else a.reshape(1))
 
 
-def zeros(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
+def zeros(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """An array of zeros (float32 by default).
 
     Examples
@@ -83,7 +86,7 @@ def zeros(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
     return _make("nd.zeros", np.zeros, shape, ctx, dtype)
 
 
-def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
+def ones(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """An array of ones (float32 by default).
 
     Examples
@@ -97,7 +100,7 @@ def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
     return _make("nd.ones", np.ones, shape, ctx, dtype)
 
 
-def full(shape, val, ctx=None, dtype=None, **kwargs) -> NDArray:
+def full(shape: ShapeLike, val: float, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """An array filled with ``val`` (float32 by default).
 
     Examples
@@ -112,7 +115,7 @@ def full(shape, val, ctx=None, dtype=None, **kwargs) -> NDArray:
     return _make("nd.full", lambda shp, dt: np.full(shp, val, dt), shape, ctx, dtype)
 
 
-def empty(shape, ctx=None, dtype=None) -> NDArray:
+def empty(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None) -> NDArray:
     """An uninitialised array (float32 by default).
 
     Examples
@@ -124,8 +127,8 @@ def empty(shape, ctx=None, dtype=None) -> NDArray:
     return _make("nd.empty", np.empty, shape, ctx, dtype)
 
 
-def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None,
-           dtype=None) -> NDArray:
+def arange(start: float, stop: Optional[float] = None, step: float = 1.0, repeat: int = 1, infer_range: bool = False, ctx: Optional[Context] = None,
+           dtype: DTypeLike = None) -> NDArray:
     """Evenly spaced values in ``[start, stop)`` (float32 by default); each value
     ``repeat`` times.
 
@@ -158,7 +161,7 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None,
     return wrap(data)
 
 
-def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None) -> NDArray:
+def linspace(start: float, stop: float, num: int, endpoint: bool = True, ctx: Optional[Context] = None, dtype: DTypeLike = None) -> NDArray:
     """``num`` evenly spaced values from ``start`` to ``stop``.
 
     Examples
@@ -179,7 +182,7 @@ def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None) -> NDArray:
                          .astype(dt), "nd.linspace"))
 
 
-def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs) -> NDArray:
+def eye(N: int, M: int = 0, k: int = 0, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """A 2-D array with ones on the ``k``-th diagonal (``M=0`` means square).
 
     Examples

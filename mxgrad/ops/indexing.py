@@ -27,6 +27,10 @@ Examples
 """
 from __future__ import annotations
 
+from typing import Any, Optional, Sequence, Union
+
+from typing_extensions import overload
+
 from numbers import Number
 
 import numpy as np
@@ -38,6 +42,7 @@ from ..autograd.scope import state
 from ._core import defop, call, call1, register_method, as_array, inplace_apply
 from .reduce import reshape_exact, broadcast_to
 from .shape import index_spec, index_apply, index_add_apply, _axis, _arr, _isint
+from .._typing import DTypeLike
 
 __all__ = ["take", "batch_take", "pick", "gather_nd", "scatter_nd", "one_hot", "where",
            "boolean_mask", "ravel_multi_index", "unravel_index"]
@@ -77,7 +82,7 @@ def _fix_mode(idx, n, mode, op):
 
 
 # ===================================================================== take
-def take(a, indices, axis: int = 0, mode: str = "clip", **kwargs):
+def take(a: NDArray, indices: NDArray, axis: int = 0, mode: str = "clip", **kwargs: Any) -> NDArray:
     """Take slices of ``a`` along ``axis`` at ``indices``.
 
     The result has shape ``a.shape[:axis] + indices.shape + a.shape[axis+1:]``.
@@ -112,7 +117,7 @@ def take(a, indices, axis: int = 0, mode: str = "clip", **kwargs):
     return index_apply(a, index_spec(a.shape, key, copy=True))
 
 
-def batch_take(a, indices, **kwargs):
+def batch_take(a: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
     """``out[i] = a[i, indices[i]]`` for a 2-D ``a`` (clipped indices).
 
     Examples
@@ -130,7 +135,7 @@ def batch_take(a, indices, **kwargs):
 
 
 # ===================================================================== pick
-def pick(data, index, axis=-1, keepdims: bool = False, mode: str = "clip", **kwargs):
+def pick(data: NDArray, index: NDArray, axis: Optional[int] = -1, keepdims: bool = False, mode: str = "clip", **kwargs: Any) -> NDArray:
     """Pick one element along ``axis`` for every position of the other axes.
 
     ``index`` has the shape of ``data`` without ``axis`` (or with it as 1). Indices
@@ -189,7 +194,7 @@ def _nd_key(indices, op):
     return tuple(idx[i] for i in range(idx.shape[0])), idx
 
 
-def gather_nd(data, indices, **kwargs):
+def gather_nd(data: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
     """Gather by multi-indices: ``indices`` of shape ``(M, Y0, ..., Yk)`` indexes the
     first ``M`` dimensions; the result has shape ``(Y0, ..., Yk) + data.shape[M:]``.
 
@@ -212,7 +217,7 @@ def gather_nd(data, indices, **kwargs):
     return index_apply(data, kn)
 
 
-def scatter_nd(data, indices, shape, **kwargs):
+def scatter_nd(data: NDArray, indices: NDArray, shape: Sequence[int], **kwargs: Any) -> NDArray:
     """Scatter ``data`` into zeros of ``shape`` at the multi-indices ``indices`` (the
     inverse of :func:`gather_nd`; repeated indices add up).
 
@@ -252,8 +257,15 @@ def _one_hot_fwd(idx, depth, on, off, dtype):
 _ONE_HOT = defop("one_hot", _one_hot_fwd, None, None, save=())
 
 
-def one_hot(indices, depth: int, on_value: float = 1.0, off_value: float = 0.0,
-            dtype="float32", **kwargs):
+@overload
+def one_hot(indices: np.ndarray, depth: int, on_value: float = 1.0, off_value: float = 0.0,
+            dtype: DTypeLike = "float32", **kwargs: Any) -> np.ndarray: ...
+@overload
+def one_hot(indices: Union[NDArray, Sequence[int]], depth: int, on_value: float = 1.0,
+            off_value: float = 0.0, dtype: DTypeLike = "float32", **kwargs: Any) -> NDArray: ...
+def one_hot(indices: Union[NDArray, np.ndarray, Sequence[int]], depth: int,
+            on_value: float = 1.0, off_value: float = 0.0, dtype: DTypeLike = "float32",
+            **kwargs: Any) -> Union[NDArray, np.ndarray]:
     """One-hot encoding: shape ``indices.shape + (depth,)``, float32 by default.
     Indices outside ``[0, depth)`` give a row of ``off_value``. Not differentiable.
 
@@ -309,7 +321,7 @@ _WHERE = defop(
     save=(0,))
 
 
-def where(condition, x, y, **kwargs):
+def where(condition: NDArray, x: NDArray, y: NDArray, **kwargs: Any) -> NDArray:
     """``x`` where ``condition`` is non-zero, else ``y``.
 
     ``condition`` has the shape of ``x`` or is 1-D of length ``x.shape[0]`` (it then
@@ -345,7 +357,7 @@ def where(condition, x, y, **kwargs):
 
 
 # ============================================================= boolean_mask
-def boolean_mask(data, index, axis: int = 0, **kwargs):
+def boolean_mask(data: NDArray, index: NDArray, axis: int = 0, **kwargs: Any) -> NDArray:
     """Keep the slices along ``axis`` where ``index`` is non-zero (``index`` is 1-D of
     length ``data.shape[axis]``).
 
@@ -377,7 +389,7 @@ def _strides(shape):
     return st_
 
 
-def ravel_multi_index(data, shape, **kwargs):
+def ravel_multi_index(data: NDArray, shape: Sequence[int], **kwargs: Any) -> NDArray:
     """Flat indices from multi-indices: ``data`` of shape ``(ndim, N)`` gives shape
     ``(N,)`` (the first entry of ``shape`` may be -1). Not differentiable.
 
@@ -398,7 +410,7 @@ def ravel_multi_index(data, shape, **kwargs):
     return wrap(np.asarray(flat).astype(d.dtype).reshape(d.shape[1:] or (1,)))
 
 
-def unravel_index(data, shape, **kwargs):
+def unravel_index(data: NDArray, shape: Sequence[int], **kwargs: Any) -> NDArray:
     """Multi-indices from flat indices: ``data`` of shape ``(N,)`` gives shape
     ``(ndim, N)`` (the first entry of ``shape`` may be -1). Not differentiable.
 

@@ -15,6 +15,8 @@ All rules are written with mxgrad ops, so every reduction has derivatives of any
 """
 from __future__ import annotations
 
+from typing import Any, Optional, Sequence
+
 import builtins
 
 import numpy as np
@@ -22,6 +24,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ._core import defop, call1, register_method, as_array, inplace_apply
+from .._typing import ArrayT, Axis, DTypeLike
 
 __all__ = ["sum", "mean", "prod", "max", "min", "norm", "nansum", "nanprod",
            "sum_axis", "max_axis", "min_axis", "sum_to", "broadcast_to", "broadcast_exact", "reshape_exact",
@@ -43,7 +46,7 @@ def normalize_axes(axis, ndim: int, exclude: bool = False, op: str = "reduce",
         if not isinstance(axis, (tuple, list)):
             raise DTypeError(f"{op}: axis must be an int, a tuple of ints or None, got "
                              f"{type(axis).__name__} {axis!r}")
-        axes = []
+        axes: Any = []
         for a in axis:
             if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
                 raise DTypeError(f"{op}: axis must be an int, a tuple of ints or None, got "
@@ -156,7 +159,7 @@ _BROADCAST = defop("broadcast_to", _broadcast_fwd,
                    [lambda t, y, x, shape, ishape: broadcast_exact(t, shape)], save=())
 
 
-def broadcast_to(data, shape):
+def broadcast_to(data: NDArray, shape: Sequence[int]) -> NDArray:
     """Broadcast ``data`` to ``shape`` (MXNet: a 0 in ``shape`` keeps that dimension).
 
     Examples
@@ -266,7 +269,8 @@ def _reduce_attrs(data, axis, keepdims, exclude, op):
             "ishape": data.shape}
 
 
-def sum(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **kwargs):
+def sum(data: ArrayT, axis: Axis = None, keepdims: bool = False, exclude: bool = False,
+        out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> ArrayT:
     """Sum over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
 
     Parameters
@@ -315,7 +319,7 @@ def _mean_jvp(t, y, x, axis, keepdims, ishape):
 _MEAN = defop("mean", _mean_fwd, [_mean_grad], [_mean_jvp], save=())
 
 
-def mean(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **kwargs):
+def mean(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Mean over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
 
     Examples
@@ -374,7 +378,7 @@ def _prod_jvp(t, y, x, axis, keepdims, ishape):
 _PROD = defop("prod", _prod_fwd, [_prod_grad], [_prod_jvp], save=(0,), save_out=True)
 
 
-def prod(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **kwargs):
+def prod(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Product over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
 
     The gradient is the product of the other elements, exact also where some
@@ -444,7 +448,7 @@ _MIN = defop("min", _extreme_fwd(np.min), [_extreme_grad], [_extreme_jvp], save=
              save_out=True)
 
 
-def max(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **kwargs):
+def max(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Maximum over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
 
     As in MXNet, every element equal to the maximum receives the full output
@@ -481,7 +485,7 @@ def max(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **k
     return _to_out(call1(_MAX, data, _reduce_attrs(data, axis, keepdims, exclude, "max")), out)
 
 
-def min(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **kwargs):
+def min(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Minimum over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
 
     As in MXNet, every element equal to the minimum receives the full output
@@ -553,8 +557,8 @@ def _norm_jvp(t, y, x, ord, axis, keepdims, ishape):
 _NORM = defop("norm", _norm_fwd, [_norm_grad], [_norm_jvp], save=(0,), save_out=True)
 
 
-def norm(data, ord=2, axis=None, out_dtype=None, keepdims=False, exclude=False, out=None,
-         name=None, **kwargs):
+def norm(data: NDArray, ord: int = 2, axis: Axis = None, out_dtype: DTypeLike = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None,
+         name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """The L2 (``ord=2``, default) or L1 (``ord=1``) norm over ``axis``.
 
     By default the norm of all elements, of shape ``(1,)``. A 2-tuple ``axis`` gives
@@ -635,7 +639,7 @@ _NAN_TO_ONE = defop("nan_to_one", _nan_to_one_fwd, [_nan_to_one_rule], [_nan_to_
                     save=(0,))
 
 
-def nansum(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **kwargs):
+def nansum(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Sum treating NaN as zero (NaN elements get zero gradient).
 
     Examples
@@ -649,7 +653,7 @@ def nansum(data, axis=None, keepdims=False, exclude=False, out=None, name=None, 
                    out)
 
 
-def nanprod(data, axis=None, keepdims=False, exclude=False, out=None, name=None, **kwargs):
+def nanprod(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Product treating NaN as one (NaN elements get zero gradient).
 
     Examples
