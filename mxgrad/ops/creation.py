@@ -28,6 +28,15 @@ def _make(where, fill, shape, ctx, dtype):
     return wrap(allocate(lambda: fill(shp, dt), where))
 
 
+def _into(kwargs, result: NDArray) -> NDArray:
+    """MXNet's ``out=``: write ``result`` into the given NDArray and return it."""
+    out = kwargs.get("out")
+    if out is None:
+        return result
+    from ._apply import write_out
+    return write_out(out, result)
+
+
 def array(source_array, ctx=None, dtype=None) -> NDArray:
     """Create an array from a list, a NumPy array or an NDArray (a copy).
 
@@ -80,7 +89,7 @@ def zeros(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
     >>> mx.nd.zeros((2, 3)).shape
     (2, 3)
     """
-    return _make("nd.zeros", np.zeros, shape, ctx, dtype)
+    return _into(kwargs, _make("nd.zeros", np.zeros, shape, ctx, dtype))
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
@@ -94,7 +103,7 @@ def ones(shape, ctx=None, dtype=None, **kwargs) -> NDArray:
     [1. 1.]
     <NDArray 2 @cpu(0)>
     """
-    return _make("nd.ones", np.ones, shape, ctx, dtype)
+    return _into(kwargs, _make("nd.ones", np.ones, shape, ctx, dtype))
 
 
 def full(shape, val, ctx=None, dtype=None, **kwargs) -> NDArray:
@@ -109,7 +118,8 @@ def full(shape, val, ctx=None, dtype=None, **kwargs) -> NDArray:
     <NDArray 2 @cpu(0)>
     """
     val = as_real(val, "nd.full: val", finite=False)
-    return _make("nd.full", lambda shp, dt: np.full(shp, val, dt), shape, ctx, dtype)
+    return _into(kwargs, _make("nd.full", lambda shp, dt: np.full(shp, val, dt), shape, ctx,
+                               dtype))
 
 
 def empty(shape, ctx=None, dtype=None) -> NDArray:
@@ -125,7 +135,7 @@ def empty(shape, ctx=None, dtype=None) -> NDArray:
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None,
-           dtype=None) -> NDArray:
+           dtype=None, out=None, name=None) -> NDArray:
     """Evenly spaced values in ``[start, stop)`` (float32 by default); each value
     ``repeat`` times.
 
@@ -155,7 +165,7 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None,
     data = allocate(lambda: np.arange(start, stop, step).astype(dt), "nd.arange")
     if repeat != 1:
         data = np.repeat(data, repeat)
-    return wrap(data)
+    return _into({"out": out}, wrap(data))
 
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None) -> NDArray:
