@@ -41,3 +41,16 @@ def test_broadcast_like_with_empty_axes_raises_as_mxnet():
         nd.broadcast_like(nd.ones((1, 2)), nd.ones((3, 2)), lhs_axes=(), rhs_axes=())
     assert nd.broadcast_like(nd.ones((1, 2)), nd.ones((3, 2)), lhs_axes=0,
                              rhs_axes=0).shape == (3, 2)
+
+
+@pytest.mark.parametrize("make,expect", [
+    (lambda o: nd.zeros((2,), out=o), [0.0, 0.0]), (lambda o: nd.ones((2,), out=o), [1.0, 1.0]),
+    (lambda o: nd.full((2,), 3, out=o), [3.0, 3.0]), (lambda o: nd.arange(2, out=o), [0.0, 1.0]),
+    (lambda o: nd.zeros_like(nd.ones((2,)), out=o), [0.0, 0.0]),
+    (lambda o: nd.ones_like(nd.zeros((2,)), out=o), [1.0, 1.0]),
+    (lambda o: nd.sum(nd.ones((2, 1)), axis=1, out=o), [1.0, 1.0]),
+    (lambda o: nd.exp(nd.zeros((2,)), out=o), [1.0, 1.0])])
+def test_creation_and_arithmetic_honour_out(make, expect):
+    out = nd.full((2,), -7.0)
+    assert make(out) is out
+    np.testing.assert_array_equal(out.asnumpy(), expect)

@@ -31,7 +31,17 @@ def _make(where, fill, shape, ctx, dtype):
     return wrap(allocate(lambda: fill(shp, dt), where))
 
 
-def array(source_array: Any, ctx: Optional[Context] = None, dtype: DTypeLike = None) -> NDArray:
+def _into(kwargs, result: NDArray) -> NDArray:
+    """MXNet's ``out=``: write ``result`` into the given NDArray and return it."""
+    out = kwargs.get("out")
+    if out is None:
+        return result
+    from ._apply import write_out
+    return write_out(out, result)
+
+
+def array(source_array: Any, ctx: Optional[Context] = None, dtype: DTypeLike = None
+          ) -> NDArray:
     """Create an array from a list, a NumPy array or an NDArray (a copy).
 
     The dtype is float32 unless ``dtype`` is given, whatever the source's type (as in
@@ -74,7 +84,8 @@ def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
     return wrap(a if a.ndim else a.reshape(1))
 
 
-def zeros(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def zeros(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any
+          ) -> NDArray:
     """An array of zeros (float32 by default).
 
     Examples
@@ -83,10 +94,11 @@ def zeros(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = No
     >>> mx.nd.zeros((2, 3)).shape
     (2, 3)
     """
-    return _make("nd.zeros", np.zeros, shape, ctx, dtype)
+    return _into(kwargs, _make("nd.zeros", np.zeros, shape, ctx, dtype))
 
 
-def ones(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def ones(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any
+         ) -> NDArray:
     """An array of ones (float32 by default).
 
     Examples
@@ -97,10 +109,11 @@ def ones(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = Non
     [1. 1.]
     <NDArray 2 @cpu(0)>
     """
-    return _make("nd.ones", np.ones, shape, ctx, dtype)
+    return _into(kwargs, _make("nd.ones", np.ones, shape, ctx, dtype))
 
 
-def full(shape: ShapeLike, val: float, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def full(shape: ShapeLike, val: float, ctx: Optional[Context] = None, dtype: DTypeLike = None,
+         **kwargs: Any) -> NDArray:
     """An array filled with ``val`` (float32 by default).
 
     Examples
@@ -112,7 +125,8 @@ def full(shape: ShapeLike, val: float, ctx: Optional[Context] = None, dtype: DTy
     <NDArray 2 @cpu(0)>
     """
     val = as_real(val, "nd.full: val", finite=False)
-    return _make("nd.full", lambda shp, dt: np.full(shp, val, dt), shape, ctx, dtype)
+    return _into(kwargs, _make("nd.full", lambda shp, dt: np.full(shp, val, dt), shape, ctx,
+                               dtype))
 
 
 def empty(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None) -> NDArray:
@@ -127,8 +141,9 @@ def empty(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = No
     return _make("nd.empty", np.empty, shape, ctx, dtype)
 
 
-def arange(start: float, stop: Optional[float] = None, step: float = 1.0, repeat: int = 1, infer_range: bool = False, ctx: Optional[Context] = None,
-           dtype: DTypeLike = None) -> NDArray:
+def arange(start: float, stop: Optional[float] = None, step: float = 1.0, repeat: int = 1,
+           infer_range: bool = False, ctx: Optional[Context] = None, dtype: DTypeLike = None,
+           out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
     """Evenly spaced values in ``[start, stop)`` (float32 by default); each value
     ``repeat`` times.
 
@@ -158,10 +173,11 @@ def arange(start: float, stop: Optional[float] = None, step: float = 1.0, repeat
     data = allocate(lambda: np.arange(start, stop, step).astype(dt), "nd.arange")
     if repeat != 1:
         data = np.repeat(data, repeat)
-    return wrap(data)
+    return _into({"out": out}, wrap(data))
 
 
-def linspace(start: float, stop: float, num: int, endpoint: bool = True, ctx: Optional[Context] = None, dtype: DTypeLike = None) -> NDArray:
+def linspace(start: float, stop: float, num: int, endpoint: bool = True,
+             ctx: Optional[Context] = None, dtype: DTypeLike = None) -> NDArray:
     """``num`` evenly spaced values from ``start`` to ``stop``.
 
     Examples
@@ -182,7 +198,8 @@ def linspace(start: float, stop: float, num: int, endpoint: bool = True, ctx: Op
                          .astype(dt), "nd.linspace"))
 
 
-def eye(N: int, M: int = 0, k: int = 0, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+def eye(N: int, M: int = 0, k: int = 0, ctx: Optional[Context] = None, dtype: DTypeLike = None,
+        **kwargs: Any) -> NDArray:
     """A 2-D array with ones on the ``k``-th diagonal (``M=0`` means square).
 
     Examples

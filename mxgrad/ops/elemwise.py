@@ -458,7 +458,8 @@ def zeros_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray
     if type(data) is np.ndarray:
         return np.zeros_like(data, dtype=dtype)
     data = as_array(data, "zeros_like")
-    return wrap(np.zeros_like(data._data, dtype=None if dtype is None else as_dtype(dtype)))
+    r = wrap(np.zeros_like(data._data, dtype=None if dtype is None else as_dtype(dtype)))
+    return r if kwargs.get("out") is None else write_out(kwargs["out"], r)
 
 
 @_method
@@ -476,7 +477,8 @@ def ones_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     if type(data) is np.ndarray:
         return np.ones_like(data, dtype=dtype)
     data = as_array(data, "ones_like")
-    return wrap(np.ones_like(data._data, dtype=None if dtype is None else as_dtype(dtype)))
+    r = wrap(np.ones_like(data._data, dtype=None if dtype is None else as_dtype(dtype)))
+    return r if kwargs.get("out") is None else write_out(kwargs["out"], r)
 
 
 def stop_gradient(data: NDArray, name: Optional[str] = None, **kwargs: Any) -> NDArray:

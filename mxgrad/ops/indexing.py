@@ -82,7 +82,8 @@ def _fix_mode(idx, n, mode, op):
 
 
 # ===================================================================== take
-def take(a: NDArray, indices: NDArray, axis: int = 0, mode: str = "clip", **kwargs: Any) -> NDArray:
+def take(a: NDArray, indices: NDArray, axis: int = 0, mode: str = "clip", **kwargs: Any
+         ) -> NDArray:
     """Take slices of ``a`` along ``axis`` at ``indices``.
 
     The result has shape ``a.shape[:axis] + indices.shape + a.shape[axis+1:]``.
@@ -135,7 +136,8 @@ def batch_take(a: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
 
 
 # ===================================================================== pick
-def pick(data: NDArray, index: NDArray, axis: Optional[int] = -1, keepdims: bool = False, mode: str = "clip", **kwargs: Any) -> NDArray:
+def pick(data: NDArray, index: NDArray, axis: Optional[int] = -1, keepdims: bool = False,
+         mode: str = "clip", **kwargs: Any) -> NDArray:
     """Pick one element along ``axis`` for every position of the other axes.
 
     ``index`` has the shape of ``data`` without ``axis`` (or with it as 1). Indices

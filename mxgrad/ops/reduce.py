@@ -319,7 +319,8 @@ def _mean_jvp(t, y, x, axis, keepdims, ishape):
 _MEAN = defop("mean", _mean_fwd, [_mean_grad], [_mean_jvp], save=())
 
 
-def mean(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def mean(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False,
+         out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Mean over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
 
     Examples
@@ -378,7 +379,8 @@ def _prod_jvp(t, y, x, axis, keepdims, ishape):
 _PROD = defop("prod", _prod_fwd, [_prod_grad], [_prod_jvp], save=(0,), save_out=True)
 
 
-def prod(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def prod(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False,
+         out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Product over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
 
     The gradient is the product of the other elements, exact also where some
@@ -448,7 +450,8 @@ _MIN = defop("min", _extreme_fwd(np.min), [_extreme_grad], [_extreme_jvp], save=
              save_out=True)
 
 
-def max(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def max(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False,
+        out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Maximum over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
 
     As in MXNet, every element equal to the maximum receives the full output
@@ -485,7 +488,8 @@ def max(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool 
     return _to_out(call1(_MAX, data, _reduce_attrs(data, axis, keepdims, exclude, "max")), out)
 
 
-def min(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def min(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False,
+        out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Minimum over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
 
     As in MXNet, every element equal to the minimum receives the full output
@@ -557,7 +561,8 @@ def _norm_jvp(t, y, x, ord, axis, keepdims, ishape):
 _NORM = defop("norm", _norm_fwd, [_norm_grad], [_norm_jvp], save=(0,), save_out=True)
 
 
-def norm(data: NDArray, ord: int = 2, axis: Axis = None, out_dtype: DTypeLike = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None,
+def norm(data: NDArray, ord: int = 2, axis: Axis = None, out_dtype: DTypeLike = None,
+         keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None,
          name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """The L2 (``ord=2``, default) or L1 (``ord=1``) norm over ``axis``.
 
@@ -639,7 +644,8 @@ _NAN_TO_ONE = defop("nan_to_one", _nan_to_one_fwd, [_nan_to_one_rule], [_nan_to_
                     save=(0,))
 
 
-def nansum(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def nansum(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False,
+           out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Sum treating NaN as zero (NaN elements get zero gradient).
 
     Examples
@@ -653,7 +659,8 @@ def nansum(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bo
                    out)
 
 
-def nanprod(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False, out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
+def nanprod(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool = False,
+            out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Product treating NaN as one (NaN elements get zero gradient).
 
     Examples
