@@ -55,6 +55,7 @@ class Leaf:
     """The graph node of a variable: its gradient buffer and how to fill it."""
 
     __slots__ = ("seq", "grad", "req", "fresh", "__weakref__")
+    saved = None   # a leaf is never freed (Node.saved is _FREED after a backward)
 
     def __init__(self, grad_buf: NDArray, req: GradReq) -> None:
         self.seq = next(_seq)

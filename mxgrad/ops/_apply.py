@@ -44,7 +44,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
-from ..autograd.graph import Node, _debug, check_finite
+from ..autograd.graph import _FREED, Node, _debug, check_finite
 from ..autograd import forward_ad as _fad
 
 __all__ = ["new_array", "as_array", "make_node", "record", "apply", "apply1", "apply2",
@@ -95,7 +95,7 @@ def make_node(op, outs: Sequence[NDArray], *, inputs: Optional[Sequence] = None,
         ps: list = []
         ms: list = []
         for a in inputs:
-            if a is not None and a._node is not None:
+            if a is not None and a._node is not None and not _from_freed(op, a):
                 ps.append((a._node, a._oidx))
                 d = a._data
                 ms.append((d.shape, d.dtype))
@@ -140,9 +140,26 @@ def record(op, args: Sequence, outs: Sequence[NDArray], attrs: Optional[dict] = 
                      outvers=outvers)
 
 
+def _from_freed(op, x) -> bool:
+    """Whether ``x`` is the output of a graph an earlier backward freed. MXNet clears an
+    array's history at backward, so such an array (an RNN's hidden state carried into the
+    next batch, say) is a constant in a new recording: mxgrad treats it so (a second
+    backward through the freed graph itself still raises)."""
+    if x._node.saved is not _FREED:
+        return False
+    if _debug[0]:
+        import warnings
+        warnings.warn(f"op '{op.name}': an input (shape {x.shape}) comes from a graph freed "
+                      f"by an earlier backward; it is used as a constant (call .detach() on "
+                      f"it to say so)", stacklevel=4)
+    return True
+
+
 # The two specialisations of `record` for the commonest shapes of call (the hot path).
 def _record1(op, x, out, attrs):
     """``record`` for one input (in a graph) and one output."""
+    if x._node.saved is _FREED and _from_freed(op, x):
+        return None            # a constant input: the output is not in any graph
     d = x._data
     if op.save_in:
         saved = (x,)
@@ -165,6 +182,12 @@ def _record1(op, x, out, attrs):
 def _record2(op, a, b, out, attrs):
     """``record`` for two array inputs and one output."""
     na, nb = a._node, b._node
+    if na is not None and na.saved is _FREED and _from_freed(op, a):
+        na = None
+    if nb is not None and nb.saved is _FREED and _from_freed(op, b):
+        nb = None
+    if na is None and nb is None:
+        return None            # constants only: the output is not in any graph
     da, db = a._data, b._data
     parents = (None if na is None else (na, a._oidx), None if nb is None else (nb, b._oidx))
     metas = (None if na is None else (da.shape, da.dtype),
