@@ -40,6 +40,8 @@ gather/scatter pair.
 """
 from __future__ import annotations
 
+from typing import Any, Optional
+
 import functools
 import itertools
 
@@ -48,8 +50,9 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..base import ShapeError, StateError
 from ..ndarray.ndarray import NDArray
-from ._core import defop, call, call1, as_array, inplace_apply
+from ._core import Op, defop, call, call1, as_array, inplace_apply
 from .reduce import sum as _nd_sum, reshape_exact
+from .._typing import Shape
 
 __all__ = ["Convolution", "Deconvolution", "Pooling"]
 
@@ -431,10 +434,13 @@ def _check_bias(op, bias, num_filter):
                          f"({num_filter},) (one value per output channel)")
 
 
-def Convolution(data=None, weight=None, bias=None, kernel=None, stride=(), dilate=(),
-                pad=(), num_filter=None, num_group=1, workspace=1024, no_bias=False,
-                cudnn_tune=None, cudnn_off=False, layout=None, out=None, name=None,
-                **kwargs) -> NDArray:
+def Convolution(data: Optional[NDArray] = None, weight: Optional[NDArray] = None,
+                bias: Optional[NDArray] = None, kernel: Optional[Shape] = None, stride: Shape = (),
+                dilate: Shape = (), pad: Shape = (), num_filter: Optional[int] = None,
+                num_group: int = 1, workspace: int = 1024, no_bias: bool = False,
+                cudnn_tune: Optional[str] = None, cudnn_off: bool = False,
+                layout: Optional[str] = None, out: Optional[NDArray] = None,
+                name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """N-D convolution (cross-correlation) of (N+2)-D input, as MXNet's
     ``Convolution``.
 
@@ -538,10 +544,14 @@ def _cl_shape(shape):
 
 
 # ----------------------------------------------------------- Deconvolution
-def Deconvolution(data=None, weight=None, bias=None, kernel=None, stride=(), dilate=(),
-                  pad=(), adj=(), target_shape=(), num_filter=None, num_group=1,
-                  workspace=512, no_bias=True, cudnn_tune=None, cudnn_off=False,
-                  layout=None, out=None, name=None, **kwargs) -> NDArray:
+def Deconvolution(data: Optional[NDArray] = None, weight: Optional[NDArray] = None,
+                  bias: Optional[NDArray] = None, kernel: Optional[Shape] = None,
+                  stride: Shape = (), dilate: Shape = (), pad: Shape = (), adj: Shape = (),
+                  target_shape: Shape = (), num_filter: Optional[int] = None, num_group: int = 1,
+                  workspace: int = 512, no_bias: bool = True, cudnn_tune: Optional[str] = None,
+                  cudnn_off: bool = False, layout: Optional[str] = None,
+                  out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any
+                  ) -> NDArray:
     """Transposed convolution (the gradient of ``Convolution`` w.r.t. its data), as
     MXNet's ``Deconvolution``.
 
@@ -722,10 +732,10 @@ def _winsum_t_fwd(g, kernel, stride, pad, padr, isize, osize, avg, include_pad):
     return out if out.shape == buf.shape else np.ascontiguousarray(out)
 
 
-_WINSUM = defop("Pooling", _winsum_fwd,
+_WINSUM: Op = defop("Pooling", _winsum_fwd,
                 [lambda g, y, x, **a: call1(_WINSUM_T, g, a)],
                 [lambda t, y, x, **a: call1(_WINSUM, t, a)], save=())
-_WINSUM_T = defop("Pooling_backward", _winsum_t_fwd,
+_WINSUM_T: Op = defop("Pooling_backward", _winsum_t_fwd,
                   [lambda g, y, x, **a: call1(_WINSUM, g, a)],
                   [lambda t, y, x, **a: call1(_WINSUM_T, t, a)], save=())
 
@@ -752,10 +762,10 @@ def _scatter_fwd(g, idx, valid, ishape, oshape, unique):
     return out.reshape(ishape)
 
 
-_GATHER = defop("Pooling", _gather_fwd,
+_GATHER: Op = defop("Pooling", _gather_fwd,
                 [lambda g, y, x, **a: call1(_SCATTER, g, a)],
                 [lambda t, y, x, **a: call1(_GATHER, t, a)], save=())
-_SCATTER = defop("Pooling_backward", _scatter_fwd,
+_SCATTER: Op = defop("Pooling_backward", _scatter_fwd,
                  [lambda g, y, x, **a: call1(_GATHER, g, a)],
                  [lambda t, y, x, **a: call1(_SCATTER, t, a)], save=())
 
@@ -852,9 +862,11 @@ _POOL_TYPES = ("max", "avg", "sum", "lp")
 _CONVENTIONS = ("valid", "full", "same")
 
 
-def Pooling(data=None, kernel=(), pool_type="max", global_pool=False, cudnn_off=False,
-            pooling_convention="valid", stride=(), pad=(), p_value=None,
-            count_include_pad=None, layout=None, out=None, name=None, **kwargs) -> NDArray:
+def Pooling(data: Optional[NDArray] = None, kernel: Shape = (), pool_type: str = "max",
+            global_pool: bool = False, cudnn_off: bool = False, pooling_convention: str = "valid",
+            stride: Shape = (), pad: Shape = (), p_value: Optional[int] = None,
+            count_include_pad: Optional[bool] = None, layout: Optional[str] = None,
+            out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Max, average, sum or Lp pooling over 1-D, 2-D or 3-D windows, as MXNet's
     ``Pooling``.
 

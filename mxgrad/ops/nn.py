@@ -21,6 +21,8 @@ backward leaves MXNet's statistics stale.
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
 import math
 
 import numpy as np
@@ -29,12 +31,13 @@ from ..base import DTypeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
 from ..random import generator as _generator
+from .._typing import DTypeLike
 
 try:   # np.einsum without its Python wrapper (same function for two plain operands)
     from numpy._core.multiarray import c_einsum as _c_einsum
 except ImportError:  # pragma: no cover - other NumPy layouts
     _c_einsum = np.einsum
-from ._core import defop, call, call1, call2, register_method, as_array
+from ._core import Op, defop, call, call1, call2, register_method, as_array
 from .reduce import sum as _sum, mean as _mean, reshape_exact
 from .linalg import dot
 from . import elemwise as _ew
@@ -140,15 +143,16 @@ def _fc_gb_raw(g, y, x, w, b, flatten):
     return np.add.reduce(g if g.ndim == 2 else g.reshape(-1, w.shape[0]), axis=0)
 
 
-_FC = defop("FullyConnected", _fc_fwd, [_fc_gx, _fc_gw, _fc_gb],
+_FC: Op = defop("FullyConnected", _fc_fwd, [_fc_gx, _fc_gw, _fc_gb],
             [lambda t, y, x, w, b, flatten: call(_FC, (t, w, None), {"flatten": flatten}),
              lambda t, y, x, w, b, flatten: call(_FC, (x, t, None), {"flatten": flatten}),
              lambda t, y, x, w, b, flatten: t], save=(0, 1),
             raw_grads=[_fc_gx_raw, _fc_gw_raw, _fc_gb_raw])
 
 
-def FullyConnected(data, weight, bias=None, num_hidden=None, no_bias=False, flatten=True,
-                   **kwargs):
+def FullyConnected(data: NDArray, weight: NDArray, bias: Optional[NDArray] = None,
+                   num_hidden: Optional[int] = None, no_bias: bool = False, flatten: bool = True,
+                   **kwargs: Any) -> NDArray:
     """Fully connected layer: ``out = data . weight^T + bias``.
 
     Parameters
@@ -218,7 +222,7 @@ _SOFTRELU = defop("softrelu", _softrelu_fwd, [lambda g, y, x: g * _ew.sigmoid(x)
                   [lambda t, y, x: t * _ew.sigmoid(x)], save=(0,))
 
 
-def softrelu(data, **kwargs):
+def softrelu(data: NDArray, **kwargs: Any) -> NDArray:
     """Soft ReLU (softplus), ``log(1 + exp(x))``, computed stably.
 
     Examples
@@ -241,7 +245,7 @@ _LOG_SIGMOID = defop("log_sigmoid", _log_sigmoid_fwd,
                      [lambda t, y, x: t * _ew.sigmoid(-x)], save=(0,))
 
 
-def log_sigmoid(data, **kwargs):
+def log_sigmoid(data: NDArray, **kwargs: Any) -> NDArray:
     """``log(sigmoid(x))``, computed stably.
 
     Examples
@@ -253,7 +257,7 @@ def log_sigmoid(data, **kwargs):
     return call1(_LOG_SIGMOID, _arr(data, "log_sigmoid"))
 
 
-def mish(data, **kwargs):
+def mish(data: NDArray, **kwargs: Any) -> NDArray:
     """Mish, ``x * tanh(softrelu(x))``.
 
     Examples
@@ -266,7 +270,7 @@ def mish(data, **kwargs):
     return data * _ew.tanh(softrelu(data))
 
 
-def hard_sigmoid(data, alpha=0.2, beta=0.5, **kwargs):
+def hard_sigmoid(data: NDArray, alpha: float = 0.2, beta: float = 0.5, **kwargs: Any) -> NDArray:
     """``clip(alpha * x + beta, 0, 1)`` (gradient ``alpha`` inside, 0 outside).
 
     Examples
@@ -281,7 +285,7 @@ def hard_sigmoid(data, alpha=0.2, beta=0.5, **kwargs):
     return _ew.clip(data * float(alpha) + float(beta), 0.0, 1.0)
 
 
-_ACT_TYPES = {
+_ACT_TYPES: Dict[str, Callable[..., Any]] = {
     "relu": _ew.relu,
     "sigmoid": _ew.sigmoid,
     "tanh": _ew.tanh,
@@ -292,7 +296,7 @@ _ACT_TYPES = {
 }
 
 
-def Activation(data, act_type, **kwargs):
+def Activation(data: NDArray, act_type: str, **kwargs: Any) -> NDArray:
     """Apply an activation function elementwise.
 
     Parameters
@@ -414,7 +418,7 @@ _GELU = defop("gelu", _gelu_fwd, [lambda g, y, x: g * _gelu_deriv(x)],
               [lambda t, y, x: t * _gelu_deriv(x)], save=(0,))
 
 
-def gelu(data, **kwargs):
+def gelu(data: NDArray, **kwargs: Any) -> NDArray:
     """GELU, ``0.5 * x * (1 + erf(x / sqrt(2)))`` (the erf form, as MXNet).
 
     Examples
@@ -429,8 +433,9 @@ def gelu(data, **kwargs):
 _LEAKY_TYPES = ("elu", "gelu", "leaky", "prelu", "rrelu", "selu")
 
 
-def LeakyReLU(data, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125,
-              upper_bound=0.334, **kwargs):
+def LeakyReLU(data: NDArray, gamma: Optional[NDArray] = None, act_type: str = "leaky",
+              slope: float = 0.25, lower_bound: float = 0.125, upper_bound: float = 0.334,
+              **kwargs: Any) -> NDArray:
     """Leaky rectified linear units and relatives.
 
     * ``leaky``: ``x if x > 0 else slope * x``;
@@ -474,6 +479,7 @@ def LeakyReLU(data, gamma=None, act_type="leaky", slope=0.25, lower_bound=0.125,
                                                   allow_scalar=True))
     if act_type == "rrelu":
         lo, hi = float(lower_bound), float(upper_bound)
+        sl: Union[np.ndarray, float]
         if state.training:
             from ..random import generator
             dt = _raw(data).dtype
@@ -630,8 +636,9 @@ def _out_dtype(r, dtype):
     return r if _raw(r).dtype == dt else _ew.cast(r, dt)
 
 
-def softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length=False,
-            **kwargs):
+def softmax(data: NDArray, length: Optional[NDArray] = None, axis: int = -1,
+            temperature: Optional[float] = None, dtype: DTypeLike = None, use_length: bool = False,
+            **kwargs: Any) -> NDArray:
     """Softmax along ``axis``: ``exp(x/t) / sum(exp(x/t))``, computed stably.
 
     Parameters
@@ -674,8 +681,9 @@ def softmax(data, length=None, axis=-1, temperature=None, dtype=None, use_length
     return _out_dtype(r, dtype)
 
 
-def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False, length=None,
-            **kwargs):
+def softmin(data: NDArray, axis: int = -1, temperature: Optional[float] = None,
+            dtype: DTypeLike = None, use_length: bool = False, length: Optional[NDArray] = None,
+            **kwargs: Any) -> NDArray:
     """Softmin along ``axis``: ``softmax(-x / t)``.
 
     Examples
@@ -695,7 +703,8 @@ def softmin(data, axis=-1, temperature=None, dtype=None, use_length=False, lengt
     return _out_dtype(r, dtype)
 
 
-def log_softmax(data, axis=-1, temperature=None, dtype=None, use_length=False, **kwargs):
+def log_softmax(data: NDArray, axis: int = -1, temperature: Optional[float] = None,
+                dtype: DTypeLike = None, use_length: bool = False, **kwargs: Any) -> NDArray:
     """Log of the softmax along ``axis``, computed stably (no overflow for large
     inputs, no ``log(0)``).
 
@@ -716,7 +725,7 @@ def log_softmax(data, axis=-1, temperature=None, dtype=None, use_length=False, *
     return _out_dtype(r, dtype)
 
 
-def SoftmaxActivation(data, mode="instance", **kwargs):
+def SoftmaxActivation(data: NDArray, mode: str = "instance", **kwargs: Any) -> NDArray:
     """Softmax over the last axes of each instance (``mode='instance'``, data flattened
     to ``(batch, -1)``) or over axis 1 (``mode='channel'``). Deprecated in MXNet; use
     :func:`softmax`.
@@ -746,7 +755,8 @@ _DROPOUT = defop("Dropout", _dropout_fwd, [lambda g, y, x, mask: g * mask],
                  [lambda t, y, x, mask: t * mask], save=())
 
 
-def Dropout(data, p=0.5, mode="training", axes=(), cudnn_off=False, **kwargs):
+def Dropout(data: NDArray, p: float = 0.5, mode: str = "training", axes: Sequence[int] = (),
+            cudnn_off: bool = False, **kwargs: Any) -> NDArray:
     """Inverted dropout: each element is zeroed with probability ``p`` and kept
     elements are scaled by ``1/(1-p)``, so the expectation is unchanged; the gradient
     is ``mask/(1-p)``.
@@ -1098,9 +1108,12 @@ def _vec(p, c, op, arg):
     return p
 
 
-def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9,
-              fix_gamma=True, use_global_stats=False, output_mean_var=False, axis=1,
-              cudnn_off=False, min_calib_range=None, max_calib_range=None, **kwargs):
+def BatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray,
+              moving_var: NDArray, eps: float = 1e-3, momentum: float = 0.9,
+              fix_gamma: bool = True, use_global_stats: bool = False,
+              output_mean_var: bool = False, axis: int = 1, cudnn_off: bool = False,
+              min_calib_range: Optional[float] = None, max_calib_range: Optional[float] = None,
+              **kwargs: Any) -> Union[NDArray, List[NDArray]]:
     """Batch normalisation over every axis except ``axis`` (the channel axis).
 
     In training mode (``mx.autograd.is_training()`` and not ``use_global_stats``) the
@@ -1179,7 +1192,7 @@ def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9
                         axis=axis)
         if output_mean_var:
             return [_ew.cast(res[0], ddt)] + list(res[1:])
-        return _ew.cast(res, ddt)
+        return _ew.cast(res, ddt)  # type: ignore[arg-type]  # one NDArray without mean/var
     if state.training and not use_global_stats:
         axes = shapes[1]
         if not output_mean_var:
@@ -1215,7 +1228,8 @@ def BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=1e-3, momentum=0.9
     return out
 
 
-def LayerNorm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False, **kwargs):
+def LayerNorm(data: NDArray, gamma: NDArray, beta: NDArray, axis: int = -1, eps: float = 1e-5,
+              output_mean_var: bool = False, **kwargs: Any) -> Union[NDArray, List[NDArray]]:
     """Layer normalisation: standardise over ``axis`` (biased variance), then scale by
     ``gamma`` and shift by ``beta`` (both of shape ``(data.shape[axis],)``).
 
@@ -1246,7 +1260,8 @@ def LayerNorm(data, gamma, beta, axis=-1, eps=1e-5, output_mean_var=False, **kwa
     return out
 
 
-def InstanceNorm(data, gamma, beta, eps=1e-3, **kwargs):
+def InstanceNorm(data: NDArray, gamma: NDArray, beta: NDArray, eps: float = 1e-3, **kwargs: Any
+                 ) -> NDArray:
     """Instance normalisation: standardise each sample and channel over the spatial
     axes (2, 3, ...), then scale and shift per channel (axis 1).
 
@@ -1273,7 +1288,8 @@ def InstanceNorm(data, gamma, beta, eps=1e-3, **kwargs):
     return _affine(xhat, reshape_exact(gamma, bshape), reshape_exact(beta, bshape))
 
 
-def GroupNorm(data, gamma, beta, num_groups=1, eps=1e-5, output_mean_var=False, **kwargs):
+def GroupNorm(data: NDArray, gamma: NDArray, beta: NDArray, num_groups: int = 1, eps: float = 1e-5,
+              output_mean_var: bool = False, **kwargs: Any) -> Union[NDArray, List[NDArray]]:
     """Group normalisation: the channels (axis 1) are split into ``num_groups`` groups;
     each sample and group is standardised, then scaled and shifted per group (``gamma``/``beta``
     of shape ``(num_groups,)``, MXNet 1.x) or per channel (shape ``(C,)``).
@@ -1351,14 +1367,14 @@ def _no_grad(*args, **kwargs):
     return None
 
 
-_SCATTER = defop("_embedding_backward", _scatter_fwd,
+_SCATTER: Op = defop("_embedding_backward", _scatter_fwd,
                  [lambda h, r, g, idx, input_dim: call2(_EMBED, idx, h,
                                                         {"input_dim": input_dim}), _no_grad],
                  [lambda t, r, g, idx, input_dim: call2(_SCATTER, t, idx,
                                                         {"input_dim": input_dim}), _no_grad],
                  save=(1,))
 
-_EMBED = defop("Embedding", _embed_fwd,
+_EMBED: Op = defop("Embedding", _embed_fwd,
                [_no_grad, lambda g, y, idx, w, input_dim: call2(_SCATTER, g, idx,
                                                                 {"input_dim": input_dim})],
                [_no_grad, lambda t, y, idx, w, input_dim: call2(_EMBED, idx, t,
@@ -1366,8 +1382,9 @@ _EMBED = defop("Embedding", _embed_fwd,
                save=(0,))
 
 
-def Embedding(data, weight, input_dim=None, output_dim=None, dtype="float32",
-              sparse_grad=False, **kwargs):
+def Embedding(data: NDArray, weight: NDArray, input_dim: Optional[int] = None,
+              output_dim: Optional[int] = None, dtype: DTypeLike = "float32",
+              sparse_grad: bool = False, **kwargs: Any) -> NDArray:
     """Look up rows of ``weight``: ``out[..., :] = weight[data[...], :]``.
 
     Indices are given as a (float) array and cast to integers; out-of-range indices
@@ -1421,7 +1438,7 @@ def _one_hot(label, shape, axis, dtype):
     return oh, lab
 
 
-def softmax_cross_entropy(data, label, **kwargs):
+def softmax_cross_entropy(data: NDArray, label: NDArray, **kwargs: Any) -> NDArray:
     """Summed cross entropy of ``softmax(data)`` (over the last axis) against integer
     labels: ``-sum_i log(softmax(data)[i, label[i]])``, shape ``(1,)``.
 
@@ -1534,9 +1551,10 @@ _SOFTMAX_OUTPUT = defop("SoftmaxOutput", _softmax_output_fwd, [_softmax_output_g
                         save=(0,))
 
 
-def SoftmaxOutput(data, label, grad_scale=1.0, ignore_label=-1.0, multi_output=False,
-                  use_ignore=False, preserve_shape=False, normalization="null",
-                  out_grad=False, smooth_alpha=0.0, **kwargs):
+def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
+                  ignore_label: float = -1.0, multi_output: bool = False, use_ignore: bool = False,
+                  preserve_shape: bool = False, normalization: str = "null",
+                  out_grad: bool = False, smooth_alpha: float = 0.0, **kwargs: Any) -> NDArray:
     """Softmax forward with the cross-entropy gradient in backward.
 
     The forward returns ``softmax(data)``; backward ignores the head gradient and
@@ -1580,7 +1598,7 @@ def SoftmaxOutput(data, label, grad_scale=1.0, ignore_label=-1.0, multi_output=F
     if smooth_alpha:
         target = target * (1.0 - smooth_alpha - smooth_alpha / (k - 1)) + smooth_alpha / (k - 1)
         target = target.astype(dt)
-    scale = float(grad_scale)
+    scale: Union[np.ndarray, float] = float(grad_scale)
     valid = None
     if use_ignore:
         valid = np.expand_dims((labi != int(ignore_label)), axis)
@@ -1638,7 +1656,8 @@ def _regression(kind, data, label, grad_scale):
                                             "scale": float(grad_scale) / num_output})
 
 
-def LinearRegressionOutput(data, label, grad_scale=1.0, **kwargs):
+def LinearRegressionOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0, **kwargs: Any
+                           ) -> NDArray:
     """Loss layer for least squares: the forward is the identity, the backward gives
     ``(data - label) * grad_scale / num_output`` (``num_output`` = elements per sample)
     whatever the head gradient, as MXNet.
@@ -1657,7 +1676,8 @@ def LinearRegressionOutput(data, label, grad_scale=1.0, **kwargs):
     return _regression("linear", data, label, grad_scale)
 
 
-def LogisticRegressionOutput(data, label, grad_scale=1.0, **kwargs):
+def LogisticRegressionOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0, **kwargs: Any
+                             ) -> NDArray:
     """Loss layer for logistic regression: the forward is ``sigmoid(data)``, the
     backward ``(sigmoid(data) - label) * grad_scale / num_output``.
 
@@ -1672,7 +1692,8 @@ def LogisticRegressionOutput(data, label, grad_scale=1.0, **kwargs):
     return _regression("logistic", data, label, grad_scale)
 
 
-def MAERegressionOutput(data, label, grad_scale=1.0, **kwargs):
+def MAERegressionOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0, **kwargs: Any
+                        ) -> NDArray:
     """Loss layer for mean absolute error: identity forward, backward
     ``sign(data - label) * grad_scale / num_output``.
 

@@ -19,10 +19,16 @@ Conv2D(3 -> 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
 """
 from __future__ import annotations
 
-from ...ndarray.ndarray import NDArray
+from typing import Any, Optional, Sequence, Tuple, Union
+
 from ...base import ShapeError, StateError, numeric_types
+from ...ndarray.ndarray import NDArray
 from ..block import HybridBlock
 from .activations import Activation
+from ._layer import ArrayLayer
+from ..._typing import InitLike
+
+_IntOrTuple = Union[int, Tuple[int, ...]]
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
            "Conv3DTranspose", "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D",
@@ -40,7 +46,7 @@ def _tuple(v, n, what):
     return v
 
 
-class _Conv(HybridBlock):
+class _Conv(ArrayLayer):
     """Shared implementation of the convolution layers."""
 
     def __init__(self, channels, kernel_size, strides, padding, dilation, groups, layout,
@@ -162,9 +168,11 @@ class Conv1D(_Conv):
     in_channels : int, default 0 (inferred)
     """
 
-    def __init__(self, channels, kernel_size, strides=1, padding=0, dilation=1, groups=1,
-                 layout="NCW", activation=None, use_bias=True, weight_initializer=None,
-                 bias_initializer="zeros", in_channels=0, **kwargs):
+    def __init__(self, channels: int, kernel_size: _IntOrTuple, strides: _IntOrTuple = 1,
+                 padding: _IntOrTuple = 0, dilation: _IntOrTuple = 1, groups: int = 1,
+                 layout: str = "NCW", activation: Optional[str] = None, use_bias: bool = True,
+                 weight_initializer: InitLike = None, bias_initializer: InitLike = "zeros",
+                 in_channels: int = 0, **kwargs: Any) -> None:
         kernel_size = _tuple(kernel_size, 1, "kernel_size")
         super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
                          in_channels, activation, use_bias, weight_initializer,
@@ -183,10 +191,11 @@ class Conv2D(_Conv):
     ((2, 1, 3, 3), (1, 2, 3, 3))
     """
 
-    def __init__(self, channels, kernel_size, strides=(1, 1), padding=(0, 0),
-                 dilation=(1, 1), groups=1, layout="NCHW", activation=None, use_bias=True,
-                 weight_initializer=None, bias_initializer="zeros", in_channels=0,
-                 **kwargs):
+    def __init__(self, channels: int, kernel_size: _IntOrTuple, strides: _IntOrTuple = (1, 1),
+                 padding: _IntOrTuple = (0, 0), dilation: _IntOrTuple = (1, 1), groups: int = 1,
+                 layout: str = "NCHW", activation: Optional[str] = None, use_bias: bool = True,
+                 weight_initializer: InitLike = None, bias_initializer: InitLike = "zeros",
+                 in_channels: int = 0, **kwargs: Any) -> None:
         kernel_size = _tuple(kernel_size, 2, "kernel_size")
         super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
                          in_channels, activation, use_bias, weight_initializer,
@@ -196,10 +205,12 @@ class Conv2D(_Conv):
 class Conv3D(_Conv):
     """3-D convolution over ``(batch, in_channels, depth, height, width)``."""
 
-    def __init__(self, channels, kernel_size, strides=(1, 1, 1), padding=(0, 0, 0),
-                 dilation=(1, 1, 1), groups=1, layout="NCDHW", activation=None,
-                 use_bias=True, weight_initializer=None, bias_initializer="zeros",
-                 in_channels=0, **kwargs):
+    def __init__(self, channels: int, kernel_size: _IntOrTuple, strides: _IntOrTuple = (1, 1, 1),
+                 padding: _IntOrTuple = (0, 0, 0), dilation: _IntOrTuple = (1, 1, 1),
+                 groups: int = 1, layout: str = "NCDHW", activation: Optional[str] = None,
+                 use_bias: bool = True, weight_initializer: InitLike = None,
+                 bias_initializer: InitLike = "zeros", in_channels: int = 0, **kwargs: Any
+                 ) -> None:
         kernel_size = _tuple(kernel_size, 3, "kernel_size")
         super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
                          in_channels, activation, use_bias, weight_initializer,
@@ -209,10 +220,12 @@ class Conv3D(_Conv):
 class Conv1DTranspose(_Conv):
     """1-D transposed convolution; ``output_padding`` adds to one side of the output."""
 
-    def __init__(self, channels, kernel_size, strides=1, padding=0, output_padding=0,
-                 dilation=1, groups=1, layout="NCW", activation=None, use_bias=True,
-                 weight_initializer=None, bias_initializer="zeros", in_channels=0,
-                 **kwargs):
+    def __init__(self, channels: int, kernel_size: _IntOrTuple, strides: _IntOrTuple = 1,
+                 padding: _IntOrTuple = 0, output_padding: _IntOrTuple = 0,
+                 dilation: _IntOrTuple = 1, groups: int = 1, layout: str = "NCW",
+                 activation: Optional[str] = None, use_bias: bool = True,
+                 weight_initializer: InitLike = None, bias_initializer: InitLike = "zeros",
+                 in_channels: int = 0, **kwargs: Any) -> None:
         kernel_size = _tuple(kernel_size, 1, "kernel_size")
         output_padding = _tuple(output_padding, 1, "output_padding")
         super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
@@ -235,10 +248,12 @@ class Conv2DTranspose(_Conv):
     ((2, 3, 4, 4), (1, 3, 10, 10))
     """
 
-    def __init__(self, channels, kernel_size, strides=(1, 1), padding=(0, 0),
-                 output_padding=(0, 0), dilation=(1, 1), groups=1, layout="NCHW",
-                 activation=None, use_bias=True, weight_initializer=None,
-                 bias_initializer="zeros", in_channels=0, **kwargs):
+    def __init__(self, channels: int, kernel_size: _IntOrTuple, strides: _IntOrTuple = (1, 1),
+                 padding: _IntOrTuple = (0, 0), output_padding: _IntOrTuple = (0, 0),
+                 dilation: _IntOrTuple = (1, 1), groups: int = 1, layout: str = "NCHW",
+                 activation: Optional[str] = None, use_bias: bool = True,
+                 weight_initializer: InitLike = None, bias_initializer: InitLike = "zeros",
+                 in_channels: int = 0, **kwargs: Any) -> None:
         kernel_size = _tuple(kernel_size, 2, "kernel_size")
         output_padding = _tuple(output_padding, 2, "output_padding")
         super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
@@ -252,10 +267,12 @@ class Conv2DTranspose(_Conv):
 class Conv3DTranspose(_Conv):
     """3-D transposed convolution."""
 
-    def __init__(self, channels, kernel_size, strides=(1, 1, 1), padding=(0, 0, 0),
-                 output_padding=(0, 0, 0), dilation=(1, 1, 1), groups=1, layout="NCDHW",
-                 activation=None, use_bias=True, weight_initializer=None,
-                 bias_initializer="zeros", in_channels=0, **kwargs):
+    def __init__(self, channels: int, kernel_size: _IntOrTuple, strides: _IntOrTuple = (1, 1, 1),
+                 padding: _IntOrTuple = (0, 0, 0), output_padding: _IntOrTuple = (0, 0, 0),
+                 dilation: _IntOrTuple = (1, 1, 1), groups: int = 1, layout: str = "NCDHW",
+                 activation: Optional[str] = None, use_bias: bool = True,
+                 weight_initializer: InitLike = None, bias_initializer: InitLike = "zeros",
+                 in_channels: int = 0, **kwargs: Any) -> None:
         kernel_size = _tuple(kernel_size, 3, "kernel_size")
         output_padding = _tuple(output_padding, 3, "output_padding")
         super().__init__(channels, kernel_size, strides, padding, dilation, groups, layout,
@@ -266,7 +283,7 @@ class Conv3DTranspose(_Conv):
         self.out_pad = output_padding
 
 
-class _Pooling(HybridBlock):
+class _Pooling(ArrayLayer):
     """Shared implementation of the pooling layers."""
 
     def __init__(self, pool_size, strides, padding, ceil_mode, global_pool, pool_type,
@@ -317,8 +334,9 @@ class MaxPool1D(_Pooling):
         Round the output size up (MXNet's ``pooling_convention='full'``).
     """
 
-    def __init__(self, pool_size=2, strides=None, padding=0, layout="NCW", ceil_mode=False,
-                 **kwargs):
+    def __init__(self, pool_size: int = 2, strides: Optional[_IntOrTuple] = None,
+                 padding: _IntOrTuple = 0, layout: str = "NCW", ceil_mode: bool = False,
+                 **kwargs: Any) -> None:
         pool_size = _tuple(pool_size, 1, "pool_size")
         super().__init__(pool_size, strides, padding, ceil_mode, False, "max", layout,
                          **kwargs)
@@ -334,8 +352,9 @@ class MaxPool2D(_Pooling):
     (1, 1, 3, 3)
     """
 
-    def __init__(self, pool_size=(2, 2), strides=None, padding=0, layout="NCHW",
-                 ceil_mode=False, **kwargs):
+    def __init__(self, pool_size: _IntOrTuple = (2, 2), strides: Optional[_IntOrTuple] = None,
+                 padding: _IntOrTuple = 0, layout: str = "NCHW", ceil_mode: bool = False,
+                 **kwargs: Any) -> None:
         pool_size = _tuple(pool_size, 2, "pool_size")
         super().__init__(pool_size, strides, padding, ceil_mode, False, "max", layout,
                          **kwargs)
@@ -344,8 +363,9 @@ class MaxPool2D(_Pooling):
 class MaxPool3D(_Pooling):
     """Max pooling over ``(batch, channels, depth, height, width)``."""
 
-    def __init__(self, pool_size=(2, 2, 2), strides=None, padding=0, ceil_mode=False,
-                 layout="NCDHW", **kwargs):
+    def __init__(self, pool_size: _IntOrTuple = (2, 2, 2), strides: Optional[_IntOrTuple] = None,
+                 padding: _IntOrTuple = 0, ceil_mode: bool = False, layout: str = "NCDHW",
+                 **kwargs: Any) -> None:
         pool_size = _tuple(pool_size, 3, "pool_size")
         super().__init__(pool_size, strides, padding, ceil_mode, False, "max", layout,
                          **kwargs)
@@ -355,8 +375,9 @@ class AvgPool1D(_Pooling):
     """Average pooling over ``(batch, channels, width)``; ``count_include_pad`` counts
     padded elements in the divisor (default True)."""
 
-    def __init__(self, pool_size=2, strides=None, padding=0, layout="NCW", ceil_mode=False,
-                 count_include_pad=True, **kwargs):
+    def __init__(self, pool_size: int = 2, strides: Optional[_IntOrTuple] = None,
+                 padding: _IntOrTuple = 0, layout: str = "NCW", ceil_mode: bool = False,
+                 count_include_pad: bool = True, **kwargs: Any) -> None:
         pool_size = _tuple(pool_size, 1, "pool_size")
         super().__init__(pool_size, strides, padding, ceil_mode, False, "avg", layout,
                          count_include_pad, **kwargs)
@@ -372,8 +393,9 @@ class AvgPool2D(_Pooling):
     [[[[1.0, 1.0], [1.0, 1.0]]]]
     """
 
-    def __init__(self, pool_size=(2, 2), strides=None, padding=0, ceil_mode=False,
-                 layout="NCHW", count_include_pad=True, **kwargs):
+    def __init__(self, pool_size: _IntOrTuple = (2, 2), strides: Optional[_IntOrTuple] = None,
+                 padding: _IntOrTuple = 0, ceil_mode: bool = False, layout: str = "NCHW",
+                 count_include_pad: bool = True, **kwargs: Any) -> None:
         pool_size = _tuple(pool_size, 2, "pool_size")
         super().__init__(pool_size, strides, padding, ceil_mode, False, "avg", layout,
                          count_include_pad, **kwargs)
@@ -382,8 +404,9 @@ class AvgPool2D(_Pooling):
 class AvgPool3D(_Pooling):
     """Average pooling over ``(batch, channels, depth, height, width)``."""
 
-    def __init__(self, pool_size=(2, 2, 2), strides=None, padding=0, ceil_mode=False,
-                 layout="NCDHW", count_include_pad=True, **kwargs):
+    def __init__(self, pool_size: _IntOrTuple = (2, 2, 2), strides: Optional[_IntOrTuple] = None,
+                 padding: _IntOrTuple = 0, ceil_mode: bool = False, layout: str = "NCDHW",
+                 count_include_pad: bool = True, **kwargs: Any) -> None:
         pool_size = _tuple(pool_size, 3, "pool_size")
         super().__init__(pool_size, strides, padding, ceil_mode, False, "avg", layout,
                          count_include_pad, **kwargs)
@@ -392,28 +415,28 @@ class AvgPool3D(_Pooling):
 class GlobalMaxPool1D(_Pooling):
     """Max over the whole width: output ``(batch, channels, 1)``."""
 
-    def __init__(self, layout="NCW", **kwargs):
+    def __init__(self, layout: str = "NCW", **kwargs: Any) -> None:
         super().__init__((1,), None, 0, True, True, "max", layout, **kwargs)
 
 
 class GlobalMaxPool2D(_Pooling):
     """Max over height and width: output ``(batch, channels, 1, 1)``."""
 
-    def __init__(self, layout="NCHW", **kwargs):
+    def __init__(self, layout: str = "NCHW", **kwargs: Any) -> None:
         super().__init__((1, 1), None, 0, True, True, "max", layout, **kwargs)
 
 
 class GlobalMaxPool3D(_Pooling):
     """Max over depth, height and width."""
 
-    def __init__(self, layout="NCDHW", **kwargs):
+    def __init__(self, layout: str = "NCDHW", **kwargs: Any) -> None:
         super().__init__((1, 1, 1), None, 0, True, True, "max", layout, **kwargs)
 
 
 class GlobalAvgPool1D(_Pooling):
     """Mean over the whole width: output ``(batch, channels, 1)``."""
 
-    def __init__(self, layout="NCW", **kwargs):
+    def __init__(self, layout: str = "NCW", **kwargs: Any) -> None:
         super().__init__((1,), None, 0, True, True, "avg", layout, **kwargs)
 
 
@@ -427,18 +450,18 @@ class GlobalAvgPool2D(_Pooling):
     (2, 3, 1, 1)
     """
 
-    def __init__(self, layout="NCHW", **kwargs):
+    def __init__(self, layout: str = "NCHW", **kwargs: Any) -> None:
         super().__init__((1, 1), None, 0, True, True, "avg", layout, **kwargs)
 
 
 class GlobalAvgPool3D(_Pooling):
     """Mean over depth, height and width."""
 
-    def __init__(self, layout="NCDHW", **kwargs):
+    def __init__(self, layout: str = "NCDHW", **kwargs: Any) -> None:
         super().__init__((1, 1, 1), None, 0, True, True, "avg", layout, **kwargs)
 
 
-class ReflectionPad2D(HybridBlock):
+class ReflectionPad2D(ArrayLayer):
     """Pad the last two axes of ``(N, C, H, W)`` by reflection (``padding`` on each
     side, an int or MXNet's 8-tuple ``pad_width``).
 
@@ -449,7 +472,7 @@ class ReflectionPad2D(HybridBlock):
     (1, 1, 4, 4)
     """
 
-    def __init__(self, padding=0, **kwargs):
+    def __init__(self, padding: Union[int, Sequence[int]] = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if isinstance(padding, numeric_types):
             padding = (0, 0, 0, 0, padding, padding, padding, padding)
