@@ -417,6 +417,22 @@ def _conv_params(op, data, weight, kernel, stride, dilate, pad, nd_hint=None):
     return kernel, stride, dilate, pad
 
 
+def _check_weight_shape(op, weight, data, expected, layout, last, nd, num_filter,
+                        num_group, kernel) -> None:
+    """Raise naming the expected weight layout (``layout``, then the kernel) when the
+    weight's shape is not ``expected`` (shapes shown in the data's own layout)."""
+    if tuple(weight.shape) == expected:
+        return
+    shown = expected if not last else (expected[0],) + tuple(kernel) + (expected[1],)
+    got = tuple(weight.shape) if not last else \
+        tuple(weight.shape[i] for i in _to_channel_last(nd)) \
+        if weight.ndim == nd + 2 else tuple(weight.shape)
+    raise ShapeError(f"{op}: weight has shape {got}, expected {shown} = ({layout}, *kernel) "
+                     f"for data of shape "
+                     f"{tuple(data.shape) if not last else _cl_shape(data.shape)}, "
+                     f"num_filter={num_filter}, num_group={num_group}, kernel={kernel}")
+
+
 def _check_groups(op, C, num_filter, num_group, what="num_filter"):
     if num_group <= 0:
         raise StateError(f"{op}: num_group={num_group} must be positive")
@@ -511,17 +527,9 @@ def Convolution(data: Optional[NDArray] = None, weight: Optional[NDArray] = None
         num_filter = weight.shape[0] if weight.ndim else 0
     num_filter, num_group = int(num_filter), int(num_group)
     _check_groups(op, C, num_filter, num_group)
-    expected = (num_filter, C // num_group) + kernel
-    if tuple(weight.shape) != expected:
-        shown = expected if not last else (num_filter,) + kernel + (C // num_group,)
-        got = tuple(weight.shape) if not last else \
-            tuple(weight.shape[i] for i in _to_channel_last(nd)) \
-            if weight.ndim == nd + 2 else tuple(weight.shape)
-        raise ShapeError(f"{op}: weight has shape {got}, expected {shown} = (num_filter, "
-                         f"channels/num_group, *kernel) for data of shape "
-                         f"{tuple(data.shape) if not last else _cl_shape(data.shape)}, "
-                         f"num_filter={num_filter}, num_group={num_group}, "
-                         f"kernel={kernel}")
+    _check_weight_shape(op, weight, data, (num_filter, C // num_group) + kernel,
+                        "num_filter, channels/num_group", last, nd, num_filter, num_group,
+                        kernel)
     osize = _conv_osize(data.shape[2:], kernel, stride, pad, dilate)
     if any(o <= 0 for o in osize):
         dk = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilate))
@@ -629,17 +637,9 @@ def Deconvolution(data: Optional[NDArray] = None, weight: Optional[NDArray] = No
         num_filter = weight.shape[1] * int(num_group) if weight.ndim > 1 else 0
     num_filter, num_group = int(num_filter), int(num_group)
     _check_groups(op, C, num_filter, num_group)
-    expected = (C, num_filter // num_group) + kernel
-    if tuple(weight.shape) != expected:
-        shown = expected if not last else (C,) + kernel + (num_filter // num_group,)
-        got = tuple(weight.shape) if not last else \
-            tuple(weight.shape[i] for i in _to_channel_last(nd)) \
-            if weight.ndim == nd + 2 else tuple(weight.shape)
-        raise ShapeError(f"{op}: weight has shape {got}, expected {shown} = (channels, "
-                         f"num_filter/num_group, *kernel) for data of shape "
-                         f"{tuple(data.shape) if not last else _cl_shape(data.shape)}, "
-                         f"num_filter={num_filter}, num_group={num_group}, "
-                         f"kernel={kernel}")
+    _check_weight_shape(op, weight, data, (C, num_filter // num_group) + kernel,
+                        "channels, num_filter/num_group", last, nd, num_filter, num_group,
+                        kernel)
     osize = tuple(s * (x - 1) + k - 2 * p + a
                   for s, x, k, p, a in zip(stride, isize, dk, pad, adj))
     if any(o <= 0 for o in osize):
