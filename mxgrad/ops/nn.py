@@ -814,19 +814,25 @@ def Dropout(data: NDArray, p: float = 0.5, mode: str = "training", axes: Sequenc
 
 
 # ============================================================ normalisation
-def _normalize_fwd(x, axes, eps):
-    mean = np.mean(x, axis=axes, keepdims=True)
-    xc = x - mean
-    var = np.mean(np.square(xc), axis=axes, keepdims=True)
+def _inv_std(var, eps):
+    """``1 / sqrt(var + eps)`` (a new array); a constant group with ``eps == 0`` gives 0
+    (as MXNet), not NaN."""
     inv = var + eps
     np.sqrt(inv, out=inv)
     if eps > 0:
         np.divide(1.0, inv, out=inv)
-    else:   # a constant group with eps == 0: output 0 (as MXNet), not NaN
+    else:
         with np.errstate(divide="ignore"):
             np.divide(1.0, inv, out=inv)
         inv[~np.isfinite(inv)] = 0
-    xc *= inv
+    return inv
+
+
+def _normalize_fwd(x, axes, eps):
+    mean = np.mean(x, axis=axes, keepdims=True)
+    xc = x - mean
+    var = np.mean(np.square(xc), axis=axes, keepdims=True)
+    xc *= _inv_std(var, eps)
     return xc, mean.astype(x.dtype, copy=False), var.astype(x.dtype, copy=False)
 
 
@@ -1071,14 +1077,7 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
         mean = np.mean(d, axis=axes, keepdims=True)
         xhat = d - mean
         var = np.mean(np.square(xhat), axis=axes, keepdims=True)
-    inv = var + eps
-    np.sqrt(inv, out=inv)
-    if eps > 0:
-        np.divide(1.0, inv, out=inv)
-    else:   # a constant channel with eps == 0: output 0 (as MXNet), not NaN
-        with np.errstate(divide="ignore"):
-            np.divide(1.0, inv, out=inv)
-        inv[~np.isfinite(inv)] = 0
+    inv = _inv_std(var, eps)
     xhat *= inv
     m = float(momentum)
     for run, batch in ((moving_mean, mean), (moving_var, var)) if n else ():
