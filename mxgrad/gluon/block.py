@@ -124,12 +124,17 @@ class _BlockScope:
         _BlockScope._current.value = self._old_scope
 
 
-def _has_ndarray(args) -> bool:
-    if isinstance(args, NDArray):
+def _contains(args, kind) -> bool:
+    """Whether ``args`` (nested lists/tuples) hold an instance of ``kind``."""
+    if isinstance(args, kind):
         return True
     if isinstance(args, (list, tuple)):
-        return any(_has_ndarray(a) for a in args)
+        return any(_contains(a, kind) for a in args)
     return False
+
+
+def _has_ndarray(args) -> bool:
+    return _contains(args, NDArray)
 
 
 def _shape_str(args):
@@ -825,11 +830,7 @@ _HYBRID_FORWARD = HybridBlock.forward
 
 
 def _has_symbol(args) -> bool:
-    if isinstance(args, Symbol):
-        return True
-    if isinstance(args, (list, tuple)):
-        return any(_has_symbol(a) for a in args)
-    return False
+    return _contains(args, Symbol)
 
 
 def _input_specs(args):
