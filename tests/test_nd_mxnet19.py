@@ -54,3 +54,16 @@ def test_creation_and_arithmetic_honour_out(make, expect):
     out = nd.full((2,), -7.0)
     assert make(out) is out
     np.testing.assert_array_equal(out.asnumpy(), expect)
+
+
+def test_unknown_keyword_arguments_rejected_where_mxnet_rejects_them():
+    # MXNet 1.9.1: ops with parameters (reductions, creation) reject unknown keys
+    with pytest.raises(MXNetError, match="foo"):
+        nd.sum(nd.ones((2,)), foo=1)
+    with pytest.raises(MXNetError, match="foo"):
+        nd.mean(nd.ones((2,)), foo=1)
+    with pytest.raises(MXNetError, match="foo"):
+        nd.zeros((2,), foo=1)
+    with pytest.raises(MXNetError, match="sparse"):
+        nd.ones((2,), stype="csr")
+    assert nd.zeros((2,), stype="default").shape == (2,)

@@ -33,6 +33,13 @@ def _make(where, fill, shape, ctx, dtype):
 
 def _into(kwargs, result: NDArray) -> NDArray:
     """MXNet's ``out=``: write ``result`` into the given NDArray and return it."""
+    unknown = sorted(set(kwargs) - {"out", "name", "stype"})
+    if unknown:   # as MXNet's creation ops (a typo, usually)
+        raise StateError(f"unknown keyword argument(s) {unknown}; creation functions take "
+                         f"shape, ctx, dtype, out and name")
+    if kwargs.get("stype") not in (None, "default"):
+        raise StateError(f"stype={kwargs['stype']!r}: sparse storage is not supported by "
+                         f"mxgrad; use stype='default'")
     out = kwargs.get("out")
     if out is None:
         return result

@@ -269,6 +269,13 @@ def _reduce_attrs(data, axis, keepdims, exclude, op):
             "ishape": data.shape}
 
 
+def _no_unknown(kwargs, op: str) -> None:
+    """MXNet's reductions reject keyword arguments they do not have (a typo, usually)."""
+    if kwargs:
+        raise StateError(f"{op}: unknown keyword argument(s) {sorted(kwargs)}; it takes axis, "
+                         f"keepdims, exclude, out and name")
+
+
 def sum(data: ArrayT, axis: Axis = None, keepdims: bool = False, exclude: bool = False,
         out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> ArrayT:
     """Sum over ``axis`` (all axes by default; a full reduction has shape ``(1,)``).
@@ -292,6 +299,7 @@ def sum(data: ArrayT, axis: Axis = None, keepdims: bool = False, exclude: bool =
     >>> mx.nd.sum(x, axis=1, keepdims=True).shape
     (2, 1)
     """
+    _no_unknown(kwargs, "sum")
     data = _prep(data, "sum")
     return _to_out(call1(_SUM, data, _reduce_attrs(data, axis, keepdims, exclude, "sum")), out)
 
@@ -331,6 +339,7 @@ def mean(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool
     [2. 3.]
     <NDArray 2 @cpu(0)>
     """
+    _no_unknown(kwargs, "mean")
     data = _prep(data, "mean")
     return _to_out(call1(_MEAN, data, _reduce_attrs(data, axis, keepdims, exclude, "mean")),
                    out)
