@@ -423,6 +423,7 @@ def prod(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool
     [6. 0. 0.]
     <NDArray 3 @cpu(0)>
     """
+    _no_unknown(kwargs, "prod")
     data = _prep(data, "prod")
     return _to_out(call1(_PROD, data, _reduce_attrs(data, axis, keepdims, exclude, "prod")),
                    out)
@@ -493,6 +494,7 @@ def max(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool 
      [1. 0.]]
     <NDArray 2x2 @cpu(0)>
     """
+    _no_unknown(kwargs, "max")
     data = _prep(data, "max")
     return _to_out(call1(_MAX, data, _reduce_attrs(data, axis, keepdims, exclude, "max")), out)
 
@@ -517,6 +519,7 @@ def min(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool 
     [1. 2.]
     <NDArray 2 @cpu(0)>
     """
+    _no_unknown(kwargs, "min")
     data = _prep(data, "min")
     return _to_out(call1(_MIN, data, _reduce_attrs(data, axis, keepdims, exclude, "min")), out)
 
@@ -663,6 +666,7 @@ def nansum(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bo
     >>> print(mx.nd.nansum(mx.nd.array([1., float('nan'), 2.])).asscalar())
     3.0
     """
+    _no_unknown(kwargs, "nansum")
     data = _prep(data, "nansum")
     return _to_out(call1(_NANSUM, data, _reduce_attrs(data, axis, keepdims, exclude, "nansum")),
                    out)
@@ -678,6 +682,7 @@ def nanprod(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: b
     >>> print(mx.nd.nanprod(mx.nd.array([2., float('nan'), 3.])).asscalar())
     6.0
     """
+    _no_unknown(kwargs, "nanprod")
     data = _prep(data, "nanprod")
     return prod(call1(_NAN_TO_ONE, data), axis=axis, keepdims=keepdims, exclude=exclude,
                 out=out)
