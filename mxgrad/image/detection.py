@@ -508,28 +508,8 @@ class ImageDetIter(ImageIter):
                 raise
         return i
 
-    def next(self) -> io.DataBatch:
-        batch_size = self.batch_size
-        c, h, w = self.data_shape
-        if self._cache_data is not None:
-            batch_data, batch_label, i = self._cache_data, self._cache_label, self._cache_idx
-        else:
-            batch_data = nd.zeros((batch_size, c, h, w))
-            batch_label = nd.full(self.provide_label[0][1], -1.0)
-            i = self._batchify(batch_data, batch_label)
-        pad = batch_size - i
-        if pad != 0:
-            if self.last_batch_handle == "discard":
-                raise StopIteration
-            if self.last_batch_handle == "roll_over" and self._cache_data is None:
-                self._cache_data, self._cache_label, self._cache_idx = batch_data, batch_label, i
-                raise StopIteration
-            self._batchify(batch_data, batch_label, i)
-            if self.last_batch_handle == "pad":
-                self._allow_read = False
-            else:
-                self._cache_data = self._cache_label = self._cache_idx = None
-        return io.DataBatch([batch_data], [batch_label], pad=pad)
+    def _empty_label(self):
+        return nd.full(self.provide_label[0][1], -1.0)   # unused object rows are -1
 
     def augmentation_transform(self, data, label):  # pylint: disable=arguments-differ
         """Apply the detection augmenters in order."""

@@ -208,6 +208,10 @@ class ImageIter(io.DataIter):
                 raise
         return i
 
+    def _empty_label(self):
+        """A new label array of the batch's label shape (zeros; detection pads with -1)."""
+        return nd.zeros(self.provide_label[0][1])
+
     def next(self) -> io.DataBatch:
         batch_size = self.batch_size
         c, h, w = self.data_shape
@@ -216,7 +220,7 @@ class ImageIter(io.DataIter):
             i = self._cache_idx
         else:
             batch_data = nd.zeros((batch_size, c, h, w))
-            batch_label = nd.zeros(self.provide_label[0][1])
+            batch_label = self._empty_label()
             i = self._batchify(batch_data, batch_label)
         pad = batch_size - i
         if pad != 0:
