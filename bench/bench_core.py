@@ -57,34 +57,27 @@ def chain_numpy(x0, c):
     return s, g
 
 
-def chain_numpy_forward(x0, c):
-    y = x0
+def _chain(y, c, tanh, sin):
+    """The chain workload with a library's tanh and sin (NumPy's or mx.nd's)."""
     for i in range(N_CHAIN):
         k = i % 4
         if k == 0:
-            y = np.tanh(y)
+            y = tanh(y)
         elif k == 1:
             y = y * 1.5
         elif k == 2:
             y = y + c
         else:
-            y = np.sin(y)
+            y = sin(y)
     return y.sum()
+
+
+def chain_numpy_forward(x0, c):
+    return _chain(x0, c, np.tanh, np.sin)
 
 
 def chain_mx(x, c):
-    y = x
-    for i in range(N_CHAIN):
-        k = i % 4
-        if k == 0:
-            y = nd.tanh(y)
-        elif k == 1:
-            y = y * 1.5
-        elif k == 2:
-            y = y + c
-        else:
-            y = nd.sin(y)
-    return y.sum()
+    return _chain(x, c, nd.tanh, nd.sin)
 
 
 def side_by_side(fns, rounds=15, sample=0.02):
