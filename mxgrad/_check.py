@@ -21,10 +21,11 @@ from typing import Callable, Optional, Tuple
 
 import numpy as np
 
-from .base import DTypeError, MXNetError, OutOfRangeError, ShapeError, StateError
+from .base import (DTypeError, MXNetError, OutOfRangeError, ShapeError, StateError,
+                   UnknownArgumentError)
 
 __all__ = ["as_int", "as_real", "as_shape", "as_positive_real", "allocate", "OutOfMemoryError",
-           "guard", "guard_namespace", "guard_class"]
+           "guard", "guard_namespace", "guard_class", "accepted_keywords"]
 
 
 class OutOfMemoryError(MXNetError, MemoryError):
@@ -291,12 +292,63 @@ _GUARDED = (TypeError, ValueError, AttributeError, IndexError, KeyError, ZeroDiv
             OverflowError)
 
 
+def accepted_keywords(func: Callable, where: str) -> Optional[frozenset]:
+    """The keyword names ``func`` (published as ``where``, e.g. ``'nd.Activation'``)
+    accepts, when it takes ``**kwargs``: its own parameters and every keyword MXNet 1.9.1's
+    operator of that name takes (``workspace``, ``cudnn_tune``... are accepted and
+    ignored). ``None`` when nothing is to be checked: ``func`` lists all its keywords
+    (Python itself rejects others) or MXNet has no operator of that name.
+
+    MXNet's operators without parameters (``exp``, ``relu``...) silently ignore unknown
+    keywords; mxgrad rejects them everywhere, since a misspelt keyword that does nothing
+    is a silent wrong result.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> sorted(accepted_keywords(mx.nd.Activation, 'nd.Activation'))
+    ['act_type', 'data', 'name', 'out']
+    """
+    import inspect
+    from ._mxnet_op_args import OP_ARGS
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if not any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    # an alias guarded first under another namespace (nd.contrib imports dot) is looked
+    # up under its plain nd name too
+    short = where.rsplit(".", 1)[-1]
+    for key in (where, "nd." + where, "nd." + short):
+        mxnet_names = OP_ARGS.get(key)
+        if mxnet_names is not None:
+            break
+    else:
+        return None
+    own = {p.name for p in params if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+    return frozenset(own) | frozenset(mxnet_names)
+
+
+def _unknown_keywords(where: str, kwargs: dict, accepted: frozenset) -> UnknownArgumentError:
+    unknown = sorted(k for k in kwargs if k not in accepted)
+    s = "s" if len(unknown) > 1 else ""
+    hint = ("; sparse storage (stype) is not supported by mxgrad: arrays are dense"
+            if "stype" in unknown else "")
+    return UnknownArgumentError(
+        f"{where}: unknown keyword argument{s} {', '.join(map(repr, unknown))}; it takes "
+        f"{', '.join(sorted(accepted))} (check the spelling: help({where})){hint}")
+
+
 def guard(func: Callable, where: str) -> Callable:
     """``func`` with every non-mxgrad error it raises on bad arguments turned into an
-    :class:`~mxgrad.base.MXNetError` that names the argument (see :func:`_explain`).
+    :class:`~mxgrad.base.MXNetError` that names the argument (see :func:`_explain`), and
+    keyword arguments outside :func:`accepted_keywords` rejected with
+    :class:`~mxgrad.base.UnknownArgumentError` before ``func`` runs.
 
-    Nothing is checked when ``func`` succeeds, so the guard costs one call frame. Errors
-    raised in user code that ``func`` called (a custom Function, a hook) pass unchanged.
+    Nothing else is checked when ``func`` succeeds, so the guard costs one call frame.
+    Errors raised in user code that ``func`` called (a custom Function, a hook) pass
+    unchanged.
 
     Examples
     --------
@@ -310,8 +362,12 @@ def guard(func: Callable, where: str) -> Callable:
     if cached is not None:        # one wrapper per function: aliases stay identical
         return cached
 
+    accepted = accepted_keywords(func, where)
+
     @functools.wraps(func)
     def guarded(*args, **kwargs):
+        if kwargs and accepted is not None and not accepted.issuperset(kwargs):
+            raise _unknown_keywords(where, kwargs, accepted)
         try:
             return func(*args, **kwargs)
         except MXNetError:
@@ -326,11 +382,14 @@ def guard(func: Callable, where: str) -> Callable:
 
 
 def guard_namespace(namespace: dict, prefix: str) -> None:
-    """Replace every public function of ``namespace`` (a module's globals) by its
-    :func:`guard`\\ ed version named ``prefix.name``."""
+    """Replace every public function of ``namespace`` (a module's globals; only the names
+    in its ``__all__`` when it has one, so helpers it imports keep their home's name) by
+    its :func:`guard`\\ ed version named ``prefix.name``."""
     import inspect
+    public = namespace.get("__all__")
     for name, obj in list(namespace.items()):
         if name.startswith("_") or not inspect.isfunction(obj) \
+                or (public is not None and name not in public) \
                 or getattr(obj, "__mxgrad_guarded__", False):
             continue
         if getattr(obj, "op", None) is not None:

@@ -135,3 +135,10 @@ class OutOfRangeError(MXNetError, IndexError):
 
 
 __all__.append("OutOfRangeError")
+
+
+class UnknownArgumentError(DTypeError):
+    """A keyword argument the function does not take (MXNet's "Cannot find argument")."""
+
+
+__all__.append("UnknownArgumentError")

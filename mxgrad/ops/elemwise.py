@@ -319,7 +319,7 @@ def _zero_tangent(t, y, x):
 def _piecewise(name, fwd, doc) -> UnaryOp:
     op = defop(name, fwd, [_zero_rule], [_zero_tangent], save=())
 
-    def f(data, out=None, name=None, **kwargs):
+    def f(data, out=None, name=None):
         r = apply1(op, data)
         return write_out(out, r) if out is not None else r
     f.__name__ = f.__qualname__ = name
