@@ -32,7 +32,9 @@ def names_of(func):
     if any(p.kind is p.VAR_POSITIONAL for p in params):
         doc = (func.__doc__ or "").split("Returns\n")[0]
         names += [n for n in _DOC_PARAM.findall(doc) if n not in names]
-        names += ["num_args", "out", "name"]
+        names += ["num_args"]
+    if any(p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in params):
+        names += ["out", "name"]      # what a Python wrapper forwards to its operator takes
     return sorted(set(names))
 
 
