@@ -68,3 +68,14 @@ def test_unknown_keyword_arguments_rejected_where_mxnet_rejects_them():
     with pytest.raises(MXNetError, match="sparse"):
         nd.ones((2,), stype="csr")
     assert nd.zeros((2,), stype="default").shape == (2,)
+
+
+def test_get_symbol_says_what_to_use_instead():
+    from mxgrad.base import GraphError
+    x = nd.ones((2,))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * x
+    with pytest.raises(GraphError, match="HybridBlock"):
+        mx.autograd.get_symbol(y)
+    assert y.grad_fn.name == "multiply"

@@ -645,9 +645,23 @@ def grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mo
 
 
 def get_symbol(x: NDArray) -> Any:
-    """MXNet's graph export is not available; mxgrad keeps the graph on ``x._node``."""
-    raise GraphError("get_symbol is not supported by mxgrad (there is no Symbol API); "
-                     "inspect the recorded graph through the array's node instead")
+    """MXNet's export of a recorded graph as a Symbol: not available in mxgrad.
+
+    mxgrad's recording keeps only what gradients need (not every operator's parameters),
+    so a Symbol cannot be rebuilt from it. To get a Symbol of a model, call a
+    ``HybridBlock`` on ``mx.sym.var('data')`` or use ``HybridBlock.export``; to inspect a
+    recorded graph, walk ``x.grad_fn`` (``name``, ``next_functions``) as in PyTorch.
+
+    Raises
+    ------
+    GraphError
+        Always, with the alternatives above.
+    """
+    raise GraphError("autograd.get_symbol is not supported by mxgrad: the recording keeps "
+                     "only what gradients need, not every operator's parameters. For a "
+                     "Symbol of a model call the HybridBlock on mx.sym.var('data') or use "
+                     "HybridBlock.export; to inspect the recorded graph walk x.grad_fn "
+                     "(.name, .next_functions)")
 
 
 # ------------------------------------------------------ NDArray's autograd methods
