@@ -34,6 +34,10 @@ from ..ops.ctc import *  # noqa: F401,F403
 from ..ops.optimizer_update import *  # noqa: F401,F403
 from ..ops.legacy import *  # noqa: F401,F403
 from ..ops.rnn import *  # noqa: F401,F403
+from ..ops.sequence import *  # noqa: F401,F403
+from ..ops.composed import *  # noqa: F401,F403
+# MXNet's other names of the same operators
+from ..ops.elemwise import cast as Cast, cast as amp_cast, divide as true_divide  # noqa: F401
 from .. import random  # noqa: F401
 # MXNet 1.x's flat names of the random samplers
 from ..random import uniform, normal, shuffle  # noqa: F401,E402

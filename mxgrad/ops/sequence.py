@@ -1,0 +1,190 @@
+"""MXNet's sequence operators on padded batches: ``SequenceMask``, ``SequenceLast``,
+``SequenceReverse``.
+
+``data`` holds a batch of sequences padded to one length: time on ``axis`` (0: shape
+``(T, B, ...)``, 1: ``(B, T, ...)``) and ``sequence_length`` (``B`` values) says how
+many steps of each are real. Each op is written with differentiable ops (``where``,
+``gather_nd``), so gradients of every order and forward mode come with them;
+``sequence_length`` is data and gets no gradient.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> x = mx.nd.array([[1, 2], [3, 4], [5, 6]])             # T=3 steps, B=2 sequences
+>>> mx.nd.SequenceMask(x, mx.nd.array([1, 3]), use_sequence_length=True).asnumpy()
+array([[1., 2.],
+       [0., 4.],
+       [0., 6.]], dtype=float32)
+>>> mx.nd.SequenceLast(x, mx.nd.array([1, 3]), use_sequence_length=True).asnumpy()
+array([1., 6.], dtype=float32)
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .._check import as_int
+from ..base import DTypeError, ShapeError, StateError
+from ..ndarray.ndarray import NDArray, wrap
+from .indexing import gather_nd, where
+
+__all__ = ["SequenceMask", "SequenceLast", "SequenceReverse"]
+
+
+def _data(data, op: str) -> NDArray:
+    if not isinstance(data, NDArray):
+        raise DTypeError(f"{op}: data must be an NDArray, got {type(data).__name__}")
+    if data.ndim < 2:
+        raise ShapeError(f"{op}: data must have at least 2 dimensions (time and batch), "
+                         f"got shape {data.shape}")
+    return data
+
+
+def _axis(axis, op: str, allowed=(0, 1)) -> int:
+    axis = as_int(axis, f"{op}: axis")
+    if axis not in allowed:
+        raise StateError(f"{op}: axis must be {' or '.join(map(str, allowed))} (the time "
+                         f"axis), got {axis}")
+    return axis
+
+
+def _lengths(sequence_length, batch: int, steps: int, op: str, minimum: int) -> np.ndarray:
+    """``sequence_length`` as ``batch`` int64 values in ``[minimum, steps]``."""
+    if sequence_length is None:
+        raise StateError(f"{op}: use_sequence_length=True needs sequence_length (one "
+                         f"length per sequence)")
+    raw = sequence_length.asnumpy() if isinstance(sequence_length, NDArray) \
+        else np.asarray(sequence_length)
+    raw = raw.reshape(-1)
+    if raw.shape[0] != batch:
+        raise ShapeError(f"{op}: sequence_length needs one value per sequence ({batch}), got "
+                         f"{raw.shape[0]}")
+    lengths = raw.astype(np.int64)
+    if np.any(lengths != raw) or np.any(lengths < minimum) or np.any(lengths > steps):
+        raise StateError(f"{op}: sequence_length must hold whole numbers in [{minimum}, "
+                         f"{steps}] (the padded length), got {raw.tolist()}")
+    return lengths
+
+
+def _time_batch(data: NDArray, axis: int):
+    return (data.shape[0], data.shape[1]) if axis == 0 else (data.shape[1], data.shape[0])
+
+
+def SequenceMask(data: NDArray, sequence_length: Optional[NDArray] = None,
+                 use_sequence_length: bool = False, value: float = 0.0, axis: int = 0,
+                 out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
+    """Set the padding steps of each sequence (those at or after its length) to ``value``.
+
+    Parameters
+    ----------
+    data : NDArray
+        ``(T, B, ...)`` when ``axis=0``, ``(B, T, ...)`` when ``axis=1``.
+    sequence_length : NDArray, optional
+        ``B`` lengths in ``[0, T]``; read only when ``use_sequence_length`` is true.
+    use_sequence_length : bool, default False
+        Without it the result is a copy of ``data``.
+    value : float, default 0
+    axis : {0, 1}
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.ones((2, 3))                       # B=2, T=3 with axis=1
+    >>> mx.nd.SequenceMask(x, mx.nd.array([2, 1]), True, value=-1, axis=1).asnumpy()
+    array([[ 1.,  1., -1.],
+           [ 1., -1., -1.]], dtype=float32)
+    """
+    data = _data(data, "SequenceMask")
+    axis = _axis(axis, "SequenceMask")
+    if not use_sequence_length:
+        result = data.copy()
+    else:
+        steps, batch = _time_batch(data, axis)
+        lengths = _lengths(sequence_length, batch, steps, "SequenceMask", 0)
+        keep = np.arange(steps)[:, None] < lengths[None, :]            # (T, B)
+        if axis == 1:
+            keep = keep.T
+        keep = np.broadcast_to(keep.reshape(keep.shape + (1,) * (data.ndim - 2)), data.shape)
+        fill = wrap(np.full(data.shape, value, dtype=data._data.dtype))
+        result = where(wrap(keep.astype(data._data.dtype)), data, fill)
+    return _finish(result, out)
+
+
+def SequenceLast(data: NDArray, sequence_length: Optional[NDArray] = None,
+                 use_sequence_length: bool = False, axis: int = 0,
+                 out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
+    """The last real step of each sequence: shape ``data.shape`` without the time axis.
+
+    Parameters
+    ----------
+    data : NDArray
+        ``(T, B, ...)`` when ``axis=0``, ``(B, T, ...)`` when ``axis=1``.
+    sequence_length : NDArray, optional
+        ``B`` lengths in ``[1, T]``; without ``use_sequence_length`` every sequence ends
+        at step ``T``.
+    use_sequence_length : bool, default False
+    axis : {0, 1}
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1, 2], [3, 4], [5, 6]])
+    >>> mx.nd.SequenceLast(x).asnumpy()
+    array([5., 6.], dtype=float32)
+    """
+    data = _data(data, "SequenceLast")
+    axis = _axis(axis, "SequenceLast")
+    steps, batch = _time_batch(data, axis)
+    if use_sequence_length:
+        last = _lengths(sequence_length, batch, steps, "SequenceLast", 1) - 1
+    else:
+        last = np.full(batch, steps - 1, dtype=np.int64)
+    seqs = np.arange(batch)
+    index = np.stack([last, seqs] if axis == 0 else [seqs, last])
+    return _finish(gather_nd(data, wrap(index)), out)
+
+
+def SequenceReverse(data: NDArray, sequence_length: Optional[NDArray] = None,
+                    use_sequence_length: bool = False, axis: int = 0,
+                    out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
+    """Reverse the real steps of each sequence, leaving its padding in place.
+
+    Parameters
+    ----------
+    data : NDArray
+        ``(T, B, ...)``: time first (MXNet supports only ``axis=0`` here, and so does
+        mxgrad).
+    sequence_length : NDArray, optional
+        ``B`` lengths in ``[0, T]``; without ``use_sequence_length`` all ``T`` steps are
+        reversed.
+    use_sequence_length : bool, default False
+    axis : {0}
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1, 2], [3, 4], [5, 6]])
+    >>> mx.nd.SequenceReverse(x, mx.nd.array([2, 3]), use_sequence_length=True).asnumpy()
+    array([[3., 6.],
+           [1., 4.],
+           [5., 2.]], dtype=float32)
+    """
+    data = _data(data, "SequenceReverse")
+    _axis(axis, "SequenceReverse", allowed=(0,))
+    steps, batch = _time_batch(data, 0)
+    if use_sequence_length:
+        lengths = _lengths(sequence_length, batch, steps, "SequenceReverse", 0)
+    else:
+        lengths = np.full(batch, steps, dtype=np.int64)
+    t = np.arange(steps)[:, None]
+    source = np.where(t < lengths[None, :], lengths[None, :] - 1 - t, t)   # (T, B)
+    seqs = np.broadcast_to(np.arange(batch)[None, :], (steps, batch))
+    return _finish(gather_nd(data, wrap(np.stack([source, seqs]))), out)
+
+
+def _finish(result: NDArray, out: Optional[NDArray]) -> NDArray:
+    if out is None:
+        return result
+    from ._apply import write_out
+    return write_out(out, result)
