@@ -75,3 +75,20 @@ def test_asnumpy_one_element_converts_like_numpy_1():
     assert type(nd.ones((2, 2)).asnumpy().sum()) is np.float32     # reductions give scalars
     with pytest.raises(TypeError):
         float(nd.ones((2,)).asnumpy())                            # as NumPy: only one element
+
+
+def test_inplace_methods_return_views_as_mxnet():
+    # MXNet's NDArray.flatten/squeeze/expand_dims(inplace=True) share memory; the default
+    # (and the nd.* functions) compute into new memory
+    for make in (lambda t, i: t.flatten(inplace=i), lambda t, i: t.squeeze(axis=0, inplace=i),
+                 lambda t, i: t.expand_dims(1, inplace=i)):
+        t = mx.nd.ones((1, 3, 2))
+        view, copy = make(t, True), make(t, False)
+        t[:] = 5
+        assert (view.asnumpy() == 5).all() and (copy.asnumpy() == 1).all()
+    x = mx.nd.ones((2, 1))
+    x.attach_grad()
+    with mx.autograd.record():
+        y = (x.squeeze(inplace=True) * 3).sum()
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [[3.0], [3.0]])

@@ -619,9 +619,13 @@ def expand_dims(data: NDArray, axis: int, **kwargs: Any) -> NDArray:
     (2, 3, 1)
     """
     data = _arr(data, "expand_dims")
+    return _new_memory(_view(data, _expanded_shape(data, axis)), data)
+
+
+def _expanded_shape(data, axis):
     ax = _axis(axis, data.ndim, "expand_dims", extra=1)
     s = tuple(data.shape)
-    return _new_memory(_view(data, s[:ax] + (1,) + s[ax:]), data)
+    return s[:ax] + (1,) + s[ax:]
 
 
 def squeeze(data: NDArray, axis: Axis = None, **kwargs: Any) -> NDArray:
@@ -639,6 +643,10 @@ def squeeze(data: NDArray, axis: Axis = None, **kwargs: Any) -> NDArray:
     (2, 3, 1)
     """
     data = _arr(data, "squeeze")
+    return _new_memory(_view(data, _squeezed_shape(data, axis)), data)
+
+
+def _squeezed_shape(data, axis):
     s = tuple(data.shape)
     if axis is None:
         axes = [i for i, d in enumerate(s) if d == 1]
@@ -648,8 +656,7 @@ def squeeze(data: NDArray, axis: Axis = None, **kwargs: Any) -> NDArray:
             if s[a] != 1:
                 raise ShapeError(f"squeeze: axis {a} of shape {s} has size {s[a]}, not 1; only "
                                  f"dimensions of size 1 can be removed")
-    target = tuple(d for i, d in enumerate(s) if i not in axes) or (1,)
-    return _new_memory(_view(data, target), data)
+    return tuple(d for i, d in enumerate(s) if i not in axes) or (1,)
 
 
 def flatten(data: NDArray, **kwargs: Any) -> NDArray:
@@ -663,9 +670,12 @@ def flatten(data: NDArray, **kwargs: Any) -> NDArray:
     (2, 12)
     """
     data = _arr(data, "flatten")
+    return _new_memory(_view(data, _flat_shape(data)), data)
+
+
+def _flat_shape(data):
     s = tuple(data.shape)
-    rest = _prod(s[1:])
-    return _new_memory(_view(data, (s[0], rest)), data)
+    return (s[0], _prod(s[1:]))
 
 
 Flatten = flatten
@@ -1334,12 +1344,46 @@ def size_array(data: NDArray, **kwargs: Any) -> NDArray:
 
 
 # ================================================================= methods
+def _view_or_copy(self, target, inplace):
+    v = _view(self, target)
+    return v if inplace else _new_memory(v, self)
+
+
+def _expand_dims_method(self, axis, inplace=False):
+    """``expand_dims(self, axis)``; ``inplace=True`` returns a view sharing this array's
+    memory (MXNet's NDArray method), otherwise a new array."""
+    return _view_or_copy(self, _expanded_shape(self, axis), inplace)
+
+
+def _squeeze_method(self, axis=None, inplace=False):
+    """``squeeze(self, axis)``; ``inplace=True`` returns a view sharing this array's
+    memory (MXNet's NDArray method), otherwise a new array."""
+    return _view_or_copy(self, _squeezed_shape(self, axis), inplace)
+
+
+def _flatten_method(self, inplace=False):
+    """``flatten(self)``; ``inplace=True`` returns a view sharing this array's memory
+    (MXNet's NDArray method), otherwise a new array.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.zeros((2, 2, 2)); v = x.flatten(inplace=True); x[:] = 1
+    >>> v.asnumpy().tolist()
+    [[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
+    """
+    return _view_or_copy(self, _flat_shape(self), inplace)
+
+
 def _register():
     register_method("reshape", _reshape_method)
     register_method("transpose", _transpose_method)
     register_method("T", property(_T))
     register_method("slice", _slice_method)
-    for name in ("reshape_like", "swapaxes", "expand_dims", "squeeze", "flatten", "split",
+    register_method("expand_dims", _expand_dims_method)
+    register_method("squeeze", _squeeze_method)
+    register_method("flatten", _flatten_method)
+    for name in ("reshape_like", "swapaxes", "split",
                  "split_v2", "slice_axis", "slice_like", "broadcast_axes", "broadcast_like",
                  "tile", "repeat", "flip", "pad", "depth_to_space", "space_to_depth",
                  "moveaxis", "shape_array", "size_array"):
