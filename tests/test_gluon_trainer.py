@@ -218,8 +218,17 @@ def test_split_and_load():
     np.testing.assert_array_equal(parts[2].asnumpy(), [[8, 9], [10, 11]])
     with pytest.raises(ShapeError, match="evenly split"):
         gluon.utils.split_and_load(data, [mx.cpu()] * 4)
-    uneven = gluon.utils.split_data(data, 4, even_split=False)
-    assert [p.shape[0] for p in uneven] == [1, 1, 1, 3]
+    # uneven splits as numpy.array_split (MXNet 1.9.1): the larger slices first
+    for size, n in [(6, 4), (5, 2), (7, 3), (2, 4), (9, 3)]:
+        x = nd.arange(size * 2).reshape((size, 2))
+        parts = gluon.utils.split_data(x, n, even_split=False)
+        expect = np.array_split(x.asnumpy(), n)
+        assert [p.shape for p in parts] == [e.shape for e in expect]
+        for p, e in zip(parts, expect):
+            np.testing.assert_array_equal(p.asnumpy(), e)
+    cols = gluon.utils.split_data(nd.arange(14).reshape((2, 7)), 3, batch_axis=1,
+                                  even_split=False)
+    assert [p.shape for p in cols] == [(2, 3), (2, 2), (2, 2)]
     along1 = gluon.utils.split_data(nd.ones((2, 6)), 3, batch_axis=1)
     assert [p.shape for p in along1] == [(2, 2)] * 3
     one = gluon.utils.split_and_load(np.ones((3, 1)), mx.cpu())

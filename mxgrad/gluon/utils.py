@@ -49,14 +49,15 @@ def shape_is_known(shape) -> bool:
 def split_data(data, num_slice: int, batch_axis: int = 0, even_split: bool = True):
     """Split ``data`` into ``num_slice`` slices along ``batch_axis``.
 
-    With ``even_split=False`` the last slice takes the remainder (and fewer slices are
-    returned when the batch is smaller than ``num_slice``).
+    With ``even_split=False`` the sizes differ by at most one, the larger slices first
+    (as ``numpy.array_split`` and MXNet 1.9.1); with fewer samples than slices the last
+    slices are empty.
 
     Examples
     --------
     >>> import mxgrad as mx
     >>> [s.shape for s in split_data(mx.nd.zeros((5, 2)), 2, even_split=False)]
-    [(2, 2), (3, 2)]
+    [(3, 2), (2, 2)]
     """
     if not isinstance(data, NDArray):
         data = nd.array(data)
@@ -68,12 +69,10 @@ def split_data(data, num_slice: int, batch_axis: int = 0, even_split: bool = Tru
             f"set even_split=False to allow uneven partitioning of data.")
     if num_slice == 1:
         return [data]
-    step = size // num_slice
-    if not even_split and size < num_slice:
-        step = 1
-        num_slice = size
-    bounds = [(i * step, (i + 1) * step if i < num_slice - 1 else size)
-              for i in range(num_slice)]
+    each, extras = divmod(size, num_slice)
+    sizes = [each + 1] * extras + [each] * (num_slice - extras)
+    ends = np.cumsum(sizes).tolist()
+    bounds = [(e - n, e) for n, e in zip(sizes, ends)]
     if batch_axis == 0:
         return [data[b:e] for b, e in bounds]
     return [nd.slice_axis(data, axis=batch_axis, begin=b, end=e) for b, e in bounds]
