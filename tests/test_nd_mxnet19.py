@@ -79,3 +79,20 @@ def test_get_symbol_says_what_to_use_instead():
     with pytest.raises(GraphError, match="HybridBlock"):
         mx.autograd.get_symbol(y)
     assert y.grad_fn.name == "multiply"
+
+
+def test_from_numpy_zero_copy_as_mxnet():
+    a = np.array([[1, 2], [3, 4], [5, 6]], dtype="float32")
+    x = nd.from_numpy(a)
+    with pytest.raises(ValueError):
+        a[2, 1] = 0            # MXNet: the NDArray owns the memory now
+    x[2, 1] = 100
+    assert a[2, 1] == 100 and x.dtype == np.float32
+    b = np.arange(4.0)
+    y = nd.from_numpy(b, zero_copy=False)
+    b[0] = 9
+    assert y.asnumpy()[0] == 0 and b.flags.writeable
+    assert nd.from_numpy(np.array(2.0)).shape == ()
+    assert nd.from_numpy(np.zeros((1, 0, 2))).shape == (1, 0, 2)
+    with pytest.raises(MXNetError, match="C-contiguous"):
+        nd.from_numpy(np.ones((2, 3)).T)

@@ -79,16 +79,33 @@ def array(source_array: Any, ctx: Optional[Context] = None, dtype: DTypeLike = N
 
 
 def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
-    """Wrap a NumPy array without copying (its dtype is kept).
+    """An NDArray of the NumPy array ``ndarray`` (its dtype is kept).
+
+    With ``zero_copy=True`` (the default, as in MXNet) the NDArray uses ``ndarray``'s
+    memory, which must be C-contiguous, and ``ndarray`` itself becomes read-only: the
+    NDArray owns the data from then on (writes through the NDArray still show in it).
+    ``zero_copy=False`` copies.
 
     Examples
     --------
     >>> import numpy as np, mxgrad as mx
-    >>> mx.nd.from_numpy(np.arange(3.)).dtype
-    <class 'numpy.float64'>
+    >>> a = np.arange(3.)
+    >>> x = mx.nd.from_numpy(a); x.dtype, a.flags.writeable
+    (<class 'numpy.float64'>, False)
+    >>> x[0] = 7; a.tolist()
+    [7.0, 1.0, 2.0]
     """
-    a = np.asarray(ndarray)
-    return wrap(a if a.ndim else a.reshape(1))
+    if not isinstance(ndarray, np.ndarray):
+        raise DTypeError(f"from_numpy: ndarray must be a numpy.ndarray, got "
+                         f"{type(ndarray).__name__}; use mx.nd.array(...) for other data")
+    if not zero_copy:
+        return wrap(np.array(ndarray, copy=True))    # 0-d stays 0-d, as in MXNet 1.9
+    if not ndarray.flags.c_contiguous:
+        raise StateError("from_numpy: zero_copy=True needs a C-contiguous array; pass "
+                         "np.ascontiguousarray(ndarray) or zero_copy=False")
+    view = ndarray.view()
+    ndarray.flags.writeable = False        # the NDArray owns the memory from now on
+    return wrap(view)
 
 
 def zeros(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any
