@@ -117,6 +117,15 @@ def test_cast_dtype_and_dtype_source():
     net.collect_params().load(fixture("net_paramdict.params"), cast_dtype=True,
                               dtype_source="saved")
     assert net[0].weight.data().dtype == np.float32
+    # an initialized parameter takes the saved dtype too (and keeps a gradient of it)
+    net = make_net("float64", init=False)
+    net.initialize()
+    net.load_parameters(fixture("net.params"), cast_dtype=True, dtype_source="current")
+    assert net[0].weight.data().dtype == np.float64
+    net.load_parameters(fixture("net.params"), cast_dtype=True, dtype_source="saved")
+    assert net[0].weight.data().dtype == np.float32 and net[0].weight.dtype == np.float32
+    assert net[0].weight.grad().dtype == np.float32
+    np.testing.assert_array_equal(net[0].weight.data().asnumpy(), values("float32", (3, 4)))
     with pytest.raises(ValueError, match="dtype_source"):
         net.load_parameters(fixture("net.params"), cast_dtype=True, dtype_source="file")
     with pytest.raises(ValueError, match="dtype_source"):

@@ -452,6 +452,8 @@ class Parameter:
     def _load_init(self, data, ctx=None, cast_dtype=False, dtype_source="current"):
         """Set the value from loaded data, initializing the parameter if needed."""
         if cast_dtype and dtype_source == "saved":
+            if self._var is not None and np.dtype(self._var.dtype) != np.dtype(data.dtype):
+                self.cast(data.dtype)      # an initialized parameter takes the saved dtype
             self.dtype = data.dtype
         if self._shape:
             self._shape = tuple(d if s in (0, -1) else s for s, d in zip(self._shape,
