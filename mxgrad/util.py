@@ -21,7 +21,7 @@ from typing import Callable, Optional, TypeVar
 from .base import StateError
 
 __all__ = ["is_np_array", "is_np_shape", "set_np", "set_np_shape", "reset_np", "use_np",
-           "use_np_array", "use_np_shape", "getenv", "setenv"]
+           "use_np_array", "use_np_shape", "np_shape", "np_array", "getenv", "setenv"]
 
 _T = TypeVar("_T")
 
@@ -51,6 +51,35 @@ def set_np(shape: bool = True, array: bool = True, dtype: bool = False) -> None:
 def set_np_shape(active: bool) -> bool:
     """Refuse NumPy shape semantics; returns the previous state (False)."""
     return _refuse("set_np_shape", active)
+
+
+class np_shape:
+    """MXNet's ``with mx.np_shape(active):`` scope. ``np_shape(False)`` (MXNet 1.x shapes,
+    what mxgrad has) is accepted; ``np_shape(True)`` raises, as :func:`set_np_shape` does.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> with mx.np_shape(False):
+    ...     mx.is_np_shape()
+    False
+    """
+
+    def __init__(self, active: bool = True) -> None:
+        _refuse("np_shape", active)
+
+    def __enter__(self) -> "np_shape":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+class np_array(np_shape):
+    """MXNet's ``with mx.util.np_array(active):``; only ``False`` is accepted."""
+
+    def __init__(self, active: bool = True) -> None:
+        _refuse("np_array", active)
 
 
 def reset_np() -> None:

@@ -182,7 +182,10 @@ def test_pretrained_present_file_is_loaded(tmp_path):
 
 def test_training_step_fills_every_gradient():
     """Backward through a zoo model (grouped convolutions, RELU6, shortcuts, BatchNorm in
-    training mode) gives a gradient for every trainable parameter; a step changes them."""
+    training mode) gives a gradient for every trainable parameter; a step changes them.
+    Seeded: with some Xavier draws a ReLU6 saturates and two gradients are exactly 0."""
+    mx.random.seed(7)
+    np.random.seed(7)
     net = vision.get_model("mobilenetv2_0.25", classes=4)
     net.initialize(mx.init.Xavier())
     x = mx.nd.array(deterministic_input((2, 3, 32, 32)))

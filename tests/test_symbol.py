@@ -385,3 +385,26 @@ def test_operator_graph_matches_mxnet_executor():
         assert np.dtype(o.dtype) == ref.dtype, name
         np.testing.assert_allclose(o.asnumpy(), ref, rtol=1e-5,
                                    atol=1e-5 * max(1.0, np.abs(ref).max()), err_msg=name)
+
+
+def test_name_scopes_as_mxnet():
+    import threading
+    with mx.name.NameManager():
+        a = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=2)
+        b = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=2)
+        with mx.name.Prefix("inner_"):
+            c = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=2)
+            d = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=2, name="named")
+        e = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=2)
+    assert [s.name for s in (a, b, c, d, e)] == [
+        "fullyconnected0", "fullyconnected1", "inner_fullyconnected0", "inner_named",
+        "fullyconnected2"]
+    seen = []
+
+    def other_thread():       # scopes are per thread: this one sees no prefix
+        seen.append(mx.name.current_name(None, "t"))
+    with mx.name.Prefix("main_"):
+        th = threading.Thread(target=other_thread)
+        th.start()
+        th.join()
+    assert not seen[0].startswith("main_")

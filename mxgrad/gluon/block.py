@@ -50,6 +50,7 @@ from ..ndarray.ndarray import NDArray
 from .. import initializer
 from .. import autograd
 from .. import symbol as _sym
+from .. import name as _name
 from ..symbol.symbol import Symbol
 from ..symbol._registry import LABEL_OPS as _LABEL_OPS
 from ..symbol._infer import infer_param_shapes as _sym_infer_param_shapes
@@ -753,7 +754,7 @@ class HybridBlock(Block):
                       for k, p in self._reg_params.items()}
             if self._empty_prefix:      # prefix='': ops are named in the caller's scope
                 return self.hybrid_forward(_sym, x, *args, **params)
-            with self.name_scope(), _sym.symbol._Prefix(self.prefix):
+            with self.name_scope(), _name.Prefix(self.prefix):
                 return self.hybrid_forward(_sym, x, *args, **params)
         finally:
             if outer:

@@ -184,13 +184,12 @@ def call(op: str, hint: str, args: tuple, kwargs: dict) -> Symbol:
 
 
 def _make_with_full_name(op, inputs, attrs, full):
-    from . import symbol as _s
-    saved = _s._state.scopes, _s._state.counter
-    _s._state.scopes = []
+    from .. import name as _name
+    restore = _name._isolated()      # the full name as given, without a scope's prefix
     try:
         return make(op, inputs, attrs, full, op.lower())
     finally:
-        _s._state.scopes = saved[0]
+        restore()
 
 
 def _needs_param(spec, k, attrs) -> bool:

@@ -28,6 +28,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import autograd
+from .. import name as _naming
 from .._fileio import atomic_write, check_path
 from .. import ndarray as nd
 from ..base import MXNetError, OutOfRangeError, ShapeError, DTypeError
@@ -70,42 +71,14 @@ class _Node:
 
 
 # ------------------------------------------------------------------ naming
-class _NameState(threading.local):
+class _TraceState(threading.local):
     def __init__(self) -> None:
-        self.scopes: List[Tuple[str, Dict[str, int]]] = []
-        self.counter: Dict[str, int] = {}
         self.trace = None     # dict id(Parameter) -> Symbol while a block is traced
 
 
-_state = _NameState()
-
-
-class _Prefix:
-    """MXNet's name scope: unnamed ops get ``prefix + hint + count`` (fresh counters)."""
-
-    __slots__ = ("prefix",)
-
-    def __init__(self, prefix: str):
-        self.prefix = prefix
-
-    def __enter__(self):
-        _state.scopes.append((self.prefix, {}))
-        return self
-
-    def __exit__(self, *exc):
-        _state.scopes.pop()
-
-
-def _make_name(name: Optional[str], hint: str) -> str:
-    if _state.scopes:
-        prefix, counter = _state.scopes[-1]
-    else:
-        prefix, counter = "", _state.counter
-    if name is None:
-        n = counter.get(hint, 0)
-        counter[hint] = n + 1
-        name = f"{hint}{n}"
-    return prefix + name
+_state = _TraceState()
+# unnamed nodes are named by the scopes of mx.name (NameManager, Prefix)
+_make_name = _naming.current_name
 
 
 def _attr_str(v) -> str:
