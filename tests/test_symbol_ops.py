@@ -116,3 +116,31 @@ CASES += [
 ]
 
 test_forward, test_grad, test_second_order = op_tests(CASES)
+
+
+def test_sequence_and_normalization_ops_in_graphs_match_nd():
+    # SequenceMask/Last/Reverse, L2Normalization, LRN, UpSampling, moments, cumsum, diag
+    # and khatri_rao run from a Symbol graph (e.g. one loaded from JSON) as mx.nd runs them
+    d, n = mx.sym.var("d"), mx.sym.var("n")
+    img = mx.sym.var("img")
+    heads = [mx.sym.SequenceMask(d, n, use_sequence_length=True, value=-2.0),
+             mx.sym.SequenceLast(d, n, use_sequence_length=True),
+             mx.sym.SequenceReverse(d, n, use_sequence_length=True),
+             mx.sym.LRN(mx.sym.L2Normalization(img, mode="channel"), nsize=3),
+             mx.sym.UpSampling(img, scale=2, sample_type="nearest"),
+             mx.sym.cumsum(d, axis=0), mx.sym.diag(d), mx.sym.khatri_rao(d, d),
+             mx.sym.moments(d, axes=(0,))[1]]
+    graph = mx.sym.load_json(mx.sym.Group(heads).tojson())
+    vals = {"d": mx.nd.array(randn(3, 3)), "n": mx.nd.array([1, 3, 2]),
+            "img": mx.nd.array(randn(1, 3, 2, 2))}
+    got = evaluate(graph, vals)
+    nd, x, lens, im = mx.nd, vals["d"], vals["n"], vals["img"]
+    want = [nd.SequenceMask(x, lens, use_sequence_length=True, value=-2.0),
+            nd.SequenceLast(x, lens, use_sequence_length=True),
+            nd.SequenceReverse(x, lens, use_sequence_length=True),
+            nd.LRN(nd.L2Normalization(im, mode="channel"), nsize=3),
+            nd.UpSampling(im, scale=2, sample_type="nearest"), nd.cumsum(x, axis=0),
+            nd.diag(x), nd.khatri_rao(x, x), nd.moments(x, axes=(0,))[1]]
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)

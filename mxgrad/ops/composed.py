@@ -32,7 +32,7 @@ from .reduce import mean, normalize_axes, sum as _sum
 from .shape import concat, repeat, reshape, slice_axis, expand_dims
 
 __all__ = ["moments", "L2Normalization", "LRN", "UpSampling", "khatri_rao", "identity", "diag",
-           "cumsum", "MakeLoss", "all_finite"]
+           "cumsum", "MakeLoss", "make_loss", "all_finite"]
 
 
 def _arr(x, op: str, arg: str = "data") -> NDArray:
@@ -392,6 +392,9 @@ def MakeLoss(data: NDArray, grad_scale: float = 1.0, valid_thresh: float = 0.0,
              "valid_thresh": as_real(valid_thresh, "MakeLoss: valid_thresh"),
              "normalization": normalization}
     return _finish(call1(_MAKE_LOSS, data, attrs), out)
+
+
+make_loss = MakeLoss     # MXNet's other name: the same head-gradient-ignoring op
 
 
 def all_finite(data: NDArray, init_output: bool = True, out: Optional[NDArray] = None,

@@ -29,7 +29,7 @@ __all__ = [
     "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "sigmoid", "relu", "softsign", "erf",
     "erfinv", "abs", "negative", "sign", "floor", "ceil", "round", "rint", "fix", "trunc",
     "degrees", "radians", "gamma", "gammaln", "clip", "cast", "identity_copy", "zeros_like",
-    "ones_like", "stop_gradient", "BlockGrad", "make_loss", "smooth_l1",
+    "ones_like", "stop_gradient", "BlockGrad", "smooth_l1",
     # binary
     "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "modulo",
     "floor_divide", "hypot", "arctan2", "equal", "not_equal", "greater", "greater_equal",
@@ -500,18 +500,6 @@ def stop_gradient(data: NDArray, name: Optional[str] = None, **kwargs: Any) -> N
 
 
 BlockGrad = stop_gradient
-
-
-def make_loss(data: NDArray, **kwargs: Any) -> NDArray:
-    """MXNet's ``make_loss``: the identity in mxgrad (the head gradient defaults to ones).
-
-    Examples
-    --------
-    >>> import mxgrad as mx
-    >>> mx.nd.make_loss(mx.nd.ones((2,))).shape
-    (2,)
-    """
-    return data
 
 
 def _smooth_l1_fwd(x, scalar):
