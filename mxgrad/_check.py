@@ -330,8 +330,17 @@ def accepted_keywords(func: Callable, where: str) -> Optional[frozenset]:
     return frozenset(own) | frozenset(mxnet_names)
 
 
-def _unknown_keywords(where: str, kwargs: dict, accepted: frozenset) -> UnknownArgumentError:
-    unknown = sorted(k for k in kwargs if k not in accepted)
+def is_attribute_keyword(key: str) -> bool:
+    """MXNet passes ``__name__``-style keywords (``__layout__``, ``__lr_mult__``) to any
+    operator as attributes of its node; mxgrad accepts and ignores them."""
+    return key.startswith("__") and key.endswith("__")
+
+
+def _unknown_keywords(where: str, kwargs: dict, accepted: frozenset
+                      ) -> Optional[UnknownArgumentError]:
+    unknown = sorted(k for k in kwargs if k not in accepted and not is_attribute_keyword(k))
+    if not unknown:
+        return None
     s = "s" if len(unknown) > 1 else ""
     hint = ("; sparse storage (stype) is not supported by mxgrad: arrays are dense"
             if "stype" in unknown else "")
@@ -367,7 +376,10 @@ def guard(func: Callable, where: str) -> Callable:
     @functools.wraps(func)
     def guarded(*args, **kwargs):
         if kwargs and accepted is not None and not accepted.issuperset(kwargs):
-            raise _unknown_keywords(where, kwargs, accepted)
+            err = _unknown_keywords(where, kwargs, accepted)
+            if err is not None:
+                raise err
+            kwargs = {k: v for k, v in kwargs.items() if not is_attribute_keyword(k)}
         try:
             return func(*args, **kwargs)
         except MXNetError:

@@ -166,11 +166,15 @@ def build_groupnorm(mx):
 
 
 def build_lstm(mx):
-    """A bidirectional 2-layer LSTM + Dense (import only: Gluon's export writes the fused
-    RNN op, _rnn_param_concat and begin states as _zeros with an unknown batch size)."""
+    """A bidirectional 2-layer LSTM + Dense: Gluon's export writes the fused RNN op,
+    _rnn_param_concat and begin states as _zeros with an unknown batch size (imported
+    from MXNet's export and exported by mxgrad)."""
     nn, rnn = mx.gluon.nn, mx.gluon.rnn
     net = nn.HybridSequential(prefix="seq_")
     with net.name_scope():
         net.add(rnn.LSTM(5, num_layers=2, layout="NTC", bidirectional=True, input_size=3),
                 nn.Dense(2, flatten=False))
     return net, np.random.RandomState(3).randn(2, 4, 3).astype("float32")
+
+
+BUILDERS["lstm"] = build_lstm

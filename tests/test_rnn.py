@@ -364,3 +364,23 @@ def test_lstmp_layer():
         layer._unfuse()
     with pytest.raises(MXNetError, match="projection_size"):
         gluon.rnn.LSTM(5, projection_size=7)
+
+
+@pytest.mark.parametrize("layer", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("layout", ["TNC", "NTC"])
+def test_rnn_layers_export_and_import_with_any_batch(layer, layout, tmp_path):
+    # begin states are exported as _zeros with an unknown (0) batch, as MXNet does, so
+    # the imported graph runs on another batch size
+    net = mx.gluon.nn.HybridSequential()
+    net.add(getattr(mx.gluon.rnn, layer)(6, num_layers=2, layout=layout),
+            mx.gluon.nn.Dense(3, flatten=False))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    rng = np.random.RandomState(0)
+    shape = (2, 5, 4) if layout == "NTC" else (5, 2, 4)
+    net(mx.nd.array(rng.randn(*shape)))
+    net.export(str(tmp_path / "m"))
+    back = mx.gluon.SymbolBlock.imports(str(tmp_path / "m-symbol.json"), ["data"],
+                                        str(tmp_path / "m-0000.params"))
+    x = mx.nd.array(rng.randn(*((3, 5, 4) if layout == "NTC" else (5, 3, 4))))
+    np.testing.assert_allclose(back(x).asnumpy(), net(x).asnumpy(), rtol=1e-6, atol=1e-7)

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .._check import allocate, as_int, as_real, as_shape
+from .._check import allocate, as_int, as_real, as_shape, is_attribute_keyword
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from ..context import as_context
 from ..ndarray.ndarray import NDArray, wrap
@@ -33,7 +33,8 @@ def _make(where, fill, shape, ctx, dtype):
 
 def _into(kwargs, result: NDArray) -> NDArray:
     """MXNet's ``out=``: write ``result`` into the given NDArray and return it."""
-    unknown = sorted(set(kwargs) - {"out", "name", "stype"})
+    unknown = sorted(k for k in set(kwargs) - {"out", "name", "stype"}
+                     if not is_attribute_keyword(k))
     if unknown:   # as MXNet's creation ops (a typo, usually)
         raise StateError(f"unknown keyword argument(s) {unknown}; creation functions take "
                          f"shape, ctx, dtype, out and name")

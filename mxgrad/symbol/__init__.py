@@ -77,10 +77,15 @@ lesser_equal = _scalar_or_symbol("lesser_equal", "_lesser_equal", "_lesser_equal
                                  "_greater_equal_scalar")
 
 
+def _node_attributes(kwargs) -> dict:
+    """The ``__name__``-style keywords (``__layout__``...): kept as node attributes."""
+    return {k: v for k, v in kwargs.items() if k.startswith("__") and k.endswith("__")}
+
+
 def zeros(shape, dtype=None, name=None, **kwargs) -> Symbol:
     """A Symbol of zeros (MXNet's ``_zeros``)."""
-    return _ops.make("_zeros", [], {"dtype": dtype or "float32", "shape": shape}, name,
-                     "_zeros")
+    return _ops.make("_zeros", [], {"dtype": dtype or "float32", "shape": shape,
+                                    **_node_attributes(kwargs)}, name, "_zeros")
 
 
 def ones(shape, dtype=None, name=None, **kwargs) -> Symbol:

@@ -58,7 +58,7 @@ def make(op: str, inputs, attrs: dict, name: Optional[str], hint: str) -> Symbol
     spec = lookup(op)
     if spec is None:
         raise UnknownOpError(f"mx.sym has no operator {op!r}")
-    sattrs = {k: _attr_str(v) for k, v in attrs.items() if v is not None}
+    sattrs = {k: _attr_str(v) for k, v in attrs.items()}   # an explicit None is kept (MXNet)
     full = _make_name(name, hint)
     entries = []
     for s in inputs:

@@ -23,6 +23,8 @@ from typing import Callable, List, Optional, Tuple, cast
 from ... import ndarray as nd
 from ...base import ShapeError, StateError
 from ...ndarray.ndarray import NDArray
+from ... import symbol as _sym
+from ...symbol.symbol import Symbol
 from ..block import HybridBlock
 from ..parameter import Parameter
 from . import rnn_cell
@@ -185,11 +187,10 @@ class _RNNLayer(HybridBlock):
         [(2, 3, 4)]
         """
         states = []
-        for info in self.state_info(batch_size):
-            info = dict(info)
-            info.pop("__layout__", None)
+        for i, info in enumerate(self.state_info(batch_size)):
+            info = dict(info)           # __layout__ included: an attribute, as in MXNet
             info.update(kwargs)
-            states.append(func(**info))
+            states.append(func(name=f"{self.prefix}h0_{i}", **info))    # MXNet's names
         return states
 
     def __call__(self, inputs, states=None, sequence_length=None, **kwargs):
@@ -198,16 +199,24 @@ class _RNNLayer(HybridBlock):
                              f"mxgrad does not support")
         self.skip_states = states is None
         if states is None:
-            if not isinstance(inputs, NDArray):
-                raise StateError(f"{self.name}: inputs must be an NDArray, got "
+            if isinstance(inputs, Symbol):
+                # traced for export: zeros with an unknown (0) batch, as MXNet writes them
+                # (the graph's RNN op takes the batch from the data when it runs)
+                states = self.begin_state(0, func=_sym.zeros)
+            elif not isinstance(inputs, NDArray):
+                raise StateError(f"{self.name}: inputs must be an NDArray (or a Symbol), got "
                                  f"{type(inputs).__name__}")
-            batch_size = inputs.shape[self._layout.find("N")]
-            states = self.begin_state(batch_size, dtype=inputs.dtype)
-        if isinstance(states, NDArray):
+            else:
+                batch_size = inputs.shape[self._layout.find("N")]
+                states = self.begin_state(batch_size, dtype=inputs.dtype)
+        if isinstance(states, (NDArray, Symbol)):
             states = [states]
         return super().__call__(inputs, states, **kwargs)
 
     def hybrid_forward(self, F, inputs, states, **kwargs):
+        if isinstance(inputs, Symbol):       # traced for export: shapes checked when run
+            out = self._forward_kernel(F, inputs, states, **kwargs)
+            return out[0] if self.skip_states else out
         if inputs.ndim != 3:
             raise ShapeError(f"{self.name}: inputs must be 3-D in layout {self._layout!r}, got "
                              f"shape {inputs.shape}")
@@ -226,16 +235,19 @@ class _RNNLayer(HybridBlock):
         if self._layout == "NTC":
             inputs = F.swapaxes(inputs, 0, 1)
         gs = ["i2h", "h2h", "h2r"] if self._projection_size else ["i2h", "h2h"]
-        params = [F.reshape(kwargs[f"{d}{l}_{g}_{t}"], (-1,))
+        params = [kwargs[f"{d}{l}_{g}_{t}"].reshape(-1)      # MXNet's attrs: shape='-1'
                   for t in ["weight", "bias"]
                   for l in range(self._num_layers)
                   for d in ["l", "r"][:self._dir]
                   for g in gs if g != "h2r" or t != "bias"]
-        params = F.concat(*params, dim=0)
+        # MXNet's graphs hold the weights' concatenation as _rnn_param_concat
+        params = (F._rnn_param_concat if F is _sym else F.concat)(*params, dim=0)
         rnn = F.RNN(inputs, params, *states, state_size=self._hidden_size,
                     num_layers=self._num_layers, bidirectional=self._dir == 2,
                     p=self._dropout, state_outputs=True, mode=self._mode,
-                    projection_size=self._projection_size)
+                    projection_size=self._projection_size, use_sequence_length=False,
+                    lstm_state_clip_min=None, lstm_state_clip_max=None,
+                    lstm_state_clip_nan=False)
         if self._mode == "lstm":
             outputs, states = rnn[0], [rnn[1], rnn[2]]
         else:
