@@ -96,3 +96,15 @@ def test_from_numpy_zero_copy_as_mxnet():
     assert nd.from_numpy(np.zeros((1, 0, 2))).shape == (1, 0, 2)
     with pytest.raises(MXNetError, match="C-contiguous"):
         nd.from_numpy(np.ones((2, 3)).T)
+
+
+@pytest.mark.parametrize("name,expect", [
+    ("add", 5), ("subtract", 1), ("multiply", 6), ("divide", 1.5), ("power", 9),
+    ("maximum", 3), ("minimum", 2), ("modulo", 1), ("equal", 0), ("not_equal", 1),
+    ("greater", 1), ("greater_equal", 1), ("lesser", 0), ("lesser_equal", 0),
+    ("logical_and", 1), ("logical_or", 1), ("logical_xor", 0)])
+def test_binary_functions_on_two_scalars_return_python_numbers(name, expect):
+    # MXNet 1.9.1's nd.add(3, 2) ... compute in Python (e.g. PyLAMB's nd.power(beta1, t))
+    got = getattr(nd, name)(3, 2)
+    assert got == expect and type(got) is type(expect)
+    assert nd.power(0.9, 2) == pytest.approx(0.81)

@@ -359,11 +359,12 @@ def unary_fast(op):
     return f
 
 
-def binary_fast(op, scalar_ops=None):
+def binary_fast(op, scalar_ops=None, py=None):
     """The function of a two-input op without attrs: ``f(lhs, rhs, out=None, name=None)``.
 
     ``scalar_ops`` = (op for ``array <op> s``, op for ``s <op> array``) lets a Python
-    scalar stand on either side, as MXNet's ``nd.add``/``nd.maximum``/... accept."""
+    scalar stand on either side, as MXNet's ``nd.add``/``nd.maximum``/... accept; ``py``
+    computes the op on two Python scalars (MXNet returns a Python number then)."""
     fwd = op.fwd
     differentiable = op.grads is not None
 
@@ -394,6 +395,8 @@ def binary_fast(op, scalar_ops=None):
                 return _with_scalar(scalar_ops[0], lhs, rhs)
             if isinstance(lhs, _Number) and isinstance(rhs, (NDArray, np.ndarray)):
                 return _with_scalar(scalar_ops[1], rhs, lhs)
+        if py is not None and _is_scalar(lhs) and _is_scalar(rhs):
+            return py(lhs, rhs)
         return apply2(op, lhs, rhs)
     f.op = op
     f.scalar_ops = scalar_ops

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 import math
+import operator as _operator
 
 import numpy as np
 
@@ -609,12 +610,13 @@ def _same_dtype(fn):
     return f
 
 
-def _binary(name, fwd, grads, jvps, save=(0, 1), save_out=False, doc="", scalar=None
-            ) -> BinaryOp:
+def _binary(name, fwd, grads, jvps, save=(0, 1), save_out=False, doc="", scalar=None,
+            py=None) -> BinaryOp:
     """Declare a broadcasting binary op and its `mx.nd` function. ``scalar`` = (op of
-    ``array <op> s``, op of ``s <op> array``) lets a Python scalar stand on either side."""
+    ``array <op> s``, op of ``s <op> array``) lets a Python scalar stand on either side;
+    ``py(a, b)`` is the op on two Python scalars (MXNet then returns a Python number)."""
     op = defop(name, fwd, grads, jvps, save=save, save_out=save_out)
-    f = binary_fast(op, scalar)
+    f = binary_fast(op, scalar, py)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"""{doc} Broadcasts NumPy-style.
 
@@ -658,39 +660,41 @@ def _min_gb(g, y, a, b):
 
 add = _binary("add", np.add, [lambda g, y, a, b: g, lambda g, y, a, b: g],
               [lambda t, y, a, b: t, lambda t, y, a, b: t], save=(), doc="Elementwise sum.",
-              scalar=(_PLUS_S, _PLUS_S))
+              scalar=(_PLUS_S, _PLUS_S), py=_operator.add)
 subtract = _binary("subtract", np.subtract, [lambda g, y, a, b: g, lambda g, y, a, b: -g],
                    [lambda t, y, a, b: t, lambda t, y, a, b: -t], save=(),
-                   doc="Elementwise difference.", scalar=(_MINUS_S, _RMINUS_S))
+                   doc="Elementwise difference.", scalar=(_MINUS_S, _RMINUS_S),
+                   py=_operator.sub)
 multiply = _binary("multiply", np.multiply, [lambda g, y, a, b: g * b, lambda g, y, a, b: g * a],
                    [lambda t, y, a, b: t * b, lambda t, y, a, b: a * t],
-                   doc="Elementwise product.", scalar=(_MUL_S, _MUL_S))
+                   doc="Elementwise product.", scalar=(_MUL_S, _MUL_S), py=_operator.mul)
 divide = _binary("divide", _same_dtype(np.true_divide),
                  [lambda g, y, a, b: g / b, _div_grad_b],
                  [lambda t, y, a, b: t / b, lambda t, y, a, b: _div_grad_b(t, y, a, b)],
-                 doc="Elementwise quotient.", scalar=(_DIV_S, _RDIV_S))
+                 doc="Elementwise quotient.", scalar=(_DIV_S, _RDIV_S),
+                 py=_operator.truediv)
 power = _binary("power", _same_dtype(np.power), [_pow_grad_a, _pow_grad_b],
                 [_pow_grad_a, _pow_grad_b], save_out=True, doc="Elementwise power a**b.",
-                scalar=(_POW_S, _RPOW_S))
+                scalar=(_POW_S, _RPOW_S), py=_operator.pow)
 maximum = _binary("maximum", np.maximum, [_max_ga, _max_gb], [_max_ga, _max_gb],
                   doc="Elementwise maximum; ties give the gradient to both inputs (as MXNet).",
-                  scalar=(_MAX_S, _MAX_S))
+                  scalar=(_MAX_S, _MAX_S), py=max)
 minimum = _binary("minimum", np.minimum, [_min_ga, _min_gb], [_min_ga, _min_gb],
                   doc="Elementwise minimum; ties give the gradient to both inputs (as MXNet).",
-                  scalar=(_MIN_S, _MIN_S))
+                  scalar=(_MIN_S, _MIN_S), py=min)
 modulo = _binary("modulo", _same_dtype(np.mod),
                  [lambda g, y, a, b: g, lambda g, y, a, b: -g * floor(a / b)],
                  [lambda t, y, a, b: t, lambda t, y, a, b: -t * floor(a / b)],
                  doc="Elementwise remainder (sign of the divisor, as NumPy).",
-                 scalar=(_MOD_S, _RMOD_S))
+                 scalar=(_MOD_S, _RMOD_S), py=_operator.mod)
 floor_divide = _binary("floor_divide", _same_dtype(np.floor_divide),
                        [lambda g, y, a, b: None, lambda g, y, a, b: None],
                        [lambda t, y, a, b: None, lambda t, y, a, b: None], save=(),
                        doc="Elementwise floor division (zero gradient).",
-                       scalar=(_FDIV_S, _RFDIV_S))
+                       scalar=(_FDIV_S, _RFDIV_S), py=_operator.floordiv)
 hypot = _binary("hypot", np.hypot, [lambda g, y, a, b: g * a / y, lambda g, y, a, b: g * b / y],
                 [lambda t, y, a, b: t * a / y, lambda t, y, a, b: t * b / y], save_out=True,
-                doc="sqrt(a**2 + b**2).")
+                doc="sqrt(a**2 + b**2).", py=math.hypot)
 arctan2 = _binary("arctan2", np.arctan2,
                   [lambda g, y, a, b: g * b / (a * a + b * b),
                    lambda g, y, a, b: -g * a / (a * a + b * b)],
@@ -703,7 +707,7 @@ def _compare(name, ufunc, doc, scalar=None) -> BinaryOp:
         return ufunc(a, b).astype(np.result_type(a, b) if a.dtype != b.dtype else a.dtype)
     return _binary(name, fwd, [_zero_rule2, _zero_rule2], [_zero_rule2, _zero_rule2], save=(),
                    doc=doc + " Returns 0/1 in the input dtype (its gradient is zero).",
-                   scalar=scalar)
+                   scalar=scalar, py=lambda a, b: int(ufunc(a, b)))
 
 
 equal = _compare("equal", np.equal, "a == b.", (_EQ_S, _EQ_S))
