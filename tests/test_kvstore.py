@@ -348,3 +348,43 @@ def test_kvstore_instance_or_horovod_on_one_context(make, monkeypatch):
     with pytest.raises(StateError, match="horovod"):
         gluon.Trainer(net.collect_params(), "sgd", kvstore="horovod",
                       update_on_kvstore=True)
+
+
+def _train_mlp(kvstore, steps, mutate=None):
+    mx.random.seed(3)
+    net = gluon.nn.Dense(4, in_units=3)
+    net.initialize(mx.init.Xavier())
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1,
+                                                          "momentum": 0.9},
+                            kvstore=kvstore, update_on_kvstore=False)
+    x = nd.array(np.arange(15.0).reshape(5, 3) / 10)
+    for i in range(steps):
+        if mutate is not None and i == 2:
+            mutate(net)
+        with autograd.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward()
+        trainer.step(5)
+    return net, trainer
+
+
+def test_dist_trainer_reduces_gradients_in_fused_buffers():
+    pytest.importorskip("mpi4py", reason="the dist extra is not installed")
+    net, trainer = _train_mlp("dist_sync", 4)
+    ref, _ = _train_mlp(None, 4)
+    for p, q in zip(net.collect_params().values(), ref.collect_params().values()):
+        np.testing.assert_allclose(p.data().asnumpy(), q.data().asnumpy(), rtol=1e-6)
+    # the gradients are views of one buffer (no packing), and stay so across backwards
+    (flat,) = trainer._buckets
+    assert all(np.shares_memory(p.grad()._data, flat)
+               for p in net.collect_params().values())
+    # a parameter whose gradient buffer is replaced (cast, re-initialization) is
+    # noticed: the buckets are rebuilt and training stays exact
+    for mutate in (lambda n: n.collect_params().initialize(mx.init.One(), force_reinit=True),
+                   lambda n: n.weight.zero_grad()):
+        net, trainer = _train_mlp("dist_sync", 5, mutate)
+        ref, _ = _train_mlp(None, 5, mutate)
+        for p, q in zip(net.collect_params().values(), ref.collect_params().values()):
+            np.testing.assert_allclose(p.data().asnumpy(), q.data().asnumpy(), rtol=1e-6)
+        assert all(np.shares_memory(p.grad()._data, trainer._buckets[0])
+                   for p in net.collect_params().values())

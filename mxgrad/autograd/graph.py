@@ -525,11 +525,14 @@ def _write_leaves_locked(leaves, leaf_grads, create_graph):
             d = buf._data
             if g is None:
                 d.fill(0)
-            elif (_getrefcount(g) <= 3 and _getrefcount(d) <= 3 and g.dtype == d.dtype
+            elif (_getrefcount(g) <= 3 and _getrefcount(d) <= 3 and d.base is None
+                  and g.dtype == d.dtype
                   and g.shape == d.shape and g.flags.writeable and g.flags.c_contiguous
                   and (g.base is None or (g.base.base is None and _getrefcount(g.base) <= 2))):
-                # nobody else can see either array (no views, no other references): hand
-                # the fresh gradient to the buffer instead of copying it (unobservable)
+                # nobody else can see either array (no views, no other references) and the
+                # buffer owns its memory (it is not a view of a fused buffer, such as the
+                # Trainer's allreduce bucket): hand the fresh gradient to the buffer
+                # instead of copying it (unobservable)
                 buf._data = g
             else:
                 np.copyto(d, g, casting="unsafe")

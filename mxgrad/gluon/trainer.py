@@ -41,6 +41,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import warnings
+import numpy as np
 
 from .._check import as_positive_real
 from ..base import DTypeError, MXNetError, StateError
@@ -142,6 +143,8 @@ class Trainer:
         self._update_on_kvstore = False
         self._kv_initialized = False
         self._distributed = False
+        self._buckets: list = []
+        self._bucket_views: Optional[list] = None
         if isinstance(kvstore, kvs.KVStore) or (isinstance(kvstore, str) and
                                                 kvstore.startswith(("dist", "horovod"))):
             self._init_kvstore()   # now: rank 0's initial weights reach every worker
@@ -275,10 +278,53 @@ class Trainer:
         kv = self._kvstore
         if kv is None:
             return
+        buckets = self._grad_buckets()
+        if buckets is not None:
+            kv._allreduce_buffers(buckets)
+            for _, g, _ in self._bucket_views:
+                g._ver[0] += 1
+            return
         items = self._reduced_params()
         if items:
             grads = [p.list_grad() for _, p in items]
             kv.pushpull([i for i, _ in items], grads, out=grads)
+
+    def _grad_buckets(self):
+        """Fused gradient buffers for the distributed allreduce, or None.
+
+        With a distributed kvstore and one context per parameter, the gradients of the
+        reduced parameters become views of one flat buffer per dtype (values kept), so
+        the allreduce runs in place on it: no packing, no unpacking. The views are checked
+        at every step (a parameter re-initialized, cast or given a new gradient buffer
+        rebuilds them)."""
+        if not self._distributed:
+            return None
+        views = self._bucket_views
+        if views is not None and len(views) == len(self._reduced_params()) and all(
+                p._data_list[0].grad is g and g._data is v for p, g, v in views):
+            return self._buckets
+        items = [p for _, p in self._reduced_params()]
+        if not items or any(len(p._data_list) != 1 or p._data_list[0].grad is None
+                            for p in items):
+            self._bucket_views = None
+            return None
+        by_dtype: dict = {}
+        for p in items:
+            g = p._data_list[0].grad
+            by_dtype.setdefault(np.dtype(g._data.dtype), []).append((p, g))
+        buckets, views = [], []
+        for dt, group in by_dtype.items():
+            flat = np.empty(sum(g.size for _, g in group), dt)
+            off = 0
+            for p, g in group:
+                view = flat[off:off + g.size].reshape(g.shape)
+                np.copyto(view, g._data)
+                g._data = view
+                views.append((p, g, view))
+                off += g.size
+            buckets.append(flat)
+        self._buckets, self._bucket_views = buckets, views
+        return buckets
 
     def _update_on_kv(self) -> None:
         kv = self._kvstore

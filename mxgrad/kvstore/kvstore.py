@@ -163,6 +163,15 @@ class KVStore:
             self._comm.allreduce_(buf)
         return merged
 
+    def _allreduce_buffers(self, buffers) -> None:
+        """Sum each flat, contiguous NumPy buffer over workers in place, in rank order.
+
+        The Trainer's fast path: its gradients are views of such fused buffers, so no
+        packing or unpacking is needed (and nothing is done with one worker). The stored
+        values are not touched."""
+        for buf in buffers:
+            self._comm.allreduce_(buf)
+
     # ------------------------------------------------------------ API
     def init(self, key, value) -> None:
         """Create keys with their first values (rank 0's value on every worker).
