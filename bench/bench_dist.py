@@ -3,7 +3,8 @@
     python bench/bench_dist.py            # needs the dist extra: pip install -e '.[dist]'
     python bench/bench_dist.py --workers 1 2 --steps 20 --repeat 3
 
-For each model (MLP 784-512-512-10 and LeNet, global batch 256, SGD with momentum,
+``mlp-numpy`` is the ceiling: the same MLP written in NumPy by hand in each process,
+without communication. For each model (MLP 784-512-512-10 and LeNet, global batch 256, SGD with momentum,
 one BLAS thread per process) it launches ``mpiexec -n N`` workers that train with
 ``mx.kv.create('dist_sync')`` on 256/N samples each, and reports throughput
 (samples/s over all workers), the speed-up over one process, and the cost of the
@@ -49,7 +50,54 @@ def build(model):
     return net, shape
 
 
+def numpy_worker(steps, rounds):
+    """The ceiling: the MLP's forward, backward and SGD step written in NumPy by hand in
+    each process (batch 256/N), no communication. Its speed-up is what the cores and
+    memory of this machine allow before any framework or allreduce cost."""
+    import numpy as np
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    n = comm.Get_size()
+    per = GLOBAL_BATCH // n
+    rng = np.random.default_rng(comm.Get_rank())
+    ws = [rng.standard_normal(s).astype(np.float32) * 0.05
+          for s in [(512, 784), (512, 512), (10, 512)]]
+    x = rng.standard_normal((per, 784)).astype(np.float32)
+
+    def step():
+        hs = [x]
+        for w in ws[:-1]:
+            hs.append(np.maximum(hs[-1] @ w.T, 0))
+        g = hs[-1] @ ws[-1].T
+        g -= g.max(axis=1, keepdims=True)
+        for i in range(len(ws) - 1, -1, -1):
+            gw = g.T @ hs[i]
+            if i:
+                g = (g @ ws[i]) * (hs[i] > 0)
+            ws[i] -= 1e-4 * gw
+
+    for _ in range(3):
+        step()
+    times = []
+    for _ in range(rounds * steps):
+        comm.Barrier()
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    times = sorted(comm.allreduce(t, op=MPI.MAX) for t in times)   # the slowest rank
+    best, med = times[0], times[len(times) // 2]
+    if comm.Get_rank() == 0:
+        print(json.dumps({"model": "mlp-numpy", "workers": n, "per_worker_batch": per,
+                          "step_ms": best * 1e3, "samples_per_s": GLOBAL_BATCH / best,
+                          "step_ms_median": med * 1e3,
+                          "samples_per_s_median": GLOBAL_BATCH / med,
+                          "allreduce_ms": 0.0, "compute_ms": best * 1e3,
+                          "floats": sum(w.size for w in ws)}), flush=True)
+
+
 def worker(model, steps, rounds):
+    if model == "mlp-numpy":
+        return numpy_worker(steps, rounds)
     import numpy as np
     import mxgrad as mx
     from mxgrad import autograd, gluon
@@ -168,7 +216,9 @@ def controller(workers, steps, rounds, models, repeat=1):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--models", nargs="+", default=["mlp", "lenet"])
+    ap.add_argument("--models", nargs="+", default=["mlp-numpy", "mlp", "lenet"],
+                    help="mlp-numpy: the MLP by hand in NumPy, no communication (the "
+                         "machine's ceiling)")
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=3,
