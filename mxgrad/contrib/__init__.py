@@ -1,4 +1,5 @@
-"""``mx.contrib``: MXNet 1.x's experimental namespace (the legacy ``contrib.autograd``).
+"""``mx.contrib``: MXNet 1.x's experimental namespace (the legacy ``contrib.autograd``,
+``contrib.text``).
 
 Examples
 --------
@@ -8,5 +9,6 @@ Examples
 (True, True)
 """
 from . import autograd  # noqa: F401
+from . import text  # noqa: F401
 
-__all__ = ["autograd"]
+__all__ = ["autograd", "text"]
