@@ -10,5 +10,7 @@ Examples
 """
 from . import autograd  # noqa: F401
 from . import text  # noqa: F401
+from ..ndarray import contrib as ndarray  # noqa: F401  (MXNet's mx.contrib.nd: the contrib ops)
+nd = ndarray
 
-__all__ = ["autograd", "text"]
+__all__ = ["autograd", "text", "ndarray", "nd"]

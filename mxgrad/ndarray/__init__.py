@@ -36,6 +36,7 @@ from ..ops.legacy import *  # noqa: F401,F403
 from ..ops.rnn import *  # noqa: F401,F403
 from ..ops.sequence import *  # noqa: F401,F403
 from ..ops.composed import *  # noqa: F401,F403
+from ..ops.detection import ROIPooling  # noqa: F401  (MultiBox* live in nd.contrib)
 # MXNet's other names of the same operators
 from ..ops.elemwise import cast as Cast, cast as amp_cast, divide as true_divide  # noqa: F401
 from .. import random  # noqa: F401
