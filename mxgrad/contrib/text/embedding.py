@@ -77,7 +77,7 @@ class _TokenEmbedding(Vocabulary):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._vec_len = 0
-        self._idx_to_vec: Optional[NDArray] = None
+        self._idx_to_vec: NDArray = wrap(np.zeros((0, 0), np.float32))   # set on loading
 
     def _load_embedding(self, path: str, elem_delim: str, init_unknown_vec: Callable,
                         encoding: str = "utf8") -> None:

@@ -92,8 +92,9 @@ class Vocabulary:
     def to_tokens(self, indices: Union[int, List[int]]) -> Union[Any, List[Any]]:
         """Token of an index, or list of tokens of a list of indices."""
         single = not isinstance(indices, list)
+        items: List[Any] = [indices] if single else list(indices)  # type: ignore[arg-type]
         out = []
-        for idx in [indices] if single else indices:
+        for idx in items:
             if not isinstance(idx, int) or not 0 <= idx < len(self._idx_to_token):
                 raise OutOfRangeError(f"Vocabulary.to_tokens: token index {idx!r} is not in "
                                       f"[0, {len(self._idx_to_token) - 1}]")
