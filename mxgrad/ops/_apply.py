@@ -330,24 +330,25 @@ def inplace_apply(target: NDArray, result: NDArray) -> NDArray:
 # (`_record1`/`_record2`), the tangents. Everything else falls back to apply1/apply2.
 def unary_fast(op):
     """The function of a one-input op without attrs: ``f(x, out=None, name=None)``."""
+    Array, new, st = NDArray, _new, state    # closure cells: cheaper than globals
     fwd = op.fwd
     differentiable = op.grads is not None
 
     def f(x, out=None, name=None):
         if out is not None:
             return write_out(out, f(x))
-        if type(x) is NDArray:
+        if type(x) is Array:
             try:
                 data = fwd(x._data)
             except ValueError as err:
                 raise _shape_error(op, err, (x,)) from None
-            r = _new(NDArray)
+            r = new(Array)
             r._data = data
             r._node = None
             r._oidx = 0
             r._ver = [0]
             r._tan = None
-            if x._node is not None and differentiable and state.recording:
+            if x._node is not None and differentiable and st.recording:
                 _record1(op, x, r, None)
             if x._tan is not None:
                 forward_tangents(op, (x,), (r,), None)
@@ -365,25 +366,26 @@ def binary_fast(op, scalar_ops=None, py=None):
     ``scalar_ops`` = (op for ``array <op> s``, op for ``s <op> array``) lets a Python
     scalar stand on either side, as MXNet's ``nd.add``/``nd.maximum``/... accept; ``py``
     computes the op on two Python scalars (MXNet returns a Python number then)."""
+    Array, new, st = NDArray, _new, state    # closure cells: cheaper than globals
     fwd = op.fwd
     differentiable = op.grads is not None
 
     def f(lhs, rhs, out=None, name=None):
         if out is not None:
             return write_out(out, f(lhs, rhs))
-        if type(lhs) is NDArray and type(rhs) is NDArray:
+        if type(lhs) is Array and type(rhs) is Array:
             try:
                 data = fwd(lhs._data, rhs._data)
             except ValueError as err:
                 raise _shape_error(op, err, (lhs, rhs)) from None
-            r = _new(NDArray)
+            r = new(Array)
             r._data = data
             r._node = None
             r._oidx = 0
             r._ver = [0]
             r._tan = None
             if (lhs._node is not None or rhs._node is not None) and differentiable \
-                    and state.recording:
+                    and st.recording:
                 _record2(op, lhs, rhs, r, None)
             if lhs._tan is not None or rhs._tan is not None:
                 forward_tangents(op, (lhs, rhs), (r,), None)
@@ -423,6 +425,7 @@ def write_out(out, result: NDArray) -> NDArray:
 def scalar_fast(op, np_fn=None):
     """``f(x, s)`` for an NDArray ``x`` and a Python scalar ``s`` (the hot path of
     ``x * 2``); ``np_fn(data, s)`` is the op's forward without the dtype cast."""
+    Array, new, st = NDArray, _new, state    # closure cells: cheaper than globals
     if np_fn is None:
         return lambda x, s: scalar_call(op, x, s)
     differentiable = op.grads is not None
@@ -435,13 +438,13 @@ def scalar_fast(op, np_fn=None):
         data = np_fn(d, s)
         if data.dtype is not d.dtype and data.dtype != d.dtype:
             data = data.astype(d.dtype)
-        r = _new(NDArray)
+        r = new(Array)
         r._data = data
         r._node = None
         r._oidx = 0
         r._ver = [0]
         r._tan = None
-        if x._node is not None and differentiable and state.recording:
+        if x._node is not None and differentiable and st.recording:
             _record1(op, x, r, {"scalar": s})
         if x._tan is not None:
             forward_tangents(op, (x,), (r,), {"scalar": s})
@@ -460,6 +463,7 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
 
     ``x * y`` and ``x + 1.0`` are inlined: these methods are the per-op overhead of user
     code."""
+    Array, new, st = NDArray, _new, state    # closure cells: cheaper than globals
     fast = scalar_fast(scalar_op, np_fn)
     bop = array_fn.op
     bfwd = bop.fwd
@@ -469,19 +473,19 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
 
     def method(self, other):
         t = type(other)
-        if t is NDArray:
+        if t is Array:
             try:
                 data = bfwd(self._data, other._data)
             except ValueError as err:
                 raise _shape_error(bop, err, (self, other)) from None
-            r = _new(NDArray)
+            r = new(Array)
             r._data = data
             r._node = None
             r._oidx = 0
             r._ver = [0]
             r._tan = None
             if (self._node is not None or other._node is not None) and bdiff \
-                    and state.recording:
+                    and st.recording:
                 _record2(bop, self, other, r, None)
             if self._tan is not None or other._tan is not None:
                 forward_tangents(bop, (self, other), (r,), None)
@@ -491,13 +495,13 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
             data = np_fn(d, other)
             if data.dtype is not d.dtype and data.dtype != d.dtype:
                 data = data.astype(d.dtype)
-            r = _new(NDArray)
+            r = new(Array)
             r._data = data
             r._node = None
             r._oidx = 0
             r._ver = [0]
             r._tan = None
-            if self._node is not None and sdiff and state.recording:
+            if self._node is not None and sdiff and st.recording:
                 _record1(sop, self, r, {"scalar": other})
             if self._tan is not None:
                 forward_tangents(sop, (self,), (r,), {"scalar": other})
