@@ -9,8 +9,8 @@ A table gives each section's result and first error line on each side.
 
 There is no internet here, so two things differ from the book, the same on both sides:
 
-* Fashion-MNIST is replaced by small synthetic files in its exact format (2,048 training
-  and 512 test images, each class a fixed pattern plus noise) under a private ``HOME``
+* Fashion-MNIST is replaced by small synthetic files in its exact format (512 training
+  and 128 test images by default, ``--images``; each class a fixed pattern plus noise) under a private ``HOME``
   (``~/.mxnet/datasets/fashion-mnist``, where ``d2lzh`` looks); on MXNet the files'
   checksums are not checked (``gluon.utils.check_sha1`` returns True) since they are not
   the real ones;
@@ -132,7 +132,7 @@ def script_of(notebook: str, epochs: int) -> str:
     return code
 
 
-def fashion_mnist(home: str, n_train: int = 2048, n_test: int = 512) -> None:
+def fashion_mnist(home: str, n_train: int = 512, n_test: int = 128) -> None:
     """Synthetic Fashion-MNIST in the real files' format under ``home/.mxnet``."""
     root = os.path.join(home, ".mxnet", "datasets", "fashion-mnist")
     os.makedirs(root, exist_ok=True)
@@ -207,12 +207,14 @@ def main(argv=None) -> int:
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--images", type=int, default=512,
+                    help="synthetic Fashion-MNIST training images (a quarter as many test)")
     ap.add_argument("--no-mxgrad", action="store_true",
                     help="run only the MXNet side (e.g. in a second process)")
     ap.add_argument("sections", nargs="*", help="chapter_x/name (default: all)")
     args = ap.parse_args(argv)
     book = extract_book(args.d2l_git, args.work)
-    fashion_mnist(os.path.join(args.work, "home"))
+    fashion_mnist(os.path.join(args.work, "home"), args.images, max(args.images // 4, 1))
     sections = args.sections or sections_of(book)
     sides = [] if args.no_mxgrad else [("mxgrad", args.python,
                                          PRELUDE_MXGRAD.format(root=ROOT))]
