@@ -29,7 +29,8 @@ from ...block import Block, HybridBlock
 
 __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomCrop",
            "RandomResizedCrop", "RandomFlipLeftRight", "RandomFlipTopBottom",
-           "RandomBrightness", "RandomContrast"]
+           "RandomBrightness", "RandomContrast", "RandomSaturation", "RandomHue",
+           "RandomColorJitter", "RandomLighting"]
 
 
 class _Described:
@@ -579,6 +580,163 @@ class RandomContrast(_Transform):
         mean = grey.mean(axis=(-2, -1), keepdims=True)[..., None]
         out = f * alpha + mean * (1 - alpha)
         return wrap(_back_to(out, a.dtype))
+
+
+_GRAY = np.array([0.299, 0.587, 0.114], dtype=np.float32)
+
+
+def _saturate(f: np.ndarray, alpha: float) -> np.ndarray:
+    """Blend float RGB pixels with their grey level: ``alpha * x + (1 - alpha) * grey``.
+    (MXNet 1.9.1's kernel takes only the blue term as the grey level, a bug not copied.)"""
+    if f.shape[-1] != 3:
+        return f
+    grey = (f @ _GRAY)[..., None]
+    return f * np.float32(alpha) + grey * np.float32(1 - alpha)
+
+
+def _rotate_hue(f: np.ndarray, alpha: float) -> np.ndarray:
+    """Shift the hue of float RGB pixels (0..255) by ``alpha * 360`` degrees in HLS space,
+    as MXNet's ``image.random_hue``."""
+    if f.shape[-1] != 3:
+        return f
+    rgb = f / np.float32(255)
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    vmax, vmin = rgb.max(axis=-1), rgb.min(axis=-1)
+    diff = vmax - vmin
+    light = (vmax + vmin) / 2
+    chroma = diff > np.finfo(np.float32).eps
+    safe = np.where(chroma, diff, 1)
+    sat = np.where(light < 0.5, diff / np.where(vmax + vmin > 0, vmax + vmin, 1),
+                   diff / np.where(2 - vmax - vmin > 0, 2 - vmax - vmin, 1))
+    hue = np.where(vmax == r, (g - b) * 60 / safe,
+                   np.where(vmax == g, (b - r) * 60 / safe + 120, (r - g) * 60 / safe + 240))
+    hue = np.where(hue < 0, hue + 360, hue)
+    sat = np.where(chroma, sat, 0)
+    hue = np.where(chroma, hue, 0) + np.float32(alpha * 360)
+    p2 = np.where(light <= 0.5, light * (1 + sat), light + sat - light * sat)
+    p1 = 2 * light - p2
+    h6 = np.mod(hue / 60, 6)
+    sector = np.minimum(h6.astype(np.int64), 5)
+    frac = h6 - sector
+    tab = np.stack([p2, p1, p1 + (p2 - p1) * (1 - frac), p1 + (p2 - p1) * frac], axis=-1)
+    # per 60-degree sector, where r, g, b come from in tab (max, min, falling, rising)
+    pick = np.array([[0, 3, 1], [2, 0, 1], [1, 0, 3], [1, 2, 0], [3, 1, 0], [0, 1, 2]])
+    idx = pick[sector]                                          # (..., 3): r, g, b sources
+    out = np.take_along_axis(tab, idx, axis=-1)
+    out = np.where((sat != 0)[..., None], out, light[..., None])
+    return out * np.float32(255)
+
+
+# AlexNet's PCA of ImageNet RGB values: eigenvectors scaled by eigenvalues (MXNet's table)
+_EIG = np.array([[55.46 * -0.5675, 4.794 * 0.7192, 1.148 * 0.4009],
+                 [55.46 * -0.5808, 4.794 * -0.0045, 1.148 * -0.8140],
+                 [55.46 * -0.5836, 4.794 * -0.6948, 1.148 * 0.4203]], dtype=np.float32)
+
+
+class RandomSaturation(_Transform):
+    """Blends each pixel with its grey level by a random factor in
+    ``[max(0, 1 - s), 1 + s]`` (factor 1 keeps the image).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> RandomSaturation(0.0)(mx.nd.full((1, 1, 3), 7)).asnumpy().ravel().tolist()
+    [7.0, 7.0, 7.0]
+    """
+
+    _fields = ('saturation',)
+
+    def __init__(self, saturation: float):
+        super().__init__()
+        self._saturation = saturation
+
+    def forward(self, x, *args):
+        a = _np(x, "RandomSaturation")
+        s = self._saturation
+        alpha = _random.generator().uniform(max(0.0, 1 - s), 1 + s)
+        return wrap(_back_to(_saturate(a.astype(np.float32), alpha), a.dtype))
+
+
+class RandomHue(_Transform):
+    """Shifts the hue by a random fraction in ``[-hue, hue]`` of the colour circle
+    (HLS space, as MXNet's ``image.random_hue``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[[200, 30, 60]]], dtype='uint8')
+    >>> RandomHue(0.0)(x).asnumpy().ravel().tolist()
+    [200, 30, 60]
+    """
+
+    _fields = ('hue',)
+
+    def __init__(self, hue: float):
+        super().__init__()
+        self._hue = hue
+
+    def forward(self, x, *args):
+        a = _np(x, "RandomHue")
+        alpha = _random.generator().uniform(-self._hue, self._hue)
+        return wrap(_back_to(_rotate_hue(a.astype(np.float32), alpha), a.dtype))
+
+
+class RandomColorJitter(_Transform):
+    """Brightness, contrast, saturation and hue jitter (each given as in the single
+    transforms; 0 skips it), applied in a random order.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> t = RandomColorJitter(brightness=0.1, hue=0.1)
+    >>> t(mx.nd.ones((2, 2, 3)) * 100).shape
+    (2, 2, 3)
+    """
+
+    _fields = ('brightness', 'contrast', 'saturation', 'hue')
+
+    def __init__(self, brightness: float = 0, contrast: float = 0, saturation: float = 0,
+                 hue: float = 0):
+        super().__init__()
+        self._brightness, self._contrast = brightness, contrast
+        self._saturation, self._hue = saturation, hue
+        self._parts = [RandomBrightness(brightness) if brightness > 0 else None,
+                       RandomContrast(contrast) if contrast > 0 else None,
+                       RandomSaturation(saturation) if saturation > 0 else None,
+                       RandomHue(hue) if hue > 0 else None]
+
+    def forward(self, x, *args):
+        for i in _random.generator().permutation(4):
+            part = self._parts[i]
+            if part is not None:
+                x = part(x)
+        return x
+
+
+class RandomLighting(_Transform):
+    """AlexNet-style PCA lighting noise: adds ``eig @ alpha`` to every RGB pixel, with
+    ``alpha ~ N(0, alpha_std)`` per channel and ImageNet's eigenvectors scaled by their
+    eigenvalues (as MXNet).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> RandomLighting(0.0)(mx.nd.ones((1, 1, 3))).asnumpy().ravel().tolist()
+    [1.0, 1.0, 1.0]
+    """
+
+    _fields = ('alpha',)
+
+    def __init__(self, alpha: float):
+        super().__init__()
+        self._alpha = alpha
+
+    def forward(self, x, *args):
+        a = _np(x, "RandomLighting")
+        if a.shape[-1] != 3:
+            return x
+        alpha = _random.generator().normal(0, self._alpha, size=3).astype(np.float32)
+        return wrap(_back_to(a.astype(np.float32) + _EIG @ alpha, a.dtype))
 
 
 def _back_to(out: np.ndarray, dtype) -> np.ndarray:
