@@ -183,7 +183,7 @@ def test_pretrained_present_file_is_loaded(tmp_path):
 def test_training_step_fills_every_gradient():
     """Backward through a zoo model (grouped convolutions, RELU6, shortcuts, BatchNorm in
     training mode) gives a gradient for every trainable parameter; a step changes them.
-    Seeded: with some Xavier draws a ReLU6 saturates and two gradients are exactly 0."""
+    Seeded."""
     mx.random.seed(7)
     np.random.seed(7)
     net = vision.get_model("mobilenetv2_0.25", classes=4)
@@ -201,8 +201,18 @@ def test_training_step_fills_every_gradient():
     for k, p in trainable.items():
         g = p.grad().asnumpy()
         assert g.shape == p.shape and np.isfinite(g).all(), k
-    assert sum(float(np.abs(p.grad().asnumpy()).sum()) > 0 for p in trainable.values()) \
-        == len(trainable)
+    # The beta of each bottleneck's last BatchNorm shifts the block's output by a constant
+    # per channel; every path from there meets a convolution followed by a training-mode
+    # BatchNorm, which removes such a shift: their gradients are zero up to rounding.
+    shift_only = {k for k in trainable if "linearbottleneck" in k and k.endswith("batchnorm2_beta")}
+    assert len(shift_only) == 17
+    top = max(float(np.abs(p.grad().asnumpy()).max()) for p in trainable.values())
+    for k, p in trainable.items():
+        g = np.abs(p.grad().asnumpy()).max()
+        if k in shift_only:
+            assert g < 1e-4 * top, k
+        else:
+            assert g > 0, k
     before = net.output[0].weight.data().asnumpy().copy()
     trainer.step(2)
     assert not np.allclose(net.output[0].weight.data().asnumpy(), before)
