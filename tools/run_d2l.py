@@ -16,7 +16,8 @@ There is no internet here, so two things differ from the book, the same on both 
   the real ones;
 * ``num_epochs`` (and ``epochs``) assignments become 1 (``--epochs``) so sections run in
   seconds; sections that need other downloads (pretrained models, GloVe, IMDb, VOC,
-  Pikachu...) fail alike on both sides and are reported as "needs download".
+  Pikachu...) fail alike on both sides and are reported as "needs download"; a data file of
+  the book that the given copy lacks (a git mirror without its large blobs) is "missing data".
 
 Usage::
 
@@ -182,6 +183,8 @@ def run_section(python: str, prelude: str, book: str, section: str, work: str, s
     last = err[-1] if err else f"exit code {res.returncode}"
     if any(s.lower() in res.stderr.lower() for s in DOWNLOAD_SIGNS):
         return "needs download", secs, last
+    if "No such file or directory: '../data/" in res.stderr:
+        return "missing data", secs, last   # a book data file the given copy lacks
     return "fail", secs, last
 
 
