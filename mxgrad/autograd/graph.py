@@ -29,6 +29,8 @@ import numpy as np
 
 from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
 from ..ndarray.ndarray import NDArray, wrap
+
+_new = object.__new__
 from .scope import _Scope, state
 from .scope import state, _Scope
 from .._typing import GradReq
@@ -76,7 +78,7 @@ class Leaf:
 
 
 class Node:
-    """One recorded op application.
+    """One recorded op application (made by :func:`new_node`).
 
     ``parents[i]`` is ``(node, output_index)`` of input ``i`` or ``None`` when that
     input needs no gradient; ``saved``/``vers`` hold the inputs the rule declared it
@@ -85,26 +87,19 @@ class Node:
 
     __slots__ = ("op", "seq", "parents", "saved", "vers", "metas", "out", "outvers",
                  "attrs", "hooks", "metadata", "outmetas", "outtans", "__weakref__")
-
-    def __init__(self, op, parents, saved, vers, metas, out, outvers, attrs):
-        self.op = op
-        self.seq = next(_seq)
-        self.parents = parents
-        self.saved = saved
-        self.vers = vers
-        self.metas = metas
-        self.out = out
-        self.outvers = outvers
-        self.attrs = attrs
-        self.hooks = None
-        self.metadata = None
-        self.outmetas = None
-        self.outtans = None
-        if _debug[0]:
-            import traceback
-            frames = traceback.extract_stack(limit=30)
-            self.metadata = {"stack": [f for f in frames
-                                       if not f.filename.startswith(_PKG_DIR)][-10:]}
+    op: Any
+    seq: int
+    parents: tuple
+    saved: Any               # a tuple of inputs (or None), or _FREED after backward
+    vers: Optional[tuple]
+    metas: tuple
+    out: Any
+    outvers: Optional[tuple]
+    attrs: Optional[dict]
+    hooks: Any
+    metadata: Optional[dict]
+    outmetas: Optional[tuple]
+    outtans: Optional[list]
 
     @property
     def name(self) -> str:
@@ -122,6 +117,31 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<Node {self.op.name} #{self.seq}>"
+
+
+def new_node(op, parents, saved, vers, metas, out, outvers, attrs) -> Node:
+    """Make a :class:`Node` (the one constructor; a plain function because it runs once
+    per recorded op and costs half of what ``Node.__init__`` through ``Node(...)`` does)."""
+    n = _new(Node)
+    n.op = op
+    n.seq = next(_seq)
+    n.parents = parents
+    n.saved = saved
+    n.vers = vers
+    n.metas = metas
+    n.out = out
+    n.outvers = outvers
+    n.attrs = attrs
+    n.hooks = None
+    n.outmetas = None
+    n.outtans = None
+    if _debug[0]:
+        import traceback
+        frames = traceback.extract_stack(limit=30)
+        n.metadata = {"stack": [f for f in frames if not f.filename.startswith(_PKG_DIR)][-10:]}
+    else:
+        n.metadata = None
+    return n
 
 
 # -------------------------------------------------------------------- debug mode
@@ -338,8 +358,10 @@ def _discover(seeds):
                     f"To differentiate the same graph twice, pass retain_graph=True to the "
                     f"first backward (or record the forward pass again)")
             for a, v in zip(saved, n.vers):
-                if a is not None and a._ver[0] != v:
-                    _stale_input(n, a, v)
+                if a is not None:
+                    box = a._vbox    # None: never written, version 0
+                    if (0 if box is None else box[0]) != v:
+                        _stale_input(n, a, v)
         if n.outvers:
             for box, v in n.outvers:
                 if box[0] != v:
@@ -394,8 +416,15 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
     freed = _FREED
     debug = _debug[0]
     acc_get, acc_pop = acc.get, acc.pop
-    while heap:
-        node = pop(heap)[1]
+    # `nxt`: the one pending node when there is only one (a chain of ops, the commonest
+    # graph), kept out of the heap: it is the next node in any order. Invariant: `nxt`
+    # is set only while the heap is empty.
+    nxt = None
+    while nxt is not None or heap:
+        if nxt is not None:
+            node, nxt = nxt, None
+        else:
+            node = pop(heap)[1]
         gouts = acc_pop(node)
         if capture is not None and node in capture:
             captured[node] = list(gouts)  # a second holder: rules must not reuse them
@@ -425,7 +454,13 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
                 slot = acc_get(pnode)
                 if slot is None:
                     slot = acc[pnode] = [None] * (1 if type(pnode) is Leaf else pnode.op.nout)
-                    push(heap, (-pnode.seq, pnode))
+                    if nxt is None and not heap:
+                        nxt = pnode
+                    else:
+                        if nxt is not None:
+                            push(heap, (-nxt.seq, nxt))
+                            nxt = None
+                        push(heap, (-pnode.seq, pnode))
                 k = p[1]
                 prev = slot[k]
                 if prev is None:

@@ -59,12 +59,12 @@ class NDArray(_OpMethods):
     12.0
     """
 
-    __slots__ = ("_data", "_node", "_oidx", "_ver", "_tan", "__weakref__")
+    __slots__ = ("_data", "_node", "_oidx", "_vbox", "_tan", "__weakref__")
     __array_priority__ = 1000.0
     _data: np.ndarray
     _node: Any                # a graph Node, a Leaf (variable) or None
     _oidx: int
-    _ver: List[int]
+    _vbox: Optional[List[int]]  # the version box, made on first use (see _ver)
     _tan: Optional[NDArray]   # forward-mode tangent
 
     def __init__(self, data: Any = None, ctx: Optional[Context] = None,
@@ -78,7 +78,7 @@ class NDArray(_OpMethods):
         self._data = data
         self._node = None
         self._oidx = 0
-        self._ver = [0]
+        self._vbox = None
         self._tan = None
 
     # ----------------------------------------------------------------- basics
@@ -247,7 +247,7 @@ class NDArray(_OpMethods):
         self._data = st["data"]
         self._node = None
         self._oidx = 0
-        self._ver = [0]
+        self._vbox = None
         self._tan = None
 
     # ------------------------------------------------------------- conversion
@@ -298,6 +298,21 @@ class NDArray(_OpMethods):
         out._ver = self._ver
         return out
 
+    @property
+    def _ver(self) -> List[int]:
+        """The version box: ``[n]``, bumped by every in-place write; views and detached
+        copies share their source's box. Made on first use: most arrays are never
+        written in place nor saved for backward, and a fresh array is version 0 (hot
+        paths read ``_vbox`` directly: ``None`` means version 0)."""
+        box = self._vbox
+        if box is None:
+            box = self._vbox = [0]
+        return box
+
+    @_ver.setter
+    def _ver(self, box: List[int]) -> None:
+        self._vbox = box
+
     def _bump(self) -> None:
         self._ver[0] += 1
 
@@ -308,7 +323,7 @@ def wrap(data: np.ndarray, node: Any = None, oidx: int = 0) -> NDArray:
     a._data = data
     a._node = node
     a._oidx = oidx
-    a._ver = [0]
+    a._vbox = None
     a._tan = None
     return a
 

@@ -44,7 +44,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
-from ..autograd.graph import _FREED, Node, _debug, check_finite
+from ..autograd.graph import _FREED, Node, _debug, check_finite, new_node
 from ..autograd import forward_ad as _fad
 
 __all__ = ["new_array", "as_array", "make_node", "record", "apply", "apply1", "apply2",
@@ -103,7 +103,7 @@ def make_node(op, outs: Sequence[NDArray], *, inputs: Optional[Sequence] = None,
                 ps.append(None)
                 ms.append(None)
         parents, metas = tuple(ps), tuple(ms)
-    node = Node(op, parents, saved, vers, metas, out, outvers, attrs)
+    node = new_node(op, parents, saved, vers, metas, out, outvers, attrs)
     if outmetas or len(outs) > 1:
         node.outmetas = tuple((o._data.shape, o._data.dtype) for o in outs)
     for k, o in enumerate(outs):
@@ -163,15 +163,16 @@ def _record1(op, x, out, attrs):
     d = x._data
     if op.save_in:
         saved = (x,)
-        vers = (x._ver[0],)
+        box = x._vbox
+        vers = (0 if box is None else box[0],)
     else:
         saved = vers = None
     if op.save_out:
-        box = out._ver
-        node = Node(op, ((x._node, x._oidx),), saved, vers, ((d.shape, d.dtype),), out._data,
+        box = out._vbox = [0]   # a fresh output: its first box
+        node = new_node(op, ((x._node, x._oidx),), saved, vers, ((d.shape, d.dtype),), out._data,
                     ((box, box[0]),), attrs)
     else:
-        node = Node(op, ((x._node, x._oidx),), saved, vers, ((d.shape, d.dtype),), None, None,
+        node = new_node(op, ((x._node, x._oidx),), saved, vers, ((d.shape, d.dtype),), None, None,
                     attrs)
     out._node = node
     if _debug[0]:
@@ -195,17 +196,18 @@ def _record2(op, a, b, out, attrs):
     save = op.save_in
     if save == _ALL:
         saved = (a, b)
-        vers = (a._ver[0], b._ver[0])
+        va, vb = a._vbox, b._vbox
+        vers = (0 if va is None else va[0], 0 if vb is None else vb[0])
     elif save:
         saved = (a if 0 in save else None, b if 1 in save else None)
         vers = tuple(None if x is None else x._ver[0] for x in saved)
     else:
         saved = vers = None
     if op.save_out:
-        box = out._ver
-        node = Node(op, parents, saved, vers, metas, out._data, ((box, box[0]),), attrs)
+        box = out._vbox = [0]   # a fresh output: its first box
+        node = new_node(op, parents, saved, vers, metas, out._data, ((box, box[0]),), attrs)
     else:
-        node = Node(op, parents, saved, vers, metas, None, None, attrs)
+        node = new_node(op, parents, saved, vers, metas, None, None, attrs)
     out._node = node
     out._oidx = 0
     if _debug[0]:
@@ -346,7 +348,7 @@ def unary_fast(op):
             r._data = data
             r._node = None
             r._oidx = 0
-            r._ver = [0]
+            r._vbox = None
             r._tan = None
             if x._node is not None and differentiable and st.recording:
                 _record1(op, x, r, None)
@@ -382,7 +384,7 @@ def binary_fast(op, scalar_ops=None, py=None):
             r._data = data
             r._node = None
             r._oidx = 0
-            r._ver = [0]
+            r._vbox = None
             r._tan = None
             if (lhs._node is not None or rhs._node is not None) and differentiable \
                     and st.recording:
@@ -442,7 +444,7 @@ def scalar_fast(op, np_fn=None):
         r._data = data
         r._node = None
         r._oidx = 0
-        r._ver = [0]
+        r._vbox = None
         r._tan = None
         if x._node is not None and differentiable and st.recording:
             _record1(op, x, r, {"scalar": s})
@@ -482,7 +484,7 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
             r._data = data
             r._node = None
             r._oidx = 0
-            r._ver = [0]
+            r._vbox = None
             r._tan = None
             if (self._node is not None or other._node is not None) and bdiff \
                     and st.recording:
@@ -499,7 +501,7 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
             r._data = data
             r._node = None
             r._oidx = 0
-            r._ver = [0]
+            r._vbox = None
             r._tan = None
             if self._node is not None and sdiff and st.recording:
                 _record1(sop, self, r, {"scalar": other})
