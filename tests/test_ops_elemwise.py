@@ -177,3 +177,21 @@ def test_elemwise_family_requires_equal_shapes_broadcast_family_broadcasts():
         y = nd.elemwise_mul(x, x) + nd.elemwise_sub(x, x) + nd.elemwise_div(x, x)
     y.backward()
     assert x.grad.asnumpy().tolist() == [2.0, 4.0]
+
+
+def test_sigmoid_at_the_extremes_and_on_integers():
+    """1 / (1 + exp(-x)) without warnings where exp(-x) overflows (the result is 0, as
+    MXNet's), relative accuracy for very negative x, and integer input computed in
+    float64 (as nd.tanh and nd.exp do)."""
+    import warnings
+    x = np.array([-1000.0, -100.0, -30.0, -1.0, 0.0, 1.0, 30.0, 1000.0], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = nd.sigmoid(nd.array(x)).asnumpy()
+    ref = 1.0 / (1.0 + np.exp(-x.astype(np.float64).clip(-700, 700)))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got[2:], ref[2:], rtol=1e-6)   # 9.4e-14 at -30: relative
+    assert got[0] == 0.0 and got[1] == 0.0 and got[-1] == 1.0
+    y = nd.sigmoid(nd.array([-1, 0, 2], dtype="int32"))
+    assert y.dtype == np.float64
+    np.testing.assert_allclose(y.asnumpy(), 1 / (1 + np.exp(-np.array([-1.0, 0.0, 2.0]))))

@@ -44,6 +44,7 @@ from ..context import Context, as_context_list, cpu, current_context
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 from .. import autograd
+from ..autograd.graph import GRAD_REQS
 from .. import initializer
 from .utils import _brief_print_list, _indent, shape_is_known
 from .._typing import DTypeLike, GradReq, Init, InitLike, ShapeLike
@@ -53,7 +54,7 @@ __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDic
 
 tensor_types = (NDArray,)
 
-_GRAD_REQS = ("write", "add", "null")
+_GRAD_REQS = GRAD_REQS   # one home: the engine's
 
 
 class DeferredInitializationError(MXNetError):

@@ -174,14 +174,14 @@ def _digamma(x):
 
 
 def _sigmoid_fwd(x):
-    # stable for large |x|: 1 / (1 + exp(-x)) for x >= 0, exp(x) / (1 + exp(x)) below, with
-    # e = exp(-|x|) serving both; no boolean-mask indexing (5x faster, the same bits)
-    e = np.abs(x)
-    np.negative(e, out=e)
-    np.exp(e, out=e)
-    out = e + 1.0
-    np.divide(np.where(x < 0, e, np.ones((), dtype=x.dtype)), out, out=out)
-    return out
+    # 1 / (1 + exp(-x)) as MXNet computes it, in place in one buffer (four passes); for
+    # x below about -88 (float32) exp overflows to inf and the result is 0, as MXNet's
+    e = np.negative(x) if x.dtype.kind == "f" else -x.astype(np.float64)  # ints: as np.tanh
+    with np.errstate(over="ignore"):
+        np.exp(e, out=e)
+    e += 1.0
+    np.reciprocal(e, out=e)
+    return e
 
 
 def _relu_fwd(x):
