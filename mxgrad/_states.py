@@ -284,9 +284,7 @@ class _MXNetArray:
         raw = state.get("handle") if isinstance(state, dict) else None
         if not isinstance(raw, (bytes, bytearray)):
             raise FileFormatError("a pickled MXNet NDArray without its data")
-        f = io.BytesIO(bytes(raw))
-        self.value = wrap(_format._record(_format._Reader(f, len(raw), "a pickled NDArray"),
-                                          0))
+        self.value = wrap(_format.loads_one(raw))
 
 
 class _RestrictedUnpickler(pickle.Unpickler):

@@ -96,6 +96,14 @@ def test_from_numpy_zero_copy_as_mxnet():
     assert nd.from_numpy(np.zeros((1, 0, 2))).shape == (1, 0, 2)
     with pytest.raises(MXNetError, match="C-contiguous"):
         nd.from_numpy(np.ones((2, 3)).T)
+    x2 = nd.from_numpy(a)      # again on the array the first call took: shared, writable
+    x2[0, 0] = -1
+    assert a[0, 0] == -1 and x[0, 0].asscalar() == -1 and not a.flags.writeable
+    ro = np.arange(3.0)[::1]
+    ro.flags.writeable = False  # a read-only view of memory it does not own: copied
+    z = nd.from_numpy(ro)
+    z[0] = 5
+    assert ro[0] == 0 and z[0].asscalar() == 5
 
 
 @pytest.mark.parametrize("name,expect", [
@@ -108,3 +116,25 @@ def test_binary_functions_on_two_scalars_return_python_numbers(name, expect):
     got = getattr(nd, name)(3, 2)
     assert got == expect and type(got) is type(expect)
     assert nd.power(0.9, 2) == pytest.approx(0.81)
+
+
+def test_setstate_takes_mxnet_pickled_state():
+    """MXNet pickles an NDArray as {'handle': its raw NDArray record}; the records below
+    were printed by real MXNet 1.9.1:
+    ``bytes(mx.nd.array([[1.5, 2], [3, -4]], dtype='float64').__getstate__()['handle'])``
+    and the same for ``mx.nd.array([7, 8], dtype='int32')``."""
+    f64 = (b'\xc9\xfa\x93\xf9\x00\x00\x00\x00\x02\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00'
+           b'\x02\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00'
+           b'\x00\x00\x00\x00\x00\x00\xf8?\x00\x00\x00\x00\x00\x00\x00@\x00\x00\x00\x00\x00\x00'
+           b'\x08@\x00\x00\x00\x00\x00\x00\x10\xc0')
+    i32 = (b'\xc9\xfa\x93\xf9\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00'
+           b'\x01\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x07\x00\x00\x00\x08\x00\x00\x00')
+    a = nd.zeros(1)
+    a.__setstate__({"handle": bytearray(f64)})
+    assert a.dtype == np.float64 and a.asnumpy().tolist() == [[1.5, 2.0], [3.0, -4.0]]
+    a.__setstate__({"handle": i32})
+    assert a.dtype == np.int32 and a.asnumpy().tolist() == [7, 8]
+    with pytest.raises(mx.base.FileFormatError):
+        a.__setstate__({"handle": f64[:30]})           # truncated
+    with pytest.raises(mx.base.FileFormatError):
+        a.__setstate__({"other": 1})

@@ -12,6 +12,9 @@ Usage::
     python tools/run_mxnet_tests.py --mxnet-git DIR test_autograd test_loss    # some files
     python tools/run_mxnet_tests.py --mxnet-git DIR --pytest-args "-x -k save"
 
+MXNet's test files import SciPy (``test_gluon``, ``test_metric``): ``pip install scipy`` first
+(a need of MXNet's tests, not of mxgrad's).
+
 ``--mxnet-git`` is a clone or bare git dir of apache/mxnet (tag ``1.9.1`` by default). It prints
 pytest's summary per file and the total, and writes ``report.txt`` with every failure's last line.
 """

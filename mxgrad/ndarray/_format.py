@@ -423,6 +423,14 @@ def loads(buf, where: str = "the buffer") -> Tuple[List[str], List[np.ndarray]]:
     return _read_list(_Reader(_MemFile(mv), len(mv), where))
 
 
+def loads_one(raw, where: str = "a pickled NDArray") -> np.ndarray:
+    """Decode one array record without the list header: the bytes of MXNet's
+    ``MXNDArraySaveRawBytes``, which MXNet's ``NDArray.__getstate__`` pickles as
+    ``{'handle': bytes}`` (a GPU array's record loads onto the CPU)."""
+    mv = memoryview(raw).cast("B")
+    return _record(_Reader(_MemFile(mv), len(mv), where), 0)
+
+
 def read_file(fname) -> Tuple[List[str], List[np.ndarray]]:
     """Read an NDArray list file (or an older mxgrad ``.npz``): ``(names, arrays)``.
 

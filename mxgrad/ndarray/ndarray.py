@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Ty
 
 import numpy as np
 
-from ..base import DTypeError, ShapeError, StateError, as_dtype
+from ..base import DTypeError, FileFormatError, ShapeError, StateError, as_dtype
 from ..context import Context, cpu
 from .._host_array import host_copy
 from .._typing import DTypeLike, GradReq
@@ -244,7 +244,16 @@ class NDArray(_OpMethods):
         return {"data": self._data}
 
     def __setstate__(self, st: Dict[str, Any]) -> None:
-        self._data = st["data"]
+        if "data" in st:
+            data = st["data"]
+        else:   # MXNet's pickled state: {'handle': the array's raw NDArray record}
+            from ._format import loads_one   # the file format, needed on this path only
+            raw = st.get("handle")
+            if not isinstance(raw, (bytes, bytearray)):
+                raise FileFormatError("a pickled NDArray without its data ('data' or "
+                                      "MXNet's 'handle')")
+            data = loads_one(raw)
+        self._data = data
         self._node = None
         self._oidx = 0
         self._vbox = None

@@ -85,7 +85,9 @@ def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
     With ``zero_copy=True`` (the default, as in MXNet) the NDArray uses ``ndarray``'s
     memory, which must be C-contiguous, and ``ndarray`` itself becomes read-only: the
     NDArray owns the data from then on (writes through the NDArray still show in it).
-    ``zero_copy=False`` copies.
+    ``zero_copy=False`` copies. A read-only array that owns its memory (one an earlier
+    ``from_numpy`` took, say) is shared all the same, as MXNet does; a read-only view of
+    memory it does not own (a read-only memory map) is copied.
 
     Examples
     --------
@@ -104,6 +106,10 @@ def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
     if not ndarray.flags.c_contiguous:
         raise StateError("from_numpy: zero_copy=True needs a C-contiguous array; pass "
                          "np.ascontiguousarray(ndarray) or zero_copy=False")
+    if not ndarray.flags.writeable:
+        if ndarray.base is not None:       # read-only memory we do not own: copy
+            return wrap(np.array(ndarray, copy=True))
+        ndarray.flags.writeable = True     # an array an earlier from_numpy took, say
     view = ndarray.view()
     ndarray.flags.writeable = False        # the NDArray owns the memory from now on
     return wrap(view)
