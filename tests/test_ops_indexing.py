@@ -31,10 +31,11 @@ def _np_pick(a, idx, axis=-1, keepdims=False):
 
 
 def _setitem_fn(key):
+    """The setitem op through its out-of-place form (``x[key] = v`` with ``v`` recorded
+    raises while recording, as in MXNet)."""
     def f(x, v):
         t = nd.array(np.arange(12).reshape(3, 4) * 0.1, dtype=x.dtype)
-        t[key] = v
-        return t * x
+        return nd.index_assign(t, key, v) * x
     return f
 
 
@@ -389,18 +390,35 @@ def test_setitem_inside_record_on_graph_array_raises():
     np.testing.assert_array_equal(x.asnumpy(), [1., 2., 3.])
 
 
-def test_setitem_recorded_value_gives_history():
+def test_setitem_recorded_value_into_part_raises_as_mxnet():
+    """MXNet 1.9.1: x[i] = y while recording, y in a graph, raises (an in-place op)."""
     v = nd.array([1., 2.])
     v.attach_grad()
     buf = nd.zeros((2, 3))
     with mx.autograd.record():
         w = v * 3
-        buf[:, 1] = w
-        z = (buf * nd.array([[1, 2, 3], [4, 5, 6]])).sum()
-    assert buf._node is not None
-    np.testing.assert_array_equal(buf.asnumpy(), [[0, 3, 0], [0, 6, 0]])
-    z.backward()
-    np.testing.assert_array_equal(v.grad.asnumpy(), [6., 15.])
+        for key in ((slice(None), 1), 0, slice(0, 2), (Ellipsis, 0)):
+            with pytest.raises(InPlaceError, match=r"Inplace operations \(\+=, -=, x\[:\]=, "
+                                                   r"etc\) are not supported when recording"):
+                buf[key] = w if key != 0 else nd.concat(w, w[:1], dim=0)
+    assert buf._node is None and buf.asnumpy().tolist() == [[0, 0, 0], [0, 0, 0]]
+    with mx.autograd.pause():
+        buf[:, 1] = v * 3           # not recording: a plain write
+    assert buf.asnumpy()[:, 1].tolist() == [3, 6]
+
+
+def test_setitem_recorded_value_into_whole_gives_history():
+    v = nd.array([[1., 2., 3.], [4., 5., 6.]])
+    v.attach_grad()
+    for key in (slice(None), Ellipsis, None, ()):
+        buf = nd.zeros((2, 3))
+        with mx.autograd.record():
+            buf[key] = v * 3
+            z = (buf * nd.array([[1, 2, 3], [4, 5, 6]])).sum()
+        assert buf._node is not None
+        np.testing.assert_array_equal(buf.asnumpy(), 3 * v.asnumpy())
+        z.backward()
+        np.testing.assert_array_equal(v.grad.asnumpy(), [[3, 6, 9], [12, 15, 18]])
 
 
 def test_setitem_recorded_broadcast_value_sums_gradient():

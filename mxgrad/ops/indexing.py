@@ -36,7 +36,7 @@ from numbers import Number
 import numpy as np
 
 from .._check import as_int, as_real
-from ..base import DTypeError, OutOfRangeError, ShapeError, StateError, as_dtype
+from ..base import DTypeError, InPlaceError, OutOfRangeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
 from ._core import defop, call, call1, register_method, as_array, inplace_apply
@@ -44,7 +44,7 @@ from .reduce import reshape_exact, broadcast_to
 from .shape import index_spec, index_apply, index_add_apply, _axis, _arr, _isint
 from .._typing import DTypeLike
 
-__all__ = ["take", "batch_take", "pick", "gather_nd", "scatter_nd", "one_hot", "where",
+__all__ = ["index_assign", "take", "batch_take", "pick", "gather_nd", "scatter_nd", "one_hot", "where",
            "boolean_mask", "ravel_multi_index", "unravel_index"]
 
 
@@ -535,16 +535,55 @@ _SETITEM = defop(
     save=())
 
 
+def _assign(data: NDArray, kn: dict, value: NDArray) -> NDArray:
+    v = _prepare_value(value, kn["oshape"], data._data.dtype)
+    if v.dtype != data._data.dtype:
+        v = v.astype(data._data.dtype)
+    if tuple(v.shape) != tuple(kn["oshape"]):
+        v = broadcast_to(v, kn["oshape"])
+    return call(_SETITEM, (data, v), kn)
+
+
+def index_assign(data: NDArray, key: Any, value: Any) -> NDArray:
+    """``data`` with ``data[key]`` replaced by ``value``, out of place: a new array,
+    recorded (gradients flow to ``data`` outside the region and to ``value``), where
+    ``x[key] = value`` would be an in-place write. MXNet's ``_slice_assign`` and
+    ``_crop_assign`` are this for slices.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.zeros((2, 3))
+    >>> mx.nd.index_assign(x, (slice(None), 1), mx.nd.array([5, 6]))
+    <BLANKLINE>
+    [[0. 5. 0.]
+     [0. 6. 0.]]
+    <NDArray 2x3 @cpu(0)>
+    """
+    data = as_array(data, "index_assign")
+    if not isinstance(value, NDArray):
+        value = wrap(np.asarray(value, dtype=data._data.dtype).reshape(
+            np.shape(value) or (1,)))
+    return _assign(data, index_spec(data._data.shape, key, copy=False), value)
+
+
+def _whole(key) -> bool:
+    """Whether ``x[key] = v`` assigns the whole array (MXNet's copy, not an in-place op)."""
+    return (key is None or key is Ellipsis or (isinstance(key, tuple) and not key) or
+            (isinstance(key, slice) and key == slice(None)))
+
+
 def _setitem(self, key, value):
     """``x[key] = value``: writes into ``x``'s buffer (a scalar, a NumPy array, a list
     or an NDArray broadcast to the indexed region).
 
     Outside ``autograd.record()`` (or when nothing is in a graph) this is a plain
     in-place write that bumps the array's version, so a saved copy of it is detected
-    at backward. Inside ``record()``, writing into an array that is in the graph raises
-    :class:`~mxgrad.base.InPlaceError`; writing a recorded value into an array that is
-    not in the graph records the write: the array takes the new history and gradients
-    flow to the value.
+    at backward. Inside ``record()``, as in MXNet, writing into an array that is in the
+    graph, or writing a recorded value into part of an array, raises
+    :class:`~mxgrad.base.InPlaceError`; assigning a recorded value to the whole of an
+    array not in the graph (``x[:] = value``, ``x[...]``, ``x[None]``) records a copy:
+    the array takes the value's history and gradients flow to the value.
 
     Examples
     --------
@@ -563,16 +602,17 @@ def _setitem(self, key, value):
     kn = index_spec(d.shape, key, copy=False)
     oshape, mid = kn["oshape"], kn["mid"]
     is_nd = isinstance(value, NDArray)
+    if is_nd and state.recording and value._node is not None and not _whole(key):
+        raise InPlaceError(
+            f"Inplace operations (+=, -=, x[:]=, etc) are not supported when recording "
+            f"with autograd (as in MXNet): x[{key!r}] = value writes a recorded value into "
+            f"part of an array of shape {self.shape}. Assign the whole array (x[:] = value), "
+            f"or build the result out of place (nd.concat, nd.where, ...)")
     if is_nd and ((state.recording and value._node is not None)
                   or value._tan is not None or self._tan is not None):
-        v = _prepare_value(value, oshape, d.dtype)
-        if v.dtype != d.dtype:
-            v = v.astype(d.dtype)
-        if tuple(v.shape) != tuple(oshape):
-            v = broadcast_to(v, oshape)
         snap = wrap(d.copy())
         snap._tan = self._tan
-        r = call(_SETITEM, (snap, v), kn)
+        r = _assign(snap, kn, value)
         inplace_apply(self, r)
         self._tan = r._tan
         return
