@@ -25,7 +25,9 @@ Usage::
                             [--work /tmp/d2l] [--timeout 900] [sections...]
 
 Needs matplotlib, pandas and IPython (the book draws figures and reads CSV files); they are
-the book's needs, not mxgrad's: ``pip install matplotlib pandas ipython``.
+the book's needs, not mxgrad's: ``pip install matplotlib 'pandas<3' ipython`` (pandas 3 reads
+text columns as dtype ``str``, which the book's kaggle-house-price section, selecting the
+numeric columns as those whose dtype is not ``'object'``, does not expect).
 """
 from __future__ import annotations
 
