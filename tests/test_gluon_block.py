@@ -554,3 +554,45 @@ def test_hybrid_block_needs_ndarray_input():
     d.initialize()
     with pytest.raises(StateError, match="must be one NDArray"):
         d(np.ones((1, 3)))
+
+
+class _AddMaybe(gluon.HybridBlock):
+    def hybrid_forward(self, F, a, b=None):
+        if a is None:
+            return b
+        return a if b is None else a + b
+
+
+def test_hybridized_block_refuses_what_mxnet_refuses():
+    """MXNet 1.9.1 (test_gluon.py: hybrid_block_none_args, hybrid_block_hybrid_no_hybrid):
+    a hybridized block keeps the argument structure of its first call, takes no Python
+    scalars, and no HybridBlock takes NDArrays and Symbols in one call."""
+    one = nd.ones((3,))
+    f = _AddMaybe()
+    f.hybridize()
+    assert f(None, one).asnumpy().tolist() == [1, 1, 1]
+    with pytest.raises(ValueError, match="argument structure"):
+        f(one, one)
+    with pytest.raises(ValueError, match="argument structure"):
+        f(one, None)
+    assert f(None, one * 2).asnumpy().tolist() == [2, 2, 2]   # the same structure: fine
+    f.hybridize()                                             # traced anew
+    assert f(one, one).asnumpy().tolist() == [2, 2, 2]
+    g = _AddMaybe()
+    g.hybridize()
+    g(one)
+    assert g(one, None).asnumpy().tolist() == [1, 1, 1]       # trailing None: omitted
+    h = _AddMaybe()
+    h.hybridize()
+    with pytest.raises(ValueError, match="scalar"):
+        h(one, 1)
+    with pytest.raises(ValueError, match="scalar"):
+        h([one, 2.5])
+    plain = _AddMaybe()                                       # not hybridized: like a Block
+    assert plain(one, 1).asnumpy().tolist() == [2, 2, 2]
+    assert plain(one).asnumpy().tolist() == [1, 1, 1] and plain(one, one) is not None
+    with pytest.raises(ValueError, match="NDArrays and Symbols"):
+        plain(one, mx.sym.var("a"))
+    with pytest.raises(ValueError, match="NDArrays and Symbols"):
+        plain(mx.sym.var("a"), one)
+    assert isinstance(plain(mx.sym.var("a"), mx.sym.var("b")), mx.sym.Symbol)

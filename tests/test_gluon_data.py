@@ -647,3 +647,29 @@ def test_deterministic_transforms_run_once_per_batch(tmp_path, no_download):
     Counting.calls = 0
     list(DataLoader(ArrayDataset(np.zeros((4, 2, 2, 1), np.uint8)).transform(Counting()), 2))
     assert Counting.calls == 2
+
+
+def test_batches_of_1d_ndarray_labels_train():
+    """d2l's train_ch7: ArrayDataset(features, 1-D labels) batches into plain arrays (the
+    labels were once held as asnumpy()'s ndarray subclass, which then leaked into the
+    gradients and broke backward)."""
+    rng = np.random.default_rng(3)
+    features = mx.nd.array(rng.random((40, 3)))
+    labels = mx.nd.array(rng.random(40))
+    w = mx.nd.zeros((3, 1))
+    w.attach_grad()
+    loader = gdata.DataLoader(gdata.ArrayDataset(features, labels), 10, shuffle=False)
+    for X, y in loader:
+        assert type(X._data) is np.ndarray and type(y._data) is np.ndarray
+        with mx.autograd.record():
+            yh = mx.nd.dot(X, w)
+            loss = ((yh - y.reshape(yh.shape)) ** 2 / 2).mean()
+        loss.backward()
+        expect = X.asnumpy().T @ (X.asnumpy() @ w.asnumpy() - y.asnumpy()[:, None]) / 10
+        np.testing.assert_allclose(w.grad.asnumpy(), expect, rtol=1e-5, atol=1e-7)
+    held = mx.nd.NDArray(np.asarray(features.asnumpy()))
+    sub = features.asnumpy()                         # asnumpy(): an ndarray subclass
+    assert type(sub) is not np.ndarray
+    for a in (mx.nd.NDArray(sub), mx.nd.from_numpy(sub, zero_copy=False)):
+        assert type(a._data) is np.ndarray
+    assert type((held + mx.nd.array(sub))._data) is np.ndarray

@@ -82,10 +82,20 @@ DOWNLOAD_SIGNS = ("download", "urlopen", "URLError", "Max retries", "Name or ser
 
 
 def extract_book(source: str, work: str) -> str:
-    """The book's files in ``work/book`` (from a git dir or a folder)."""
+    """The book's files in ``work/book`` (from a git dir or a folder). Each chapter folder
+    gets a ``data`` link to the book's ``data`` folder: sections run from their chapter's
+    folder, and some ``d2lzh`` helpers (``load_data_jay_lyrics``) open ``./data/...``."""
     book = os.path.join(work, "book")
-    if os.path.isdir(book):
-        return book
+    if not os.path.isdir(book):
+        _copy_book(source, book)
+    for name in os.listdir(book):
+        link = os.path.join(book, name, "data")
+        if name.startswith("chapter_") and not os.path.lexists(link):
+            os.symlink(os.path.join("..", "data"), link)
+    return book
+
+
+def _copy_book(source: str, book: str) -> None:
     os.makedirs(book)
     if os.path.isdir(os.path.join(source, "objects")) or source.endswith(".git"):
         git = ["git", "--git-dir", source]
@@ -107,7 +117,6 @@ def extract_book(source: str, work: str) -> str:
                 src = os.path.join(source, name)
                 (shutil.copytree if os.path.isdir(src) else shutil.copy)(
                     src, os.path.join(book, name))
-    return book
 
 
 _MAGIC = re.compile(r"^\s*(%{1,2}[A-Za-z]|![A-Za-z./])")

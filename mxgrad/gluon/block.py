@@ -42,6 +42,7 @@ import re
 import threading
 import warnings
 from collections import OrderedDict, defaultdict
+from numbers import Number
 
 from ..base import MXNetError, ShapeError, StateError
 from ..context import current_context
@@ -620,6 +621,7 @@ class HybridBlock(Block):
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape)]
         if clear:
             self._in_specs = None
+            self.__dict__.pop("_in_structure", None)   # see _check_hybrid_call
         super().hybridize(active, **kwargs)
 
     def _param_shapes(self, x, *args):
@@ -680,6 +682,10 @@ class HybridBlock(Block):
         if args and type(args[0]) is NDArray and not self._forward_pre_hooks \
                 and not self._forward_hooks and type(self).forward is _HYBRID_FORWARD \
                 and (self._in_specs is not None or not self._active):
+            if self._active:
+                _check_hybrid_call(self, args)
+            elif len(args) > 1 and _has_symbol(args):
+                _check_hybrid_call(self, args, mix_only=True)  # NDArrays with Symbols
             reg = self._reg_params
             if not reg:
                 return self.hybrid_forward(nd, *args)
@@ -698,10 +704,15 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """Gather the parameters and call ``hybrid_forward(mx.nd, x, *args, **params)``;
         with Symbol inputs, trace it with ``F = mx.sym`` and return the Symbol."""
-        if type(x) is not NDArray and (isinstance(x, Symbol) or _has_symbol(args)):
-            return self._symbolic_forward(x, *args)
-        if self._active and self._in_specs is None:
-            self._in_specs = _input_specs((x,) + args)
+        if isinstance(x, Symbol) or _has_symbol(args):
+            if args:
+                _check_hybrid_call(self, (x,) + args, mix_only=True)  # no NDArrays among Symbols
+            if type(x) is not NDArray:
+                return self._symbolic_forward(x, *args)
+        if self._active:
+            _check_hybrid_call(self, (x,) + args)
+            if self._in_specs is None:
+                self._in_specs = _input_specs((x,) + args)
         if type(x) is not NDArray and not isinstance(x, NDArray) and not _has_ndarray(args) \
                 and not _has_ndarray(x):
             raise StateError(
@@ -832,6 +843,41 @@ _HYBRID_FORWARD = HybridBlock.forward
 
 def _has_symbol(args) -> bool:
     return _contains(args, Symbol)
+
+
+def _check_hybrid_call(block, args, mix_only: bool = False) -> None:
+    """What MXNet refuses in a call of a hybridized block: a Python scalar among the
+    inputs, NDArrays mixed with Symbols (any HybridBlock, ``mix_only``), and ``None`` in
+    other places than at the block's first call since ``hybridize()`` (trailing ``None``s
+    are omitted arguments)."""
+    kinds = set()
+    for a in args:
+        for b in (a if isinstance(a, (list, tuple)) else (a,)):
+            if not mix_only and isinstance(b, Number) and not isinstance(b, bool):
+                raise StateError(
+                    f"HybridBlock {block.name} is hybridized and got the scalar {b!r} as an "
+                    f"input; as in MXNet, inputs of a hybridized block are arrays (or None): "
+                    f"pass mx.nd.array([{b!r}]), or make the value a constructor argument")
+            if b is not None:
+                kinds.add(Symbol if isinstance(b, Symbol) else NDArray)
+    if len(kinds) > 1:
+        raise StateError(f"HybridBlock {block.name} got NDArrays and Symbols in one call; pass "
+                         f"all inputs as NDArrays (to compute) or all as Symbols (to trace)")
+    if mix_only:
+        return
+    m = len(args)
+    while m and args[m - 1] is None:       # a trailing None is an omitted argument
+        m -= 1
+    structure = tuple(a is None for a in args[:m])
+    first = block.__dict__.get("_in_structure")
+    if first is None:
+        block.__dict__["_in_structure"] = structure
+    elif structure != first:
+        fmt = lambda st: "(" + ", ".join("None" if n else "input" for n in st) + ")"  # noqa
+        raise StateError(
+            f"The argument structure of HybridBlock {block.name} does not match the cached "
+            f"version: it was first called with {fmt(first)}, now with {fmt(structure)}. "
+            f"Call hybridize() again to trace it anew, or pass the same structure")
 
 
 def _input_specs(args):

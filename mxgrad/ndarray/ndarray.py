@@ -73,6 +73,8 @@ class NDArray(_OpMethods):
             data = np.zeros((0,), dtype=as_dtype(dtype))
         elif not isinstance(data, np.ndarray) or dtype is not None:
             data = np.asarray(data, dtype=as_dtype(dtype))
+        elif type(data) is not np.ndarray:
+            data = data.view(np.ndarray)     # a subclass: see wrap
         if data.ndim == 0:
             data = data.reshape(1)
         self._data = data
@@ -327,7 +329,13 @@ class NDArray(_OpMethods):
 
 
 def wrap(data: np.ndarray, node: Any = None, oidx: int = 0) -> NDArray:
-    """Wrap a NumPy array (no copy) in a new NDArray. Internal fast constructor."""
+    """Wrap a NumPy array (no copy) in a new NDArray. Internal fast constructor.
+
+    A subclass of ``np.ndarray`` (``asnumpy()``'s HostArray, a ``np.matrix``...) is held
+    as a plain-``ndarray`` view of the same memory: ops on it would otherwise give that
+    subclass back, and the engine takes arrays of exactly ``np.ndarray``."""
+    if type(data) is not np.ndarray and isinstance(data, np.ndarray):
+        data = data.view(np.ndarray)
     a = _new(NDArray)
     a._data = data
     a._node = node

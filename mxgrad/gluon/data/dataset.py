@@ -313,7 +313,7 @@ class ArrayDataset(Dataset):
                 raise DataLengthError(f"ArrayDataset: all arrays must have the same length; "
                                       f"{lens}")
             if isinstance(data, NDArray) and data.ndim == 1:
-                data = data.asnumpy()
+                data = np.asarray(data.asnumpy())   # a plain ndarray (asnumpy: HostArray)
             self._data.append(data)
 
     def __getitem__(self, idx):
