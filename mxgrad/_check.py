@@ -439,8 +439,10 @@ def _real_in(value, lo, hi, lo_open=False, hi_open=False):
 _LAYER_RULES = {
     # name: (test, what it must be)
     **{n: (lambda v: _is_int(v) and int(v) >= 1, "a positive int") for n in (
-        "units", "channels", "input_dim", "output_dim", "num_groups", "groups", "hidden_size",
-        "num_layers")},
+        "input_dim", "output_dim", "num_groups", "groups", "hidden_size", "num_layers")},
+    # MXNet builds Dense(0) / Conv2D(0) (a layer nobody calls, in a list): so does mxgrad;
+    # calling one raises (a parameter shape with 0 is unknown and cannot be inferred)
+    **{n: (lambda v: _is_int(v) and int(v) >= 0, "a positive int") for n in ("units", "channels")},
     **{n: (lambda v: _is_int(v) and int(v) >= 0, "an int >= 0 (0 means inferred)") for n in (
         "in_units", "in_channels", "input_size")},
     "axis": (_is_int, "an int"),

@@ -32,7 +32,7 @@ from ..ndarray.ndarray import NDArray
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "HuberLoss",
            "HingeLoss", "SquaredHingeLoss", "LogisticLoss", "TripletLoss",
-           "PoissonNLLLoss", "CosineEmbeddingLoss", "CTCLoss"]
+           "PoissonNLLLoss", "CosineEmbeddingLoss", "CTCLoss", "SDMLLoss"]
 
 
 def _apply_weighting(F, loss, weight=None, sample_weight=None):
@@ -501,3 +501,36 @@ class CTCLoss(Loss):
                          use_data_lengths=pred_lengths is not None,
                          use_label_lengths=label_lengths is not None, blank_label="last")
         return _apply_weighting(F, loss, self._weight, sample_weight)
+
+
+class SDMLLoss(Loss):
+    r"""Smoothed deep metric learning loss (MXNet 1.9's ``SDMLLoss``): for a batch of
+    pairs ``(x1[i], x2[i])`` whose other pairings are negatives, the KL divergence
+    (summed over the N candidates) between the softmax over ``j`` of the negative
+    squared Euclidean distances ``-|x1[i] - x2[j]|^2`` and smoothed one-hot labels
+    (``1 - smoothing_parameter`` for ``j = i``, ``smoothing_parameter / (N - 1)``
+    elsewhere). Returns shape ``(N,)``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[0., 0.], [3., 4.]])
+    >>> SDMLLoss()(x, x).shape
+    (2,)
+    """
+
+    def __init__(self, smoothing_parameter: float = 0.3, weight: float = 1.,
+                 batch_axis: int = 0, **kwargs: Any) -> None:
+        super().__init__(weight, batch_axis, **kwargs)
+        self.kl_loss = KLDivLoss(from_logits=True)
+        self.smoothing_parameter = smoothing_parameter
+
+    def hybrid_forward(self, F, x1, x2):
+        n = x1.shape[0]
+        diffs = F.expand_dims(x1, axis=1) - F.expand_dims(x2, axis=0)   # (N, N, D)
+        distances = F.square(diffs).sum(axis=2)
+        s = self.smoothing_parameter
+        gold = F.eye(n, dtype=x1.dtype)
+        labels = gold * (1 - s) + (1 - gold) * (s / (n - 1) if n > 1 else 0.0)
+        # KLDivLoss averages over the N candidates; times N: the divergence itself
+        return self.kl_loss(F.log_softmax(-distances, axis=1), labels) * n
