@@ -551,3 +551,29 @@ def test_results_of_read_only_buffers_are_writable():
     r = x.reshape((-1,))
     r[0] = 2
     assert r.asnumpy()[0] == 2
+
+
+def test_internal_slice_assign_as_mxnet():
+    """mx.nd._internal._slice_assign/_crop_assign(_scalar): new arrays, out= writes in place
+    (MXNet's test_ndarray_crop), recorded: gradients reach both inputs."""
+    x = nd.ones((2, 3, 4))
+    z = nd.zeros((2, 1, 3))
+    nd._internal._crop_assign(x, z, begin=(0, 0, 0), end=(2, 1, 3), out=x)
+    ref = np.ones((2, 3, 4))
+    ref[0:2, 0:1, 0:3] = 0
+    np.testing.assert_array_equal(x.asnumpy(), ref)
+    y = nd._internal._slice_assign_scalar(nd.ones((2, 3, 4)), scalar=5, begin=(0, 1),
+                                          end=(None, 3), step=(1, 2))
+    ref = np.ones((2, 3, 4))
+    ref[0:, 1:3:2] = 5
+    np.testing.assert_array_equal(y.asnumpy(), ref)
+    a = nd.array(np.arange(6.0).reshape(2, 3))
+    v = nd.array([[10.0, 20.0]])
+    a.attach_grad()
+    v.attach_grad()
+    with mx.autograd.record():
+        r = nd._internal._slice_assign(a, v, begin=(1, 0), end=(2, 2))
+        (r * nd.array([[1, 2, 3], [4, 5, 6]])).sum().backward()
+    np.testing.assert_array_equal(r.asnumpy(), [[0, 1, 2], [10, 20, 5]])
+    np.testing.assert_array_equal(a.grad.asnumpy(), [[1, 2, 3], [0, 0, 6]])
+    np.testing.assert_array_equal(v.grad.asnumpy(), [[4, 5]])
