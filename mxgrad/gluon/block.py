@@ -683,7 +683,8 @@ class HybridBlock(Block):
                 and not self._forward_hooks and type(self).forward is _HYBRID_FORWARD \
                 and (self._in_specs is not None or not self._active):
             if self._active:
-                _check_hybrid_call(self, args)
+                if len(args) != 1 or self.__dict__.get("_in_structure") != _ONE_ARRAY:
+                    _check_hybrid_call(self, args)   # (one array, as at the first call: fine)
             elif len(args) > 1 and _has_symbol(args):
                 _check_hybrid_call(self, args, mix_only=True)  # NDArrays with Symbols
             reg = self._reg_params
@@ -843,6 +844,9 @@ _HYBRID_FORWARD = HybridBlock.forward
 
 def _has_symbol(args) -> bool:
     return _contains(args, Symbol)
+
+
+_ONE_ARRAY = (False,)   # the argument structure of a call with one array
 
 
 def _check_hybrid_call(block, args, mix_only: bool = False) -> None:
