@@ -50,7 +50,7 @@ from .. import autograd
 from .. import kvstore as kvs
 from .parameter import Parameter, ParameterDict
 
-__all__ = ["Trainer", "StaleGradientError"]
+__all__ = ["Trainer", "StaleGradientError", "KVStoreUpdateError"]
 
 
 class _ParamsError(DTypeError, ValueError):
@@ -68,6 +68,11 @@ def _consumed(updates):
     for item in updates:
         yield item
         item[2]._fresh_grad = False
+
+
+class KVStoreUpdateError(StateError, AssertionError):
+    """``update()``/``allreduce_grads()`` on a Trainer whose kvstore runs the optimizer.
+    Also an ``AssertionError``: MXNet 1.x raises one there (its own tests expect it)."""
 
 
 class Trainer:
@@ -266,9 +271,9 @@ class Trainer:
         if not self._kv_initialized:
             self._init_kvstore()
         if self._update_on_kvstore:
-            raise StateError("allreduce_grads() when parameters are updated on kvstore is "
-                             "not supported. Try setting `update_on_kvstore` to False when "
-                             "creating trainer.")
+            raise KVStoreUpdateError(
+                "allreduce_grads() when parameters are updated on kvstore is not supported. "
+                "Try setting `update_on_kvstore` to False when creating trainer.")
         self._allreduce_grads()
 
     def _reduced_params(self):
@@ -345,9 +350,9 @@ class Trainer:
         if not self._kv_initialized:
             self._init_kvstore()
         if self._update_on_kvstore:
-            raise StateError("update() when parameters are updated on kvstore is not "
-                             "supported. Try setting `update_on_kvstore` to False when "
-                             "creating trainer.")
+            raise KVStoreUpdateError(
+                "update() when parameters are updated on kvstore is not supported. Try "
+                "setting `update_on_kvstore` to False when creating trainer.")
         self._check_and_rescale_grad(self._scale / batch_size)
         if self._kvstore is None:
             self._update(ignore_stale_grad)
