@@ -29,11 +29,10 @@ import numpy as np
 
 from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
 from ..ndarray.ndarray import NDArray, wrap
+from .scope import _Scope, state
+from .._typing import GradReq
 
 _new = object.__new__
-from .scope import _Scope, state
-from .scope import state, _Scope
-from .._typing import GradReq
 
 __all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol", "set_debug",
            "is_debug", "NonFiniteError"]

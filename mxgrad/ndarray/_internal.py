@@ -29,7 +29,7 @@ __all__ = ["_slice_assign", "_slice_assign_scalar", "_crop_assign", "_crop_assig
 def _slice_assign(lhs: NDArray, rhs: NDArray, begin: Any, end: Any, step: Any = None,
                   out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
     """``lhs`` with the region ``begin:end:step`` replaced by ``rhs`` (a new array)."""
-    key = slice_key(lhs.ndim, lhs.shape, begin, end, step, "_slice_assign")
+    key = slice_key(lhs.shape, begin, end, step, "_slice_assign")
     r = index_assign(lhs, key, rhs)
     return r if out is None else write_out(out, r)
 
@@ -38,7 +38,7 @@ def _slice_assign_scalar(data: NDArray, scalar: float = 0.0, begin: Any = (), en
                          step: Any = None, out: Optional[NDArray] = None,
                          name: Optional[str] = None) -> NDArray:
     """``data`` with the region ``begin:end:step`` set to ``scalar`` (a new array)."""
-    key = slice_key(data.ndim, data.shape, begin, end, step, "_slice_assign_scalar")
+    key = slice_key(data.shape, begin, end, step, "_slice_assign_scalar")
     r = index_assign(data, key, scalar)
     return r if out is None else write_out(out, r)
 

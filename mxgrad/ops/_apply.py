@@ -169,11 +169,11 @@ def _record1(op, x, out, attrs):
         saved = vers = None
     if op.save_out:
         box = out._vbox = [0]   # a fresh output: its first box
-        node = new_node(op, ((x._node, x._oidx),), saved, vers, ((d.shape, d.dtype),), out._data,
-                    ((box, box[0]),), attrs)
+        node = new_node(op, ((x._node, x._oidx),), saved, vers, ((d.shape, d.dtype),),
+                        out._data, ((box, box[0]),), attrs)
     else:
-        node = new_node(op, ((x._node, x._oidx),), saved, vers, ((d.shape, d.dtype),), None, None,
-                    attrs)
+        node = new_node(op, ((x._node, x._oidx),), saved, vers, ((d.shape, d.dtype),),
+                        None, None, attrs)
     out._node = node
     if _debug[0]:
         check_finite(node, (out,), "forward")

@@ -44,8 +44,8 @@ from .reduce import reshape_exact, broadcast_to
 from .shape import index_spec, index_apply, index_add_apply, _axis, _arr, _isint
 from .._typing import DTypeLike
 
-__all__ = ["index_assign", "take", "batch_take", "pick", "gather_nd", "scatter_nd", "one_hot", "where",
-           "boolean_mask", "ravel_multi_index", "unravel_index"]
+__all__ = ["index_assign", "take", "batch_take", "pick", "gather_nd", "scatter_nd", "one_hot",
+           "where", "boolean_mask", "ravel_multi_index", "unravel_index"]
 
 
 def _int_indices(indices, op):

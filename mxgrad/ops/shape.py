@@ -937,19 +937,19 @@ def slice(data: NDArray, begin: Union[int, None, Sequence[Optional[int]]],
     <NDArray 3x2 @cpu(0)>
     """
     data = _arr(data, "slice")
-    kn = index_spec(data.shape, slice_key(data.ndim, data.shape, begin, end, step), copy=True)
+    kn = index_spec(data.shape, slice_key(data.shape, begin, end, step), copy=True)
     return index_apply(data, kn)
 
 
-def slice_key(ndim: int, shape, begin, end, step, op: str = "slice") -> tuple:
+def slice_key(shape, begin, end, step, op: str = "slice") -> tuple:
     """The Python index of MXNet's ``begin``/``end``/``step`` triplets (``slice``,
     ``_slice_assign``, ``_crop_assign``)."""
     if _isint(begin) or begin is None:
         begin = (begin,)
     begin = tuple(None if b is None else int(b) for b in begin)
     m = len(begin)
-    if m > ndim:
-        raise ShapeError(f"{op}: begin has {m} entries but the array has {ndim} "
+    if m > len(shape):
+        raise ShapeError(f"{op}: begin has {m} entries but the array has {len(shape)} "
                          f"dimensions (shape {tuple(shape)})")
     end = _norm_triplet(end, m, "end")
     step = _norm_triplet(step, m, "step") if step is not None and step != () else (None,) * m
