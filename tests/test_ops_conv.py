@@ -706,8 +706,11 @@ def test_deconv_is_transpose_of_conv():
 # flipped kernel). The small cases above take one path or the other by their shapes; here
 # every conv/deconv case runs forward, first and second order with each path forced.
 _LAYOUT_CASES = [c for c in CASES if c.name.startswith(("conv", "deconv"))]
-_FORCED = {"fast": dict(_SINGLE_GEMM_MIN=1, _GATHER_RATIO=1e9),
-           "plain": dict(_SINGLE_GEMM_MIN=10 ** 9, _GATHER_RATIO=0.0)}
+# "kept": the weight gradient from the forward's kept columns; "fast"/"plain": from
+# columns rebuilt in the backward, in one GEMM over the batch or per sample.
+_FORCED = {"kept": dict(_KEEP_COLUMNS_MAX=1 << 40),
+           "fast": dict(_SINGLE_GEMM_MIN=1, _GATHER_RATIO=1e9, _KEEP_COLUMNS_MAX=-1),
+           "plain": dict(_SINGLE_GEMM_MIN=10 ** 9, _GATHER_RATIO=0.0, _KEEP_COLUMNS_MAX=-1)}
 
 
 @pytest.mark.parametrize("paths", sorted(_FORCED))
@@ -726,8 +729,9 @@ def test_forced_product_layouts(case, paths, monkeypatch):
                                 dict(kernel=(5,), pad=(2,)),
                                 dict(kernel=(2, 3), stride=(2, 1), pad=(1, 1))])
 def test_wide_conv_paths_agree(kw, monkeypatch):
-    # realistic widths (the defaults take the fast paths): data, weight and bias
-    # gradients equal the plain paths' up to float32 rounding, and float64 agrees to 1e-12
+    # realistic widths (the defaults take the fast paths and keep the forward's columns):
+    # data, weight and bias gradients equal the plain paths' (columns rebuilt) up to
+    # float32 rounding, and float64 agrees to 1e-12
     nd_ = len(kw["kernel"])
     G = kw.get("num_group", 1)
     spatial = (9, 8)[:nd_]
@@ -753,6 +757,53 @@ def test_wide_conv_paths_agree(kw, monkeypatch):
         np.testing.assert_allclose(f, p, rtol=1e-12, atol=1e-12)
     for f, p in zip(fast32, plain32):
         np.testing.assert_allclose(f, p, rtol=2e-5, atol=2e-5 * np.abs(p).max())
+
+
+def _recorded_conv(x0, w0, **kw):
+    x, w = nd.array(x0, dtype=np.float64), nd.array(w0, dtype=np.float64)
+    w.attach_grad()
+    with autograd.record():
+        y = nd.Convolution(x, w, num_filter=w0.shape[0], no_bias=True, **kw)
+        loss = (y * y).sum()
+    return y, loss, w
+
+
+def test_kept_columns_taken_once_and_freed():
+    # a recorded convolution whose weight needs a gradient keeps its forward's columns
+    # in its node; the weight gradient takes them (memory freed as backward goes), and a
+    # second backward through the retained graph rebuilds them: same gradient
+    x0, w0 = randn(3, 2, 6, 5, seed=50), randn(4, 2, 3, 3, seed=51)
+    kw = dict(kernel=(3, 3), pad=(1, 1))
+    y, loss, w = _recorded_conv(x0, w0, **kw)
+    keep = y._node.attrs["keep"]
+    assert keep.cols.shape == (3, 1, 2 * 9, 30)
+    loss.backward(retain_graph=True)
+    assert keep.cols is None
+    g1 = w.grad.asnumpy().copy()
+    loss.backward()
+    np.testing.assert_allclose(w.grad.asnumpy(), g1, rtol=1e-12)
+    # and it is the gradient of sum(y^2): 2 * sum_{n,o} y * xpad-window, by definition
+    xp = np.pad(x0, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    yv = y.asnumpy()
+    want = np.zeros_like(w0)
+    for i, j in itertools.product(range(3), range(3)):
+        want[:, :, i, j] = 2 * np.einsum("nfhw,nchw->fc", yv, xp[:, :, i:i + 6, j:j + 5])
+    np.testing.assert_allclose(g1, want, rtol=1e-10)
+
+
+def test_columns_not_kept_when_large_or_weight_constant(monkeypatch):
+    x0, w0 = randn(2, 3, 5, 5, seed=52), randn(2, 3, 3, 3, seed=53)
+    x, w = nd.array(x0), nd.array(w0)     # weight not in a graph: nothing to keep for
+    x.attach_grad()
+    with autograd.record():
+        y = nd.Convolution(x, w, num_filter=2, kernel=(3, 3), no_bias=True)
+    assert "keep" not in y._node.attrs
+    monkeypatch.setattr(_conv_mod, "_KEEP_COLUMNS_MAX", 2 * 27 * 9 * 8 - 1)  # 1 byte short
+    y, _, _ = _recorded_conv(x0, w0, kernel=(3, 3))
+    assert "keep" not in y._node.attrs
+    monkeypatch.setattr(_conv_mod, "_KEEP_COLUMNS_MAX", 2 * 27 * 9 * 8)
+    y, _, _ = _recorded_conv(x0, w0, kernel=(3, 3))
+    assert y._node.attrs["keep"].cols.nbytes == 2 * 27 * 9 * 8
 
 
 @pytest.mark.parametrize("layout", ["contiguous", "strided"])

@@ -27,9 +27,11 @@ float additions differs):
 
 * forward: per sample ``w (F, C*K) @ col (C*K, L)`` in one batched ``matmul``, the
   output already in (N, F, *spatial) order;
-* weight gradient: for wide layers one GEMM ``col (C*K, N*L) @ g (N*L, F)`` over the
-  batch and the positions at once (columns built batch-in-the-middle), else per sample
-  and summed;
+* weight gradient: per sample and summed, from the forward's own columns when it kept
+  them (a recorded convolution whose weight needs a gradient and whose columns fit in
+  ``_KEEP_COLUMNS_MAX``); else from columns built again: for wide layers one GEMM
+  ``col (C*K, N*L) @ g (N*L, F)`` over the batch and the positions at once (columns
+  built batch-in-the-middle), else per sample and summed;
 * data gradient with stride 1: a convolution of the padded output gradient with the
   flipped kernel (im2col gathers; no col2im scatter-add), when its columns are not much
   larger than col2im's; otherwise one GEMM then col2im, batch-last.
@@ -50,6 +52,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..base import ShapeError, StateError
 from ..ndarray.ndarray import NDArray
+from ..autograd.scope import state
 from ._core import Op, defop, call, call1, as_array, inplace_apply
 from .reduce import sum as _nd_sum, reshape_exact
 from .._typing import Shape
@@ -144,9 +147,42 @@ def _add_bias(y, b):
 # thread); tests set them to force each path.
 _SINGLE_GEMM_MIN = 16   # weight gradient as one GEMM when both its sides are this wide
 _GATHER_RATIO = 1.25    # stride-1 data gradient as a convolution up to this column ratio
+# A recorded convolution whose weight needs a gradient keeps its forward's columns for
+# that gradient when they take at most this many bytes (LeNet-sized layers: the weight
+# gradient is then one batched product, no second im2col; ~10% of a LeNet step). Larger
+# columns are rebuilt in the backward: keeping them would multiply the memory a graph
+# holds (a 3x3 convolution's columns are 9x its input).
+_KEEP_COLUMNS_MAX = 16 << 20
 
-def _conv_fwd(x, w, b, stride, pad, dilate, groups):
-    """y[n, f, o] = sum_{c, k} xpad[n, g*Cg + c, o*s + k*d] * w[f, c, k] (+ b[f])."""
+
+class _KeptColumns:
+    """The im2col columns (N, G, C/G*K, L) of one recorded convolution's forward, held in
+    its node's attributes until its weight gradient takes them (once: a second backward
+    through a retained graph rebuilds them)."""
+    __slots__ = ("cols",)
+
+    def __init__(self):
+        self.cols = None
+
+    def take(self):
+        cols, self.cols = self.cols, None
+        return cols
+
+
+def _keep_columns(x, w, stride, pad, dilate) -> Optional[_KeptColumns]:
+    """A holder for the forward's columns when the convolution builds columns (not a
+    plain 1x1 product) and they fit in ``_KEEP_COLUMNS_MAX``; else None."""
+    kernel = w.shape[2:]
+    if _prod(kernel) == 1 and not any(pad) and all(s == 1 for s in stride):
+        return None
+    osize = _conv_osize(x.shape[2:], kernel, stride, pad, dilate)
+    nbytes = x.shape[0] * x.shape[1] * _prod(kernel) * _prod(osize) * np.dtype(x.dtype).itemsize
+    return _KeptColumns() if nbytes <= _KEEP_COLUMNS_MAX else None
+
+
+def _conv_fwd(x, w, b, stride, pad, dilate, groups, keep=None):
+    """y[n, f, o] = sum_{c, k} xpad[n, g*Cg + c, o*s + k*d] * w[f, c, k] (+ b[f]);
+    with ``keep`` (a :class:`_KeptColumns`) the columns are left in it."""
     N, C = x.shape[:2]
     nd = x.ndim - 2
     F = w.shape[0]
@@ -160,6 +196,8 @@ def _conv_fwd(x, w, b, stride, pad, dilate, groups):
     else:
         col = _im2col(_pad_input(x, pad), kernel, stride, dilate, osize)
         col = col.reshape(N, G, (C // G) * K, L)
+        if keep is not None:
+            keep.cols = col
     w2 = w.reshape(G, F // G, (C // G) * K).astype(x.dtype, copy=False)
     y = np.matmul(w2, col).reshape((N, F) + osize)
     return _add_bias(y, b)
@@ -242,11 +280,16 @@ def _wgrad_fwd(x, g, stride, pad, dilate, groups, kernel):
     else:
         col = _im2col(_pad_input(x, pad), kernel, stride, dilate, osize)
         col = col.reshape(N, G, (C // G) * K, L)
-    g2 = g.reshape(N, G, F // G, L).astype(x.dtype, copy=False)
-    # one GEMM per sample, then a sum over the batch: faster than a tensordot over
-    # (batch, positions), which has to copy both operands into transposed layouts
-    dw = np.matmul(g2, col.transpose(0, 1, 3, 2)).sum(axis=0)
-    return dw.reshape((F, C // G) + tuple(kernel))
+    return _wgrad_per_sample(col, g, (F, C // G) + tuple(kernel))
+
+
+def _wgrad_per_sample(col, g, wshape):
+    """The weight gradient from columns (N, G, C/G*K, L): one GEMM per sample, then a
+    sum over the batch (faster than a tensordot over (batch, positions), which has to
+    copy both operands into transposed layouts)."""
+    N, G = col.shape[:2]
+    g2 = g.reshape(N, G, g.shape[1] // G, col.shape[-1]).astype(col.dtype, copy=False)
+    return np.matmul(g2, col.transpose(0, 1, 3, 2)).sum(axis=0).reshape(wshape)
 
 
 def _sum_axes(nd):
@@ -254,8 +297,12 @@ def _sum_axes(nd):
 
 
 def _conv(x, w, b, stride, pad, dilate, groups):
-    return call(_CONV, (x, w, b), {"stride": stride, "pad": pad, "dilate": dilate,
-                                   "groups": groups})
+    attrs = {"stride": stride, "pad": pad, "dilate": dilate, "groups": groups}
+    if type(w) is NDArray and w._node is not None and state.recording:
+        keep = _keep_columns(x, w, stride, pad, dilate)
+        if keep is not None:
+            attrs["keep"] = keep
+    return call(_CONV, (x, w, b), attrs)
 
 
 def _deconv(u, w, b, stride, pad, dilate, groups, osize):
@@ -272,24 +319,38 @@ def _bias_tangent(t, nd):
     return reshape_exact(t, (1, t.shape[0]) + (1,) * nd)
 
 
-# _conv(x, w, b)
-def _conv_gx(g, y, x, w, b, stride, pad, dilate, groups):
+# _conv(x, w, b); ``keep``: the forward's columns, when it kept them
+def _conv_gx(g, y, x, w, b, stride, pad, dilate, groups, keep=None):
     return _deconv(g, w, None, stride, pad, dilate, groups, x.shape[2:])
 
 
-def _conv_gw(g, y, x, w, b, stride, pad, dilate, groups):
+def _conv_gw(g, y, x, w, b, stride, pad, dilate, groups, keep=None):
+    cols = None if keep is None else keep.take()
+    if cols is not None and type(g) is np.ndarray:
+        # an ordinary backward: the kept columns are constants. (With create_graph the
+        # gradient must stay a function of x, so the columns are rebuilt in the graph.)
+        return _wgrad_per_sample(cols, g, w.shape)
     return _wgrad(x, g, stride, pad, dilate, groups, w.shape[2:])
 
 
-def _conv_gb(g, y, x, w, b, stride, pad, dilate, groups):
+def _conv_gb(g, y, x, w, b, stride, pad, dilate, groups, keep=None):
     return _nd_sum(g, axis=_sum_axes(len(stride)))
 
 
-_CONV = defop("Convolution", _conv_fwd, [_conv_gx, _conv_gw, _conv_gb], [
-    lambda t, y, x, w, b, **a: _conv(t, w, None, **a),
-    lambda t, y, x, w, b, **a: _conv(x, t, None, **a),
-    lambda t, y, x, w, b, **a: _bias_tangent(t, len(a["stride"])),
-], save=(0, 1))
+def _conv_tx(t, y, x, w, b, stride, pad, dilate, groups, keep=None):
+    return _conv(t, w, None, stride, pad, dilate, groups)
+
+
+def _conv_tw(t, y, x, w, b, stride, pad, dilate, groups, keep=None):
+    return _conv(x, t, None, stride, pad, dilate, groups)
+
+
+def _conv_tb(t, y, x, w, b, stride, pad, dilate, groups, keep=None):
+    return _bias_tangent(t, len(stride))
+
+
+_CONV = defop("Convolution", _conv_fwd, [_conv_gx, _conv_gw, _conv_gb],
+              [_conv_tx, _conv_tw, _conv_tb], save=(0, 1))
 
 
 # _deconv(u, w, b)
