@@ -706,11 +706,17 @@ def test_deconv_is_transpose_of_conv():
 # flipped kernel). The small cases above take one path or the other by their shapes; here
 # every conv/deconv case runs forward, first and second order with each path forced.
 _LAYOUT_CASES = [c for c in CASES if c.name.startswith(("conv", "deconv"))]
-# "kept": the weight gradient from the forward's kept columns; "fast"/"plain": from
-# columns rebuilt in the backward, in one GEMM over the batch or per sample.
-_FORCED = {"kept": dict(_KEEP_COLUMNS_MAX=1 << 40),
-           "fast": dict(_SINGLE_GEMM_MIN=1, _GATHER_RATIO=1e9, _KEEP_COLUMNS_MAX=-1),
-           "plain": dict(_SINGLE_GEMM_MIN=10 ** 9, _GATHER_RATIO=0.0, _KEEP_COLUMNS_MAX=-1)}
+# "kept"/"kept-batch-last": the weight gradient from the forward's kept columns (per
+# sample / batch-last); "fast"/"plain": from columns rebuilt in the backward, in one GEMM
+# over the batch or per sample.
+_PER_SAMPLE = dict(_BATCH_LAST_WIDTH=0)
+_BATCH_LAST = dict(_BATCH_LAST_WIDTH=10 ** 9, _BATCH_LAST_MIN_BATCH=1)
+_FORCED = {"kept": dict(_KEEP_COLUMNS_MAX=1 << 40, **_PER_SAMPLE),
+           "kept-batch-last": dict(_KEEP_COLUMNS_MAX=1 << 40, **_BATCH_LAST),
+           "fast": dict(_SINGLE_GEMM_MIN=1, _GATHER_RATIO=1e9, _KEEP_COLUMNS_MAX=-1,
+                        **_BATCH_LAST),
+           "plain": dict(_SINGLE_GEMM_MIN=10 ** 9, _GATHER_RATIO=0.0, _KEEP_COLUMNS_MAX=-1,
+                         **_PER_SAMPLE)}
 
 
 @pytest.mark.parametrize("paths", sorted(_FORCED))
@@ -768,15 +774,19 @@ def _recorded_conv(x0, w0, **kw):
     return y, loss, w
 
 
-def test_kept_columns_taken_once_and_freed():
+@pytest.mark.parametrize("layout", ["per-sample", "batch-last"])
+def test_kept_columns_taken_once_and_freed(layout, monkeypatch):
     # a recorded convolution whose weight needs a gradient keeps its forward's columns
     # in its node; the weight gradient takes them (memory freed as backward goes), and a
     # second backward through the retained graph rebuilds them: same gradient
+    for k, v in (_BATCH_LAST if layout == "batch-last" else _PER_SAMPLE).items():
+        monkeypatch.setattr(_conv_mod, k, v)
     x0, w0 = randn(3, 2, 6, 5, seed=50), randn(4, 2, 3, 3, seed=51)
     kw = dict(kernel=(3, 3), pad=(1, 1))
     y, loss, w = _recorded_conv(x0, w0, **kw)
     keep = y._node.attrs["keep"]
-    assert keep.cols.shape == (3, 1, 2 * 9, 30)
+    assert keep.cols.shape == ((1, 2 * 9, 30 * 3) if layout == "batch-last"
+                               else (3, 1, 2 * 9, 30))
     loss.backward(retain_graph=True)
     assert keep.cols is None
     g1 = w.grad.asnumpy().copy()

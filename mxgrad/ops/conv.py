@@ -95,14 +95,15 @@ def _pad_input(x, pad, padr=None, value=0):
     return xp
 
 
-def _windows(xp, kernel, stride, dilate, osize):
-    """Strided view (N, C, *osize, *kernel) of the windows of a padded input."""
+def _windows(xp, kernel, stride, dilate, osize, first=2):
+    """Strided view (N, C, *osize, *kernel) of the windows of a padded input whose spatial
+    axes start at ``first``; (C, *osize, N, *kernel) for a batch-last one (``first=1``)."""
     nd = len(kernel)
     dk = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilate))
-    axes = tuple(range(2, 2 + nd))
+    axes = tuple(range(first, first + nd))
     w = sliding_window_view(xp, dk, axis=axes)
-    sl = (_ALL, _ALL) + tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(osize, stride)) \
-        + tuple(slice(None, None, d) for d in dilate)
+    sl = (_ALL,) * first + tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(osize, stride)) \
+        + (_ALL,) * (xp.ndim - first - nd) + tuple(slice(None, None, d) for d in dilate)
     return w[sl]
 
 
@@ -116,6 +117,29 @@ def _im2col(xp, kernel, stride, dilate, osize, batch_mid=False):
     else:
         perm = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
     return np.ascontiguousarray(w.transpose(perm))
+
+
+def _im2col_batch_last(x, pad, kernel, stride, dilate, osize):
+    """Contiguous batch-last columns (C, *kernel, *osize, N) of an unpadded input (N, C,
+    *spatial): the input is padded into a batch-last copy, so the window copies run over
+    rows of windows times the batch instead of one short row."""
+    nd = len(kernel)
+    N, C = x.shape[:2]
+    xt = np.zeros((C,) + tuple(s + 2 * p for s, p in zip(x.shape[2:], pad)) + (N,), x.dtype)
+    xt[(_ALL,) + tuple(slice(p, p + s) for p, s in zip(pad, x.shape[2:]))] = \
+        np.moveaxis(x, 0, -1)
+    w = _windows(xt, kernel, stride, dilate, osize, first=1)
+    perm = (0,) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(1, 2 + nd))
+    return np.ascontiguousarray(w.transpose(perm))
+
+
+def _batch_last_pays(n, osize) -> bool:
+    """Whether the forward's columns are better built batch-last: output rows narrower
+    than ``_BATCH_LAST_WIDTH`` make the per-sample copies run in short stretches, and a
+    batch of ``_BATCH_LAST_MIN_BATCH`` or more makes the batch-last ones long (LeNet's
+    second layer: the columns in a third of the time). Wider rows already copy fast per
+    sample, and the per-sample product suits them better."""
+    return osize[-1] < _BATCH_LAST_WIDTH and n >= _BATCH_LAST_MIN_BATCH
 
 
 def _offsets(kernel):
@@ -153,16 +177,22 @@ _GATHER_RATIO = 1.25    # stride-1 data gradient as a convolution up to this col
 # columns are rebuilt in the backward: keeping them would multiply the memory a graph
 # holds (a 3x3 convolution's columns are 9x its input).
 _KEEP_COLUMNS_MAX = 16 << 20
+# The forward builds batch-last columns for output rows narrower than _BATCH_LAST_WIDTH
+# and batches of at least _BATCH_LAST_MIN_BATCH (see _batch_last_pays).
+_BATCH_LAST_WIDTH = 16
+_BATCH_LAST_MIN_BATCH = 16
 
 
 class _KeptColumns:
-    """The im2col columns (N, G, C/G*K, L) of one recorded convolution's forward, held in
-    its node's attributes until its weight gradient takes them (once: a second backward
-    through a retained graph rebuilds them)."""
-    __slots__ = ("cols",)
+    """The im2col columns of one recorded convolution's forward, per sample (N, G,
+    C/G*K, L) or batch-last (G, C/G*K, L*N), held in its node's attributes until its
+    weight gradient takes them (once: a second backward through a retained graph
+    rebuilds them)."""
+    __slots__ = ("cols", "batch_last")
 
     def __init__(self):
         self.cols = None
+        self.batch_last = False
 
     def take(self):
         cols, self.cols = self.cols, None
@@ -191,14 +221,21 @@ def _conv_fwd(x, w, b, stride, pad, dilate, groups, keep=None):
     G = groups
     K = _prod(kernel)
     L = _prod(osize)
+    w2 = w.reshape(G, F // G, (C // G) * K).astype(x.dtype, copy=False)
     if K == 1 and not any(pad) and all(s == 1 for s in stride):
         col = x.reshape(N, G, C // G, L)
+    elif _batch_last_pays(N, osize):
+        col = _im2col_batch_last(x, pad, kernel, stride, dilate, osize)
+        col = col.reshape(G, (C // G) * K, L * N)
+        if keep is not None:
+            keep.cols, keep.batch_last = col, True
+        y = np.matmul(w2, col).reshape((F,) + osize + (N,))
+        return _add_bias(np.ascontiguousarray(np.moveaxis(y, -1, 0)), b)
     else:
         col = _im2col(_pad_input(x, pad), kernel, stride, dilate, osize)
         col = col.reshape(N, G, (C // G) * K, L)
         if keep is not None:
             keep.cols = col
-    w2 = w.reshape(G, F // G, (C // G) * K).astype(x.dtype, copy=False)
     y = np.matmul(w2, col).reshape((N, F) + osize)
     return _add_bias(y, b)
 
@@ -283,6 +320,15 @@ def _wgrad_fwd(x, g, stride, pad, dilate, groups, kernel):
     return _wgrad_per_sample(col, g, (F, C // G) + tuple(kernel))
 
 
+def _wgrad_batch_last(col, g, wshape):
+    """The weight gradient from batch-last columns (G, C/G*K, L*N): one GEMM per group
+    contracting over positions and batch at once."""
+    G = col.shape[0]
+    gt = np.ascontiguousarray(np.moveaxis(g, 0, -1).astype(col.dtype, copy=False))
+    gt = gt.reshape(G, g.shape[1] // G, col.shape[-1])
+    return np.matmul(gt, col.transpose(0, 2, 1)).reshape(wshape)
+
+
 def _wgrad_per_sample(col, g, wshape):
     """The weight gradient from columns (N, G, C/G*K, L): one GEMM per sample, then a
     sum over the batch (faster than a tensordot over (batch, positions), which has to
@@ -329,6 +375,8 @@ def _conv_gw(g, y, x, w, b, stride, pad, dilate, groups, keep=None):
     if cols is not None and type(g) is np.ndarray:
         # an ordinary backward: the kept columns are constants. (With create_graph the
         # gradient must stay a function of x, so the columns are rebuilt in the graph.)
+        if keep.batch_last:
+            return _wgrad_batch_last(cols, g, w.shape)
         return _wgrad_per_sample(cols, g, w.shape)
     return _wgrad(x, g, stride, pad, dilate, groups, w.shape[2:])
 
