@@ -816,6 +816,19 @@ def test_columns_not_kept_when_large_or_weight_constant(monkeypatch):
     assert y._node.attrs["keep"].cols.nbytes == 2 * 27 * 9 * 8
 
 
+def test_keep_columns_limit_from_the_environment(monkeypatch):
+    monkeypatch.delenv("MXGRAD_CONV_KEEP_COLUMNS_MB", raising=False)
+    assert _conv_mod.keep_columns_limit() == 16 << 20
+    monkeypatch.setenv("MXGRAD_CONV_KEEP_COLUMNS_MB", "0")
+    assert _conv_mod.keep_columns_limit() == -1     # keeps nothing, not even 0 bytes
+    monkeypatch.setenv("MXGRAD_CONV_KEEP_COLUMNS_MB", "1.5")
+    assert _conv_mod.keep_columns_limit() == 3 << 19
+    monkeypatch.setenv("MXGRAD_CONV_KEEP_COLUMNS_MB", "lots")
+    with pytest.raises(MXNetError, match="MXGRAD_CONV_KEEP_COLUMNS_MB='lots'") as err:
+        _conv_mod.keep_columns_limit()
+    assert isinstance(err.value, ValueError)
+
+
 @pytest.mark.parametrize("layout", ["contiguous", "strided"])
 def test_batchnorm_on_conv_activations(layout):
     # BatchNorm after a convolution (NCHW, per-row dot products for the statistics and

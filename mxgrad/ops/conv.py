@@ -46,6 +46,7 @@ from typing import Any, Optional
 
 import functools
 import itertools
+import os
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -171,12 +172,32 @@ def _add_bias(y, b):
 # thread); tests set them to force each path.
 _SINGLE_GEMM_MIN = 16   # weight gradient as one GEMM when both its sides are this wide
 _GATHER_RATIO = 1.25    # stride-1 data gradient as a convolution up to this column ratio
-# A recorded convolution whose weight needs a gradient keeps its forward's columns for
-# that gradient when they take at most this many bytes (LeNet-sized layers: the weight
-# gradient is then one batched product, no second im2col; ~10% of a LeNet step). Larger
-# columns are rebuilt in the backward: keeping them would multiply the memory a graph
-# holds (a 3x3 convolution's columns are 9x its input).
-_KEEP_COLUMNS_MAX = 16 << 20
+
+
+def keep_columns_limit() -> int:
+    """Bytes of im2col columns one recorded convolution may keep for its weight gradient:
+    ``MXGRAD_CONV_KEEP_COLUMNS_MB`` in the environment (read at import; default 16, 0
+    keeps none).
+
+    Keeping them spares the backward a second im2col (about 10% of a LeNet training step)
+    at the price of holding the columns from forward to backward (a 3x3 convolution's
+    columns are 9x its input, a 5x5's 25x): LeNet's step peaks at ~31 MB instead of ~14 MB.
+    Larger columns are always rebuilt in the backward.
+
+    >>> keep_columns_limit() >= -1
+    True
+    """
+    raw = os.environ.get("MXGRAD_CONV_KEEP_COLUMNS_MB", "16")
+    try:
+        mb = float(raw)
+    except ValueError:
+        raise StateError(f"MXGRAD_CONV_KEEP_COLUMNS_MB={raw!r} is not a number: set it to "
+                         f"the megabytes of im2col columns a convolution may keep for its "
+                         f"weight gradient (default 16, 0 keeps none)") from None
+    return int(mb * (1 << 20)) if mb > 0 else -1
+
+
+_KEEP_COLUMNS_MAX = keep_columns_limit()
 # The forward builds batch-last columns for output rows narrower than _BATCH_LAST_WIDTH
 # and batches of at least _BATCH_LAST_MIN_BATCH (see _batch_last_pays).
 _BATCH_LAST_WIDTH = 16
