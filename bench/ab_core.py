@@ -5,7 +5,11 @@ with its backward and unrecorded, timed in paired rounds (order alternating) wit
 thread's CPU time, so a loaded machine moves both sides alike. Prints the median over
 rounds of new/old and each side's ratio to NumPy by hand.
 
-Run: python bench/ab_core.py /path/to/other/checkout [rounds]
+With ``--conv lenet`` or ``--conv block`` it times instead the training steps of
+``bench_gluon.py``'s LeNet or ResNet-style block the same way (median of new/old over
+paired steps): the way to judge a convolution change on a busy machine.
+
+Run: python bench/ab_core.py /path/to/other/checkout [rounds] [--conv lenet|block]
 (the other checkout's ``mxgrad`` package is copied to a temporary directory and imported
 under another name; mxgrad's modules import each other relatively, so both coexist.)
 """
@@ -75,11 +79,61 @@ def _time(f, n):
     return (time.thread_time() - t0) / n
 
 
+def _conv_step(mx, which):
+    """One training step of bench_gluon's LeNet or ResNet-style block with ``mx``."""
+    import bench_gluon as bg
+    rng = np.random.default_rng(0)
+    if which == "lenet":
+        net, n, shape = bg.lenet(mx), bg.LENET_BATCH, (bg.LENET_BATCH, 1, 28, 28)
+        opt = {"learning_rate": bg.LENET_LR}
+    else:
+        n = bg.BLOCK_BATCH
+        net, shape = bg.res_block(bg.BLOCK_C, mx), (n, bg.BLOCK_C, bg.BLOCK_HW, bg.BLOCK_HW)
+        opt = {"learning_rate": 0.05, "momentum": bg.MOMENTUM}
+    net.initialize(mx.init.Xavier())
+    x = mx.nd.array(rng.standard_normal(shape).astype(np.float32))
+    y = mx.nd.array(rng.integers(0, 10, n))
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", opt)
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+
+    def step():
+        with mx.autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(n)
+    return step
+
+
+def main_conv(other, which, rounds):
+    new, old = _conv_step(mxgrad, which), _conv_step(other, which)
+    for _ in range(3):
+        new()
+        old()
+    tn, to = [], []
+    for r in range(rounds):
+        for side in ((new, tn), (old, to)) if r % 2 == 0 else ((old, to), (new, tn)):
+            side[1].append(_time(side[0], 1))
+    pair = statistics.median(a / b for a, b in zip(tn, to))
+    print(f"new: {os.path.dirname(mxgrad.__file__)}\nold: {os.path.dirname(other.__file__)}")
+    print(f"{which} training step: new/old {pair:.3f}; new {statistics.median(tn) * 1e3:.1f} "
+          f"ms, old {statistics.median(to) * 1e3:.1f} ms (medians of {rounds} paired steps)")
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = list(sys.argv[1:])
+    conv = None
+    if "--conv" in args:
+        i = args.index("--conv")
+        conv = args[i + 1] if i + 1 < len(args) else None
+        if conv not in ("lenet", "block"):
+            sys.exit("--conv takes lenet or block")
+        del args[i:i + 2]
+    if not args:
         sys.exit(__doc__)
-    other = _import_other(sys.argv[1])
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 40
+    other = _import_other(args[0])
+    rounds = int(args[1]) if len(args) > 1 else 40
+    if conv is not None:
+        return main_conv(other, conv, rounds)
     new_fb, new_f, x0, c0 = _workload(mxgrad)
     old_fb, old_f, _, _ = _workload(other)
     fns = {"new fwd+bwd": new_fb, "old fwd+bwd": old_fb, "new forward": new_f,

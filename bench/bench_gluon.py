@@ -331,26 +331,32 @@ LENET_BATCH, LENET_LR = 128, 0.9
 BLOCK_BATCH, BLOCK_C, BLOCK_HW = 16, 64, 32
 
 
-class _ResBlock(nn.HybridBlock):
-    """conv-BN-ReLU-conv-BN + identity, ReLU, 2x2 max pooling, Dense(10)."""
+def res_block(c, mxmod=mx):
+    """conv-BN-ReLU-conv-BN + identity, ReLU, 2x2 max pooling, Dense(10), built with
+    ``mxmod`` (this mxgrad, or another checkout's for bench/ab_core.py)."""
+    nn = mxmod.gluon.nn
 
-    def __init__(self, c, **kwargs):
-        super().__init__(**kwargs)
-        with self.name_scope():
-            self.conv1 = nn.Conv2D(c, 3, padding=1, use_bias=False, in_channels=c)
-            self.bn1 = nn.BatchNorm(in_channels=c)
-            self.conv2 = nn.Conv2D(c, 3, padding=1, use_bias=False, in_channels=c)
-            self.bn2 = nn.BatchNorm(in_channels=c)
-            self.pool = nn.MaxPool2D(2, 2)
-            self.out = nn.Dense(10, in_units=c * (BLOCK_HW // 2) ** 2)
+    class ResBlock(nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.conv1 = nn.Conv2D(c, 3, padding=1, use_bias=False, in_channels=c)
+                self.bn1 = nn.BatchNorm(in_channels=c)
+                self.conv2 = nn.Conv2D(c, 3, padding=1, use_bias=False, in_channels=c)
+                self.bn2 = nn.BatchNorm(in_channels=c)
+                self.pool = nn.MaxPool2D(2, 2)
+                self.out = nn.Dense(10, in_units=c * (BLOCK_HW // 2) ** 2)
 
-    def hybrid_forward(self, F, x):
-        h = F.relu(self.bn1(self.conv1(x)))
-        h = self.bn2(self.conv2(h))
-        return self.out(self.pool(F.relu(h + x)))
+        def hybrid_forward(self, F, x):
+            h = F.relu(self.bn1(self.conv1(x)))
+            h = self.bn2(self.conv2(h))
+            return self.out(self.pool(F.relu(h + x)))
+    return ResBlock()
 
 
-def _lenet():
+def lenet(mxmod=mx):
+    """d2l's LeNet (sigmoid, average pooling), built with ``mxmod``."""
+    nn = mxmod.gluon.nn
     net = nn.HybridSequential()
     net.add(nn.Conv2D(6, kernel_size=5, padding=2, activation="sigmoid", in_channels=1),
             nn.AvgPool2D(pool_size=2, strides=2),
@@ -407,12 +413,12 @@ def bench_conv(rows, which, target):
     rng = np.random.default_rng(13)
     mx.random.seed(SEED)
     if which == "lenet":
-        net, n = _lenet(), LENET_BATCH
+        net, n = lenet(), LENET_BATCH
         x0 = rng.random((n, 1, 28, 28), dtype=np.float32)
         opt = {"learning_rate": LENET_LR}
         name = "LeNet (d2l) b128 step"
     else:
-        net, n = _ResBlock(BLOCK_C), BLOCK_BATCH
+        net, n = res_block(BLOCK_C), BLOCK_BATCH
         x0 = rng.standard_normal((n, BLOCK_C, BLOCK_HW, BLOCK_HW)).astype(np.float32)
         opt = {"learning_rate": 0.05, "momentum": MOMENTUM}
         name = "ResNet-style block 64ch 32x32 b16 step"
