@@ -223,6 +223,7 @@ def test_mxnet_style_save_for_backward_outside_forward():
 
 # ------------------------------------------------------------- item 4: empty batches
 @pytest.mark.parametrize("layout", ["NC", "NCHW"])
+@pytest.mark.filterwarnings("error")   # and no NumPy "Mean of empty slice" warnings
 def test_batchnorm_on_an_empty_batch_keeps_its_running_statistics(layout):
     # before: NaN was written into running_mean/running_var (PyTorch leaves them)
     bn = gluon.nn.BatchNorm(in_channels=3)
@@ -245,8 +246,26 @@ def test_batchnorm_on_an_empty_batch_keeps_its_running_statistics(layout):
     rm, rv = nd.array([1.0, 2.0, 3.0]), nd.array([4.0, 5.0, 6.0])
     with autograd.train_mode():
         nd.BatchNorm(nd.zeros((0, 3)), nd.ones(3), nd.zeros(3), rm, rv)
-        nd.BatchNorm(nd.zeros((0, 3)), nd.ones(3), nd.zeros(3), rm, rv, output_mean_var=True)
+        outs = nd.BatchNorm(nd.zeros((0, 3)), nd.ones(3), nd.zeros(3), rm, rv,
+                            output_mean_var=True)
     assert rm.asnumpy().tolist() == [1.0, 2.0, 3.0] and rv.asnumpy().tolist() == [4, 5, 6]
+    # the batch's own mean and variance are undefined: NaN
+    assert outs[0].shape == (0, 3) and np.isnan(outs[1].asnumpy()).all()
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("norm", ["LayerNorm", "InstanceNorm"])
+def test_other_normalisations_of_an_empty_batch(norm):
+    x = nd.zeros((0, 2, 3))
+    x.attach_grad()
+    c = 3 if norm == "LayerNorm" else 2
+    gamma = nd.ones(c)
+    gamma.attach_grad()
+    with autograd.record():
+        y = getattr(nd, norm)(x, gamma, nd.zeros(c))
+    y.backward()
+    assert y.shape == x.grad.shape == (0, 2, 3)
+    assert gamma.grad.asnumpy().tolist() == [0.0] * c
 
 
 # ------------------------------------------------------------- item 9: float16

@@ -829,6 +829,12 @@ def _inv_std(var, eps):
 
 
 def _normalize_fwd(x, axes, eps):
+    if x.size == 0:   # an empty batch: nothing to standardise; its mean and variance are
+        # undefined (NaN), given without NumPy's "Mean of empty slice" warnings
+        shape = tuple(1 if i in axes or i - x.ndim in axes else n
+                      for i, n in enumerate(x.shape))
+        dt = x.dtype if x.dtype.kind == "f" else np.float64
+        return x.astype(dt), np.full(shape, np.nan, dt), np.full(shape, np.nan, dt)
     mean = np.mean(x, axis=axes, keepdims=True)
     xc = x - mean
     var = np.mean(np.square(xc), axis=axes, keepdims=True)
@@ -874,6 +880,9 @@ def _normalize(x, axes, eps):
 
 
 def _norm_bwd_fwd(gh, xhat, invstd, axes):
+    if gh.size == 0:      # an empty batch: an empty gradient (no NumPy warnings)
+        return np.zeros(np.broadcast_shapes(gh.shape, xhat.shape),
+                        np.result_type(gh, xhat, invstd))
     a = np.mean(gh, axis=axes, keepdims=True)
     t = gh * xhat
     b = np.mean(t, axis=axes, keepdims=True)
