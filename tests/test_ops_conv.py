@@ -708,15 +708,15 @@ def test_deconv_is_transpose_of_conv():
 _LAYOUT_CASES = [c for c in CASES if c.name.startswith(("conv", "deconv"))]
 # "kept"/"kept-batch-last": the weight gradient from the forward's kept columns (per
 # sample / batch-last); "fast"/"plain": from columns rebuilt in the backward, in one GEMM
-# over the batch or per sample.
+# over the batch or per sample, and every product a sample (or a channel) at a time.
 _PER_SAMPLE = dict(_BATCH_LAST_WIDTH=0)
 _BATCH_LAST = dict(_BATCH_LAST_WIDTH=10 ** 9, _BATCH_LAST_MIN_BATCH=1)
 _FORCED = {"kept": dict(_KEEP_COLUMNS_MAX=1 << 40, **_PER_SAMPLE),
            "kept-batch-last": dict(_KEEP_COLUMNS_MAX=1 << 40, **_BATCH_LAST),
            "fast": dict(_SINGLE_GEMM_MIN=1, _GATHER_RATIO=1e9, _KEEP_COLUMNS_MAX=-1,
-                        **_BATCH_LAST),
+                        _COLUMNS_CHUNK=1, **_BATCH_LAST),
            "plain": dict(_SINGLE_GEMM_MIN=10 ** 9, _GATHER_RATIO=0.0, _KEEP_COLUMNS_MAX=-1,
-                         **_PER_SAMPLE)}
+                         _COLUMNS_CHUNK=1, **_PER_SAMPLE)}
 
 
 @pytest.mark.parametrize("paths", sorted(_FORCED))
