@@ -415,6 +415,46 @@ def test_maxpool_grad_goes_to_argmax_and_accumulates():
     np.testing.assert_array_equal(x.grad.asnumpy(), [[[[0, 0, 0], [0, 4, 0], [0, 0, 0]]]])
 
 
+@pytest.mark.parametrize("kw", [dict(kernel=(3, 3), stride=(2, 2)),
+                                dict(kernel=(3, 3), stride=(1, 1), pad=(1, 1)),
+                                dict(kernel=(3, 2), stride=(2, 1), pad=(1, 0),
+                                     pooling_convention="full"),
+                                dict(kernel=(3,), stride=(1,), pad=(2,)),
+                                dict(kernel=(2, 2, 2), stride=(1, 1, 1))])
+def test_overlapping_maxpool_gradient_by_windows_equals_bincount(kw, monkeypatch):
+    # overlapping windows scatter the gradient with one strided add per kernel offset;
+    # the general bincount scatter over flat positions is the reference
+    nd_ = len(kw["kernel"])
+    x0 = randn(2, 3, *(7, 6, 5)[:nd_], seed=60)
+    x0[0, 0].flat[:4] = 1.0                       # ties: the first maximum takes it
+    g0 = randn(*nd.Pooling(nd.array(x0), **kw).shape, seed=61)
+
+    def grad():
+        x = nd.array(x0)
+        x.attach_grad()
+        with autograd.record():
+            y = nd.Pooling(x, **kw)
+        y.backward(nd.array(g0))
+        return x.grad.asnumpy()
+    calls = []
+    real_windows = _conv_mod._scatter_windows
+
+    def counted(*args):
+        calls.append(1)
+        return real_windows(*args)
+    monkeypatch.setattr(_conv_mod, "_scatter_windows", counted)
+    by_windows = grad()
+    assert calls                                               # the strided-add path ran
+    monkeypatch.setattr(_conv_mod, "_scatter_windows", None)   # not used: must not be
+    real_scatter = _conv_mod._scatter_fwd
+
+    def bincount_only(g, idx, valid, ishape, oshape, unique, windows=None):
+        return real_scatter(g, idx, valid, ishape, oshape, unique, None)
+    monkeypatch.setattr(_conv_mod._SCATTER, "fwd", bincount_only)
+    np.testing.assert_allclose(by_windows, grad(), rtol=1e-6, atol=1e-6)
+    assert np.abs(by_windows).sum() > 0
+
+
 def test_maxpool_tie_goes_to_first():
     x = nd.array([[[[5., 5.], [5., 5.]]]])
     x.attach_grad()

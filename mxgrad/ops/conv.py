@@ -926,7 +926,7 @@ _WINSUM_T: Op = defop("Pooling_backward", _winsum_t_fwd,
                   [lambda t, y, x, **a: call1(_WINSUM_T, t, a)], save=())
 
 
-def _gather_fwd(x, idx, valid, ishape, oshape, unique):
+def _gather_fwd(x, idx, valid, ishape, oshape, unique, windows=None):
     """Read ``x`` (of shape ``ishape``) at flat positions ``idx`` (shape ``oshape``)."""
     y = np.take(x.reshape(-1), idx)     # take: about twice as fast as flat[idx]
     if valid is not None:
@@ -934,8 +934,14 @@ def _gather_fwd(x, idx, valid, ishape, oshape, unique):
     return y
 
 
-def _scatter_fwd(g, idx, valid, ishape, oshape, unique):
-    """Add ``g`` (shape ``oshape``) into zeros of ``ishape`` at flat positions ``idx``."""
+def _scatter_fwd(g, idx, valid, ishape, oshape, unique, windows=None):
+    """Add ``g`` (shape ``oshape``) into zeros of ``ishape`` at flat positions ``idx``.
+    Positions may repeat unless ``unique``; with ``windows`` (overlapping pooling
+    windows: each position is its window's kernel offset) the sums are strided adds, one
+    per offset, instead of a bincount over the whole input (several times faster, and no
+    float64 input-sized temporary)."""
+    if not unique and windows is not None:
+        return _scatter_windows(g, valid, ishape, *windows)
     size = _prod(ishape)
     if valid is not None:
         idx, g = idx[valid], g[valid]
@@ -946,6 +952,25 @@ def _scatter_fwd(g, idx, valid, ishape, oshape, unique):
         out = np.bincount(idx.reshape(-1), weights=g.reshape(-1), minlength=size)
         out = out.astype(g.dtype, copy=False)
     return out.reshape(ishape)
+
+
+def _scatter_windows(g, valid, ishape, arg, kernel, stride, pad, padr, osize):
+    """``_scatter_fwd`` for pooling windows: add ``g`` into a padded zero image at each
+    window's offset ``arg`` (one strided add per kernel offset), then crop the padding."""
+    nd = len(kernel)
+    ones = (1,) * nd
+    if valid is not None:
+        g = g * valid
+    buf = np.zeros(tuple(ishape[:2]) + tuple(x + a + b for x, a, b in
+                                             zip(ishape[2:], pad, padr)), dtype=g.dtype)
+    part = np.empty(g.shape, dtype=g.dtype)
+    hit = np.empty(g.shape, dtype=bool)
+    for k, off in enumerate(_offsets(kernel)):
+        np.equal(arg, k, out=hit)
+        np.multiply(g, hit, out=part)
+        buf[(_ALL, _ALL) + _offset_slices(off, ones, stride, osize)] += part
+    out = buf[(_ALL, _ALL) + tuple(slice(p, p + x) for p, x in zip(pad, ishape[2:]))]
+    return out if out.shape == buf.shape else np.ascontiguousarray(out)
 
 
 _GATHER: Op = defop("Pooling", _gather_fwd,
@@ -961,8 +986,9 @@ def _lowest(dtype):
 
 
 def _argmax_positions(x, kernel, stride, pad, padr, osize):
-    """Flat input index of the (first) maximum of every window, and a validity mask
-    (None when every window holds at least one real element)."""
+    """Flat input index of the (first) maximum of every window, a validity mask (None
+    when every window holds at least one real element), and the kernel offset (in
+    ``_offsets`` order) of each maximum (None for a global pooling)."""
     N, C = x.shape[:2]
     isize = x.shape[2:]
     nd = len(kernel)
@@ -970,7 +996,7 @@ def _argmax_positions(x, kernel, stride, pad, padr, osize):
             and not any(padr):
         local = x.reshape(N, C, -1).argmax(axis=-1).reshape((N, C) + (1,) * nd)
         base = (np.arange(N * C) * _prod(isize)).reshape((N, C) + (1,) * nd)
-        return local + base, None
+        return local + base, None, None
     fill = -np.inf if x.dtype.kind == "f" else _lowest(x.dtype)
     xp = _pad_input(x, pad, padr, fill)
     offsets = list(_offsets(kernel))
@@ -1002,7 +1028,7 @@ def _argmax_positions(x, kernel, stride, pad, padr, osize):
     flat = base + np.take(koff, arg)
     if not any(pad) and all((o - 1) * s + k <= x for o, s, k, x in
                             zip(osize, stride, kernel, isize)):
-        return flat, None
+        return flat, None, arg
     # windows that may touch padding: check each position is inside the input
     valid = None
     offs = np.array(offsets, dtype=np.int64)
@@ -1011,8 +1037,8 @@ def _argmax_positions(x, kernel, stride, pad, padr, osize):
         ok = (pos >= 0) & (pos < isize[d])
         valid = ok if valid is None else valid & ok
     if valid.all():
-        return flat, None
-    return np.where(valid, flat, 0), valid
+        return flat, None, arg
+    return np.where(valid, flat, 0), valid, arg
 
 
 def _plane_strides(isize):
@@ -1164,11 +1190,15 @@ def Pooling(data: Optional[NDArray] = None, kernel: Shape = (), pool_type: str =
            "padr": tuple(padr), "isize": isize, "osize": tuple(osize)}
     if pool_type == "max":
         raw = data if type(data) is np.ndarray else data._data
-        idx, valid = _argmax_positions(raw, geo["kernel"], geo["stride"], geo["pad"],
-                                       geo["padr"], geo["osize"])
+        idx, valid, arg = _argmax_positions(raw, geo["kernel"], geo["stride"], geo["pad"],
+                                            geo["padr"], geo["osize"])
         unique = all(s >= k for s, k in zip(geo["stride"], geo["kernel"]))
-        y = call1(_GATHER, data, {"idx": idx, "valid": valid, "ishape": tuple(data.shape),
-                                  "oshape": idx.shape, "unique": unique})
+        attrs = {"idx": idx, "valid": valid, "ishape": tuple(data.shape),
+                 "oshape": idx.shape, "unique": unique}
+        if not unique and arg is not None:   # overlapping windows: see _scatter_windows
+            attrs["windows"] = (arg, geo["kernel"], geo["stride"], geo["pad"], geo["padr"],
+                                geo["osize"])
+        y = call1(_GATHER, data, attrs)
         if valid is not None:
             fill = np.where(valid, 0, _lowest(raw.dtype)).astype(raw.dtype)
             y = y + (fill if type(y) is np.ndarray else NDArray(fill))
