@@ -79,6 +79,18 @@ def _time(f, n):
     return (time.thread_time() - t0) / n
 
 
+def _paired_rounds(fns, rounds, number):
+    """Time each function of the dict ``fns`` once per round, in an order that alternates
+    from round to round; ``number(key)`` calls per timing. Returns {key: [seconds per
+    call, one per round]}."""
+    t = {k: [] for k in fns}
+    keys = list(fns)
+    for r in range(rounds):
+        for k in (keys if r % 2 == 0 else keys[::-1]):
+            t[k].append(_time(fns[k], number(k)))
+    return t
+
+
 def _conv_step(mx, which):
     """One training step of bench_gluon's LeNet or ResNet-style block with ``mx``."""
     import bench_gluon as bg
@@ -109,10 +121,8 @@ def main_conv(other, which, rounds):
     for _ in range(3):
         new()
         old()
-    tn, to = [], []
-    for r in range(rounds):
-        for side in ((new, tn), (old, to)) if r % 2 == 0 else ((old, to), (new, tn)):
-            side[1].append(_time(side[0], 1))
+    t = _paired_rounds({"new": new, "old": old}, rounds, lambda k: 1)
+    tn, to = t["new"], t["old"]
     pair = statistics.median(a / b for a, b in zip(tn, to))
     print(f"new: {os.path.dirname(mxgrad.__file__)}\nold: {os.path.dirname(other.__file__)}")
     print(f"{which} training step: new/old {pair:.3f}; new {statistics.median(tn) * 1e3:.1f} "
@@ -141,11 +151,7 @@ def main():
            "numpy forward": lambda: chain_numpy_forward(x0, c0)}
     for f in fns.values():
         f()
-    t = {k: [] for k in fns}
-    keys = list(fns)
-    for r in range(rounds):
-        for k in (keys if r % 2 == 0 else keys[::-1]):
-            t[k].append(_time(fns[k], 10 if "bwd" in k else 20))
+    t = _paired_rounds(fns, rounds, lambda k: 10 if "bwd" in k else 20)
     med = {k: statistics.median(v) for k, v in t.items()}
     print(f"new: {os.path.dirname(mxgrad.__file__)}\nold: {os.path.dirname(other.__file__)}")
     for what, np_key in (("fwd+bwd", "numpy fwd+bwd"), ("forward", "numpy forward")):

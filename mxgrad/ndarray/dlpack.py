@@ -62,10 +62,12 @@ def to_dlpack_for_read(data: NDArray) -> Any:
     >>> mx.nd.from_dlpack(mx.nd.to_dlpack_for_read(x)).shape
     (2, 3)
     """
-    d = _check_array(data, "to_dlpack_for_read")._data
-    if not d.flags.writeable:
-        d = d.copy()
-    return d.__dlpack__()
+    return _export_for_read(_check_array(data, "to_dlpack_for_read")._data)
+
+
+def _export_for_read(d: np.ndarray, **kwargs: Any) -> Any:
+    """A classic capsule of ``d``, or of a copy when ``d`` is read-only."""
+    return (d if d.flags.writeable else d.copy()).__dlpack__(**kwargs)
 
 
 def to_dlpack_for_write(data: NDArray) -> Any:
@@ -167,8 +169,7 @@ def _dlpack(self: NDArray, stream: Optional[Any] = None, **kwargs: Any) -> Any:
     if stream is not None:
         raise StateError("__dlpack__: mxgrad arrays are on the CPU, which has no streams; "
                          "pass stream=None")
-    d = self._data if self._data.flags.writeable else self._data.copy()
-    return d.__dlpack__(**kwargs)
+    return _export_for_read(self._data, **kwargs)
 
 
 def _dlpack_device(self: NDArray) -> Tuple[int, int]:

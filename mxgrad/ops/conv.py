@@ -126,12 +126,6 @@ def _columns_view(xp, kernel, stride, dilate, osize, batch_mid=False):
     return w.transpose(perm)
 
 
-def _im2col(xp, kernel, stride, dilate, osize, batch_mid=False):
-    """Contiguous columns (N, C, *kernel, *osize) of a padded input; with ``batch_mid``
-    (C, *kernel, N, *osize), so that ``(C*K, N*L)`` is one matrix."""
-    return np.ascontiguousarray(_columns_view(xp, kernel, stride, dilate, osize, batch_mid))
-
-
 def _batch_chunks(n, sample_bytes):
     """(start, stop) ranges of the batch whose columns take at most ``_COLUMNS_CHUNK``
     bytes (one sample at least): columns are built and used a chunk at a time, so they
@@ -280,19 +274,16 @@ def _conv_fwd(x, w, b, stride, pad, dilate, groups, keep=None):
                 keep.cols, keep.batch_last = col, True
             y[s:e] = np.moveaxis(np.matmul(w2, col).reshape((F,) + osize + (e - s,)), -1, 0)
         return _add_bias(y, b)
-    xp = _pad_input(x, pad)
-    if len(chunks) == 1:
-        col = _im2col(xp, kernel, stride, dilate, osize).reshape(N, G, (C // G) * K, L)
-        if keep is not None:
-            keep.cols = col
-        return _add_bias(np.matmul(w2, col).reshape((N, F) + osize), b)
-    view = _columns_view(xp, kernel, stride, dilate, osize)
+    view = _columns_view(_pad_input(x, pad), kernel, stride, dilate, osize)
     buf = np.empty((chunks[0][1],) + view.shape[1:], dtype=x.dtype)
     y = np.empty((N, G, F // G, L), dtype=x.dtype)
     for s, e in chunks:
         col = buf[:e - s]
         np.copyto(col, view[s:e])
-        np.matmul(w2, col.reshape(e - s, G, (C // G) * K, L), out=y[s:e])
+        col = col.reshape(e - s, G, (C // G) * K, L)
+        if keep is not None:          # one chunk: the whole batch's columns
+            keep.cols = col
+        np.matmul(w2, col, out=y[s:e])
     return _add_bias(y.reshape((N, F) + osize), b)
 
 
@@ -344,18 +335,12 @@ def _deconv_fwd(u, w, b, stride, pad, dilate, groups, osize):
                  for o, p, i, s, d, k in zip(osize, pad, isize, stride, dilate, kernel))
     crop = (_ALL,) + tuple(slice(p, p + o) for p, o in zip(pad, osize)) + (_ALL,)
     wt = w2.transpose(0, 2, 1)
-    chunks = _batch_chunks(N, F * K * L * u.itemsize)
-    if len(chunks) == 1:
-        y = None
-    else:
-        y = np.empty((N, F) + tuple(osize), dtype=u.dtype)
-    for s, e in chunks:
+    y = np.empty((N, F) + tuple(osize), dtype=u.dtype)
+    for s, e in _batch_chunks(N, F * K * L * u.itemsize):
         ut = np.ascontiguousarray(np.moveaxis(u[s:e], 0, -1)).reshape(G, Cin // G, L * (e - s))
         col = np.matmul(wt, ut).reshape((F,) + kernel + isize + (e - s,))
         buf = np.zeros((F,) + full + (e - s,), dtype=u.dtype)
         _col2im_t(col, buf, isize, kernel, stride, dilate)
-        if y is None:
-            return _add_bias(np.ascontiguousarray(np.moveaxis(buf[crop], -1, 0)), b)
         y[s:e] = np.moveaxis(buf[crop], -1, 0)
     return _add_bias(y, b)
 
