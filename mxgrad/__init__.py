@@ -41,6 +41,10 @@ from . import image
 from . import image as img
 from . import name
 from .util import np_shape, is_np_shape, set_np_shape, is_np_array
+from . import numpy  # noqa: E402  (mx.np: MXNet's NumPy interface)
+from . import numpy as np  # noqa: E402
+from . import numpy_extension  # noqa: E402
+from . import numpy_extension as npx  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -48,4 +52,4 @@ __all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Cont
            "MXNetError", "base", "test_utils", "current_context", "num_gpus", "metric", "gluon",
            "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime", "viz",
            "io", "recordio", "image", "img", "kv", "kvstore", "name", "np_shape", "is_np_shape",
-           "set_np_shape", "is_np_array"]
+           "set_np_shape", "is_np_array", "np", "npx", "numpy", "numpy_extension"]

@@ -1,94 +1,158 @@
-"""``mx.util``: the few switches of MXNet 1.9's ``mxnet.util`` that programs import.
+"""``mx.util``: the switches of MXNet 1.9's ``mxnet.util`` that programs use, among them
+the NumPy mode of MXNet's NumPy interface (``npx.set_np()``).
 
-mxgrad has only MXNet 1.x's classic NDArray semantics, so the NumPy-compatible mode of
-MXNet 2 (``npx.set_np``) is always off; asking to turn it on raises.
+NumPy mode has two halves, as in MXNet: *NumPy shapes* (0-d and zero-size arrays are
+real shapes) and *NumPy arrays* (Gluon's parameters, data loaders and ``F`` give
+``mx.np`` arrays). ``set_np()`` turns both on for the process; ``np_shape``/
+``np_array`` (scopes) and ``use_np`` (a decorator) turn them on in the calling thread
+for a while. mxgrad's ``mx.np`` arrays work whatever the mode; the mode only decides
+what Gluon hands out.
 
 Examples
 --------
->>> from mxgrad.util import is_np_array, use_np
+>>> from mxgrad.util import is_np_array, use_np, np_array
 >>> is_np_array()
 False
+>>> with np_array(True):
+...     is_np_array()
+True
 >>> @use_np
-... def f(): return 1
+... def f(): return is_np_array()
 >>> f()
-1
+True
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import os
-from typing import Callable, Optional, TypeVar
+import threading
+from typing import Any, Callable, Optional, TypeVar
 
 from .base import StateError
 
 __all__ = ["is_np_array", "is_np_shape", "set_np", "set_np_shape", "reset_np", "use_np",
-           "use_np_array", "use_np_shape", "np_shape", "np_array", "getenv", "setenv"]
+           "use_np_array", "use_np_shape", "np_shape", "np_array", "getenv", "setenv",
+           "set_np_array"]
 
 _T = TypeVar("_T")
 
+_global = {"shape": False, "array": False}   # set_np(): the whole process
+
+
+class _Local(threading.local):
+    shape: Optional[bool] = None    # a scope's setting in this thread (None: the global)
+    array: Optional[bool] = None
+
+
+_local = _Local()
+
 
 def is_np_array() -> bool:
-    """Always False: mxgrad arrays are MXNet 1.x NDArrays."""
-    return False
+    """Whether NumPy arrays mode is on (Gluon hands out ``mx.np`` arrays)."""
+    v = _local.array
+    return _global["array"] if v is None else v
 
 
 def is_np_shape() -> bool:
-    """Always False: shapes follow MXNet 1.x (no 0-d arrays)."""
-    return False
+    """Whether NumPy shape semantics are on (0-d and zero-size shapes)."""
+    v = _local.shape
+    return _global["shape"] if v is None else v
 
 
-def _refuse(what: str, active: bool) -> bool:
-    if active:
-        raise StateError(f"{what}(True): MXNet 2's NumPy-compatible mode does not exist in "
-                         f"mxgrad; use mx.nd (MXNet 1.x semantics)")
-    return False
+def _flag(value: Any, what: str) -> bool:
+    if not isinstance(value, (bool, int)):
+        raise StateError(f"{what} must be True or False, got {type(value).__name__}")
+    return bool(value)
 
 
 def set_np(shape: bool = True, array: bool = True, dtype: bool = False) -> None:
-    """Refuse to turn on MXNet 2's NumPy mode (``set_np(False, False)`` is accepted)."""
-    _refuse("set_np", shape or array or dtype)
+    """Turn MXNet's NumPy mode on for the process (``set_np(False, False)`` turns it off).
+
+    ``array=True`` needs ``shape=True``, as in MXNet. ``dtype=True`` (MXNet 2's float64
+    defaults) is not provided.
+    """
+    shape, array = _flag(shape, "set_np: shape"), _flag(array, "set_np: array")
+    if array and not shape:
+        raise StateError("set_np(shape=False, array=True): NumPy arrays need NumPy shapes; "
+                         "pass shape=True")
+    if dtype:
+        raise StateError("set_np(dtype=True): MXNet 2's float64 default dtype is not "
+                         "provided by mxgrad (MXNet 1.9.1 has float32 defaults); leave "
+                         "dtype=False")
+    _global["shape"], _global["array"] = shape, array
+    _local.shape = _local.array = None
+
+
+def reset_np() -> None:
+    """Turn NumPy mode off (``set_np(False, False)``)."""
+    set_np(False, False)
 
 
 def set_np_shape(active: bool) -> bool:
-    """Refuse NumPy shape semantics; returns the previous state (False)."""
-    return _refuse("set_np_shape", active)
+    """Turn NumPy shape semantics on or off for the process; returns the previous state."""
+    prev = is_np_shape()
+    _global["shape"] = _flag(active, "set_np_shape: active")
+    _local.shape = None
+    return prev
+
+
+def set_np_array(active: bool) -> bool:
+    """Turn NumPy arrays mode on or off for the process; returns the previous state."""
+    prev = is_np_array()
+    _global["array"] = _flag(active, "set_np_array: active")
+    _local.array = None
+    return prev
 
 
 class np_shape:
-    """MXNet's ``with mx.np_shape(active):`` scope. ``np_shape(False)`` (MXNet 1.x shapes,
-    what mxgrad has) is accepted; ``np_shape(True)`` raises, as :func:`set_np_shape` does.
+    """``with mx.np_shape(active):`` NumPy shape semantics in this thread for a while.
 
     Examples
     --------
     >>> import mxgrad as mx
-    >>> with mx.np_shape(False):
+    >>> with mx.np_shape(True):
     ...     mx.is_np_shape()
+    True
+    >>> mx.is_np_shape()
     False
     """
+    _field = "shape"
 
     def __init__(self, active: bool = True) -> None:
-        _refuse("np_shape", active)
+        self._active = _flag(active, f"np_{self._field}: active")
+        self._prev: Optional[bool] = None
 
     def __enter__(self) -> "np_shape":
+        self._prev = getattr(_local, self._field)
+        setattr(_local, self._field, self._active)
         return self
 
-    def __exit__(self, *exc) -> None:
-        return None
+    def __exit__(self, *exc: Any) -> None:
+        setattr(_local, self._field, self._prev)
 
 
 class np_array(np_shape):
-    """MXNet's ``with mx.util.np_array(active):``; only ``False`` is accepted."""
-
-    def __init__(self, active: bool = True) -> None:
-        _refuse("np_array", active)
-
-
-def reset_np() -> None:
-    """Nothing to reset."""
+    """``with mx.util.np_array(active):`` NumPy arrays mode in this thread for a while."""
+    _field = "array"
 
 
 def use_np(func: _T) -> _T:
-    """Decorator of MXNet 2's NumPy mode; here it returns ``func`` (or the class) unchanged."""
-    return func
+    """Decorator: run a function (or every method of a class, e.g. a Gluon block) with
+    NumPy shapes and arrays on."""
+    if inspect.isclass(func):
+        for name, member in list(vars(func).items()):
+            if inspect.isfunction(member) and not name.startswith("__") or name in (
+                    "__init__", "__call__"):
+                if inspect.isfunction(member):
+                    setattr(func, name, use_np(member))
+        return func
+
+    @functools.wraps(func)  # type: ignore[arg-type]
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with np_shape(True), np_array(True):
+            return func(*args, **kwargs)  # type: ignore[operator]
+    return wrapper  # type: ignore[return-value]
 
 
 use_np_array = use_np

@@ -183,8 +183,11 @@ def test_contrib_autograd_mark_variables_backward_and_errors():
 # ---- util, runtime, sparse, install_as_mxnet ---------------------------------------------
 def test_util_runtime_sparse():
     assert mx.util.is_np_array() is False and mx.util.set_np_shape(False) is False
-    with pytest.raises(MXNetError, match="NumPy"):
-        mx.util.set_np()
+    with pytest.raises(MXNetError, match="float64"):
+        mx.util.set_np(dtype=True)
+    with pytest.raises(MXNetError, match="shape=True"):
+        mx.util.set_np(shape=False, array=True)
+    assert mx.util.is_np_array() is False
     f = mx.runtime.Features()
     assert not f.is_enabled("cuda") and f.is_enabled("INT64_TENSOR_SIZE")
     with pytest.raises(MXNetError, match="unknown"):

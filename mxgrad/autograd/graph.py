@@ -28,7 +28,7 @@ from typing import Any, Callable, List, Optional, Sequence, Union
 import numpy as np
 
 from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
-from ..ndarray.ndarray import NDArray, wrap
+from ..ndarray.ndarray import NDArray, as_face, wrap
 from .scope import _Scope, state
 from .._typing import GradReq
 
@@ -678,7 +678,8 @@ def grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mo
                 out.append(wrap(np.zeros_like(v._data)))
             else:
                 out.append(wrap(g))
-    return out
+    # each gradient shows the face (NDArray or mx.np.ndarray) of its variable
+    return [o if type(o) is type(v) else as_face(o, type(v)) for o, v in zip(out, variables)]
 
 
 def get_symbol(x: NDArray) -> Any:
@@ -722,7 +723,7 @@ def _attach_grad(self, grad_req: GradReq = "write", stype: Optional[str] = None)
     [0. 0.]
     <NDArray 2 @cpu(0)>
     """
-    mark_variable(self, wrap(np.zeros_like(self._data)), grad_req)
+    mark_variable(self, wrap(np.zeros_like(self._data), None, 0, type(self)), grad_req)
 
 
 def _grad(self) -> Optional[NDArray]:

@@ -32,7 +32,7 @@ from ..context import Context, cpu
 from .._host_array import host_copy
 from .._typing import DTypeLike, GradReq
 
-__all__ = ["NDArray", "wrap"]
+__all__ = ["NDArray", "wrap", "as_face"]
 
 # Names MXNet 1.9's ndarray.ndarray module has that programs (and MXNet's tests) import.
 _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
@@ -328,15 +328,18 @@ class NDArray(_OpMethods):
         self._ver[0] += 1
 
 
-def wrap(data: np.ndarray, node: Any = None, oidx: int = 0) -> NDArray:
-    """Wrap a NumPy array (no copy) in a new NDArray. Internal fast constructor.
+def wrap(data: np.ndarray, node: Any = None, oidx: int = 0, face: type = NDArray) -> NDArray:
+    """Wrap a NumPy array (no copy) in a new array of class ``face`` (``NDArray``, or the
+    ``mx.np.ndarray`` face). Internal fast constructor.
 
     A subclass of ``np.ndarray`` (``asnumpy()``'s HostArray, a ``np.matrix``...) is held
     as a plain-``ndarray`` view of the same memory: ops on it would otherwise give that
     subclass back, and the engine takes arrays of exactly ``np.ndarray``."""
-    if type(data) is not np.ndarray and isinstance(data, np.ndarray):
-        data = data.view(np.ndarray)
-    a = _new(NDArray)
+    if type(data) is not np.ndarray:
+        # a subclass as a plain view; a NumPy scalar (a ufunc on 0-d data, mx.np's face)
+        # as a 0-d array
+        data = data.view(np.ndarray) if isinstance(data, np.ndarray) else np.asarray(data)
+    a = _new(face)
     a._data = data
     a._node = node
     a._oidx = oidx
@@ -346,3 +349,28 @@ def wrap(data: np.ndarray, node: Any = None, oidx: int = 0) -> NDArray:
 
 
 _new = object.__new__
+
+
+def as_face(x: NDArray, face: type) -> NDArray:
+    """``x`` seen through another face (``NDArray`` or ``mx.np.ndarray``): the same data,
+    graph place, version box and tangent, so the conversion is free and recorded
+    through (a gradient reaching the view reaches ``x``'s history). Returns ``x`` itself
+    when it already has that face.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> from mxgrad.ndarray.ndarray import as_face
+    >>> x = mx.nd.ones((2,))
+    >>> as_face(x, mx.nd.NDArray) is x
+    True
+    """
+    if type(x) is face:
+        return x
+    a = _new(face)
+    a._data = x._data
+    a._node = x._node
+    a._oidx = x._oidx
+    a._vbox = x._ver     # one version box for both views
+    a._tan = x._tan
+    return a

@@ -1,29 +1,615 @@
-"""``mx.np``: MXNet 2's NumPy-compatible array interface is not part of mxgrad.
+"""``mx.np``: MXNet's NumPy interface (``from mxnet import np, npx``) on mxgrad's engine.
 
-The module exists so that programs (and MXNet 1.9's tests) that import it load; any use of it
-raises a clear error. mxgrad implements MXNet 1.x's ``mx.nd`` arrays.
+The functions follow NumPy's signatures and semantics with MXNet 1.9.1's twists
+(creation functions default to float32, even from Python ints; ``mean`` of integers is
+float32; an integer array meeting a float array takes the float's dtype). Each one
+applies the same op records as ``mx.nd`` (no op is declared twice), so everything is
+differentiable under ``autograd.record()`` to any order, and ``mx.np`` arrays and
+``mx.nd`` arrays share the graph (see :mod:`mxgrad.numpy.multiarray`).
 
 Examples
 --------
->>> import mxgrad.numpy as mnp
->>> mnp.ones((2,))
-Traceback (most recent call last):
-...
-mxgrad.numpy.NumpyInterfaceError: mx.np.ones: MXNet 2's NumPy interface (mx.np / mx.npx) is not provided by mxgrad; use mx.nd (MXNet 1.x arrays)
+>>> from mxgrad import np, npx, autograd
+>>> x = np.arange(4.0)
+>>> x.attach_grad()
+>>> with autograd.record():
+...     y = (x * x).sum()
+>>> y.backward()
+>>> x.grad
+array([0., 2., 4., 6.])
 """
 from __future__ import annotations
 
-from ..base import MXNetError
+import builtins as _builtins
+from typing import Any, List, Optional, Sequence, Tuple
 
-__all__ = ["NumpyInterfaceError"]
+import numpy as _onp
+
+from ..base import DTypeError, ShapeError, MXNetError
+from ..context import Context, cpu
+from ..ndarray.ndarray import NDArray, wrap as _wrap
+from ..ops import elemwise as _E
+from ..ops import reduce as _R
+from ..ops import shape as _S
+from ..ops import indexing as _I
+from ..ops import linalg as _L
+from .multiarray import (ndarray, to_np as _np, from_input as _in, promote as _promote,
+                         numpy_shape as _numpy_shape, _np_dtype, _host, _DEFAULT,
+                         sum, mean, prod, max, min, amax, amin, var, std, argmax, argmin,
+                         cumsum, all, any, reshape, squeeze, sqrt, dot, clip, round, sort,
+                         argsort, nonzero)
+from . import random, linalg  # noqa: E402
+
+__all__ = ["ndarray", "array", "asarray", "zeros", "ones", "full", "empty", "arange",
+           "linspace", "eye", "identity", "zeros_like", "ones_like", "full_like",
+           "empty_like", "meshgrid", "genfromtxt", "sum", "mean", "prod", "max", "min", "amax",
+           "amin", "var", "std", "argmax", "argmin", "cumsum", "all", "any", "reshape",
+           "squeeze", "dot", "clip", "round", "sort", "argsort", "nonzero", "unique", "where",
+           "concatenate", "stack", "split", "array_split", "transpose", "swapaxes", "moveaxis",
+           "expand_dims", "tile", "repeat", "flip", "broadcast_to", "ravel", "matmul",
+           "tensordot", "outer", "inner", "vdot", "einsum", "maximum", "minimum", "add",
+           "subtract", "multiply", "divide", "true_divide", "power", "mod", "remainder",
+           "equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
+           "logical_not", "isnan", "isinf", "isfinite", "random", "linalg", "float16",
+           "float32", "float64", "int8", "int32", "int64", "uint8", "bool_", "pi", "e", "inf",
+           "nan", "newaxis", "dtype", "diag", "tril", "triu", "copy", "cos"]
+
+# NumPy's type names and constants, as mx.np re-exports them
+float16, float32, float64 = _onp.float16, _onp.float32, _onp.float64
+int8, int32, int64, uint8, bool_ = _onp.int8, _onp.int32, _onp.int64, _onp.uint8, _onp.bool_
+pi, e, inf, nan, newaxis = _onp.pi, _onp.e, _onp.inf, _onp.nan, None
+dtype = _onp.dtype
 
 
-class NumpyInterfaceError(MXNetError, AttributeError):
-    """``mx.np`` (MXNet 2's NumPy interface) is out of mxgrad's scope."""
+def _ctx(ctx: Any) -> None:
+    if ctx is not None and not isinstance(ctx, (Context, str)):
+        raise DTypeError(f"ctx must be a Context such as mx.cpu(), got {type(ctx).__name__}")
 
 
-def __getattr__(name: str):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise NumpyInterfaceError(f"mx.np.{name}: MXNet 2's NumPy interface (mx.np / mx.npx) is not "
-                              f"provided by mxgrad; use mx.nd (MXNet 1.x arrays)")
+# ====================================================================== creation
+def array(object: Any, dtype: Any = None, ctx: Any = None) -> ndarray:
+    """An array from ``object`` (lists and Python numbers become float32 unless ``dtype``
+    says otherwise; NumPy and mxgrad arrays keep their dtype).
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> np.array([1, 2])
+    array([1., 2.])
+    >>> np.array([1, 2], dtype='int32')
+    array([1, 2], dtype=int32)
+    """
+    _ctx(ctx)
+    return _wrap(_host(object, dtype), None, 0, ndarray)
+
+
+def asarray(a: Any, dtype: Any = None, ctx: Any = None) -> ndarray:
+    """``a`` as an array: an ``mx.np`` array of that dtype is returned as is."""
+    if type(a) is ndarray and (dtype is None or _np_dtype(dtype) == a._data.dtype):
+        return a
+    if isinstance(a, NDArray) and dtype is None:
+        return _np(a)
+    return array(a, dtype, ctx)
+
+
+def _shape_arg(shape: Any, who: str) -> Tuple[int, ...]:
+    if isinstance(shape, (int, _onp.integer)):
+        shape = (int(shape),)
+    try:
+        shape = tuple(int(s) for s in shape)
+    except TypeError:
+        raise DTypeError(f"{who}: shape must be an int or a tuple of ints, got "
+                         f"{type(shape).__name__}") from None
+    if _builtins.any(s < 0 for s in shape):
+        raise ShapeError(f"{who}: negative dimensions are not allowed, got {shape}")
+    return shape
+
+
+def _filled(shape: Any, value: Any, dtype: Any, who: str) -> ndarray:
+    shape = _shape_arg(shape, who)
+    return _wrap(_onp.full(shape, value, dtype=_np_dtype(dtype)), None, 0, ndarray)
+
+
+def zeros(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None) -> ndarray:
+    """An array of zeros (float32 by default).
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> np.zeros((2,))
+    array([0., 0.])
+    """
+    _ctx(ctx)
+    return _filled(shape, 0, dtype, "np.zeros")
+
+
+def ones(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None) -> ndarray:
+    """An array of ones (float32 by default)."""
+    _ctx(ctx)
+    return _filled(shape, 1, dtype, "np.ones")
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C",
+         ctx: Any = None) -> ndarray:
+    """An array filled with ``fill_value`` (float32 unless ``dtype``, or the dtype of an
+    array ``fill_value``)."""
+    _ctx(ctx)
+    if isinstance(fill_value, NDArray):
+        if dtype is None:
+            dtype = fill_value._data.dtype
+        fill_value = fill_value._data
+    return _filled(shape, fill_value, dtype, "np.full")
+
+
+def empty(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None) -> ndarray:
+    """An uninitialised array (zeros in mxgrad)."""
+    return zeros(shape, dtype, order, ctx)
+
+
+def _like(a: Any, value: Any, dtype: Any) -> ndarray:
+    a = _in(a)
+    dt = a._data.dtype if dtype is None else _np_dtype(dtype)
+    return _wrap(_onp.full(a.shape, value, dtype=dt), None, 0, ndarray)
+
+
+def zeros_like(a: Any, dtype: Any = None, order: str = "C", ctx: Any = None) -> ndarray:
+    """Zeros of ``a``'s shape and dtype."""
+    return _like(a, 0, dtype)
+
+
+def ones_like(a: Any, dtype: Any = None, order: str = "C", ctx: Any = None) -> ndarray:
+    """Ones of ``a``'s shape and dtype."""
+    return _like(a, 1, dtype)
+
+
+def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "C",
+              ctx: Any = None) -> ndarray:
+    """``fill_value`` in ``a``'s shape and dtype."""
+    return _like(a, fill_value, dtype)
+
+
+def empty_like(a: Any, dtype: Any = None, order: str = "C", ctx: Any = None) -> ndarray:
+    """An array of ``a``'s shape and dtype (zeros in mxgrad)."""
+    return _like(a, 0, dtype)
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
+           ctx: Any = None) -> ndarray:
+    """Evenly spaced values in ``[start, stop)`` (float32 unless ``dtype``, as MXNet).
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> np.arange(3)
+    array([0., 1., 2.])
+    """
+    _ctx(ctx)
+    if stop is None:
+        start, stop = 0, start
+    return _wrap(_onp.arange(start, stop, step).astype(_np_dtype(dtype)), None, 0, ndarray)
+
+
+def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
+             retstep: bool = False, dtype: Any = None, axis: int = 0, ctx: Any = None) -> Any:
+    """``num`` evenly spaced values from ``start`` to ``stop`` (float32 by default)."""
+    _ctx(ctx)
+    d, step = _onp.linspace(start, stop, num, endpoint=endpoint, retstep=True, axis=axis)
+    r = _wrap(d.astype(_np_dtype(dtype)), None, 0, ndarray)
+    return (r, step) if retstep else r
+
+
+def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: Any = None,
+        ctx: Any = None) -> ndarray:
+    """A 2-d array with ones on the ``k``-th diagonal."""
+    _ctx(ctx)
+    return _wrap(_onp.eye(N, M, k, dtype=_np_dtype(dtype)), None, 0, ndarray)
+
+
+def identity(n: int, dtype: Any = None, ctx: Any = None) -> ndarray:
+    """The ``n`` x ``n`` identity matrix."""
+    return eye(n, dtype=dtype, ctx=ctx)
+
+
+def meshgrid(*xi: Any, indexing: str = "xy", sparse: bool = False,
+             copy: bool = True) -> List[ndarray]:
+    """Coordinate matrices from coordinate vectors, as NumPy's ``meshgrid``."""
+    grids = _onp.meshgrid(*[_in(x)._data for x in xi], indexing=indexing, sparse=sparse)
+    return [_wrap(_onp.ascontiguousarray(g), None, 0, ndarray) for g in grids]
+
+
+def genfromtxt(*args: Any, **kwargs: Any) -> ndarray:
+    """NumPy's ``genfromtxt``, giving an ``mx.np`` array (float32 unless ``dtype``)."""
+    dt = kwargs.pop("dtype", None)
+    return array(_onp.genfromtxt(*args, **kwargs), dtype=dt)
+
+
+def copy(a: Any) -> ndarray:
+    """A copy of ``a`` (recorded)."""
+    return _np(_E.identity_copy(_in(a)))
+
+
+# ==================================================================== elementwise
+def _unary(name: str, nd_fn: Any) -> Any:
+    def f(x: Any, out: Any = None, **kwargs: Any) -> Any:
+        if not isinstance(x, NDArray):
+            if _onp.ndim(x) == 0 and not isinstance(x, _onp.ndarray):
+                return getattr(_onp, name)(x)      # a Python number gives a number
+            x = _in(x)
+        r = _np(nd_fn(x))
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+    f.__name__ = name
+    f.__doc__ = (f"``{name}`` element-wise (NumPy's signature, mx.nd's op: "
+                 f"differentiable).")
+    return f
+
+
+_UNARY = ("exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
+          "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
+          "abs", "sign", "square", "floor", "ceil", "trunc", "rint", "fix", "negative",
+          "reciprocal", "cbrt", "degrees", "radians")
+for _name in _UNARY:
+    globals()[_name] = _unary(_name, getattr(_E, _name))
+absolute = globals()["abs"]
+fabs = absolute
+__all__ += list(_UNARY) + ["absolute", "fabs", "sqrt"]
+
+
+def _binary(method: str, rmethod: str, np_name: str) -> Any:
+    def f(x1: Any, x2: Any, out: Any = None, **kwargs: Any) -> Any:
+        if isinstance(x1, NDArray):
+            r = getattr(x1 if type(x1) is ndarray else _np(x1), method)(x2)
+        elif isinstance(x2, NDArray):
+            if isinstance(x1, (list, tuple, _onp.ndarray)):
+                r = getattr(_in(x1), method)(x2)
+            else:
+                r = getattr(x2 if type(x2) is ndarray else _np(x2), rmethod)(x1)
+        else:
+            return getattr(_onp, np_name)(x1, x2)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
+    f.__name__ = np_name
+    f.__doc__ = f"NumPy's ``{np_name}`` with broadcasting and MXNet's promotion."
+    return f
+
+
+add = _binary("__add__", "__radd__", "add")
+subtract = _binary("__sub__", "__rsub__", "subtract")
+multiply = _binary("__mul__", "__rmul__", "multiply")
+divide = true_divide = _binary("__truediv__", "__rtruediv__", "true_divide")
+power = _binary("__pow__", "__rpow__", "power")
+mod = remainder = _binary("__mod__", "__rmod__", "mod")
+floor_divide = _binary("__floordiv__", "__rfloordiv__", "floor_divide")
+equal = _binary("__eq__", "__eq__", "equal")
+not_equal = _binary("__ne__", "__ne__", "not_equal")
+greater = _binary("__gt__", "__lt__", "greater")
+greater_equal = _binary("__ge__", "__le__", "greater_equal")
+less = _binary("__lt__", "__gt__", "less")
+less_equal = _binary("__le__", "__ge__", "less_equal")
+
+
+def _extremum(nd_fn: Any, np_name: str) -> Any:
+    def f(x1: Any, x2: Any, out: Any = None, **kwargs: Any) -> Any:
+        if not isinstance(x1, NDArray) and not isinstance(x2, NDArray):
+            return getattr(_onp, np_name)(x1, x2)
+        like = x1 if isinstance(x1, NDArray) else x2
+        a, b = _in(x1, like), _in(x2, like)
+        a, b = _promote(a, b)
+        return _np(nd_fn(a, b))
+    f.__name__ = np_name
+    f.__doc__ = f"Element-wise ``{np_name}`` of two arrays (or an array and a number)."
+    return f
+
+
+maximum = _extremum(_E.maximum, "maximum")
+minimum = _extremum(_E.minimum, "minimum")
+fmax, fmin = maximum, minimum
+hypot = _extremum(_E.hypot, "hypot")
+arctan2 = _extremum(_E.arctan2, "arctan2")
+__all__ += ["fmax", "fmin", "hypot", "arctan2", "floor_divide"]
+
+
+def logical_not(x: Any) -> ndarray:
+    """Element-wise NOT (bool)."""
+    return _wrap(_onp.logical_not(_in(x)._data), None, 0, ndarray)
+
+
+def _predicate(np_fn: Any) -> Any:
+    def f(x: Any) -> ndarray:
+        return _wrap(_onp.asarray(np_fn(_in(x)._data)), None, 0, ndarray)
+    f.__name__ = np_fn.__name__
+    f.__doc__ = f"NumPy's ``{np_fn.__name__}`` (bool result)."
+    return f
+
+
+isnan, isinf, isfinite = _predicate(_onp.isnan), _predicate(_onp.isinf), \
+    _predicate(_onp.isfinite)
+
+
+def where(condition: Any, x: Any = None, y: Any = None) -> Any:
+    """Elements of ``x`` where ``condition`` holds, else of ``y`` (broadcasting);
+    ``where(condition)`` is ``nonzero(condition)``."""
+    if x is None and y is None:
+        return nonzero(condition)
+    like = x if isinstance(x, NDArray) else (y if isinstance(y, NDArray) else None)
+    xa = _in(x, like) if like is not None else _in(x)
+    ya = _in(y, xa)
+    xa, ya = _promote(xa, ya)
+    c = _in(condition)
+    shape = _onp.broadcast_shapes(c.shape, xa.shape, ya.shape)
+    c = c if c.shape == shape else _R.broadcast_exact(c, shape)
+    xa = xa if xa.shape == shape else _R.broadcast_exact(xa, shape)
+    ya = ya if ya.shape == shape else _R.broadcast_exact(ya, shape)
+    cd = c if c._data.dtype == xa._data.dtype else _E.cast(c, xa._data.dtype)
+    return _np(_I.where(cd, xa, ya))
+
+
+# ==================================================================== shape functions
+def transpose(a: Any, axes: Any = None) -> ndarray:
+    """``a`` with its axes permuted (reversed by default)."""
+    return _np(_S.transpose(_in(a), None if axes is None else tuple(axes)))
+
+
+def swapaxes(a: Any, axis1: int, axis2: int) -> ndarray:
+    """``a`` with two axes interchanged."""
+    return _np(_S.swapaxes(_in(a), axis1, axis2))
+
+
+def moveaxis(a: Any, source: Any, destination: Any) -> ndarray:
+    """``a`` with axes moved to new positions."""
+    return _np(_S.moveaxis(_in(a), source, destination))
+
+
+def expand_dims(a: Any, axis: int) -> ndarray:
+    """``a`` with a new length-1 axis at ``axis``."""
+    return _np(_S.expand_dims(_in(a), axis))
+
+
+def ravel(a: Any, order: str = "C") -> ndarray:
+    """``a`` flattened to 1-d."""
+    return reshape(a, (-1,), order)
+
+
+def broadcast_to(array: Any, shape: Any) -> ndarray:
+    """``array`` broadcast to ``shape`` (differentiable)."""
+    return _np(_R.broadcast_exact(_in(array), tuple(shape)))
+
+
+def tile(A: Any, reps: Any) -> ndarray:
+    """``A`` repeated ``reps`` times along each axis."""
+    return _np(_S.tile(_in(A), reps))
+
+
+def repeat(a: Any, repeats: int, axis: Optional[int] = None) -> ndarray:
+    """Each element of ``a`` repeated ``repeats`` times (flattened when ``axis`` is None)."""
+    return _np(_S.repeat(_in(a), repeats, axis))
+
+
+def flip(m: Any, axis: Any = None) -> ndarray:
+    """``m`` with the order of elements reversed along ``axis`` (all axes by default)."""
+    a = _in(m)
+    if axis is None:
+        axis = tuple(range(a.ndim))
+    return _np(_S.flip(a, axis))
+
+
+def concatenate(seq: Sequence[Any], axis: Optional[int] = 0, out: Any = None) -> ndarray:
+    """Join arrays along an existing axis (flattened first when ``axis`` is None).
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> np.concatenate([np.ones((1, 2)), np.zeros((1, 2))]).shape
+    (2, 2)
+    """
+    arrs = [_in(a) for a in seq]
+    if not arrs:
+        raise ShapeError("np.concatenate: need at least one array to concatenate")
+    if axis is None:
+        arrs, axis = [reshape(a, (-1,)) for a in arrs], 0
+    first = arrs[0]
+    for i in range(1, len(arrs)):
+        if arrs[i]._data.dtype != first._data.dtype:
+            first, arrs[i] = _promote(first, arrs[i])
+    arrs[0] = first
+    arrs = [a if a._data.dtype == first._data.dtype else _E.cast(a, first._data.dtype)
+            for a in arrs]
+    if first.ndim == 0:
+        raise ShapeError("np.concatenate: zero-dimensional arrays cannot be concatenated")
+    return _np(_S.concat(*arrs, dim=axis))
+
+
+def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None) -> ndarray:
+    """Join arrays along a new axis."""
+    arrs = [_in(a) for a in arrays]
+    if not arrs:
+        raise ShapeError("np.stack: need at least one array to stack")
+    return _np(_S.stack(*arrs, axis=axis))
+
+
+def vstack(tup: Sequence[Any]) -> ndarray:
+    """Stack arrays vertically (rows); 1-d arrays become rows."""
+    arrs = [_in(a) for a in tup]
+    return concatenate([reshape(a, (1, -1)) if a.ndim == 1 else a for a in arrs], axis=0)
+
+
+def hstack(tup: Sequence[Any]) -> ndarray:
+    """Stack arrays horizontally (columns)."""
+    arrs = [_in(a) for a in tup]
+    return concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1)
+
+
+def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> List[ndarray]:
+    """Split into equal sections (an int, which must divide the axis) or at indices."""
+    a = _in(ary)
+    if isinstance(indices_or_sections, (int, _onp.integer)) and \
+            a.shape[axis] % int(indices_or_sections):
+        raise ShapeError(f"np.split: array split does not result in an equal division "
+                         f"({a.shape[axis]} into {indices_or_sections}); use array_split")
+    return array_split(a, indices_or_sections, axis)
+
+
+def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> List[ndarray]:
+    """Split into sections (possibly unequal) or at indices; differentiable."""
+    a = _in(ary)
+    n = a.shape[axis]
+    if isinstance(indices_or_sections, (int, _onp.integer)):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise ShapeError("np.array_split: number of sections must be larger than 0")
+        q, r = divmod(n, k)
+        bounds, pos = [], 0
+        for i in range(k):
+            pos += q + (1 if i < r else 0)
+            bounds.append(pos)
+        bounds = bounds[:-1]
+    else:
+        bounds = [int(i) for i in indices_or_sections]
+    edges = [0] + [_builtins.min(_builtins.max(b, 0), n) for b in bounds] + [n]
+    nd = a.ndim
+    ax = axis % nd
+    out = []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        key = (slice(None),) * ax + (slice(lo, _builtins.max(lo, hi)),)
+        out.append(a[key] if type(a) is ndarray else _np(a)[key])
+    return out
+
+
+def vsplit(ary: Any, indices_or_sections: Any) -> List[ndarray]:
+    """Split along the first axis."""
+    return split(ary, indices_or_sections, axis=0)
+
+
+def hsplit(ary: Any, indices_or_sections: Any) -> List[ndarray]:
+    """Split along the second axis (the first for 1-d arrays)."""
+    a = _in(ary)
+    return split(a, indices_or_sections, axis=1 if a.ndim > 1 else 0)
+
+
+def diag(v: Any, k: int = 0) -> ndarray:
+    """The ``k``-th diagonal of a 2-d array, or a 2-d array with ``v`` on it."""
+    from ..ops import composed as _C
+    return _np(_C.diag(_in(v), k=k))
+
+
+def tril(m: Any, k: int = 0) -> ndarray:
+    """The lower triangle of ``m`` (below the ``k``-th diagonal), differentiable."""
+    a = _in(m)
+    mask = _wrap(_onp.tril(_onp.ones(a.shape[-2:], a._data.dtype), k), None, 0, ndarray)
+    return a * mask
+
+
+def triu(m: Any, k: int = 0) -> ndarray:
+    """The upper triangle of ``m``, differentiable."""
+    a = _in(m)
+    mask = _wrap(_onp.triu(_onp.ones(a.shape[-2:], a._data.dtype), k), None, 0, ndarray)
+    return a * mask
+
+
+def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: Optional[int] = None) -> Any:
+    """The sorted unique elements (and, as asked, indices, inverse and counts: int64)."""
+    res = _onp.unique(_in(ar)._data, return_index, return_inverse, return_counts, axis)
+    if not isinstance(res, tuple):
+        return _wrap(res, None, 0, ndarray)
+    return tuple(_wrap(r if i == 0 else r.astype(_onp.int64), None, 0, ndarray)
+                 for i, r in enumerate(res))
+
+
+# ==================================================================== products
+def matmul(a: Any, b: Any, out: Any = None) -> ndarray:
+    """NumPy's ``matmul`` (``@``): batched matrix products with broadcasting."""
+    a, b = _promote(_in(a), _in(b))
+    if a.ndim == 1 and b.ndim == 1:
+        return dot(a, b)
+    if a.ndim <= 2 and b.ndim <= 2:
+        return dot(a, b)
+    return _np(_L.matmul(a, b))
+
+
+def tensordot(a: Any, b: Any, axes: Any = 2) -> ndarray:
+    """Sum products over the given axes (NumPy's ``tensordot``), differentiable."""
+    a, b = _promote(_in(a), _in(b))
+    if isinstance(axes, (int, _onp.integer)):
+        n = int(axes)
+        ax_a, ax_b = list(range(a.ndim - n, a.ndim)), list(range(n))
+    else:
+        ax_a, ax_b = axes
+        ax_a = [ax_a] if isinstance(ax_a, int) else list(ax_a)
+        ax_b = [ax_b] if isinstance(ax_b, int) else list(ax_b)
+    ax_a = [x % a.ndim for x in ax_a]
+    ax_b = [x % b.ndim for x in ax_b]
+    free_a = [i for i in range(a.ndim) if i not in ax_a]
+    free_b = [i for i in range(b.ndim) if i not in ax_b]
+    at = transpose(a, free_a + ax_a) if free_a + ax_a != list(range(a.ndim)) else a
+    bt = transpose(b, ax_b + free_b) if ax_b + free_b != list(range(b.ndim)) else b
+    k = int(_onp.prod([a.shape[i] for i in ax_a]))
+    m = int(_onp.prod([a.shape[i] for i in free_a]))
+    n = int(_onp.prod([b.shape[i] for i in free_b]))
+    r = dot(reshape(at, (m, k)), reshape(bt, (k, n)))
+    return reshape(r, tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b))
+
+
+def outer(a: Any, b: Any) -> ndarray:
+    """The outer product of two vectors (flattened first)."""
+    return reshape(a, (-1, 1)) * reshape(b, (1, -1))
+
+
+def inner(a: Any, b: Any) -> ndarray:
+    """Inner product over the last axes."""
+    return tensordot(a, b, axes=([-1], [-1]))
+
+
+def vdot(a: Any, b: Any) -> ndarray:
+    """The dot product of the flattened arrays."""
+    return dot(ravel(a), ravel(b))
+
+
+def einsum(subscripts: str, *operands: Any, **kwargs: Any) -> ndarray:
+    """Einstein summation for two operands or one, built from differentiable ops
+    (transpose, broadcasting multiply, sum)."""
+    ops = [_in(o) for o in operands]
+    if "->" in subscripts:
+        ins, res = subscripts.replace(" ", "").split("->")
+    else:
+        ins = subscripts.replace(" ", "")
+        letters = "".join(ins.split(","))
+        res = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    terms = ins.split(",")
+    if len(terms) != len(ops) or _builtins.any("." in t for t in terms):
+        raise DTypeError(f"np.einsum: subscripts {subscripts!r} do not match "
+                         f"{len(ops)} operands (ellipses are not supported)")
+    allc = []
+    for t in terms:
+        for c in t:
+            if c not in allc:
+                allc.append(c)
+    sizes = {}
+    aligned = []
+    for t, o in zip(terms, ops):
+        if len(t) != o.ndim or len(set(t)) != len(t):
+            raise ShapeError(f"np.einsum: term {t!r} does not fit an operand of shape "
+                             f"{o.shape} (repeated indices in one term are not supported)")
+        for c, s in zip(t, o.shape):
+            sizes[c] = s
+        perm = sorted(range(len(t)), key=lambda i: allc.index(t[i]))
+        x = transpose(o, perm) if perm != list(range(len(t))) else o
+        shape = tuple(sizes[c] if c in t else 1 for c in allc)
+        aligned.append(reshape(x, shape))
+    prodx = aligned[0]
+    for x in aligned[1:]:
+        prodx = prodx * x
+    red = tuple(i for i, c in enumerate(allc) if c not in res)
+    r = sum(prodx, axis=red) if red else prodx
+    kept = [c for c in allc if c in res]
+    perm = [kept.index(c) for c in res]
+    return transpose(r, perm) if perm != list(range(len(perm))) else r
+
+
+finfo = _onp.finfo
+iinfo = _onp.iinfo
+__all__ += ["vstack", "hstack", "array_split", "vsplit", "hsplit", "finfo", "iinfo"]

@@ -50,7 +50,7 @@ from ..autograd import forward_ad as _fad
 __all__ = ["new_array", "as_array", "make_node", "record", "apply", "apply1", "apply2",
            "call", "call1", "call2", "unary_fast", "binary_fast", "scalar_fast", "operator",
            "inplace_operator", "scalar_call", "inplace_apply", "write_out", "forward_tangents",
-           "fit_gradient"]
+           "fit_gradient", "face_of"]
 
 _ALL = "all"
 _new = object.__new__
@@ -220,20 +220,22 @@ def apply1(op, x, attrs: Optional[dict] = None):
     """Apply a one-input op to ``x`` (NDArray: recorded if needed; NumPy: raw)."""
     if type(x) is np.ndarray:
         return op.fwd(x, **attrs) if attrs else op.fwd(x)
-    if type(x) is not NDArray:
+    face = type(x)
+    if face is not NDArray and not isinstance(x, NDArray):
         x = as_array(x, op.name)
+        face = NDArray
     try:
         data = op.fwd(x._data, **attrs) if attrs else op.fwd(x._data)
     except ValueError as err:
         raise _shape_error(op, err, (x,)) from None
     if op.nout == 1:
-        out = wrap(data)
+        out = wrap(data, None, 0, face)
         if x._node is not None and state.recording and op.grads is not None:
             _record1(op, x, out, attrs)
         if x._tan is not None:
             forward_tangents(op, (x,), (out,), attrs)
         return out
-    outs = tuple(wrap(d) for d in data)
+    outs = tuple(wrap(d, None, 0, face) for d in data)
     if x._node is not None and state.recording and op.grads is not None:
         record(op, (x,), outs, attrs)
     if x._tan is not None:
@@ -246,15 +248,17 @@ def apply2(op, a, b, attrs: Optional[dict] = None):
     ta, tb = type(a), type(b)
     if ta is np.ndarray and tb is np.ndarray:
         return op.fwd(a, b, **attrs) if attrs else op.fwd(a, b)
-    if ta is not NDArray:
+    if ta is not NDArray and not isinstance(a, NDArray):
         a = as_array(a, op.name, "lhs")
-    if tb is not NDArray:
+        ta = NDArray
+    if tb is not NDArray and not isinstance(b, NDArray):
         b = as_array(b, op.name, "rhs")
+        tb = NDArray
     try:
         data = op.fwd(a._data, b._data, **attrs) if attrs else op.fwd(a._data, b._data)
     except ValueError as err:
         raise _shape_error(op, err, (a, b)) from None
-    out = wrap(data)
+    out = wrap(data, None, 0, ta if ta is tb or tb is NDArray else tb)
     if (a._node is not None or b._node is not None) and state.recording \
             and op.grads is not None:
         _record2(op, a, b, out, attrs)
@@ -272,14 +276,16 @@ def apply(op, args: Sequence, attrs: Optional[dict] = None):
             break
     if raw:
         return op.fwd(*args, **attrs) if attrs else op.fwd(*args)
-    args = tuple(None if x is None else (x if type(x) is NDArray else as_array(x, op.name))
+    args = tuple(None if x is None else (x if isinstance(x, NDArray) else as_array(x, op.name))
                  for x in args)
+    face = face_of(args)
     datas = [None if x is None else x._data for x in args]
     try:
         data = op.fwd(*datas, **attrs) if attrs else op.fwd(*datas)
     except ValueError as err:
         raise _shape_error(op, err, args) from None
-    outs = (wrap(data),) if op.nout == 1 else tuple(wrap(d) for d in data)
+    outs = (wrap(data, None, 0, face),) if op.nout == 1 else tuple(
+        wrap(d, None, 0, face) for d in data)
     if op.grads is not None and state.recording:
         for x in args:
             if x is not None and x._node is not None:
@@ -295,6 +301,19 @@ def apply(op, args: Sequence, attrs: Optional[dict] = None):
 call, call1, call2 = apply, apply1, apply2  # the names op modules import
 
 
+def face_of(args: Sequence) -> type:
+    """The face (array class) of an op's outputs: that of its array inputs, the
+    ``mx.np`` face winning over ``NDArray`` when both are given (the one rule; the fast
+    paths below inline it for one or two inputs of one face)."""
+    face = NDArray
+    for x in args:
+        if x is not None:
+            t = type(x)
+            if t is not NDArray and isinstance(x, NDArray):
+                return t
+    return face
+
+
 def scalar_call(op, x: NDArray, s):
     """Apply an array-scalar op (``x * 2`` and friends; the scalar is the attr
     ``scalar``: a float, or an int for an integer array)."""
@@ -302,7 +321,7 @@ def scalar_call(op, x: NDArray, s):
         s = float(s) if not isinstance(s, (int, bool, np.integer)) or x._data.dtype.kind == "f" \
             else int(s)
     data = op.fwd(x._data, s)
-    out = wrap(data)
+    out = wrap(data, None, 0, type(x))
     if x._node is not None and state.recording and op.grads is not None:
         _record1(op, x, out, {"scalar": s})
     if x._tan is not None:
@@ -424,10 +443,10 @@ def write_out(out, result: NDArray) -> NDArray:
     return inplace_apply(_out_arg(out), result)
 
 
-def scalar_fast(op, np_fn=None):
-    """``f(x, s)`` for an NDArray ``x`` and a Python scalar ``s`` (the hot path of
-    ``x * 2``); ``np_fn(data, s)`` is the op's forward without the dtype cast."""
-    Array, new, st = NDArray, _new, state    # closure cells: cheaper than globals
+def scalar_fast(op, np_fn=None, face=NDArray):
+    """``f(x, s)`` for an array ``x`` of class ``face`` and a Python scalar ``s`` (the hot
+    path of ``x * 2``); ``np_fn(data, s)`` is the op's forward without the dtype cast."""
+    Array, new, st = face, _new, state    # closure cells: cheaper than globals
     if np_fn is None:
         return lambda x, s: scalar_call(op, x, s)
     differentiable = op.grads is not None
@@ -458,15 +477,15 @@ def _is_scalar(x):
     return isinstance(x, _Number) and not isinstance(x, complex)
 
 
-def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
-    """Build an NDArray operator method (``__add__``...): array op array (the op of
-    ``array_fn``, which broadcasts), array op scalar (``scalar_op``), array op NumPy
-    array. With ``rscalar_op`` returns the pair (method, reflected method).
+def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None, face=NDArray):
+    """Build an operator method (``__add__``...) of the array class ``face``: array op
+    array (the op of ``array_fn``, which broadcasts), array op scalar (``scalar_op``),
+    array op NumPy array. With ``rscalar_op`` returns the pair (method, reflected method).
 
     ``x * y`` and ``x + 1.0`` are inlined: these methods are the per-op overhead of user
     code."""
-    Array, new, st = NDArray, _new, state    # closure cells: cheaper than globals
-    fast = scalar_fast(scalar_op, np_fn)
+    Array, new, st = face, _new, state    # closure cells: cheaper than globals
+    fast = scalar_fast(scalar_op, np_fn, face)
     bop = array_fn.op
     bfwd = bop.fwd
     bdiff = bop.grads is not None
@@ -511,18 +530,22 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None):
         if t is int or _is_scalar(other):
             return fast(self, other)
         if isinstance(other, np.ndarray):   # also subclasses such as asnumpy()'s HostArray
-            return array_fn(self, wrap(np.asarray(other).astype(self._data.dtype, copy=False)))
+            return array_fn(self, wrap(np.asarray(other).astype(self._data.dtype, copy=False),
+                                       None, 0, Array))
+        if isinstance(other, NDArray):      # another face
+            return array_fn(self, other)
         return NotImplemented
     if rscalar_op is None:
         return method
-    rfast = scalar_fast(rscalar_op, rnp_fn)
+    rfast = scalar_fast(rscalar_op, rnp_fn, face)
 
     def rmethod(self, other):
         t = type(other)
         if t is float or t is int or _is_scalar(other):
             return rfast(self, other)
         if isinstance(other, np.ndarray):
-            return array_fn(wrap(np.asarray(other).astype(self._data.dtype, copy=False)), self)
+            return array_fn(wrap(np.asarray(other).astype(self._data.dtype, copy=False),
+                                 None, 0, Array), self)
         return NotImplemented
     return method, rmethod
 
@@ -531,7 +554,7 @@ def inplace_operator(binop):
     """Build ``x op= y`` from the operator ``binop``: in place on the buffer, or a
     recorded op whose history ``x`` takes when a graph is involved."""
     def method(self, other):
-        onode = other._node if type(other) is NDArray else None
+        onode = other._node if isinstance(other, NDArray) else None
         if state.recording and (self._node is not None or onode is not None):
             self._check_writable()
             snapshot = wrap(self._data.copy())
@@ -552,7 +575,7 @@ def inplace_operator(binop):
 def _strip_tangent(a):
     if a is None or a._tan is None:
         return a
-    b = wrap(a._data, a._node, a._oidx)
+    b = wrap(a._data, a._node, a._oidx, type(a))
     b._ver = a._ver
     return b
 

@@ -26,7 +26,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from ..ndarray.ndarray import NDArray, wrap
+from ..ndarray.ndarray import NDArray, as_face, wrap
 from ..autograd.graph import _getrefcount
 # How an op is applied (output arrays, recording, nodes, tangents) lives in _apply; its
 # dispatchers are re-exported here under the names op modules have always imported.
@@ -133,7 +133,12 @@ class Op:
 
     def _backward_recorded(self, node, gouts, needs):
         """create_graph=True: run the rules on NDArrays while recording."""
-        ins = node.saved or (None,) * len(self.grads)
+        # rules see the NDArray face whatever face the user computed with (mx.np's
+        # semantics are presentation; the rules are written against mx.nd's)
+        ins = tuple(a if a is None or type(a) is NDArray else as_face(a, NDArray)
+                    for a in node.saved) if node.saved else (None,) * len(self.grads)
+        gouts = [x if x is None or type(x) is NDArray else as_face(x, NDArray)
+                 for x in gouts]
         if self.save_out:
             out = _bound_output(node, node.out, 0) if self.nout == 1 else tuple(
                 _bound_output(node, o, k) for k, o in enumerate(node.out))

@@ -854,29 +854,40 @@ def _rdiv(x, s):
     return s / x
 
 
-# operator: (array op, array-scalar op, scalar-array op, NumPy forward of the scalar
-# case for the inlined path, reflected NumPy forward)
-_add_m = operator(add, _PLUS_S, np_fn=np.add)
-_mul_m = operator(multiply, _MUL_S, np_fn=np.multiply)
-_sub_m, _rsub_m = operator(subtract, _MINUS_S, _RMINUS_S, np.subtract, _rsub)
-_div_m, _rdiv_m = operator(divide, _DIV_S, _RDIV_S, np.true_divide, _rdiv)
-_pow_m, _rpow_m = operator(power, _POW_S, _RPOW_S)
-_mod_m, _rmod_m = operator(modulo, _MOD_S, _RMOD_S)
-_fdiv_m, _rfdiv_m = operator(floor_divide, _FDIV_S, _RFDIV_S)
-_OPERATORS = {
-    "__add__": _add_m, "__radd__": _add_m, "__sub__": _sub_m, "__rsub__": _rsub_m,
-    "__mul__": _mul_m, "__rmul__": _mul_m, "__truediv__": _div_m, "__rtruediv__": _rdiv_m,
-    "__div__": _div_m, "__rdiv__": _rdiv_m,
-    "__pow__": _pow_m, "__rpow__": _rpow_m, "__mod__": _mod_m, "__rmod__": _rmod_m,
-    "__floordiv__": _fdiv_m, "__rfloordiv__": _rfdiv_m,
-    "__neg__": negative, "__pos__": lambda self: self, "__abs__": abs,
-    "__eq__": operator(equal, _EQ_S), "__ne__": operator(not_equal, _NE_S),
-    "__gt__": operator(greater, _GT_S), "__ge__": operator(greater_equal, _GE_S),
-    "__lt__": operator(lesser, _LT_S), "__le__": operator(lesser_equal, _LE_S),
-    "__iadd__": inplace_operator(_add_m), "__isub__": inplace_operator(_sub_m),
-    "__imul__": inplace_operator(_mul_m), "__itruediv__": inplace_operator(_div_m),
-    "__idiv__": inplace_operator(_div_m), "__imod__": inplace_operator(_mod_m),
-}
+def operators(face=NDArray) -> dict:
+    """The operator methods (``__add__``... ``__imod__``) of the array class ``face``,
+    built by one factory (:func:`~mxgrad.ops._apply.operator`) for each face: ``NDArray``
+    gets them below, ``mx.np.ndarray`` wraps its own around them (NumPy promotion, bool
+    comparisons)."""
+    # operator: (array op, array-scalar op, scalar-array op, NumPy forward of the scalar
+    # case for the inlined path, reflected NumPy forward)
+    add_m = operator(add, _PLUS_S, np_fn=np.add, face=face)
+    mul_m = operator(multiply, _MUL_S, np_fn=np.multiply, face=face)
+    sub_m, rsub_m = operator(subtract, _MINUS_S, _RMINUS_S, np.subtract, _rsub, face=face)
+    div_m, rdiv_m = operator(divide, _DIV_S, _RDIV_S, np.true_divide, _rdiv, face=face)
+    pow_m, rpow_m = operator(power, _POW_S, _RPOW_S, face=face)
+    mod_m, rmod_m = operator(modulo, _MOD_S, _RMOD_S, face=face)
+    fdiv_m, rfdiv_m = operator(floor_divide, _FDIV_S, _RFDIV_S, face=face)
+    return {
+        "__add__": add_m, "__radd__": add_m, "__sub__": sub_m, "__rsub__": rsub_m,
+        "__mul__": mul_m, "__rmul__": mul_m, "__truediv__": div_m, "__rtruediv__": rdiv_m,
+        "__div__": div_m, "__rdiv__": rdiv_m,
+        "__pow__": pow_m, "__rpow__": rpow_m, "__mod__": mod_m, "__rmod__": rmod_m,
+        "__floordiv__": fdiv_m, "__rfloordiv__": rfdiv_m,
+        "__neg__": negative, "__pos__": lambda self: self, "__abs__": abs,
+        "__eq__": operator(equal, _EQ_S, face=face),
+        "__ne__": operator(not_equal, _NE_S, face=face),
+        "__gt__": operator(greater, _GT_S, face=face),
+        "__ge__": operator(greater_equal, _GE_S, face=face),
+        "__lt__": operator(lesser, _LT_S, face=face),
+        "__le__": operator(lesser_equal, _LE_S, face=face),
+        "__iadd__": inplace_operator(add_m), "__isub__": inplace_operator(sub_m),
+        "__imul__": inplace_operator(mul_m), "__itruediv__": inplace_operator(div_m),
+        "__idiv__": inplace_operator(div_m), "__imod__": inplace_operator(mod_m),
+    }
+
+
+_OPERATORS = operators()
 for _name, _m in _OPERATORS.items():
     register_method(_name, _m)
 

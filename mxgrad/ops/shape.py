@@ -177,13 +177,14 @@ def _slice_len(s, n):
     return len(range(*s.indices(n)))
 
 
-def index_spec(shape, key, copy=True):
+def index_spec(shape, key, copy=True, zero_d=False):
     """Normalise an indexing key for ``_index``/``_index_add``.
 
     Returns the attrs dict: ``key`` (ints, slices and int arrays only), ``xshape`` (the
     input shape with a 1 inserted for each ``None``), ``ishape`` (the input shape),
     ``mid`` (the shape of ``x.reshape(xshape)[key]``), ``oshape`` (the MXNet-visible
-    result shape: never 0-d), ``basic`` (no advanced index) and ``copy``.
+    result shape: never 0-d, unless ``zero_d``, NumPy's rule for the ``mx.np`` face),
+    ``basic`` (no advanced index) and ``copy``.
     Boolean arrays become their ``nonzero()`` index arrays; NDArrays, lists and
     float arrays become int64 arrays.
     """
@@ -264,7 +265,7 @@ def index_spec(shape, key, copy=True):
     if advanced:
         key_out = tuple(knd)
         mid = _adv_shape(xshape, key_out)
-        oshape = mid if mid else (1,)
+        oshape = mid if mid or zero_d else (1,)
     else:
         key_out = []
         mid, oshape = [], []
@@ -278,7 +279,7 @@ def index_spec(shape, key, copy=True):
                 mid.append(m)
                 oshape.append(m)
         key_out, mid = tuple(key_out), tuple(mid)
-        oshape = tuple(oshape) or (1,)
+        oshape = tuple(oshape) or (() if zero_d else (1,))
     return {"key": key_out, "xshape": xshape, "ishape": shape, "mid": mid,
             "oshape": oshape, "basic": not advanced, "copy": copy}
 

@@ -1,0 +1,706 @@
+"""``mx.np.ndarray``: the NumPy face of mxgrad's arrays.
+
+One engine, two faces (DESIGN principle 17): ``mx.np.ndarray`` is a subclass of
+``NDArray`` with no state of its own (``__slots__ = ()``). It shares the op table,
+the graph, the version counters and the scopes with ``mx.nd``; ops applied to it give
+arrays of its face (:func:`mxgrad.ops._apply.face_of`), and converting between faces
+(:meth:`ndarray.as_nd_ndarray`, ``NDArray.as_np_ndarray``) is a free view that is
+recorded through. What this class adds is *semantics*, as MXNet 1.9.1's ``mx.np`` has
+them:
+
+* 0-d arrays exist: full reductions, integer indexing and ``dot`` of vectors give
+  shape ``()``;
+* comparisons give ``bool`` arrays; reductions and ``argmax`` follow NumPy's dtypes
+  (``argmax`` int64, ``mean`` of ints float32);
+* arithmetic between arrays of different dtypes promotes as MXNet's NumPy interface
+  does (an integer or bool array with a float array takes the float's dtype; two
+  floats or two integers take the wider);
+* methods take NumPy's signatures (``x.reshape(2, 3)``, ``x.transpose(1, 0)``,
+  ``x.sum(axis=0)``, ``x.std()``...);
+* ``repr`` is NumPy's (``array([1., 2.])``, float32 shown without its dtype as MXNet
+  does).
+
+Examples
+--------
+>>> from mxgrad import np
+>>> x = np.array([[1, 2], [3, 4]])
+>>> x
+array([[1., 2.],
+       [3., 4.]])
+>>> x.sum(), x[0, 1].shape, (x > 2).dtype
+(array(10.), (), dtype('bool'))
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any, Optional, Sequence, Tuple, Union
+
+import numpy as _onp
+
+from ..base import DTypeError, ShapeError, as_dtype
+from ..ndarray.ndarray import NDArray, as_face, wrap
+from ..ops import elemwise as _E
+from ..ops import reduce as _R
+from ..ops import shape as _S
+from ..ops import ordering as _O
+from ..ops import linalg as _L
+from ..ops import composed as _C
+from ..ops.shape import index_apply, index_spec
+
+__all__ = ["ndarray", "to_np", "from_input", "promote", "numpy_shape"]
+
+_DEFAULT = _onp.dtype(_onp.float32)
+
+
+class ndarray(NDArray):
+    """An array of MXNet's NumPy interface (``mx.np``), on mxgrad's one engine.
+
+    Create arrays with :func:`mxgrad.numpy.array` and the other ``mx.np`` functions;
+    ``ndarray(obj)`` converts ``obj`` (as ``np.array`` does).
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> a = np.ones((2, 3))
+    >>> a.T.shape, a.sum(axis=0)
+    ((3, 2), array([2., 2., 2.]))
+    """
+
+    __slots__ = ()
+
+    def __init__(self, data: Any = None, ctx: Any = None, dtype: Any = None) -> None:
+        arr = _host(data if data is not None else (), dtype)
+        self._data = arr
+        self._node = None
+        self._oidx = 0
+        self._vbox = None
+        self._tan = None
+
+    # ---------------------------------------------------------------- basics
+    @property
+    def dtype(self) -> _onp.dtype:  # type: ignore[override]
+        """The element type, as a NumPy dtype (``dtype('float32')`` by default)."""
+        return self._data.dtype
+
+    def __repr__(self) -> str:
+        d = self._data
+        r = _onp.array_repr(d)
+        if d.dtype == _DEFAULT:   # MXNet's NumPy interface shows its default dtype bare
+            r = r.replace(", dtype=float32)", ")")
+        return r
+
+    def __str__(self) -> str:
+        return str(self._data)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(self.__repr__())
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise DTypeError("len() of a 0-d array (it has no length); use .item()")
+        return self._data.shape[0]
+
+    def __hash__(self) -> int:
+        return object.__hash__(self)
+
+    def item(self, *args: Any) -> Any:
+        """The element as a Python number (``x.item()``: a size-1 array; ``x.item(i)``).
+
+        Examples
+        --------
+        >>> from mxgrad import np
+        >>> np.array([2.5]).item()
+        2.5
+        """
+        if not args and self._data.size != 1:
+            raise ShapeError(f"item(): the array has {self._data.size} elements; only a "
+                             f"size-1 array converts to a Python scalar (or give an index)")
+        return self._data.item(*args)
+
+    def asnumpy(self) -> _onp.ndarray:
+        """A copy of the data as a NumPy array.
+
+        Examples
+        --------
+        >>> from mxgrad import np
+        >>> np.array([1, 2]).asnumpy()
+        array([1., 2.], dtype=float32)
+        """
+        return self._data.copy()
+
+    def as_nd_ndarray(self) -> NDArray:
+        """This array seen as an ``mx.nd.NDArray`` (no copy; recorded through)."""
+        return as_face(self, NDArray)
+
+    def as_np_ndarray(self) -> "ndarray":
+        """This array (already of the NumPy face)."""
+        return self
+
+    def detach(self) -> "ndarray":
+        """The same data, cut from the graph."""
+        out = wrap(self._data, None, 0, ndarray)
+        out._ver = self._ver
+        return out
+
+    def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> _onp.ndarray:
+        return NDArray.__array__(self, dtype, copy)
+
+    # ----------------------------------------------------------- indexing
+    def __getitem__(self, key: Any) -> "ndarray":
+        """NumPy indexing: integers drop their axis (down to 0-d), slices, ``None``,
+        ``...``, integer and boolean arrays; differentiable."""
+        d = self._data
+        if isinstance(key, ndarray) and key._data.dtype == _onp.bool_ and d.ndim == 0:
+            key = key._data
+        kn = index_spec(d.shape, key, copy=False, zero_d=True)
+        if kn["basic"]:
+            xs = kn["xshape"]
+            probe = (d.reshape(xs) if xs != d.shape else d)[kn["key"]]
+            kn["copy"] = not (probe.flags.c_contiguous and probe.flags.writeable)
+        else:
+            kn["copy"] = True
+        return to_np(index_apply(self, kn))
+
+    # --------------------------------------------------------- conversions
+    def astype(self, dtype: Any, copy: bool = True) -> "ndarray":  # type: ignore[override]
+        """The array cast to ``dtype`` (differentiable between float types)."""
+        dt = _np_dtype(dtype)
+        if not copy and dt == self._data.dtype:
+            return self
+        return to_np(_E.cast(self, dt))
+
+    # ------------------------------------------------------------- shapes
+    @property
+    def T(self) -> "ndarray":
+        """The transposed array (axes reversed)."""
+        return self.transpose()
+
+    def reshape(self, *shape: Any, order: str = "C", **kwargs: Any) -> "ndarray":  # type: ignore[override]
+        """NumPy's reshape: ``x.reshape(2, 3)`` or ``x.reshape((2, -1))``."""
+        if "newshape" in kwargs:
+            shape = (kwargs.pop("newshape"),)
+        if "shape" in kwargs:
+            shape = (kwargs.pop("shape"),)
+        if kwargs:
+            raise DTypeError(f"reshape(): unknown keyword argument(s) {sorted(kwargs)}")
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return reshape(self, shape, order)
+
+    def transpose(self, *axes: Any) -> "ndarray":  # type: ignore[override]
+        """The array with its axes permuted (reversed by default)."""
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = () if axes[0] is None else tuple(axes[0])
+        return to_np(_S.transpose(self, tuple(axes) if axes else None))
+
+    def flatten(self, order: str = "C") -> "ndarray":  # type: ignore[override]
+        """A 1-d copy of the array."""
+        return reshape(self, (-1,))
+
+    def ravel(self, order: str = "C") -> "ndarray":
+        """The array as 1-d."""
+        return reshape(self, (-1,))
+
+    def squeeze(self, axis: Any = None) -> "ndarray":  # type: ignore[override]
+        """The array without its length-1 axes (or those in ``axis``)."""
+        return squeeze(self, axis)
+
+    def swapaxes(self, axis1: int, axis2: int) -> "ndarray":  # type: ignore[override]
+        return to_np(_S.swapaxes(self, axis1, axis2))
+
+    def expand_dims(self, axis: int) -> "ndarray":  # type: ignore[override]
+        return to_np(_S.expand_dims(self, axis))
+
+    def repeat(self, repeats: int, axis: Optional[int] = None) -> "ndarray":  # type: ignore[override]
+        return to_np(_S.repeat(self, repeats, axis))
+
+    # --------------------------------------------------------- reductions
+    def sum(self, axis: Any = None, dtype: Any = None, out: Any = None,  # type: ignore[override]
+            keepdims: bool = False) -> "ndarray":
+        return sum(self, axis, dtype, out, keepdims)
+
+    def mean(self, axis: Any = None, dtype: Any = None, out: Any = None,  # type: ignore[override]
+             keepdims: bool = False) -> "ndarray":
+        return mean(self, axis, dtype, out, keepdims)
+
+    def prod(self, axis: Any = None, dtype: Any = None, out: Any = None,  # type: ignore[override]
+             keepdims: bool = False) -> "ndarray":
+        return prod(self, axis, dtype, out, keepdims)
+
+    def max(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> "ndarray":  # type: ignore[override]
+        return max(self, axis, out, keepdims)
+
+    def min(self, axis: Any = None, out: Any = None, keepdims: bool = False) -> "ndarray":  # type: ignore[override]
+        return min(self, axis, out, keepdims)
+
+    def std(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
+            keepdims: bool = False) -> "ndarray":
+        return std(self, axis, dtype, out, ddof, keepdims)
+
+    def var(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
+            keepdims: bool = False) -> "ndarray":
+        return var(self, axis, dtype, out, ddof, keepdims)
+
+    def argmax(self, axis: Optional[int] = None, out: Any = None) -> "ndarray":  # type: ignore[override]
+        return argmax(self, axis)
+
+    def argmin(self, axis: Optional[int] = None, out: Any = None) -> "ndarray":  # type: ignore[override]
+        return argmin(self, axis)
+
+    def cumsum(self, axis: Optional[int] = None, dtype: Any = None, out: Any = None) -> "ndarray":  # type: ignore[override]
+        return cumsum(self, axis, dtype)
+
+    def all(self, axis: Any = None, keepdims: bool = False) -> "ndarray":
+        return all(self, axis, keepdims=keepdims)
+
+    def any(self, axis: Any = None, keepdims: bool = False) -> "ndarray":
+        return any(self, axis, keepdims=keepdims)
+
+    # ------------------------------------------------------------- others
+    def dot(self, b: Any) -> "ndarray":  # type: ignore[override]
+        return dot(self, b)
+
+    def clip(self, a_min: Any = None, a_max: Any = None) -> "ndarray":  # type: ignore[override]
+        return clip(self, a_min, a_max)
+
+    def round(self, decimals: int = 0) -> "ndarray":  # type: ignore[override]
+        return round(self, decimals)
+
+    def sort(self, axis: int = -1) -> "ndarray":  # type: ignore[override]
+        return sort(self, axis)
+
+    def argsort(self, axis: int = -1) -> "ndarray":  # type: ignore[override]
+        return argsort(self, axis)
+
+    def nonzero(self) -> Tuple["ndarray", ...]:
+        return nonzero(self)
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+
+# ====================================================================== helpers
+def to_np(x: Any) -> Any:
+    """Give an op's result(s) the NumPy face (a tuple or list of arrays element-wise)."""
+    t = type(x)
+    if t is ndarray:
+        return x
+    if isinstance(x, NDArray):
+        return as_face(x, ndarray)
+    if t is tuple or t is list:
+        return t(to_np(a) for a in x)
+    return x
+
+
+def _np_dtype(dtype: Any) -> _onp.dtype:
+    if dtype is None:
+        return _DEFAULT
+    if dtype is bool or dtype == "bool":
+        return _onp.dtype(_onp.bool_)
+    return _onp.dtype(as_dtype(dtype))
+
+
+def _host(obj: Any, dtype: Any = None) -> _onp.ndarray:
+    """The NumPy data of ``np.array(obj, dtype)`` with MXNet's defaults: Python numbers
+    and lists become float32 (as in MXNet 1.9.1), NumPy and mxgrad arrays keep their
+    dtype."""
+    if isinstance(obj, NDArray):
+        d = obj._data
+        return d.astype(_np_dtype(dtype)) if dtype is not None else d.copy()
+    if isinstance(obj, _onp.ndarray):
+        d = _onp.array(obj)
+        if type(d) is not _onp.ndarray:
+            d = d.view(_onp.ndarray)
+        return d.astype(_np_dtype(dtype), copy=False) if dtype is not None else d
+    if isinstance(obj, (list, tuple)) and builtins.any(isinstance(e, NDArray) for e in obj):
+        obj = [e._data if isinstance(e, NDArray) else e for e in obj]
+    d = _onp.array(obj)
+    if d.dtype == object:
+        raise DTypeError(f"np.array: cannot make an array of {type(obj).__name__} "
+                         f"{obj!r:.60}; give numbers, nested lists of numbers or arrays")
+    return d.astype(_np_dtype(dtype), copy=False)
+
+
+def from_input(x: Any, like: Optional[NDArray] = None) -> NDArray:
+    """An op argument as an array: arrays pass through; NumPy arrays, Python numbers
+    and lists are converted (numbers take ``like``'s dtype when given)."""
+    if isinstance(x, NDArray):
+        return x
+    if like is not None and isinstance(x, (int, float, bool, _onp.number)):
+        return wrap(_onp.asarray(x, dtype=like._data.dtype), None, 0, ndarray)
+    return wrap(_host(x), None, 0, ndarray)
+
+
+def promote(a: NDArray, b: NDArray) -> Tuple[NDArray, NDArray]:
+    """MXNet's NumPy-interface promotion of two arrays: an integer or bool array meeting
+    a float array takes the float's dtype; otherwise NumPy's rule (the wider type)."""
+    da, db = a._data.dtype, b._data.dtype
+    if da == db:
+        return a, b
+    fa, fb = da.kind == "f", db.kind == "f"
+    if fa and not fb:
+        return a, _E.cast(b, da)
+    if fb and not fa:
+        return _E.cast(a, db), b
+    dt = _onp.result_type(da, db)
+    return (a if da == dt else _E.cast(a, dt)), (b if db == dt else _E.cast(b, dt))
+
+
+def numpy_shape(size: int, shape: Any, who: str = "reshape") -> Tuple[int, ...]:
+    """NumPy's ``reshape`` target: one ``-1`` inferred, every other entry >= 0."""
+    if isinstance(shape, (int, _onp.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(s) for s in shape)
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1 or builtins.any(s < -1 for s in shape):
+        raise ShapeError(f"{who}: shape {shape} may hold one -1 and sizes >= 0 only (MXNet's "
+                         f"special codes -2..-6 are npx.reshape's)")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if unknown:
+        if known == 0 or size % known:
+            raise ShapeError(f"{who}: cannot reshape an array of size {size} into {shape}")
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    elif known != size:
+        raise ShapeError(f"{who}: cannot reshape an array of size {size} into shape {shape}")
+    return shape
+
+
+def _0d(r: NDArray, shape: Tuple[int, ...]) -> Any:
+    """``r`` (an mx.nd-semantics result, never 0-d) in NumPy's ``shape``, as the face."""
+    if r._data.shape != shape:
+        r = _R.reshape_exact(r, shape)
+    return to_np(r)
+
+
+def _axis_shape(shape: Tuple[int, ...], axis: Any, keepdims: bool) -> Tuple[int, ...]:
+    """NumPy's result shape of a reduction over ``axis``."""
+    nd = len(shape)
+    if axis is None:
+        axes = set(range(nd))
+    else:
+        if isinstance(axis, (int, _onp.integer)):
+            axis = (axis,)
+        axes = set()
+        for a in axis:
+            a = int(a)
+            if not -nd <= a < builtins.max(nd, 1):
+                raise ShapeError(f"axis {a} is out of bounds for an array of dimension {nd}")
+            axes.add(a % nd if nd else 0)
+    if keepdims:
+        return tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def _reduce(fn: Any, a: Any, axis: Any, keepdims: bool, dtype: Any = None) -> Any:
+    a = from_input(a)
+    if dtype is not None:
+        a = _E.cast(a, _np_dtype(dtype))
+    shape = _axis_shape(a.shape, axis, keepdims)
+    if a._data.ndim == 0:
+        a = _R.reshape_exact(a, (1,))
+        axis = None
+    ax = None if axis is None else (tuple(axis) if isinstance(axis, (tuple, list)) else axis)
+    return _0d(fn(a, axis=ax, keepdims=keepdims), shape)
+
+
+def _as_float(a: NDArray) -> NDArray:
+    return a if a._data.dtype.kind == "f" else _E.cast(a, _DEFAULT)
+
+
+# =================================================================== reductions
+def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+        keepdims: bool = False, initial: Any = None) -> ndarray:
+    """Sum of elements over ``axis`` (a 0-d array for a full sum).
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> np.sum(np.ones((2, 3)), axis=1)
+    array([3., 3.])
+    """
+    a = from_input(a)
+    if dtype is None and a._data.dtype == _onp.bool_:
+        dtype = _onp.int64
+    r = _reduce(_R.sum, a, axis, keepdims, dtype)
+    return r if initial is None else r + initial
+
+
+def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+         keepdims: bool = False) -> ndarray:
+    """Mean over ``axis``; integer arrays average in float32 as in MXNet.
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> np.mean(np.array([1, 2, 3, 4], dtype='int32'))
+    array(2.5)
+    """
+    a = from_input(a)
+    if dtype is None and a._data.dtype.kind != "f":
+        dtype = _DEFAULT
+    return _reduce(_R.mean, a, axis, keepdims, dtype)
+
+
+def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+         keepdims: bool = False) -> ndarray:
+    """Product of elements over ``axis``."""
+    return _reduce(_R.prod, a, axis, keepdims, dtype)
+
+
+def max(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
+    """Maximum over ``axis``."""
+    return _reduce(_R.max, a, axis, keepdims)
+
+
+def min(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
+    """Minimum over ``axis``."""
+    return _reduce(_R.min, a, axis, keepdims)
+
+
+amax, amin = max, min
+
+
+def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
+        keepdims: bool = False) -> ndarray:
+    """Variance over ``axis`` (``ddof``: delta degrees of freedom).
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> np.var(np.array([1., 2., 3., 4.]))
+    array(1.25)
+    """
+    a = _as_float(from_input(a))
+    m = mean(a, axis, dtype, keepdims=True)
+    sq = (a - m) ** 2
+    n = a.size if axis is None else int(_onp.prod([a.shape[i] for i in
+                                                   ((axis,) if isinstance(axis, int) else axis)]))
+    s = sum(sq, axis, dtype, keepdims=keepdims)
+    return s / builtins.max(n - ddof, 0) if n - ddof > 0 else s / 0.0
+
+
+def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
+        keepdims: bool = False) -> ndarray:
+    """Standard deviation over ``axis``."""
+    return sqrt(var(a, axis, dtype, out, ddof, keepdims))
+
+
+def _arg(fn: Any, a: Any, axis: Optional[int]) -> ndarray:
+    a = from_input(a)
+    if axis is None:
+        r = fn(_R.reshape_exact(a, (-1,) if a.size else (0,)), axis=0)
+        return _0d(_E.cast(r, _onp.int64), ())
+    shape = _axis_shape(a.shape, axis, False)
+    return _0d(_E.cast(fn(a, axis=axis), _onp.int64), shape)
+
+
+def argmax(a: Any, axis: Optional[int] = None, out: Any = None) -> ndarray:
+    """Indices (int64) of the maxima over ``axis`` (of the flattened array by default).
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> np.argmax(np.array([[1, 5], [7, 2]]), axis=1)
+    array([1, 0])
+    """
+    return _arg(_O.argmax, a, axis)
+
+
+def argmin(a: Any, axis: Optional[int] = None, out: Any = None) -> ndarray:
+    """Indices (int64) of the minima over ``axis``."""
+    return _arg(_O.argmin, a, axis)
+
+
+def cumsum(a: Any, axis: Optional[int] = None, dtype: Any = None, out: Any = None) -> ndarray:
+    """Cumulative sum over ``axis`` (of the flattened array by default)."""
+    a = from_input(a)
+    if axis is None:
+        a = _R.reshape_exact(a, (a.size,))
+        axis = 0
+    return to_np(_C.cumsum(a, axis=axis, dtype=None if dtype is None else _np_dtype(dtype)))
+
+
+def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
+    """Whether every element over ``axis`` is true (bool)."""
+    a = from_input(a)
+    d = _onp.all(a._data, axis=axis, keepdims=keepdims)
+    return wrap(_onp.asarray(d), None, 0, ndarray)
+
+
+def any(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
+    """Whether any element over ``axis`` is true (bool)."""
+    a = from_input(a)
+    d = _onp.any(a._data, axis=axis, keepdims=keepdims)
+    return wrap(_onp.asarray(d), None, 0, ndarray)
+
+
+# ================================================================== shape functions
+def reshape(a: Any, newshape: Any, order: str = "C") -> ndarray:
+    """``a`` in ``newshape`` (NumPy's rule: one ``-1`` inferred); differentiable."""
+    if order != "C":
+        raise DTypeError(f"reshape: order={order!r} is not supported; only 'C'")
+    a = from_input(a)
+    shape = numpy_shape(a.size, newshape)
+    return to_np(_R.reshape_exact(a, shape))
+
+
+def squeeze(a: Any, axis: Any = None) -> ndarray:
+    """``a`` without length-1 axes (those in ``axis`` only, when given)."""
+    a = from_input(a)
+    shape = a.shape
+    if axis is None:
+        new = tuple(s for s in shape if s != 1)
+    else:
+        axes = {int(x) % len(shape) for x in ((axis,) if isinstance(axis, int) else axis)}
+        for i in axes:
+            if shape[i] != 1:
+                raise ShapeError(f"squeeze: axis {i} has length {shape[i]}, not 1")
+        new = tuple(s for i, s in enumerate(shape) if i not in axes)
+    return to_np(_R.reshape_exact(a, new))
+
+
+def sqrt(x: Any) -> ndarray:
+    """Square root, element-wise."""
+    return to_np(_E.sqrt(from_input(x)))
+
+
+def dot(a: Any, b: Any, out: Any = None) -> ndarray:
+    """NumPy's ``dot``: inner product of vectors (0-d), matrix products, scalars.
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> np.dot(np.array([1., 2.]), np.array([3., 4.]))
+    array(11.)
+    """
+    if not isinstance(a, NDArray) or not isinstance(b, NDArray):
+        if _onp.ndim(a) == 0 or _onp.ndim(b) == 0:
+            return to_np(from_input(a) * from_input(b)) if isinstance(a, NDArray) else \
+                to_np(from_input(b) * a)
+    a, b = promote(from_input(a), from_input(b))
+    if a.ndim == 0 or b.ndim == 0:
+        return to_np(a * b)
+    if a.ndim == 1 and b.ndim == 1:
+        return _0d(_R.sum(a * b), ())
+    if b.ndim <= 2:
+        shape = a.shape[:-1] + b.shape[1:]
+        if a.ndim == 1:
+            r = _L.dot(_R.reshape_exact(a, (1, a.shape[0])), b)
+        else:
+            r = _L.dot(a, b)
+        return _0d(r, shape)
+    return to_np(_L.dot(a, b))
+
+
+def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None) -> ndarray:
+    """Values limited to ``[a_min, a_max]`` (either may be None)."""
+    a = from_input(a)
+    lo = -_onp.inf if a_min is None else float(a_min)
+    hi = _onp.inf if a_max is None else float(a_max)
+    return to_np(_E.clip(a, lo, hi))
+
+
+def round(x: Any, decimals: int = 0, out: Any = None) -> ndarray:
+    """Round to ``decimals`` places (half to even, as NumPy)."""
+    x = from_input(x)
+    if decimals == 0:
+        return to_np(_E.rint(x))
+    f = 10.0 ** decimals
+    return to_np(_E.rint(x * f) / f)
+
+
+def sort(a: Any, axis: Optional[int] = -1) -> ndarray:
+    """A sorted copy (ascending) along ``axis`` (flattened when None)."""
+    a = from_input(a)
+    if axis is None:
+        a, axis = _R.reshape_exact(a, (a.size,)), 0
+    return to_np(_O.sort(a, axis=axis))
+
+
+def argsort(a: Any, axis: Optional[int] = -1) -> ndarray:
+    """Indices (int64) that sort ``a`` along ``axis``."""
+    a = from_input(a)
+    if axis is None:
+        a, axis = _R.reshape_exact(a, (a.size,)), 0
+    return to_np(_O.argsort(a, axis=axis, dtype="int64"))
+
+
+def nonzero(a: Any) -> Tuple[ndarray, ...]:
+    """The indices (int64) of the non-zero elements, one array per dimension."""
+    a = from_input(a)
+    return tuple(wrap(i.astype(_onp.int64), None, 0, ndarray) for i in _onp.nonzero(a._data))
+
+
+# ================================================================== operators
+def _promoting(method: Any, true_div: bool = False) -> Any:
+    """An operator of the face: MXNet's NumPy promotion first, then the shared fast
+    operator (built by the same factory as NDArray's)."""
+    def op(self: NDArray, other: Any) -> Any:
+        if isinstance(other, NDArray):
+            if other._data.dtype != self._data.dtype:
+                self, other = promote(self, other)
+            if true_div and self._data.dtype.kind != "f":
+                self, other = _E.cast(self, _DEFAULT), _E.cast(other, _DEFAULT)
+        elif isinstance(other, (list, tuple, _onp.ndarray)):
+            other = from_input(other)
+            if other._data.dtype != self._data.dtype:
+                self, other = promote(self, other)
+        elif true_div and self._data.dtype.kind != "f":
+            self = _E.cast(self, _DEFAULT)
+        elif self._data.dtype == _onp.bool_ and isinstance(other, (int, float)):
+            self = _E.cast(self, _DEFAULT if isinstance(other, float) else _onp.int64)
+        r = method(self, other)
+        if r is not NotImplemented and type(r._data) is not _onp.ndarray:
+            r._data = _onp.asarray(r._data)   # NumPy gives scalars for 0-d operands
+        return r
+    op.__name__ = getattr(method, "__name__", "operator")
+    return op
+
+
+def _boolean(method: Any) -> Any:
+    """A comparison of the face: the shared operator, then a ``bool`` result."""
+    def op(self: NDArray, other: Any) -> Any:
+        if isinstance(other, (list, tuple, _onp.ndarray)):
+            other = from_input(other)
+        if isinstance(other, NDArray) and other._data.dtype != self._data.dtype:
+            self, other = promote(self, other)
+        r = method(self, other)
+        if r is NotImplemented:
+            return r
+        return wrap(r._data.astype(_onp.bool_), None, 0, ndarray)
+    return op
+
+
+def _install_operators() -> None:
+    from ..ops._apply import inplace_operator
+    ops = _E.operators(ndarray)
+    for name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+                 "__pow__", "__rpow__", "__mod__", "__rmod__", "__floordiv__",
+                 "__rfloordiv__"):
+        setattr(ndarray, name, _promoting(ops[name]))
+    for name in ("__truediv__", "__rtruediv__", "__div__", "__rdiv__"):
+        setattr(ndarray, name, _promoting(ops[name], true_div=True))
+    for name in ("__eq__", "__ne__", "__gt__", "__ge__", "__lt__", "__le__"):
+        setattr(ndarray, name, _boolean(ops[name]))
+    for name, base in (("__iadd__", "__add__"), ("__isub__", "__sub__"),
+                       ("__imul__", "__mul__"), ("__itruediv__", "__truediv__"),
+                       ("__imod__", "__mod__")):
+        setattr(ndarray, name, inplace_operator(getattr(ndarray, base)))
+    ndarray.__hash__ = object.__hash__  # type: ignore[assignment]
+
+    def __invert__(self: NDArray) -> ndarray:
+        d = self._data
+        return wrap(~d if d.dtype.kind in "biu" else (d == 0), None, 0, ndarray)
+
+    def __matmul__(self: NDArray, other: Any) -> ndarray:
+        from . import matmul   # the namespace above this module: bound at call time
+        return matmul(self, other)
+
+    ndarray.__invert__ = __invert__  # type: ignore[assignment]
+    ndarray.__matmul__ = __matmul__  # type: ignore[assignment]
+
+
+_install_operators()

@@ -1,0 +1,171 @@
+"""``mx.np.random``: NumPy's sampling signatures (``size=``) on mxgrad's generator
+(``mx.random.seed`` / ``np.random.seed`` seed both faces alike).
+
+Examples
+--------
+>>> from mxgrad import np
+>>> np.random.seed(0)
+>>> a = np.random.normal(0, 1, size=(2,))
+>>> np.random.seed(0)
+>>> bool((a == np.random.normal(0, 1, size=(2,))).all())
+True
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as _onp
+
+from ..base import DTypeError, ShapeError
+from ..ndarray.ndarray import NDArray, wrap
+from .. import random as _random
+from .multiarray import ndarray, _np_dtype
+
+__all__ = ["seed", "uniform", "normal", "randn", "rand", "randint", "choice", "shuffle",
+           "multinomial", "exponential", "gamma", "poisson", "bernoulli", "beta", "laplace",
+           "gumbel", "logistic", "lognormal", "permutation"]
+
+
+def _size(size: Any) -> Any:
+    if size is None:
+        return None
+    if isinstance(size, (int, _onp.integer)):
+        return (int(size),)
+    try:
+        return tuple(int(s) for s in size)
+    except TypeError:
+        raise DTypeError(f"size must be an int or a tuple of ints, got "
+                         f"{type(size).__name__}") from None
+
+
+def _param(p: Any) -> Any:
+    return p._data if isinstance(p, NDArray) else p
+
+
+def _out(draw: Any, dtype: Any) -> ndarray:
+    d = _onp.asarray(draw)
+    return wrap(d.astype(_np_dtype(dtype), copy=False), None, 0, ndarray)
+
+
+def seed(seed: int, ctx: Any = "all") -> None:
+    """Seed the generator (the same one ``mx.random.seed`` seeds)."""
+    _random.seed(seed)
+
+
+def _rng() -> _onp.random.Generator:
+    return _random.generator()
+
+
+def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None,
+            ctx: Any = None, out: Any = None) -> ndarray:
+    """Samples from ``U[low, high)`` (float32 by default; a 0-d array without ``size``)."""
+    return _out(_rng().uniform(_param(low), _param(high), _size(size)), dtype)
+
+
+def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None,
+           ctx: Any = None, out: Any = None) -> ndarray:
+    """Samples from a normal distribution."""
+    if _onp.any(_onp.asarray(_param(scale)) < 0):
+        raise ShapeError("np.random.normal: scale must be >= 0")
+    return _out(_rng().normal(_param(loc), _param(scale), _size(size)), dtype)
+
+
+def lognormal(mean: Any = 0.0, sigma: Any = 1.0, size: Any = None, dtype: Any = None,
+              ctx: Any = None, out: Any = None) -> ndarray:
+    """Samples from a log-normal distribution."""
+    return _out(_rng().lognormal(_param(mean), _param(sigma), _size(size)), dtype)
+
+
+def randn(*size: int, **kwargs: Any) -> ndarray:
+    """Standard normal samples of shape ``size``."""
+    return normal(0.0, 1.0, size if size else None, kwargs.get("dtype"))
+
+
+def rand(*size: int, **kwargs: Any) -> ndarray:
+    """Uniform ``[0, 1)`` samples of shape ``size``."""
+    return uniform(0.0, 1.0, size if size else None, kwargs.get("dtype"))
+
+
+def randint(low: int, high: Optional[int] = None, size: Any = None, dtype: Any = None,
+            ctx: Any = None, out: Any = None) -> ndarray:
+    """Random integers in ``[low, high)`` (int64 by default, as MXNet)."""
+    if high is None:
+        low, high = 0, low
+    if high <= low:
+        raise ShapeError(f"np.random.randint: high ({high}) must be greater than low ({low})")
+    return _out(_rng().integers(low, high, _size(size)), dtype or _onp.int64)
+
+
+def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None,
+           ctx: Any = None, out: Any = None) -> ndarray:
+    """Random samples from ``a`` (an int n means ``arange(n)``); int64 indices."""
+    src = _param(a)
+    r = _rng().choice(src, _size(size), replace, None if p is None else _param(p))
+    r = _onp.asarray(r)
+    return wrap(r.astype(_onp.int64) if r.dtype.kind in "iu" else r, None, 0, ndarray)
+
+
+def multinomial(n: int, pvals: Any, size: Any = None) -> ndarray:
+    """Draw counts of ``n`` trials over the categories ``pvals`` (int64)."""
+    return wrap(_rng().multinomial(n, _onp.asarray(_param(pvals)), _size(size))
+                .astype(_onp.int64), None, 0, ndarray)
+
+
+def shuffle(x: NDArray) -> None:
+    """Shuffle ``x`` in place along its first axis."""
+    d = x._data
+    d[...] = d[_rng().permutation(d.shape[0])]
+    x._ver[0] += 1
+
+
+def permutation(x: Any) -> ndarray:
+    """A permuted ``arange(x)`` (an int) or a shuffled copy of ``x``."""
+    if isinstance(x, (int, _onp.integer)):
+        return wrap(_rng().permutation(int(x)).astype(_onp.int64), None, 0, ndarray)
+    d = _param(x)
+    return wrap(d[_rng().permutation(d.shape[0])], None, 0, ndarray)
+
+
+def exponential(scale: Any = 1.0, size: Any = None, ctx: Any = None, out: Any = None) -> ndarray:
+    """Samples from an exponential distribution."""
+    return _out(_rng().exponential(_param(scale), _size(size)), None)
+
+
+def gamma(shape: Any = 1.0, scale: Any = 1.0, size: Any = None, dtype: Any = None,
+          ctx: Any = None, out: Any = None) -> ndarray:
+    """Samples from a gamma distribution."""
+    return _out(_rng().gamma(_param(shape), _param(scale), _size(size)), dtype)
+
+
+def beta(a: Any, b: Any, size: Any = None, dtype: Any = None, ctx: Any = None) -> ndarray:
+    """Samples from a beta distribution."""
+    return _out(_rng().beta(_param(a), _param(b), _size(size)), dtype)
+
+
+def poisson(lam: Any = 1.0, size: Any = None, dtype: Any = None, ctx: Any = None) -> ndarray:
+    """Samples from a Poisson distribution."""
+    return _out(_rng().poisson(_param(lam), _size(size)), dtype)
+
+
+def bernoulli(prob: Any = 0.5, size: Any = None, dtype: Any = None, ctx: Any = None) -> ndarray:
+    """0/1 samples with probability ``prob`` of 1."""
+    return _out(_rng().random(_size(size) if size is not None else _onp.shape(_param(prob)))
+                < _param(prob), dtype)
+
+
+def laplace(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None,
+            ctx: Any = None, out: Any = None) -> ndarray:
+    """Samples from a Laplace distribution."""
+    return _out(_rng().laplace(_param(loc), _param(scale), _size(size)), dtype)
+
+
+def gumbel(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, ctx: Any = None,
+           out: Any = None) -> ndarray:
+    """Samples from a Gumbel distribution."""
+    return _out(_rng().gumbel(_param(loc), _param(scale), _size(size)), None)
+
+
+def logistic(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, ctx: Any = None,
+             out: Any = None) -> ndarray:
+    """Samples from a logistic distribution."""
+    return _out(_rng().logistic(_param(loc), _param(scale), _size(size)), None)
