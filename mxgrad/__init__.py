@@ -45,6 +45,8 @@ from . import numpy  # noqa: E402  (mx.np: MXNet's NumPy interface)
 from . import numpy as np  # noqa: E402
 from . import numpy_extension  # noqa: E402
 from . import numpy_extension as npx  # noqa: E402
+# hybrid_forward's F (the mx.nd module) reaches the NumPy interface as F.np / F.npx
+ndarray.np, ndarray.npx = numpy, numpy_extension
 
 __version__ = "0.1.0"
 

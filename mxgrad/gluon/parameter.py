@@ -42,7 +42,7 @@ import numpy as np
 from ..base import DTypeError, MXNetError, ShapeError, StateError, as_dtype
 from ..context import Context, as_context_list, cpu, current_context
 from .. import ndarray as nd
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, as_face, mode_face
 from .. import autograd
 from ..autograd.graph import GRAD_REQS
 from .. import initializer
@@ -324,14 +324,16 @@ class Parameter:
         var = self._var
         if var is None:
             return self._check_initialized()
-        if len(self._data_list) == 1:
-            return var
-        return self._data_list[self._index(ctx)]
+        if len(self._data_list) != 1:
+            var = self._data_list[self._index(ctx)]
+        face = mode_face()
+        return var if face is NDArray else as_face(var, face)
 
     def list_data(self) -> List[NDArray]:
         """One copy per context, in the order of :meth:`list_ctx`."""
         self._check_initialized()
-        return list(self._data_list)
+        face = mode_face()
+        return [a if face is NDArray else as_face(a, face) for a in self._data_list]
 
     def grad(self, ctx: Optional[Context] = None) -> NDArray:
         """The gradient buffer of the copy on ``ctx`` (filled by ``backward``)."""
@@ -339,7 +341,9 @@ class Parameter:
         if self._grad_req == "null":
             raise StateError(f"Cannot get gradient array for Parameter '{self.name}' "
                              f"because grad_req='null'")
-        return self._data_list[self._index(ctx)].grad
+        g = self._data_list[self._index(ctx)].grad
+        face = mode_face()
+        return g if face is NDArray or g is None else as_face(g, face)
 
     def list_grad(self) -> List[NDArray]:
         """The gradient buffers, one per context."""
@@ -347,7 +351,8 @@ class Parameter:
         if self._grad_req == "null":
             raise StateError(f"Cannot get gradient array for Parameter '{self.name}' "
                              f"because grad_req='null'")
-        return [a.grad for a in self._data_list]
+        face = mode_face()
+        return [a.grad if face is NDArray else as_face(a.grad, face) for a in self._data_list]
 
     def list_ctx(self) -> list:
         """The contexts given at initialization."""

@@ -29,10 +29,11 @@ import numpy as np
 
 from ..base import DTypeError, FileFormatError, ShapeError, StateError, as_dtype
 from ..context import Context, cpu
+from ..util import is_np_array
 from .._host_array import host_copy
 from .._typing import DTypeLike, GradReq
 
-__all__ = ["NDArray", "wrap", "as_face"]
+__all__ = ["NDArray", "wrap", "as_face", "FACES", "mode_face"]
 
 # Names MXNet 1.9's ndarray.ndarray module has that programs (and MXNet's tests) import.
 _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
@@ -309,6 +310,21 @@ class NDArray(_OpMethods):
         out._ver = self._ver
         return out
 
+    def as_np_ndarray(self) -> "NDArray":
+        """This array seen as an ``mx.np.ndarray`` (no copy; recorded through).
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> mx.nd.ones((2,)).as_np_ndarray()
+        array([1., 1.])
+        """
+        return as_face(self, FACES["np"])
+
+    def as_nd_ndarray(self) -> "NDArray":
+        """This array seen as an ``mx.nd.NDArray`` (itself, for an NDArray)."""
+        return as_face(self, NDArray)
+
     @property
     def _ver(self) -> List[int]:
         """The version box: ``[n]``, bumped by every in-place write; views and detached
@@ -349,6 +365,16 @@ def wrap(data: np.ndarray, node: Any = None, oidx: int = 0, face: type = NDArray
 
 
 _new = object.__new__
+
+# The faces of the one array, by name: "nd" is NDArray; "np" (``mx.np.ndarray``) is
+# entered by mxgrad.numpy.multiarray when it is defined (the class lives above this floor).
+FACES: Dict[str, type] = {"nd": NDArray}
+
+
+def mode_face() -> type:
+    """The face Gluon hands out now: ``mx.np.ndarray`` in NumPy arrays mode
+    (``npx.set_np()``), ``NDArray`` otherwise."""
+    return FACES["np"] if is_np_array() else NDArray
 
 
 def as_face(x: NDArray, face: type) -> NDArray:

@@ -236,6 +236,9 @@ def _unary(name: str, nd_fn: Any) -> Any:
                 return getattr(_onp, name)(x)      # a Python number gives a number
             x = _in(x)
         r = _np(nd_fn(x))
+        dt = x._data.dtype
+        if r._data.dtype != dt and dt.kind in "iu" and name not in _FLOAT_OF_INT:
+            r = r.astype(dt)        # MXNet 1.9.1 keeps an integer input's dtype
         if out is not None:
             out[...] = r
             return out
@@ -246,7 +249,8 @@ def _unary(name: str, nd_fn: Any) -> Any:
     return f
 
 
-_UNARY = ("exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
+_FLOAT_OF_INT: frozenset = frozenset()
+_UNARY = ("sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
           "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
           "abs", "sign", "square", "floor", "ceil", "trunc", "rint", "fix", "negative",
           "reciprocal", "cbrt", "degrees", "radians")

@@ -38,7 +38,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 import numpy as _onp
 
 from ..base import DTypeError, ShapeError, as_dtype
-from ..ndarray.ndarray import NDArray, as_face, wrap
+from ..ndarray.ndarray import FACES, NDArray, as_face, wrap
 from ..ops import elemwise as _E
 from ..ops import reduce as _R
 from ..ops import shape as _S
@@ -87,6 +87,8 @@ class ndarray(NDArray):
         r = _onp.array_repr(d)
         if d.dtype == _DEFAULT:   # MXNet's NumPy interface shows its default dtype bare
             r = r.replace(", dtype=float32)", ")")
+        elif d.dtype.kind != "b" and "dtype=" not in r:  # NumPy's own defaults it names
+            r = f"{r[:-1]}, dtype={d.dtype.name})"
         return r
 
     def __str__(self) -> str:
@@ -127,14 +129,6 @@ class ndarray(NDArray):
         array([1., 2.], dtype=float32)
         """
         return self._data.copy()
-
-    def as_nd_ndarray(self) -> NDArray:
-        """This array seen as an ``mx.nd.NDArray`` (no copy; recorded through)."""
-        return as_face(self, NDArray)
-
-    def as_np_ndarray(self) -> "ndarray":
-        """This array (already of the NumPy face)."""
-        return self
 
     def detach(self) -> "ndarray":
         """The same data, cut from the graph."""
@@ -277,6 +271,9 @@ class ndarray(NDArray):
 
     def tolist(self) -> Any:
         return self._data.tolist()
+
+
+FACES["np"] = ndarray
 
 
 # ====================================================================== helpers

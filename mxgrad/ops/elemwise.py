@@ -406,7 +406,7 @@ def cast(data: NDArray, dtype: DTypeLike, out: Optional[NDArray] = None, name: O
         return data.astype(dt)
     data = as_array(data, "cast")
     if dt.kind not in "fc" or data._data.dtype.kind not in "fc":
-        return wrap(data._data.astype(dt))
+        return wrap(data._data.astype(dt), None, 0, type(data))
     return apply1(_CAST, data, {"dtype": dt})
 
 

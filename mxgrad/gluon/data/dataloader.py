@@ -28,7 +28,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ...base import DTypeError, ShapeError, StateError
-from ...ndarray.ndarray import NDArray, wrap
+from ...ndarray.ndarray import NDArray, mode_face, wrap
 from . import sampler as _sampler
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
@@ -64,7 +64,8 @@ def default_batchify_fn(data):
     first = data[0]
     if isinstance(first, NDArray):
         return wrap(_stack([d._data if isinstance(d, NDArray) else np.asarray(d)
-                            for d in data], "NDArray samples"))
+                            for d in data], "NDArray samples"), None, 0,
+                    type(first) if type(first) is not NDArray else mode_face())
     if isinstance(first, tuple):
         return [default_batchify_fn(list(field)) for field in zip(*data)]
     try:
@@ -77,9 +78,10 @@ def default_batchify_fn(data):
                          f"batchify_fn to the DataLoader")
     if arr is data:     # called with an array: do not share its memory
         arr = arr.copy()
-    if arr.ndim == 0:
+    face = mode_face()
+    if arr.ndim == 0 and face is NDArray:
         arr = arr.reshape(1)
-    return wrap(arr)
+    return wrap(arr, None, 0, face)
 
 
 #: In MXNet the multi-worker variant stacks into shared memory; mxgrad uses one process.
@@ -90,13 +92,13 @@ def _fast_batch(dataset, indices):
     """``default_batchify_fn([dataset[i] for i in indices])`` in one gather, or None."""
     if isinstance(dataset, NDArray):
         out = dataset._data[np.asarray(indices, dtype=np.intp)]
-        if dataset.ndim == 1:   # samples of a 1-D NDArray have shape (1,) in MXNet
-            out = out.reshape(-1, 1)
-        return wrap(out)
+        if dataset.ndim == 1 and type(dataset) is NDArray:
+            out = out.reshape(-1, 1)   # samples of a 1-D NDArray have shape (1,) in MXNet
+        return wrap(out, None, 0, type(dataset))
     if isinstance(dataset, np.ndarray):
         if dataset.dtype.kind not in "biufc":
             return None
-        return wrap(dataset[np.asarray(indices, dtype=np.intp)])
+        return wrap(dataset[np.asarray(indices, dtype=np.intp)], None, 0, mode_face())
     fetch = getattr(dataset, "_fetch_batch", None)
     if fetch is None:
         return None
