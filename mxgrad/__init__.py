@@ -46,7 +46,8 @@ from . import numpy as np  # noqa: E402
 from . import numpy_extension  # noqa: E402
 from . import numpy_extension as npx  # noqa: E402
 # hybrid_forward's F (the mx.nd module) reaches the NumPy interface as F.np / F.npx
-ndarray.np, ndarray.npx = numpy, numpy_extension
+setattr(ndarray, "np", numpy)
+setattr(ndarray, "npx", numpy_extension)
 
 __version__ = "0.1.0"
 

@@ -342,8 +342,8 @@ class Optimizer:
     def _prepare_raw(self, index, weight, grad):
         """Check and count the update; return (lr, wd, w, g) with g the gradient's own
         buffer (not to be modified)."""
-        w = weight._data if type(weight) is NDArray else _buf(weight)
-        g = grad._data if type(grad) is NDArray else _buf(grad)
+        w = weight._data if isinstance(weight, NDArray) else _buf(weight)
+        g = grad._data if isinstance(grad, NDArray) else _buf(grad)
         if w.shape != g.shape:
             raise ShapeError(f"{type(self).__name__}.update: gradient of shape {g.shape} does "
                              f"not match weight {index!r} of shape {w.shape}")
@@ -446,7 +446,7 @@ class SGD(Optimizer):
         if state is None:
             _k.sgd_step(w, g, None, 0.0)
         else:
-            _k.sgd_step(w, g, state._data if type(state) is NDArray else _buf(state),
+            _k.sgd_step(w, g, state._data if isinstance(state, NDArray) else _buf(state),
                         self.momentum)
             state._ver[0] += 1
         weight._ver[0] += 1

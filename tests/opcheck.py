@@ -189,3 +189,50 @@ def op_tests(cases):
         run_second(case)
 
     return test_forward, test_grad, test_second_order
+
+
+def run_np_face(case: OpCase):
+    """The same op on the ``mx.np`` face (DESIGN 17: one op, two faces): inputs given as
+    ``mx.np`` arrays give ``mx.np`` arrays of the same values as the ``mx.nd`` face, and
+    gradients through the NumPy face equal those through ``mx.nd`` (the same graph)."""
+    args = [mx.nd.array(x, dtype=x.dtype) for x in case.inputs]
+    nd_out = _outs(case.fn(*args))
+    np_args = [a.as_np_ndarray() for a in args]
+    np_out = _outs(case.fn(*np_args))
+    assert len(np_out) == len(nd_out)
+    for o, r in zip(np_out, nd_out):
+        assert type(o) is mx.np.ndarray, f"{case.name}: the NumPy face gave {type(o).__name__}"
+        np.testing.assert_array_equal(o.asnumpy().reshape(r.shape), r.asnumpy())
+    if not case.grad:
+        return
+    diff = [i for i in range(len(args))
+            if (case.grad_inputs is None or i in case.grad_inputs)
+            and np.dtype(args[i].dtype).kind == "f"]
+    grads = []
+    for face_args in (args, np_args):
+        for i in diff:
+            face_args[i].attach_grad()
+        with mx.autograd.record():
+            outs = _outs(case.fn(*face_args))
+            total = None
+            for k, o in enumerate(outs):
+                if o.dtype == np.float64:
+                    term = (o * (k + 1.5)).sum()
+                    total = term if total is None else total + term
+        if total is None:
+            return
+        total.backward()
+        grads.append([face_args[i].grad.asnumpy() for i in diff])
+        for i in diff:
+            assert type(face_args[i].grad) is type(face_args[i])
+    for g_nd, g_np in zip(*grads):
+        np.testing.assert_allclose(g_np, g_nd, rtol=1e-12, atol=1e-12)
+
+
+def face_tests(cases):
+    """Return ``test_np_face`` parametrized over ``cases`` (see :func:`run_np_face`)."""
+    @pytest.mark.parametrize("case", cases, ids=[c.name for c in cases])
+    def test_np_face(case):
+        run_np_face(case)
+
+    return test_np_face

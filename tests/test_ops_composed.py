@@ -8,7 +8,7 @@ import pytest
 import mxgrad as mx
 from mxgrad import nd
 from mxgrad.base import MXNetError, ShapeError, StateError
-from opcheck import OpCase, jvp_tests, op_tests, randn
+from opcheck import OpCase, jvp_tests, op_tests, randn, face_tests
 
 LENS = np.array([1, 4, 2])
 
@@ -111,6 +111,7 @@ CASES = [
     OpCase("cumsum_neg_axis", lambda x: nd.cumsum(x, axis=-1), [T], lambda x: np.cumsum(x, -1)),
 ]
 test_forward, test_grad, test_second_order = op_tests(CASES)
+test_np_face = face_tests(CASES)
 test_jvp = jvp_tests(CASES)
 
 

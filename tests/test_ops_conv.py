@@ -9,7 +9,7 @@ import pytest
 from mxgrad import nd, autograd
 from mxgrad.base import MXNetError, ShapeError
 from mxgrad.ndarray.ndarray import NDArray
-from opcheck import OpCase, op_tests, randn, run_forward, run_grad, run_second
+from opcheck import OpCase, op_tests, randn, run_forward, run_grad, run_second, face_tests
 import mxgrad.ops.conv as _conv_mod
 
 
@@ -279,6 +279,7 @@ CASES += [
 ]
 
 test_forward, test_grad, test_second_order = op_tests(CASES)
+test_np_face = face_tests(CASES)
 
 
 # -------------------------------------------------------------- tangents (jvp)

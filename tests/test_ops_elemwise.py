@@ -7,7 +7,7 @@ import pytest
 
 import mxgrad as mx
 from mxgrad import nd
-from opcheck import OpCase, op_tests, randn, uniform
+from opcheck import OpCase, op_tests, randn, uniform, face_tests
 
 _erf = np.vectorize(math.erf)
 _lgamma = np.vectorize(math.lgamma)
@@ -90,6 +90,7 @@ CASES += [
 ]
 
 test_forward, test_grad, test_second_order = op_tests(CASES)
+test_np_face = face_tests(CASES)
 
 
 def test_comparisons_return_input_dtype():

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 import mxgrad as mx
 from mxgrad import nd
 from mxgrad.base import ShapeError, MXNetError, InPlaceError
-from opcheck import OpCase, op_tests, randn
+from opcheck import OpCase, op_tests, randn, face_tests
 from test_ops_shape import check_jvp
 
 X = randn(3, 4)
@@ -156,6 +156,7 @@ CASES += [
 ]
 
 test_forward, test_grad, test_second_order = op_tests(CASES)
+test_np_face = face_tests(CASES)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

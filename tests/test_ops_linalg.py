@@ -6,7 +6,7 @@ import pytest
 
 import mxgrad as mx
 from mxgrad import nd
-from opcheck import OpCase, op_tests, randn
+from opcheck import OpCase, op_tests, randn, face_tests
 
 
 def _mx_dot(a, b, ta=False, tb=False):
@@ -142,6 +142,7 @@ CASES += [
 ]
 
 test_forward, test_grad, test_second_order = op_tests(CASES)
+test_np_face = face_tests(CASES)
 
 
 # ------------------------------------------------------------ tangents (jvp)

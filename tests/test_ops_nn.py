@@ -9,7 +9,7 @@ import pytest
 import mxgrad as mx
 from mxgrad import nd, autograd
 from mxgrad.ops import nn as nnops
-from opcheck import OpCase, op_tests, randn, uniform
+from opcheck import OpCase, op_tests, randn, uniform, face_tests
 
 _erf = np.vectorize(math.erf)
 
@@ -278,6 +278,7 @@ CASES = [
 ]
 
 test_forward, test_grad, test_second_order = op_tests(CASES)
+test_np_face = face_tests(CASES)
 
 
 # ------------------------------------------------------------ tangents (jvp)

@@ -10,7 +10,7 @@ from mxgrad import nd
 from mxgrad.autograd import forward_ad as fwAD
 from mxgrad.autograd.functional import hvp
 from mxgrad.base import MXNetError, ShapeError, StateError, DTypeError
-from opcheck import OpCase, op_tests, randn, uniform
+from opcheck import OpCase, op_tests, randn, uniform, face_tests
 
 X = randn(3, 4, seed=11)
 X3 = randn(2, 3, 4, seed=12)
@@ -116,6 +116,7 @@ CASES = [
 ]
 
 test_forward, test_grad, test_second_order = op_tests(CASES)
+test_np_face = face_tests(CASES)
 
 
 # ------------------------------------------------------------------ tangents

@@ -9,7 +9,7 @@ import mxgrad as mx
 from mxgrad import nd
 from mxgrad.base import ShapeError, MXNetError
 from mxgrad.ndarray.ndarray import wrap
-from opcheck import OpCase, op_tests, randn
+from opcheck import OpCase, op_tests, randn, face_tests
 
 X = randn(2, 3, 4)
 Y = randn(2, 3, 4, seed=1)
@@ -160,6 +160,7 @@ CASES += [OpCase("depth_to_space_ref", lambda x: nd.depth_to_space(x, 2), [D2S],
                  lambda x: _d2s_ref(x, 2))]
 
 test_forward, test_grad, test_second_order = op_tests(CASES)
+test_np_face = face_tests(CASES)
 
 
 # ------------------------------------------------------------- tangent (jvp) check

@@ -23,7 +23,8 @@ Examples
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Type, Union
+from typing import (TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Type, TypeVar,
+                    Union, overload)
 
 import numpy as np
 
@@ -344,7 +345,14 @@ class NDArray(_OpMethods):
         self._ver[0] += 1
 
 
-def wrap(data: np.ndarray, node: Any = None, oidx: int = 0, face: type = NDArray) -> NDArray:
+_Face = TypeVar("_Face", bound=NDArray)
+
+
+@overload
+def wrap(data: Any, node: Any = None, oidx: int = 0) -> NDArray: ...
+@overload  # noqa: E302
+def wrap(data: Any, node: Any, oidx: int, face: Type[_Face]) -> _Face: ...
+def wrap(data: Any, node: Any = None, oidx: int = 0, face: Any = NDArray) -> Any:  # noqa: E302
     """Wrap a NumPy array (no copy) in a new array of class ``face`` (``NDArray``, or the
     ``mx.np.ndarray`` face). Internal fast constructor.
 
@@ -355,7 +363,7 @@ def wrap(data: np.ndarray, node: Any = None, oidx: int = 0, face: type = NDArray
         # a subclass as a plain view; a NumPy scalar (a ufunc on 0-d data, mx.np's face)
         # as a 0-d array
         data = data.view(np.ndarray) if isinstance(data, np.ndarray) else np.asarray(data)
-    a = _new(face)
+    a: Any = _new(face)
     a._data = data
     a._node = node
     a._oidx = oidx
@@ -377,7 +385,7 @@ def mode_face() -> type:
     return FACES["np"] if is_np_array() else NDArray
 
 
-def as_face(x: NDArray, face: type) -> NDArray:
+def as_face(x: NDArray, face: Type[_Face]) -> _Face:
     """``x`` seen through another face (``NDArray`` or ``mx.np.ndarray``): the same data,
     graph place, version box and tangent, so the conversion is free and recorded
     through (a gradient reaching the view reaches ``x``'s history). Returns ``x`` itself
@@ -393,7 +401,7 @@ def as_face(x: NDArray, face: type) -> NDArray:
     """
     if type(x) is face:
         return x
-    a = _new(face)
+    a: Any = _new(face)
     a._data = x._data
     a._node = x._node
     a._oidx = x._oidx

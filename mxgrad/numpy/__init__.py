@@ -33,7 +33,8 @@ from ..ops import reduce as _R
 from ..ops import shape as _S
 from ..ops import indexing as _I
 from ..ops import linalg as _L
-from .multiarray import (ndarray, to_np as _np, from_input as _in, promote as _promote,
+from ..ops._apply import unary_fast
+from .multiarray import (adapt_unary, ndarray, to_np as _np, from_input as _in, promote as _promote,
                          numpy_shape as _numpy_shape, _np_dtype, _host, _DEFAULT,
                          sum, mean, prod, max, min, amax, amin, var, std, argmax, argmin,
                          cumsum, all, any, reshape, squeeze, sqrt, dot, clip, round, sort,
@@ -213,7 +214,8 @@ def identity(n: int, dtype: Any = None, ctx: Any = None) -> ndarray:
 def meshgrid(*xi: Any, indexing: str = "xy", sparse: bool = False,
              copy: bool = True) -> List[ndarray]:
     """Coordinate matrices from coordinate vectors, as NumPy's ``meshgrid``."""
-    grids = _onp.meshgrid(*[_in(x)._data for x in xi], indexing=indexing, sparse=sparse)
+    grids = _onp.meshgrid(*[_in(x)._data for x in xi], indexing=indexing,  # type: ignore
+                          sparse=sparse)
     return [_wrap(_onp.ascontiguousarray(g), None, 0, ndarray) for g in grids]
 
 
@@ -230,26 +232,22 @@ def copy(a: Any) -> ndarray:
 
 # ==================================================================== elementwise
 def _unary(name: str, nd_fn: Any) -> Any:
-    def f(x: Any, out: Any = None, **kwargs: Any) -> Any:
+    """``np.<name>``: the op of ``mx.nd.<name>`` through the one fast-path factory, with
+    the face's semantics (:func:`~mxgrad.numpy.multiarray.adapt_unary`); a Python
+    number gives a number, a list an array."""
+    def fallback(x: Any) -> Any:
         if not isinstance(x, NDArray):
             if _onp.ndim(x) == 0 and not isinstance(x, _onp.ndarray):
                 return getattr(_onp, name)(x)      # a Python number gives a number
-            x = _in(x)
-        r = _np(nd_fn(x))
-        dt = x._data.dtype
-        if r._data.dtype != dt and dt.kind in "iu" and name not in _FLOAT_OF_INT:
-            r = r.astype(dt)        # MXNet 1.9.1 keeps an integer input's dtype
-        if out is not None:
-            out[...] = r
-            return out
-        return r
+            return f(_in(x))
+        return f(_np(x))
+    f = unary_fast(nd_fn.op, ndarray, adapt_unary, fallback)
     f.__name__ = name
     f.__doc__ = (f"``{name}`` element-wise (NumPy's signature, mx.nd's op: "
                  f"differentiable).")
     return f
 
 
-_FLOAT_OF_INT: frozenset = frozenset()
 _UNARY = ("sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
           "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
           "abs", "sign", "square", "floor", "ceil", "trunc", "rint", "fix", "negative",
@@ -504,20 +502,21 @@ def tril(m: Any, k: int = 0) -> ndarray:
     """The lower triangle of ``m`` (below the ``k``-th diagonal), differentiable."""
     a = _in(m)
     mask = _wrap(_onp.tril(_onp.ones(a.shape[-2:], a._data.dtype), k), None, 0, ndarray)
-    return a * mask
+    return _np(a * mask)
 
 
 def triu(m: Any, k: int = 0) -> ndarray:
     """The upper triangle of ``m``, differentiable."""
     a = _in(m)
     mask = _wrap(_onp.triu(_onp.ones(a.shape[-2:], a._data.dtype), k), None, 0, ndarray)
-    return a * mask
+    return _np(a * mask)
 
 
 def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis: Optional[int] = None) -> Any:
     """The sorted unique elements (and, as asked, indices, inverse and counts: int64)."""
-    res = _onp.unique(_in(ar)._data, return_index, return_inverse, return_counts, axis)
+    res = _onp.unique(_in(ar)._data, return_index, return_inverse,  # type: ignore
+                      return_counts, axis)
     if not isinstance(res, tuple):
         return _wrap(res, None, 0, ndarray)
     return tuple(_wrap(r if i == 0 else r.astype(_onp.int64), None, 0, ndarray)
@@ -560,7 +559,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> ndarray:
 
 def outer(a: Any, b: Any) -> ndarray:
     """The outer product of two vectors (flattened first)."""
-    return reshape(a, (-1, 1)) * reshape(b, (1, -1))
+    return _np(reshape(a, (-1, 1)) * reshape(b, (1, -1)))
 
 
 def inner(a: Any, b: Any) -> ndarray:
@@ -604,7 +603,7 @@ def einsum(subscripts: str, *operands: Any, **kwargs: Any) -> ndarray:
         x = transpose(o, perm) if perm != list(range(len(t))) else o
         shape = tuple(sizes[c] if c in t else 1 for c in allc)
         aligned.append(reshape(x, shape))
-    prodx = aligned[0]
+    prodx: Any = aligned[0]
     for x in aligned[1:]:
         prodx = prodx * x
     red = tuple(i for i, c in enumerate(allc) if c not in res)

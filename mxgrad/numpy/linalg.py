@@ -38,7 +38,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> n
         return min(abs(a), axis=axis, keepdims=keepdims)
     if isinstance(ord, (int, float)):
         p = float(ord)
-        return sum(abs(a) ** p, axis=axis, keepdims=keepdims) ** (1.0 / p)
+        return to_np(sum(abs(a) ** p, axis=axis, keepdims=keepdims) ** (1.0 / p))
     raise DTypeError(f"np.linalg.norm: ord={ord!r} is not supported; use None, 'fro', 1, 2, "
                      f"inf or a number")
 
@@ -78,13 +78,14 @@ def svd(a: Any) -> Any:
 
 def eigh(a: Any, UPLO: str = "L") -> Any:
     """Eigenvalues and eigenvectors of symmetric matrices (not differentiable)."""
-    w, v = _onp.linalg.eigh(from_input(a)._data, UPLO)
+    w, v = _onp.linalg.eigh(from_input(a)._data, UPLO)  # type: ignore[call-overload]
     return wrap(w, None, 0, ndarray), wrap(v, None, 0, ndarray)
 
 
 def eigvalsh(a: Any, UPLO: str = "L") -> ndarray:
     """Eigenvalues of symmetric matrices (not differentiable)."""
-    return wrap(_onp.linalg.eigvalsh(from_input(a)._data, UPLO), None, 0, ndarray)
+    w = _onp.linalg.eigvalsh(from_input(a)._data, UPLO)  # type: ignore[call-overload]
+    return wrap(w, None, 0, ndarray)
 
 
 def solve(a: Any, b: Any) -> ndarray:

@@ -156,7 +156,7 @@ class ndarray(NDArray):
         return to_np(index_apply(self, kn))
 
     # --------------------------------------------------------- conversions
-    def astype(self, dtype: Any, copy: bool = True) -> "ndarray":  # type: ignore[override]
+    def astype(self, dtype: Any, copy: bool = True) -> "ndarray":
         """The array cast to ``dtype`` (differentiable between float types)."""
         dt = _np_dtype(dtype)
         if not copy and dt == self._data.dtype:
@@ -169,7 +169,7 @@ class ndarray(NDArray):
         """The transposed array (axes reversed)."""
         return self.transpose()
 
-    def reshape(self, *shape: Any, order: str = "C", **kwargs: Any) -> "ndarray":  # type: ignore[override]
+    def reshape(self, *shape: Any, order: str = "C", **kwargs: Any) -> "ndarray":
         """NumPy's reshape: ``x.reshape(2, 3)`` or ``x.reshape((2, -1))``."""
         if "newshape" in kwargs:
             shape = (kwargs.pop("newshape"),)
@@ -181,7 +181,7 @@ class ndarray(NDArray):
             shape = tuple(shape[0])
         return reshape(self, shape, order)
 
-    def transpose(self, *axes: Any) -> "ndarray":  # type: ignore[override]
+    def transpose(self, *axes: Any) -> "ndarray":
         """The array with its axes permuted (reversed by default)."""
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
             axes = () if axes[0] is None else tuple(axes[0])
@@ -241,7 +241,7 @@ class ndarray(NDArray):
     def argmin(self, axis: Optional[int] = None, out: Any = None) -> "ndarray":  # type: ignore[override]
         return argmin(self, axis)
 
-    def cumsum(self, axis: Optional[int] = None, dtype: Any = None, out: Any = None) -> "ndarray":  # type: ignore[override]
+    def cumsum(self, axis: Optional[int] = None, dtype: Any = None, out: Any = None) -> "ndarray":
         return cumsum(self, axis, dtype)
 
     def all(self, axis: Any = None, keepdims: bool = False) -> "ndarray":
@@ -476,7 +476,7 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int 
     n = a.size if axis is None else int(_onp.prod([a.shape[i] for i in
                                                    ((axis,) if isinstance(axis, int) else axis)]))
     s = sum(sq, axis, dtype, keepdims=keepdims)
-    return s / builtins.max(n - ddof, 0) if n - ddof > 0 else s / 0.0
+    return to_np(s / (n - ddof) if n - ddof > 0 else s / 0.0)
 
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
@@ -501,7 +501,7 @@ def argmax(a: Any, axis: Optional[int] = None, out: Any = None) -> ndarray:
     --------
     >>> from mxgrad import np
     >>> np.argmax(np.array([[1, 5], [7, 2]]), axis=1)
-    array([1, 0])
+    array([1, 0], dtype=int64)
     """
     return _arg(_O.argmax, a, axis)
 
@@ -632,27 +632,58 @@ def nonzero(a: Any) -> Tuple[ndarray, ...]:
 
 
 # ================================================================== operators
-def _promoting(method: Any, true_div: bool = False) -> Any:
-    """An operator of the face: MXNet's NumPy promotion first, then the shared fast
-    operator (built by the same factory as NDArray's)."""
-    def op(self: NDArray, other: Any) -> Any:
-        if isinstance(other, NDArray):
-            if other._data.dtype != self._data.dtype:
-                self, other = promote(self, other)
-            if true_div and self._data.dtype.kind != "f":
-                self, other = _E.cast(self, _DEFAULT), _E.cast(other, _DEFAULT)
-        elif isinstance(other, (list, tuple, _onp.ndarray)):
-            other = from_input(other)
-            if other._data.dtype != self._data.dtype:
-                self, other = promote(self, other)
-        elif true_div and self._data.dtype.kind != "f":
-            self = _E.cast(self, _DEFAULT)
-        elif self._data.dtype == _onp.bool_ and isinstance(other, (int, float)):
-            self = _E.cast(self, _DEFAULT if isinstance(other, float) else _onp.int64)
-        r = method(self, other)
-        if r is not NotImplemented and type(r._data) is not _onp.ndarray:
-            r._data = _onp.asarray(r._data)   # NumPy gives scalars for 0-d operands
+def _promote_data(a: _onp.ndarray, b: _onp.ndarray) -> Tuple[_onp.ndarray, _onp.ndarray]:
+    """:func:`promote` on NumPy data (inside an op's forward)."""
+    fa, fb = a.dtype.kind == "f", b.dtype.kind == "f"
+    if fa and not fb:
+        return a, b.astype(a.dtype)
+    if fb and not fa:
+        return a.astype(b.dtype), b
+    dt = _onp.result_type(a.dtype, b.dtype)
+    return a.astype(dt, copy=False), b.astype(dt, copy=False)
+
+
+def adapt_forward(fwd: Any, binary: bool) -> Any:
+    """The face's semantics around an op's NumPy forward, for the fast paths the one
+    factory builds (:func:`mxgrad.ops._apply.operator`): MXNet's promotion of two
+    arrays of different dtypes, and a 0-d result kept an array (NumPy ufuncs give
+    scalars for 0-d operands)."""
+    if binary:
+        def forward(a: Any, b: Any) -> Any:
+            if a.dtype is not b.dtype and a.dtype != b.dtype:
+                a, b = _promote_data(a, b)
+            r = fwd(a, b)
+            return r if type(r) is _onp.ndarray else _onp.asarray(r)
+    else:
+        def forward(a: Any, s: Any) -> Any:   # type: ignore[misc]
+            r = fwd(a, s)
+            return r if type(r) is _onp.ndarray else _onp.asarray(r)
+    return forward
+
+
+def adapt_unary(fwd: Any) -> Any:
+    """The face's semantics around a one-input op's forward: MXNet 1.9.1 keeps an
+    integer input's dtype (``np.sqrt`` of int32 is int32); 0-d results stay arrays."""
+    def forward(d: Any) -> Any:
+        r = fwd(d)
+        if type(r) is not _onp.ndarray:
+            r = _onp.asarray(r)
+        if r.dtype is not d.dtype and d.dtype.kind in "iu" and r.dtype != d.dtype:
+            r = r.astype(d.dtype)
         return r
+    return forward
+
+
+def _true_divide(method: Any) -> Any:
+    """``/`` of the face: integer operands divide in float32, as in MXNet 1.9.1."""
+    def op(self: NDArray, other: Any) -> Any:
+        if self._data.dtype.kind != "f":
+            if isinstance(other, NDArray):
+                if other._data.dtype.kind != "f":
+                    self, other = _E.cast(self, _DEFAULT), _E.cast(other, _DEFAULT)
+            else:
+                self = _E.cast(self, _DEFAULT)
+        return method(self, other)
     op.__name__ = getattr(method, "__name__", "operator")
     return op
 
@@ -662,8 +693,6 @@ def _boolean(method: Any) -> Any:
     def op(self: NDArray, other: Any) -> Any:
         if isinstance(other, (list, tuple, _onp.ndarray)):
             other = from_input(other)
-        if isinstance(other, NDArray) and other._data.dtype != self._data.dtype:
-            self, other = promote(self, other)
         r = method(self, other)
         if r is NotImplemented:
             return r
@@ -673,20 +702,20 @@ def _boolean(method: Any) -> Any:
 
 def _install_operators() -> None:
     from ..ops._apply import inplace_operator
-    ops = _E.operators(ndarray)
+    ops = _E.operators(ndarray, adapt_forward)
     for name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
                  "__pow__", "__rpow__", "__mod__", "__rmod__", "__floordiv__",
-                 "__rfloordiv__"):
-        setattr(ndarray, name, _promoting(ops[name]))
+                 "__rfloordiv__", "__neg__", "__pos__", "__abs__"):
+        setattr(ndarray, name, ops[name])
     for name in ("__truediv__", "__rtruediv__", "__div__", "__rdiv__"):
-        setattr(ndarray, name, _promoting(ops[name], true_div=True))
+        setattr(ndarray, name, _true_divide(ops[name]))
     for name in ("__eq__", "__ne__", "__gt__", "__ge__", "__lt__", "__le__"):
         setattr(ndarray, name, _boolean(ops[name]))
     for name, base in (("__iadd__", "__add__"), ("__isub__", "__sub__"),
                        ("__imul__", "__mul__"), ("__itruediv__", "__truediv__"),
                        ("__imod__", "__mod__")):
         setattr(ndarray, name, inplace_operator(getattr(ndarray, base)))
-    ndarray.__hash__ = object.__hash__  # type: ignore[assignment]
+    ndarray.__hash__ = object.__hash__  # type: ignore[method-assign]
 
     def __invert__(self: NDArray) -> ndarray:
         d = self._data
@@ -696,7 +725,7 @@ def _install_operators() -> None:
         from . import matmul   # the namespace above this module: bound at call time
         return matmul(self, other)
 
-    ndarray.__invert__ = __invert__  # type: ignore[assignment]
+    setattr(ndarray, "__invert__", __invert__)
     ndarray.__matmul__ = __matmul__  # type: ignore[assignment]
 
 

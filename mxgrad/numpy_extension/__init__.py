@@ -138,8 +138,8 @@ def pick(data: Any, index: Any, axis: int = -1, mode: str = "clip",
 def topk(data: Any, axis: int = -1, k: int = 1, ret_typ: str = "indices",
          is_ascend: bool = False, dtype: Any = "float32") -> Any:
     """The top ``k`` entries along ``axis`` (indices by default)."""
-    return _np(_O.topk(_in(data), axis=axis, k=k, ret_typ=ret_typ, is_ascend=is_ascend,
-                       dtype=dtype))
+    return _np(_O.topk(_in(data), axis=axis, k=k, ret_typ=ret_typ,  # type: ignore
+                       is_ascend=is_ascend, dtype=dtype))
 
 
 def sequence_mask(data: Any, sequence_length: Any = None, use_sequence_length: bool = False,

@@ -284,7 +284,7 @@ def apply(op, args: Sequence, attrs: Optional[dict] = None):
         data = op.fwd(*datas, **attrs) if attrs else op.fwd(*datas)
     except ValueError as err:
         raise _shape_error(op, err, args) from None
-    outs = (wrap(data, None, 0, face),) if op.nout == 1 else tuple(
+    outs: tuple = (wrap(data, None, 0, face),) if op.nout == 1 else tuple(
         wrap(d, None, 0, face) for d in data)
     if op.grads is not None and state.recording:
         for x in args:
@@ -349,10 +349,16 @@ def inplace_apply(target: NDArray, result: NDArray) -> NDArray:
 # Each builder returns a function with the NDArray case written out: forward, the
 # output array (the five slots of `wrap`), the recording decision, the node
 # (`_record1`/`_record2`), the tangents. Everything else falls back to apply1/apply2.
-def unary_fast(op):
-    """The function of a one-input op without attrs: ``f(x, out=None, name=None)``."""
-    Array, new, st = NDArray, _new, state    # closure cells: cheaper than globals
-    fwd = op.fwd
+def unary_fast(op, face=NDArray, adapt=None, fallback=None):
+    """The function of a one-input op without attrs: ``f(x, out=None, name=None)``, with
+    the case of an array of class ``face`` inlined.
+
+    A second face (``mx.np``) passes ``adapt``, which wraps the op's NumPy forward with
+    the face's semantics (a 0-d result as an array, not a NumPy scalar; dtype rules), and
+    ``fallback(x)`` for inputs of another kind (Python numbers...). The gradient and
+    tangent rules are the op's own."""
+    Array, new, st = face, _new, state    # closure cells: cheaper than globals
+    fwd = op.fwd if adapt is None else adapt(op.fwd)
     differentiable = op.grads is not None
 
     def f(x, out=None, name=None):
@@ -376,7 +382,7 @@ def unary_fast(op):
             return r
         if type(x) is np.ndarray:  # a gradient rule in an ordinary backward
             return fwd(x)
-        return apply1(op, x)
+        return apply1(op, x) if fallback is None else fallback(x)
     f.op = op
     return f
 
@@ -477,17 +483,22 @@ def _is_scalar(x):
     return isinstance(x, _Number) and not isinstance(x, complex)
 
 
-def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None, face=NDArray):
+def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None, face=NDArray,
+             adapt=None):
     """Build an operator method (``__add__``...) of the array class ``face``: array op
     array (the op of ``array_fn``, which broadcasts), array op scalar (``scalar_op``),
     array op NumPy array. With ``rscalar_op`` returns the pair (method, reflected method).
 
     ``x * y`` and ``x + 1.0`` are inlined: these methods are the per-op overhead of user
-    code."""
+    code. ``adapt(forward, binary)`` (a second face's semantics, see :func:`unary_fast`)
+    wraps the NumPy forwards of the array-array (``binary=True``) and array-scalar cases."""
     Array, new, st = face, _new, state    # closure cells: cheaper than globals
+    if adapt is not None:
+        np_fn = None if np_fn is None else adapt(np_fn, False)
+        rnp_fn = None if rnp_fn is None else adapt(rnp_fn, False)
     fast = scalar_fast(scalar_op, np_fn, face)
     bop = array_fn.op
-    bfwd = bop.fwd
+    bfwd = bop.fwd if adapt is None else adapt(bop.fwd, True)
     bdiff = bop.grads is not None
     sop = scalar_op
     sdiff = sop.grads is not None

@@ -406,7 +406,7 @@ def _sum_axes(nd):
 
 def _conv(x, w, b, stride, pad, dilate, groups):
     attrs = {"stride": stride, "pad": pad, "dilate": dilate, "groups": groups}
-    if type(w) is NDArray and w._node is not None and state.recording:
+    if isinstance(w, NDArray) and w._node is not None and state.recording:
         keep = _keep_columns(x, w, stride, pad, dilate)
         if keep is not None:
             attrs["keep"] = keep
@@ -555,7 +555,7 @@ def _finish(y, out):
 
 
 def _as_input(x, op, arg="data"):
-    if type(x) is np.ndarray or type(x) is NDArray:
+    if type(x) is np.ndarray or isinstance(x, NDArray):
         return x
     return as_array(x, op, arg)
 

@@ -854,20 +854,21 @@ def _rdiv(x, s):
     return s / x
 
 
-def operators(face=NDArray) -> dict:
+def operators(face=NDArray, adapt=None) -> dict:
     """The operator methods (``__add__``... ``__imod__``) of the array class ``face``,
     built by one factory (:func:`~mxgrad.ops._apply.operator`) for each face: ``NDArray``
     gets them below, ``mx.np.ndarray`` wraps its own around them (NumPy promotion, bool
     comparisons)."""
     # operator: (array op, array-scalar op, scalar-array op, NumPy forward of the scalar
     # case for the inlined path, reflected NumPy forward)
-    add_m = operator(add, _PLUS_S, np_fn=np.add, face=face)
-    mul_m = operator(multiply, _MUL_S, np_fn=np.multiply, face=face)
-    sub_m, rsub_m = operator(subtract, _MINUS_S, _RMINUS_S, np.subtract, _rsub, face=face)
-    div_m, rdiv_m = operator(divide, _DIV_S, _RDIV_S, np.true_divide, _rdiv, face=face)
-    pow_m, rpow_m = operator(power, _POW_S, _RPOW_S, face=face)
-    mod_m, rmod_m = operator(modulo, _MOD_S, _RMOD_S, face=face)
-    fdiv_m, rfdiv_m = operator(floor_divide, _FDIV_S, _RFDIV_S, face=face)
+    kw = {"face": face, "adapt": adapt}
+    add_m = operator(add, _PLUS_S, np_fn=np.add, **kw)
+    mul_m = operator(multiply, _MUL_S, np_fn=np.multiply, **kw)
+    sub_m, rsub_m = operator(subtract, _MINUS_S, _RMINUS_S, np.subtract, _rsub, **kw)
+    div_m, rdiv_m = operator(divide, _DIV_S, _RDIV_S, np.true_divide, _rdiv, **kw)
+    pow_m, rpow_m = operator(power, _POW_S, _RPOW_S, **kw)
+    mod_m, rmod_m = operator(modulo, _MOD_S, _RMOD_S, **kw)
+    fdiv_m, rfdiv_m = operator(floor_divide, _FDIV_S, _RFDIV_S, **kw)
     return {
         "__add__": add_m, "__radd__": add_m, "__sub__": sub_m, "__rsub__": rsub_m,
         "__mul__": mul_m, "__rmul__": mul_m, "__truediv__": div_m, "__rtruediv__": rdiv_m,
@@ -875,12 +876,12 @@ def operators(face=NDArray) -> dict:
         "__pow__": pow_m, "__rpow__": rpow_m, "__mod__": mod_m, "__rmod__": rmod_m,
         "__floordiv__": fdiv_m, "__rfloordiv__": rfdiv_m,
         "__neg__": negative, "__pos__": lambda self: self, "__abs__": abs,
-        "__eq__": operator(equal, _EQ_S, face=face),
-        "__ne__": operator(not_equal, _NE_S, face=face),
-        "__gt__": operator(greater, _GT_S, face=face),
-        "__ge__": operator(greater_equal, _GE_S, face=face),
-        "__lt__": operator(lesser, _LT_S, face=face),
-        "__le__": operator(lesser_equal, _LE_S, face=face),
+        "__eq__": operator(equal, _EQ_S, **kw),
+        "__ne__": operator(not_equal, _NE_S, **kw),
+        "__gt__": operator(greater, _GT_S, **kw),
+        "__ge__": operator(greater_equal, _GE_S, **kw),
+        "__lt__": operator(lesser, _LT_S, **kw),
+        "__le__": operator(lesser_equal, _LE_S, **kw),
         "__iadd__": inplace_operator(add_m), "__isub__": inplace_operator(sub_m),
         "__imul__": inplace_operator(mul_m), "__itruediv__": inplace_operator(div_m),
         "__idiv__": inplace_operator(div_m), "__imod__": inplace_operator(mod_m),

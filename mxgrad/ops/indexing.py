@@ -347,7 +347,7 @@ def where(condition: NDArray, x: NDArray, y: NDArray, **kwargs: Any) -> NDArray:
     """
     args = []
     for name, v in (("condition", condition), ("x", x), ("y", y)):
-        if type(v) is not np.ndarray and type(v) is not NDArray:
+        if type(v) is not np.ndarray and not isinstance(v, NDArray):
             v = as_array(v, "where", name)
         args.append(v)
     c, xa, ya = args

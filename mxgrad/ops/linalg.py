@@ -175,9 +175,9 @@ def dot(lhs: NDArray, rhs: NDArray, transpose_a: bool = False, transpose_b: bool
     attrs = {"transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
     if type(lhs) is np.ndarray and type(rhs) is np.ndarray:
         return _dot_fwd(lhs, rhs, **attrs)
-    if type(lhs) is not NDArray:
+    if not isinstance(lhs, NDArray):
         lhs = as_array(lhs, "dot", "lhs")
-    if type(rhs) is not NDArray:
+    if not isinstance(rhs, NDArray):
         rhs = as_array(rhs, "dot", "rhs")
     _check_dtypes("dot", lhs._data, rhs._data)
     r = call2(_DOT, lhs, rhs, attrs)
@@ -243,9 +243,9 @@ _GEMM2 = defop("linalg_gemm2", _gemm2_fwd, [_gemm2_ga, _gemm2_gb],
 
 
 def _prep2(op, lhs, rhs):
-    if type(lhs) is not NDArray and type(lhs) is not np.ndarray:
+    if not isinstance(lhs, NDArray) and type(lhs) is not np.ndarray:
         lhs = as_array(lhs, op, "lhs")
-    if type(rhs) is not NDArray and type(rhs) is not np.ndarray:
+    if not isinstance(rhs, NDArray) and type(rhs) is not np.ndarray:
         rhs = as_array(rhs, op, "rhs")
     _check_dtypes(op, lhs if type(lhs) is np.ndarray else lhs._data,
                   rhs if type(rhs) is np.ndarray else rhs._data)
@@ -337,7 +337,7 @@ def linalg_gemm(A: NDArray, B: NDArray, C: NDArray, transpose_a: bool = False,
     <NDArray 2x2 @cpu(0)>
     """
     r = linalg_gemm2(A, B, transpose_a, transpose_b, alpha, axis)
-    if type(C) is not NDArray and type(C) is not np.ndarray:
+    if not isinstance(C, NDArray) and type(C) is not np.ndarray:
         C = as_array(C, "linalg_gemm", "C")
     if C.shape != r.shape:
         raise ShapeError(f"linalg_gemm: C has shape {C.shape} but op(A).op(B) has shape "
@@ -437,7 +437,7 @@ def linalg_syrk(A: NDArray, transpose: bool = False, alpha: float = 1.0, **kwarg
 
 
 def _prep1(op, A):
-    if type(A) is not NDArray and type(A) is not np.ndarray:
+    if not isinstance(A, NDArray) and type(A) is not np.ndarray:
         A = as_array(A, op, "A")
     return A
 

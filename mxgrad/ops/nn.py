@@ -50,7 +50,7 @@ __all__ = ["FullyConnected", "Activation", "LeakyReLU", "softmax", "log_softmax"
 
 
 def _arr(x, op, arg="data"):
-    if type(x) is NDArray or type(x) is np.ndarray:
+    if isinstance(x, NDArray) or type(x) is np.ndarray:
         return x
     return as_array(x, op, arg)
 
@@ -1098,9 +1098,9 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
             new = m * buf
             new += (1.0 - m) * batch.reshape(c)
             np.copyto(buf, new, casting="unsafe")
-        if type(run) is NDArray:
+        if isinstance(run, NDArray):
             run._ver[0] += 1
-    if type(data) is NDArray:
+    if isinstance(data, NDArray):
         xhat, inv = wrap(xhat), wrap(inv)
     return call(_BN_TRAIN, (data, None if fix_gamma else gamma, beta, xhat, inv),
                 {"axes": axes, "bshape": bshape, "n": n, "eps": eps})
@@ -1212,7 +1212,7 @@ def BatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray
         for run, batch in ((moving_mean, mean), (moving_var, var)) if data.size else ():
             buf = _raw(run)
             np.copyto(buf, m * buf + (1.0 - m) * _raw(batch).reshape(c), casting="unsafe")
-            if type(run) is NDArray:
+            if isinstance(run, NDArray):
                 run._ver[0] += 1
         if fix_gamma:
             out = xhat + reshape_exact(beta, bshape)
@@ -1225,11 +1225,11 @@ def BatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray
     rm = np.array(_raw(moving_mean), dtype=dt)
     inv = (1.0 / np.sqrt(_raw(moving_var).astype(dt) + eps)).astype(dt)
     if fix_gamma:
-        scale = wrap(inv) if type(data) is NDArray else inv
-        shift = beta - wrap(rm * inv) if type(beta) is NDArray else beta - rm * inv
+        scale = wrap(inv) if isinstance(data, NDArray) else inv
+        shift = beta - wrap(rm * inv) if isinstance(beta, NDArray) else beta - rm * inv
     else:
-        scale = gamma * (wrap(inv) if type(gamma) is NDArray else inv)
-        shift = beta - (wrap(rm) if type(beta) is NDArray else rm) * scale
+        scale = gamma * (wrap(inv) if isinstance(gamma, NDArray) else inv)
+        shift = beta - (wrap(rm) if isinstance(beta, NDArray) else rm) * scale
     out = _affine(data, reshape_exact(scale, bshape), reshape_exact(shift, bshape))
     if output_mean_var:
         return [out, wrap(rm), wrap(inv)]
@@ -1466,7 +1466,7 @@ def softmax_cross_entropy(data: NDArray, label: NDArray, **kwargs: Any) -> NDArr
         raise ShapeError(f"softmax_cross_entropy: label must have shape ({data.shape[0]},), "
                          f"got {tuple(lab.shape)}")
     oh, _ = _one_hot(lab, data.shape, 1, _raw(data).dtype)
-    return -_sum(log_softmax(data, axis=-1) * (wrap(oh) if type(data) is NDArray else oh))
+    return -_sum(log_softmax(data, axis=-1) * (wrap(oh) if isinstance(data, NDArray) else oh))
 
 
 # Per-sample sparse softmax cross-entropy (gluon.loss.SoftmaxCrossEntropyLoss on 2-D
@@ -1533,7 +1533,7 @@ def _softmax_ce_per_sample(data, label):
     data = _arr(data, "softmax_cross_entropy")
     d = _raw(data)
     k = d.shape[1]
-    lab = label._data if type(label) is NDArray else label
+    lab = label._data if isinstance(label, NDArray) else label
     if type(lab) is np.ndarray and lab.dtype.kind == "f" and np.isfinite(lab).all():
         idx = lab.astype(np.int64).reshape(-1)     # truncated, as pick casts indices
         np.maximum(idx, 0, out=idx)

@@ -165,7 +165,7 @@ def _arg_extreme(fn, data, axis, keepdims, op):
         if r.ndim == 0:
             r = r.reshape(1)
     r = r.astype(dt)
-    return r if type(data) is np.ndarray else wrap(r)
+    return r if type(data) is np.ndarray else wrap(r, None, 0, type(data))
 
 
 def argmax(data: NDArray, axis: Optional[int] = None, keepdims: bool = False,
@@ -288,7 +288,7 @@ def argsort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True,
         a = _axis(axis, x.ndim, "argsort")
     dt = _index_dtype(dtype, x.shape[a] if x.ndim else 1, "argsort")
     r = _order(x, a, bool(is_ascend)).astype(dt)
-    return _write(r if type(data) is np.ndarray else wrap(r), out)
+    return _write(r if type(data) is np.ndarray else wrap(r, None, 0, type(data)), out)
 
 
 def sort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True,
@@ -319,7 +319,7 @@ def sort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True,
     <NDArray 4 @cpu(0)>
     """
     x, a = _flat_or_axis(data, axis, "sort")
-    if type(x) is NDArray and x._tan is None and (x._node is None or not state.recording):
+    if isinstance(x, NDArray) and x._tan is None and (x._node is None or not state.recording):
         # no gradient or tangent can be asked for: sort the values directly (faster)
         d = x._data
         if is_ascend:
@@ -328,7 +328,7 @@ def sort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True,
             r = np.negative(np.sort(np.negative(d), axis=a))
         else:
             r = np.flip(np.sort(d, axis=a), axis=a)
-        return _write(wrap(r), out)
+        return _write(wrap(r, None, 0, type(x)), out)
     idx = _order(_data(x, "sort"), a, bool(is_ascend))
     return _write(_take_along(x, idx, a), out)
 
@@ -413,10 +413,10 @@ def topk(data: NDArray, axis: Optional[int] = -1, k: int = 1, ret_typ: str = "in
         mask = np.zeros(xd.shape, dtype=xd.dtype if xd.dtype.kind in "fiu" else np.float32)
         np.put_along_axis(mask, idx, 1, a)
         mask = mask.reshape(data.shape)
-        return _write(mask if raw else wrap(mask), out)
+        return _write(mask if raw else wrap(mask, None, 0, type(data)), out)
     if ret_typ in ("indices", "both"):
         ind = idx.astype(_index_dtype(dtype, n, "topk"))
-        ind = ind if raw else wrap(ind)
+        ind = ind if raw else wrap(ind, None, 0, type(data))
         if ret_typ == "indices":
             return _write(ind, out)
     val = _take_along(x, idx, a)

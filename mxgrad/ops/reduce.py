@@ -95,7 +95,7 @@ def _cmask(like, cond):
     dt = _raw(like).dtype
     dt = dt if dt.kind == "f" else np.dtype(np.float32)
     m = cond.astype(dt)
-    return m if type(like) is np.ndarray else wrap(m)
+    return m if type(like) is np.ndarray else wrap(m, None, 0, type(like))
 
 
 def _to_out(r, out):
@@ -193,7 +193,7 @@ def broadcast_exact(data, shape):
     if shape == ishape:
         return data
     r = call1(_BROADCAST, data, {"shape": shape, "ishape": ishape})
-    if type(r) is NDArray:
+    if isinstance(r, NDArray):
         r._data = np.array(r._data)  # a writable array for users
     return r
 

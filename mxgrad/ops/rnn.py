@@ -621,7 +621,7 @@ _RNN = defop("RNN", _fwd, [_take(i, True) for i in range(4)], [_jvp(i) for i in 
 
 
 def _in_graph(x) -> bool:
-    return type(x) is NDArray and x._node is not None
+    return isinstance(x, NDArray) and x._node is not None
 
 
 def RNN(data=None, parameters=None, state=None, state_cell=None, sequence_length=None,
@@ -698,7 +698,7 @@ def RNN(data=None, parameters=None, state=None, state_cell=None, sequence_length
                     ("state_cell", state_cell)):
         if x is None:
             args.append(None)
-        elif type(x) is NDArray or type(x) is np.ndarray:
+        elif isinstance(x, NDArray) or type(x) is np.ndarray:
             args.append(x)
         else:
             args.append(as_array(x, "RNN", name))

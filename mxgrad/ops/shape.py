@@ -59,7 +59,7 @@ def _isint(v: object) -> TypeIs[Union[int, np.integer]]:
 
 def _arr(data, op):
     """Keep NumPy arrays (raw mode inside gradient rules), check everything else."""
-    if type(data) is np.ndarray or type(data) is NDArray:
+    if type(data) is np.ndarray or isinstance(data, NDArray):
         return data
     return as_array(data, op)
 
@@ -78,7 +78,7 @@ def _axis(axis, ndim, op, extra=0):
 
 def _share(out, src):
     """Give a view the version box of the array whose memory it shares."""
-    if type(out) is NDArray and type(src) is NDArray and out._data.base is not None \
+    if isinstance(out, NDArray) and isinstance(src, NDArray) and out._data.base is not None \
             and np.may_share_memory(out._data, src._data):
         out._ver = src._ver
     return out
@@ -88,13 +88,13 @@ def _view(data, shape):
     """``data`` reshaped (a view sharing the buffer and the version); a new NDArray
     object even when the shape does not change."""
     r = reshape_exact(data, shape)
-    if r is data and type(data) is NDArray:
-        r = wrap(data._data, data._node, data._oidx)
+    if r is data and isinstance(data, NDArray):
+        r = wrap(data._data, data._node, data._oidx, type(data))
         r._ver = data._ver
         r._tan = data._tan
-    elif type(r) is NDArray:
+    elif isinstance(r, NDArray):
         _share(r, data)
-    if type(r) is NDArray and not r._data.flags.writeable:
+    if isinstance(r, NDArray) and not r._data.flags.writeable:
         from .elemwise import identity_copy
         r = identity_copy(r)
     return r
@@ -104,7 +104,7 @@ def _new_memory(r, src):
     """MXNet computes ``reshape``/``expand_dims``/``squeeze``/``flatten``/``reshape_like``
     into new memory: an NDArray result gets its own buffer, so a later write to the input
     does not show in it. Raw NumPy results (gradient rules' fast path) stay views."""
-    return _fresh(r, src) if type(r) is NDArray else r
+    return _fresh(r, src) if isinstance(r, NDArray) else r
 
 
 def _fresh(r, src):
@@ -113,8 +113,8 @@ def _fresh(r, src):
     if r is src:
         from .elemwise import identity_copy
         return identity_copy(r)
-    d = r._data if type(r) is NDArray else r
-    s = src._data if type(src) is NDArray else src
+    d = r._data if isinstance(r, NDArray) else r
+    s = src._data if isinstance(src, NDArray) else src
     if d.base is not None and np.may_share_memory(d, s):
         from .elemwise import identity_copy
         r = identity_copy(r)

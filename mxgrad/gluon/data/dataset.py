@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ...base import DTypeError, MXNetError, OutOfRangeError, ShapeError, StateError
-from ...ndarray.ndarray import NDArray, wrap
+from ...ndarray.ndarray import NDArray, mode_face, wrap
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
 
@@ -266,16 +266,16 @@ def _take_rows(data, indices):
     """Fancy-index the first axis of a NumPy array or NDArray into a new NDArray that
     keeps the dtype, or None for other containers."""
     if isinstance(data, NDArray):
-        return wrap(data._data[np.asarray(indices, dtype=np.intp)])
+        return wrap(data._data[np.asarray(indices, dtype=np.intp)], None, 0, type(data))
     if isinstance(data, np.ndarray) and data.dtype.kind in "biuf":
-        return wrap(data[np.asarray(indices, dtype=np.intp)])
+        return wrap(data[np.asarray(indices, dtype=np.intp)], None, 0, mode_face())
     return None
 
 
 def _get_row(data, idx):
     """``data[idx]``; for an NDArray with an integer index, a view of that row."""
     if isinstance(data, NDArray) and isinstance(idx, (int, np.integer)):
-        return wrap(data._data[idx])
+        return wrap(data._data[idx], None, 0, type(data))
     return data[idx]
 
 
@@ -312,7 +312,7 @@ class ArrayDataset(Dataset):
                                  enumerate(args))
                 raise DataLengthError(f"ArrayDataset: all arrays must have the same length; "
                                       f"{lens}")
-            if isinstance(data, NDArray) and data.ndim == 1:
+            if type(data) is NDArray and data.ndim == 1:
                 data = np.asarray(data.asnumpy())   # a plain ndarray (asnumpy: HostArray)
             self._data.append(data)
 
