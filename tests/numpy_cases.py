@@ -137,6 +137,25 @@ VALUE_CASES = {
                          "use_sequence_length=True, axis=1)",
     "npx_topk": "npx.topk(np.array([1, 3, 2]), k=2)",
     "npx_batch_flatten": "npx.batch_flatten(np.ones((2, 3, 4)))",
+    # compositions and NumPy-computed functions
+    "roll": "np.roll(np.arange(5), 2)",
+    "roll_axis": "np.roll(np.arange(6).reshape(2, 3), -1, axis=1)",
+    "trace": "np.trace(np.arange(9).reshape(3, 3))",
+    "diagonal": "np.diagonal(np.arange(9).reshape(3, 3), 1)",
+    "diff": "np.diff(np.array([1., 4., 9., 16.]))",
+    "average_w": "np.average(np.arange(6).reshape(2, 3), axis=1, weights=np.array([1., 2., 3.]))",
+    "append": "np.append(np.arange(3), np.ones(2))",
+    "atleast_2d": "np.atleast_2d(np.arange(3))",
+    "take_along": "np.take_along_axis(np.arange(6).reshape(2, 3), np.array([[2], [0]], dtype='int64'), 1)",
+    "take": "np.take(np.arange(6).reshape(2, 3), np.array([0, 2]), axis=1)",
+    "searchsorted": "np.searchsorted(np.array([1., 2., 3.]), np.array([2.5, 0.5]))",
+    "isclose": "np.isclose(np.array([1., 2.]), np.array([1., 2.1]))",
+    "ptp": "np.ptp(np.array([[1., 5.], [2., 3.]]), axis=0)",
+    "rot90": "np.rot90(np.arange(4).reshape(2, 2))",
+    "logspace": "np.logspace(0, 2, 3)",
+    "tril": "np.tril(np.ones((3, 3)))",
+    "vstack": "np.vstack([np.ones(2), np.zeros(2)])",
+    "hstack": "np.hstack([np.ones(2), np.zeros(3)])",
 }
 
 # gradients: each expression is a function of ``x`` (given as float32 values below) and
@@ -158,11 +177,18 @@ GRAD_CASES = {
     "g_maximum": "np.maximum(x, 0)",
     "g_split": "np.split(x, 3, axis=1)[1]",
     "g_einsum": "np.einsum('ij,ij->i', x, x)",
+    "g_roll": "np.roll(x, 1, axis=1) * np.arange(3)",
+    "g_trace": "np.trace(x)",
+    "g_diff": "np.diff(x) * np.array([1., 2.])",
+    "g_average": "np.average(x, axis=1, weights=np.array([1., 2., 3.]))",
+    "g_take": "np.take(x, np.array([2, 0, 2]), axis=1)",
+    "g_tril": "np.tril(x, 1) * 2",
 }
 
-# checked against central differences only: MXNet 1.9.1's gradient is wrong here
-# (np.std's backward gives zeros)
+# checked against central differences only: MXNet 1.9.1's gradient is wrong (np.std's
+# and np.var's backward give zeros) or missing (take_along_axis is not differentiable)
 GRAD_CASES_MXNET_WRONG = {
     "g_std": "x.std()",
     "g_var_axis": "x.var(axis=0)",
+    "g_take_along": "np.take_along_axis(x, np.array([[0], [2]]), 1)",
 }

@@ -285,6 +285,21 @@ def test_outside_numpy_mode_gluon_is_unchanged():
     assert type(net.weight.data()) is mx.nd.NDArray
 
 
+def test_npx_files_equal_mxnet(tmp_path):
+    """MXNet's V3 records (NumPy shape mode): 0-d and zero-size arrays, both ways."""
+    mxfile = os.path.join(os.path.dirname(__file__), "data", "mxnet", "np_arrays.params")
+    got = npx.load(mxfile)
+    assert got["s"].shape == () and got["s"].item() == 2.5
+    assert got["z"].shape == (0, 2) and got["z"].dtype == onp.float32
+    assert got["w"].dtype == onp.int32 and got["w"].tolist() == [0, 1, 2]
+    mine = str(tmp_path / "mine.params")
+    npx.save(mine, {"s": np.array(2.5), "z": np.zeros((0, 2)),
+                    "w": np.arange(3, dtype="int32")})
+    with open(mine, "rb") as a, open(mxfile, "rb") as b:
+        assert a.read() == b.read()
+    assert mx.nd.load(mxfile)["s"].shape == (1,)   # outside NumPy mode: MXNet 1.x shapes
+
+
 def test_npx_save_load_roundtrip(tmp_path):
     f = str(tmp_path / "a.npx")
     npx.save(f, {"w": np.arange(3), "s": np.array(2.0)})

@@ -4,7 +4,8 @@ expressions on real MXNet 1.9.1's NumPy interface (values, and gradients for the
 
     /tmp/mxvenv/bin/python tools/make_numpy_fixtures.py
 
-Each case ``name`` is stored as ``name`` (the values as a NumPy array of MXNet's dtype and
+It also writes ``tests/data/mxnet/np_arrays.params`` (``npx.save`` of a 0-d, a zero-size
+and an int32 array). Each case ``name`` is stored as ``name`` (the values as a NumPy array of MXNet's dtype and
 shape, 0-d arrays included).
 """
 from __future__ import annotations
@@ -47,6 +48,11 @@ def main() -> None:
     dest = os.path.join(HERE, "..", "tests", "data", "mxnet", "numpy_fixtures.npz")
     onp.savez_compressed(dest, **out)
     print(f"wrote {len(out)} cases to {dest} (MXNet {mx.__version__})")
+    # MXNet's file format in NumPy shape mode (V3 records: a 0-d and a zero-size array)
+    params = os.path.join(HERE, "..", "tests", "data", "mxnet", "np_arrays.params")
+    npx.save(params, {"s": np.array(2.5), "z": np.zeros((0, 2)),
+                      "w": np.arange(3, dtype="int32")})
+    print(f"wrote {params}")
 
 
 if __name__ == "__main__":

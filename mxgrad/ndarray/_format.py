@@ -37,6 +37,7 @@ from typing import Any, List, Optional, Sequence, Tuple, cast
 import numpy as np
 
 from ..base import DTypeError, FileFormatError
+from ..util import is_np_shape
 
 __all__ = ["LIST_MAGIC", "dumps", "loads", "write_arrays", "read_file", "encode", "sniff"]
 
@@ -81,6 +82,7 @@ def encode(arrays: Sequence[np.ndarray], names: Optional[Sequence[str]],
     if names is not None and len(names) != len(arrays):
         raise FileFormatError("names and arrays must have the same length")
     chunks: list = [struct.pack("<QQQ", LIST_MAGIC, 0, len(arrays))]
+    np_shapes = is_np_shape()
     for i, arr in enumerate(arrays):
         label = f"{what}[{names[i]!r}]" if names is not None else f"{what}[{i}]"
         dtype = arr.dtype
@@ -88,8 +90,10 @@ def encode(arrays: Sequence[np.ndarray], names: Optional[Sequence[str]],
         if flag is None:
             raise DTypeError(f"{label} has dtype {dtype}, which the MXNet NDArray format "
                              f"cannot store; cast it (e.g. .astype('float32')) first")
-        shape = arr.shape if arr.ndim else (1,)
-        chunks.append(struct.pack("<Ii", V2_MAGIC, _DENSE) + _shape_bytes(shape)
+        # MXNet writes V3 records (0-d and zero-size shapes are real) in NumPy shape mode
+        shape = arr.shape if arr.ndim or np_shapes else (1,)
+        chunks.append(struct.pack("<Ii", V3_MAGIC if np_shapes else V2_MAGIC, _DENSE)
+                      + _shape_bytes(shape)
                       + struct.pack("<iii", 1, 0, flag))
         if dtype.itemsize > 1 and (dtype.byteorder == ">" or
                                    (dtype.byteorder == "=" and not _LITTLE)):
@@ -275,7 +279,7 @@ def _record(r: _Reader, idx: int) -> np.ndarray:
     dtype = np.dtype(_FLAG_DTYPES[flag])
     if nad == 0:
         data = _native(r.array(dtype, shape, what + " data"), flag)
-        return data.reshape(1) if data.ndim == 0 else data
+        return data.reshape(1) if data.ndim == 0 and not is_np_shape() else data
     aux = []
     for j in range(nad):
         aflag = r.i32(what + " aux dtype")

@@ -41,7 +41,7 @@ from .multiarray import (adapt_unary, ndarray, to_np as _np, from_input as _in, 
                          argsort, nonzero)
 from . import random, linalg  # noqa: E402
 
-__all__ = ["ndarray", "array", "asarray", "zeros", "ones", "full", "empty", "arange",
+__all__ = ["logspace", "ndarray", "array", "asarray", "zeros", "ones", "full", "empty", "arange",
            "linspace", "eye", "identity", "zeros_like", "ones_like", "full_like",
            "empty_like", "meshgrid", "genfromtxt", "sum", "mean", "prod", "max", "min", "amax",
            "amin", "var", "std", "argmax", "argmin", "cumsum", "all", "any", "reshape",
@@ -197,6 +197,14 @@ def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     d, step = _onp.linspace(start, stop, num, endpoint=endpoint, retstep=True, axis=axis)
     r = _wrap(d.astype(_np_dtype(dtype)), None, 0, ndarray)
     return (r, step) if retstep else r
+
+
+def logspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, base: float = 10.0,
+             dtype: Any = None, axis: int = 0, ctx: Any = None) -> ndarray:
+    """``num`` values spaced evenly on a log scale (float32 by default)."""
+    _ctx(ctx)
+    d = _onp.logspace(start, stop, num, endpoint=endpoint, base=base, axis=axis)
+    return _wrap(d.astype(_np_dtype(dtype)), None, 0, ndarray)
 
 
 def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: Any = None,
@@ -463,7 +471,7 @@ def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> List[ndarr
         k = int(indices_or_sections)
         if k <= 0:
             raise ShapeError("np.array_split: number of sections must be larger than 0")
-        q, r = divmod(n, k)
+        q, r = _builtins.divmod(n, k)
         bounds, pos = [], 0
         for i in range(k):
             pos += q + (1 if i < r else 0)
@@ -616,3 +624,249 @@ def einsum(subscripts: str, *operands: Any, **kwargs: Any) -> ndarray:
 finfo = _onp.finfo
 iinfo = _onp.iinfo
 __all__ += ["vstack", "hstack", "array_split", "vsplit", "hsplit", "finfo", "iinfo"]
+
+
+# ------------------------------------------------------- differentiable compositions
+def roll(a: Any, shift: Any, axis: Any = None) -> ndarray:
+    """Elements rolled by ``shift`` along ``axis`` (of the flattened array when None);
+    differentiable."""
+    x = _in(a)
+    if axis is None:
+        return reshape(roll(reshape(x, (-1,)), shift, 0), x.shape)
+    if isinstance(axis, (tuple, list)):
+        shifts = shift if isinstance(shift, (tuple, list)) else [shift] * len(axis)
+        for s_, ax in zip(shifts, axis):
+            x = roll(x, s_, ax)
+        return _np(x)
+    ax = axis % x.ndim
+    n = x.shape[ax]
+    if n == 0:
+        return _np(x)
+    k = int(shift) % n
+    if k == 0:
+        return _np(x)
+    lead = (slice(None),) * ax
+    xs = _np(x)
+    return concatenate([xs[lead + (slice(n - k, n),)], xs[lead + (slice(0, n - k),)]], axis=ax)
+
+
+def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> ndarray:
+    """The ``offset`` diagonal over ``axis1``/``axis2`` (NumPy's layout: the diagonal
+    last); differentiable."""
+    from ..ops import composed as _C
+    return _np(_C.diag(_in(a), k=offset, axis1=axis1, axis2=axis2))
+
+
+def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
+          out: Any = None) -> ndarray:
+    """The sum along a diagonal; differentiable."""
+    return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None,
+         append: Any = None) -> ndarray:
+    """The ``n``-th discrete difference along ``axis``; differentiable."""
+    x = _np(_in(a))
+    ax = axis % x.ndim
+    lead = (slice(None),) * ax
+    for _ in range(n):
+        x = x[lead + (slice(1, None),)] - x[lead + (slice(None, -1),)]
+    return x
+
+
+def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False) -> Any:
+    """The (weighted) average over ``axis``; differentiable."""
+    x = _np(_in(a))
+    if weights is None:
+        avg = mean(x, axis)
+        wsum = full_like(avg, x.size / _builtins.max(avg.size, 1))
+    else:
+        w = _in(weights, x)
+        if w.shape != x.shape:
+            if axis is None or w.ndim != 1:
+                raise ShapeError("np.average: weights must have the shape of a, or be 1-d "
+                                 "along axis")
+            shape = [1] * x.ndim
+            shape[axis] = w.shape[0]
+            w = reshape(w, tuple(shape))
+        wsum = sum(broadcast_to(w, x.shape), axis)
+        avg = sum(x * w, axis) / wsum
+    return (avg, wsum) if returned else avg
+
+
+def append(arr: Any, values: Any, axis: Optional[int] = None) -> ndarray:
+    """``values`` appended to ``arr`` (both flattened when ``axis`` is None)."""
+    a = _np(_in(arr))
+    v = _in(values, a)
+    if axis is None:
+        return concatenate([ravel(a), ravel(v)], axis=0)
+    return concatenate([a, v], axis=axis)
+
+
+def _atleast(n: int) -> Any:
+    def f(*arys: Any) -> Any:
+        out = []
+        for x in arys:
+            x = _np(_in(x))
+            if x.ndim < n:
+                shape = {0: (1,) * n, 1: (1,) + x.shape + (1,) * (n - 2)}.get(
+                    x.ndim, x.shape + (1,) * (n - x.ndim))
+                if n == 2 and x.ndim == 1:
+                    shape = (1,) + x.shape
+                x = reshape(x, shape)
+            out.append(x)
+        return out[0] if len(out) == 1 else out
+    f.__name__ = f"atleast_{n}d"
+    f.__doc__ = f"Inputs viewed with at least {n} dimensions (NumPy's rule)."
+    return f
+
+
+atleast_1d, atleast_2d, atleast_3d = _atleast(1), _atleast(2), _atleast(3)
+
+
+def take_along_axis(arr: Any, indices: Any, axis: Optional[int]) -> ndarray:
+    """Values of ``arr`` at ``indices`` along ``axis`` (NumPy's rule); differentiable."""
+    a = _np(_in(arr))
+    idx = _in(indices)._data.astype(_onp.int64)
+    if axis is None:
+        a, axis = ravel(a), 0
+    ax = axis % a.ndim
+    key = tuple(idx if i == ax else _onp.arange(a.shape[i]).reshape(
+        [-1 if j == i else 1 for j in range(a.ndim)]) for i in range(a.ndim))
+    return a[key]
+
+
+def deg2rad(x: Any) -> ndarray:
+    """Degrees to radians; differentiable."""
+    return _np(_in(x) * (pi / 180.0))
+
+
+def rad2deg(x: Any) -> ndarray:
+    """Radians to degrees; differentiable."""
+    return _np(_in(x) * (180.0 / pi))
+
+
+def positive(x: Any) -> ndarray:
+    """``+x`` (a copy)."""
+    return copy(x)
+
+
+around = round_ = round
+
+
+def ptp(a: Any, axis: Any = None, keepdims: bool = False) -> ndarray:
+    """Range (max - min) over ``axis``; differentiable."""
+    return _np(max(a, axis, keepdims=keepdims) - min(a, axis, keepdims=keepdims))
+
+
+def flipud(m: Any) -> ndarray:
+    """Flip along the first axis."""
+    return flip(m, 0)
+
+
+def fliplr(m: Any) -> ndarray:
+    """Flip along the second axis."""
+    return flip(m, 1)
+
+
+def rot90(m: Any, k: int = 1, axes: Tuple[int, int] = (0, 1)) -> ndarray:
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes``; differentiable."""
+    x = _np(_in(m))
+    k %= 4
+    a0, a1 = axes
+    perm = list(range(x.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    for _ in range(k):
+        x = transpose(flip(x, a1), perm)
+    return x
+
+
+def column_stack(tup: Sequence[Any]) -> ndarray:
+    """1-d arrays as columns of a 2-d array (others joined along axis 1)."""
+    return concatenate([reshape(a, (-1, 1)) if _in(a).ndim == 1 else a for a in tup], axis=1)
+
+
+row_stack = vstack
+
+
+def dstack(tup: Sequence[Any]) -> ndarray:
+    """Arrays joined along the third axis."""
+    return concatenate([atleast_3d(a) for a in tup], axis=2)
+
+
+alltrue, sometrue, product = all, any, prod
+cumproduct = None  # NumPy 2 removed it; MXNet 1.9.1 has none
+del cumproduct
+
+
+def msort(a: Any) -> ndarray:
+    """A copy sorted along the first axis."""
+    return sort(a, axis=0)
+
+
+in1d = None  # bound below to NumPy's isin for flattened input (NumPy 2 dropped in1d)
+__all__ += ["roll", "diagonal", "trace", "diff", "average", "append", "atleast_1d",
+            "atleast_2d", "atleast_3d", "take_along_axis", "deg2rad", "rad2deg", "positive",
+            "around", "round_", "ptp", "flipud", "fliplr", "rot90", "column_stack",
+            "row_stack", "dstack", "alltrue", "sometrue", "product", "msort", "in1d",
+            "trapz"]
+
+
+# ------------------------------------------------------------------ NumPy's others
+from ._fallback import NAMES as _FB_NAMES, fallback as _fallback  # noqa: E402
+for _name in _FB_NAMES:
+    if _name not in globals() and hasattr(_onp, _name):
+        globals()[_name] = _fallback(getattr(_onp, _name), _name)
+        __all__.append(_name)
+NAN = NaN = nan
+NINF, PINF, NZERO, PZERO = -inf, inf, -0.0, 0.0
+bool = _onp.bool_  # noqa: A001  (mx.np.bool, as MXNet names it)
+result_type, promote_types, min_scalar_type = _onp.result_type, _onp.promote_types, \
+    _onp.min_scalar_type
+set_printoptions = _onp.set_printoptions
+__all__ += ["NAN", "NaN", "NINF", "PINF", "NZERO", "PZERO", "bool", "result_type",
+            "promote_types", "min_scalar_type", "set_printoptions", "shape", "size", "ndim",
+            "may_share_memory", "shares_memory", "take"]
+
+
+def shape(a: Any) -> Tuple[int, ...]:
+    """The shape of ``a``."""
+    return tuple(a.shape) if isinstance(a, NDArray) else _onp.shape(a)
+
+
+def size(a: Any, axis: Optional[int] = None) -> int:
+    """The number of elements of ``a`` (along ``axis``)."""
+    return int(a.size if axis is None else a.shape[axis]) if isinstance(a, NDArray) else \
+        int(_onp.size(a, axis))
+
+
+def ndim(a: Any) -> int:
+    """The number of dimensions of ``a``."""
+    return a.ndim if isinstance(a, NDArray) else _onp.ndim(a)
+
+
+def may_share_memory(a: Any, b: Any, max_work: Optional[int] = None) -> bool:
+    """Whether ``a`` and ``b`` may share memory."""
+    return _builtins.bool(_onp.may_share_memory(_in(a)._data, _in(b)._data))
+
+
+shares_memory = may_share_memory
+
+
+def take(a: Any, indices: Any, axis: Optional[int] = None, mode: str = "raise",
+         out: Any = None) -> ndarray:
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array when None);
+    differentiable in ``a``."""
+    arr = _in(a)
+    idx = indices if isinstance(indices, NDArray) else array(indices, dtype="int64")
+    if axis is None:
+        arr, axis = reshape(arr, (-1,)), 0
+    n = arr.shape[axis]
+    d = idx._data
+    if mode == "raise" and d.size and (d.min() < -n or d.max() >= n):
+        raise ShapeError(f"np.take: index out of bounds for axis {axis} with size {n}")
+    r = _I.take(arr, idx, axis=axis, mode="wrap" if mode in ("raise", "wrap") else "clip")
+    return _np(r)
+
+in1d = _fallback(lambda ar1, ar2, *a, **k: _onp.isin(_onp.ravel(ar1), ar2, *a, **k), "in1d")
+trapz = _fallback(getattr(_onp, "trapezoid", None) or getattr(_onp, "trapz"), "trapz")

@@ -107,3 +107,10 @@ def matrix_rank(M: Any, tol: Optional[float] = None) -> ndarray:
     """The rank of a matrix (int64)."""
     return wrap(_onp.asarray(_onp.linalg.matrix_rank(from_input(M)._data, tol),
                              dtype=_onp.int64), None, 0, ndarray)
+
+
+from ._fallback import LINALG_NAMES as _LN, fallback as _fallback  # noqa: E402
+for _name in _LN:
+    if _name not in globals():
+        globals()[_name] = _fallback(getattr(_onp.linalg, _name), _name)
+        __all__.append(_name)

@@ -272,6 +272,29 @@ class ndarray(NDArray):
     def tolist(self) -> Any:
         return self._data.tolist()
 
+    def diag(self, k: int = 0) -> "ndarray":
+        """The ``k``-th diagonal (2-d) or a diagonal matrix (1-d)."""
+        return to_np(_C.diag(self, k=k))
+
+    def reshape_view(self, *shape: Any) -> "ndarray":
+        """A reshaped view sharing the data (as ``reshape`` here)."""
+        return self.reshape(*shape)
+
+    def slice_assign(self, rhs: Any, begin: Any, end: Any, step: Any) -> "ndarray":
+        """``self[begin:end:step] = rhs`` (MXNet's per-axis triplets); returns ``self``."""
+        self[_S.slice_key(self.shape, begin, end, step, "slice_assign")] = rhs
+        return self
+
+    def slice_assign_scalar(self, value: float, begin: Any, end: Any,
+                            step: Any) -> "ndarray":
+        """``self[begin:end:step] = value``; returns ``self``."""
+        return self.slice_assign(value, begin, end, step)
+
+    @property
+    def writable(self) -> bool:
+        """Whether the array can be written in place."""
+        return bool(self._data.flags.writeable)
+
 
 FACES["np"] = ndarray
 

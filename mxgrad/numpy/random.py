@@ -169,3 +169,28 @@ def logistic(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, ctx: Any = None
              out: Any = None) -> ndarray:
     """Samples from a logistic distribution."""
     return _out(_rng().logistic(_param(loc), _param(scale), _size(size)), None)
+
+
+def _sampler(name: str) -> Any:
+    def f(*args: Any, size: Any = None, ctx: Any = None, out: Any = None,
+          dtype: Any = None) -> ndarray:
+        r = getattr(_rng(), name)(*[_param(a) for a in args], size=_size(size))
+        return _out(r, dtype)
+    f.__name__ = name
+    f.__doc__ = f"Samples of NumPy's ``{name}`` distribution (float32 by default)."
+    return f
+
+
+for _name in ("chisquare", "pareto", "power", "rayleigh", "weibull"):
+    globals()[_name] = _sampler(_name)
+    __all__.append(_name)
+
+
+def multivariate_normal(mean: Any, cov: Any, size: Any = None, check_valid: str = "warn",
+                        tol: float = 1e-8) -> ndarray:
+    """Samples of a multivariate normal distribution."""
+    return _out(_rng().multivariate_normal(_param(mean), _param(cov), _size(size),
+                                           check_valid, tol), None)
+
+
+__all__.append("multivariate_normal")

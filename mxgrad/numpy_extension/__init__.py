@@ -16,7 +16,7 @@ from typing import Any, Optional, Sequence
 import numpy as _onp
 
 from ..base import DTypeError, ShapeError
-from ..context import cpu, gpu, num_gpus, current_context  # noqa: F401
+from ..context import Context, cpu, cpu_pinned, gpu, num_gpus, current_context  # noqa: F401
 from ..ndarray.ndarray import NDArray
 from ..numpy.multiarray import ndarray, to_np as _np, from_input as _in
 from ..util import (set_np, reset_np, is_np_array, is_np_shape, use_np, use_np_array,
@@ -237,13 +237,15 @@ def save(file: str, arr: Any) -> None:
     """Save an array, a list or a dict of arrays in MXNet's file format (0-d and
     zero-size arrays included)."""
     from ..ndarray.utils import save as _save
-    _save(file, arr)
+    with np_shape(True):       # MXNet's V3 records: 0-d and zero-size shapes kept
+        _save(file, arr)
 
 
 def load(file: str) -> Any:
     """Load arrays saved by :func:`save` (or by MXNet) as ``mx.np`` arrays."""
     from ..ndarray.utils import load as _load
-    got = _load(file)
+    with np_shape(True):
+        got = _load(file)
     return {k: _np(v) for k, v in got.items()} if isinstance(got, dict) else _np(got)
 
 
@@ -255,3 +257,42 @@ def seed(seed_state: int, ctx: Any = "all") -> None:
     """Seed mxgrad's random number generator (as ``mx.random.seed``)."""
     from .. import random as _random
     _random.seed(seed_state)
+
+
+def cast(data: Any, dtype: Any) -> ndarray:
+    """``data`` cast to ``dtype`` (differentiable between float types)."""
+    return _np(_E.cast(_in(data), dtype))
+
+
+gather_nd = _nd("gather_nd", _I.gather_nd)
+
+
+def nonzero(a: Any) -> ndarray:
+    """The indices of the non-zero elements as one int64 array of shape (N, ndim)."""
+    from ..ndarray.ndarray import wrap
+    return wrap(_onp.argwhere(_in(a)._data).astype(_onp.int64), None, 0, ndarray)
+
+
+def _contrib(name: str, nd_name: str) -> Any:
+    def f(*args: Any, **kwargs: Any) -> Any:
+        from ..ndarray import contrib as _contrib_mod
+        return _np(getattr(_contrib_mod, nd_name)(*args, **kwargs))
+    f.__name__ = name
+    f.__doc__ = f"MXNet's ``npx.{name}`` (``mx.nd.contrib.{nd_name}``) on mx.np arrays."
+    return f
+
+
+multibox_prior = _contrib("multibox_prior", "MultiBoxPrior")
+multibox_target = _contrib("multibox_target", "MultiBoxTarget")
+multibox_detection = _contrib("multibox_detection", "MultiBoxDetection")
+
+
+def roi_pooling(*args: Any, **kwargs: Any) -> ndarray:
+    """MXNet's ``npx.roi_pooling`` (``mx.nd.ROIPooling``) on mx.np arrays."""
+    from ..ops.detection import ROIPooling
+    return _np(ROIPooling(*args, **kwargs))
+
+
+from . import image, random  # noqa: E402
+__all__ += ["cast", "gather_nd", "nonzero", "multibox_prior", "multibox_target",
+            "multibox_detection", "roi_pooling", "Context", "cpu_pinned", "image", "random"]
