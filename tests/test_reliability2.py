@@ -1,0 +1,121 @@
+"""Issue 24 (reliability, round 2): symbol JSON, imported initializers, Trainer states,
+pickled NDArrays, RecordIO indexes, image lists, DLPack, model_zoo/Estimator arguments,
+as_in_context, autograd.Function's saved tensors.
+
+Each row of ``CASES`` is a call that must raise an ``MXNetError`` subclass that is also
+the built-in named in the row, with a message containing the words listed. Hostile
+*files* (every reader) are in ``test_hostile_files.py``.
+"""
+import json
+
+import numpy as np
+import pytest
+
+import mxgrad as mx
+from mxgrad import autograd, gluon, nd
+from mxgrad.base import MXNetError
+
+
+def _graph(nodes, heads):
+    return json.dumps({"nodes": nodes, "heads": heads, "arg_nodes": [0]})
+
+
+_X = {"op": "null", "name": "x", "inputs": []}
+_RELU = {"op": "relu", "name": "r", "inputs": [[0, 0, 0]]}
+
+
+def _imported_init(tmp_path, init):
+    y = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    graph = json.loads(y.tojson())
+    for node in graph["nodes"]:
+        if node["name"] == "fc_weight":
+            node.setdefault("attrs", {})["__init__"] = init
+    path = tmp_path / "m-symbol.json"
+    path.write_text(json.dumps(graph))
+    net = gluon.SymbolBlock.imports(str(path), ["data"])
+    net.initialize()
+    net(nd.ones((1, 3)))
+
+
+# (id, call, built-in the error must also be, words in the message)
+CASES = [
+    # ---- item 1: symbol JSON
+    ("sym-nodes-int", lambda: mx.sym.load_json('{"nodes": 5, "heads": []}'),
+     ValueError, ["nodes", "list"]),
+    ("sym-node-str", lambda: mx.sym.load_json(_graph(["abc"], [[0, 0, 0]])),
+     ValueError, ["node 0", "str"]),
+    ("sym-op-list", lambda: mx.sym.load_json(
+        _graph([{"op": ["a"], "name": "x", "inputs": []}], [[0, 0, 0]])), ValueError, ["op"]),
+    ("sym-input-inf", lambda: mx.sym.load_json(
+        '{"nodes": [{"op":"null","name":"x","inputs":[]},'
+        '{"op":"relu","name":"r","inputs":[[1e999,0,0]]}], "heads": [[1,0,0]]}'),
+     ValueError, ["input", "'r'"]),
+    ("sym-input-later-node", lambda: mx.sym.load_json(
+        _graph([_X, {"op": "relu", "name": "r", "inputs": [[1, 0, 0]]}], [[1, 0, 0]])),
+     ValueError, ["'r'", "earlier"]),
+    ("sym-input-output-3", lambda: mx.sym.load_json(
+        _graph([_X, {"op": "relu", "name": "r", "inputs": [[0, 3, 0]]}], [[1, 0, 0]])),
+     ValueError, ["output 3", "'x'"]),
+    ("sym-head-output-5", lambda: mx.sym.load_json(_graph([_X, _RELU], [[1, 5, 0]])),
+     ValueError, ["head", "output 5", "'r'"]),
+    ("sym-head-not-node", lambda: mx.sym.load_json(_graph([_X, _RELU], [[7, 0, 0]])),
+     ValueError, ["head 7"]),
+    ("sym-head-str", lambda: mx.sym.load_json(_graph([_X, _RELU], [["1", 0, 0]])),
+     ValueError, ["head"]),
+    ("sym-no-heads", lambda: mx.sym.load_json(_graph([_X, _RELU], [])),
+     ValueError, ["heads", "empty"]),
+    ("sym-attrs-list", lambda: mx.sym.load_json(
+        _graph([_X, dict(_RELU, attrs=[1])], [[1, 0, 0]])), ValueError, ["'r'", "attributes"]),
+    ("sym-inputs-int", lambda: mx.sym.load_json(
+        _graph([_X, dict(_RELU, inputs=3)], [[1, 0, 0]])), ValueError, ["'r'", "inputs"]),
+    ("sym-deep", lambda: mx.sym.load_json("[" * 100_000 + "]" * 100_000),
+     ValueError, ["nested"]),
+    ("sym-not-str", lambda: mx.sym.load_json(5), TypeError, ["json_str"]),
+    ("sym-missing-file", lambda: mx.sym.load("/nonexistent/missing-symbol.json"),
+     FileNotFoundError, ["missing-symbol.json"]),
+    # ---- item 2: __init__ attributes of imported graphs
+    ("init-list3", lambda: mx.init.create("[1,2,3]"), ValueError, ["[1,2,3]", "dumps"]),
+    ("init-kw-int", lambda: mx.init.create('["normal", 5]'), ValueError, ["normal", "dumps"]),
+    ("init-broken-json", lambda: mx.init.create('["normal", {'), ValueError, ["dumps"]),
+]
+
+
+@pytest.mark.parametrize("call, builtin, words", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_bad_input_raises_a_clear_mxnet_error(call, builtin, words):
+    with pytest.raises(MXNetError) as info:
+        call()
+    assert isinstance(info.value, builtin), type(info.value).__mro__
+    for word in words:
+        assert word in str(info.value), (word, str(info.value))
+
+
+@pytest.mark.parametrize("init", ["[1,2,3]", '["normal", 5]', '["normal", {"sigma"'])
+def test_imported_graph_with_a_bad_init_attribute_names_the_parameter(tmp_path, init):
+    with pytest.raises(MXNetError) as info:
+        _imported_init(tmp_path, init)
+    assert isinstance(info.value, ValueError)
+    assert "fc_weight" in str(info.value) and "__init__" in str(info.value)
+
+
+def test_imported_graph_with_a_good_init_attribute_uses_it(tmp_path):
+    y = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    graph = json.loads(y.tojson())
+    for node in graph["nodes"]:
+        if node["name"] == "fc_weight":
+            node.setdefault("attrs", {})["__init__"] = '["constant", {"value": 0.5}]'
+    path = tmp_path / "m-symbol.json"
+    path.write_text(json.dumps(graph))
+    net = gluon.SymbolBlock.imports(str(path), ["data"])
+    net.initialize()
+    net(nd.ones((1, 3)))
+    np.testing.assert_array_equal(net.collect_params()["fc_weight"].data().asnumpy(),
+                                  np.full((2, 3), 0.5, np.float32))
+
+
+def test_symbol_json_round_trip_still_loads():
+    y = mx.sym.SliceChannel(mx.sym.var("x"), num_outputs=2, name="s")[1]
+    z = mx.sym.load_json(y.tojson())
+    assert z.list_outputs() == y.list_outputs()
+    out = z.eval(x=nd.array([[1.0, 2.0]]))[0]
+    np.testing.assert_array_equal(out.asnumpy(), [[2.0]])
