@@ -6,7 +6,9 @@ Each row of ``CASES`` is a call that must raise an ``MXNetError`` subclass that 
 the built-in named in the row, with a message containing the words listed. Hostile
 *files* (every reader) are in ``test_hostile_files.py``.
 """
+import errno
 import json
+import os
 
 import numpy as np
 import pytest
@@ -119,3 +121,37 @@ def test_symbol_json_round_trip_still_loads():
     assert z.list_outputs() == y.list_outputs()
     out = z.eval(x=nd.array([[1.0, 2.0]]))[0]
     np.testing.assert_array_equal(out.asnumpy(), [[2.0]])
+
+
+# ------------------------------------------------------------- item 5: export
+def test_export_that_fails_halfway_keeps_the_previous_export(tmp_path, monkeypatch):
+    # before: -symbol.json was replaced before the .params was written, so a full disk
+    # left a new graph beside old parameters that no longer matched
+    path = str(tmp_path / "net")
+    net = gluon.nn.Dense(2, in_units=3)
+    net.initialize()
+    net.hybridize()
+    net(nd.ones((1, 3)))
+    net.export(path)
+    old = {f: (tmp_path / f).read_bytes() for f in os.listdir(tmp_path)}
+    bigger = gluon.nn.HybridSequential()
+    bigger.add(gluon.nn.Dense(4, in_units=3), gluon.nn.Dense(2, in_units=4))
+    bigger.initialize()
+    bigger.hybridize()
+    bigger(nd.ones((1, 3)))
+    real_fsync, calls = os.fsync, []
+
+    def fsync(fd):
+        calls.append(fd)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(OSError):
+        bigger.export(path)
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert {f: (tmp_path / f).read_bytes() for f in os.listdir(tmp_path)} == old
+    back = gluon.SymbolBlock.imports(path + "-symbol.json", ["data"], path + "-0000.params")
+    np.testing.assert_allclose(back(nd.ones((1, 3))).asnumpy(), net(nd.ones((1, 3))).asnumpy(),
+                               rtol=1e-6)

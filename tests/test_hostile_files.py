@@ -1,0 +1,159 @@
+"""Hostile files for every reader (issue 24): each file is made here, small, and each
+must be refused with an ``MXNetError`` subclass (also ``ValueError``, or
+``FileNotFoundError`` for a missing file) whose message names the file, without a
+crash, a hang, a bare Python error or an allocation sized by a number read from the
+file. Readers: NDArray files, ``.npz``, symbol JSON, Trainer states, ``.rec``/``.idx``,
+``.lst``, images, IDX (MNIST).
+"""
+import gzip
+import io
+import json
+import os
+import struct
+import zipfile
+
+import numpy as np
+import pytest
+
+import mxgrad as mx
+from mxgrad import gluon, nd
+from mxgrad.base import MXNetError
+from mxgrad.gluon.data.vision.datasets import read_idx
+
+
+def _refused(call, path, builtin=ValueError, words=()):
+    with pytest.raises(MXNetError) as info:
+        call()
+    assert isinstance(info.value, builtin), type(info.value).__mro__
+    msg = str(info.value)
+    assert os.path.basename(str(path)) in msg, msg
+    for w in words:
+        assert w in msg, (w, msg)
+    return msg
+
+
+# ------------------------------------------------------------------ NDArray files
+def _v3_file(dim, name=b"w"):
+    """A list file holding one V3 (np-shape) float32 record of shape ``(dim,)``."""
+    rec = struct.pack("<Iiiq", 0xF993FACA, 0, 1, dim) + struct.pack("<iii", 1, 0, 0)
+    if dim > 0:
+        rec += np.arange(dim, dtype="<f4").tobytes()
+    return (struct.pack("<QQQ", 0x112, 0, 1) + rec
+            + struct.pack("<QQ", 1, len(name)) + name)
+
+
+def test_v3_record_with_a_negative_dimension_is_refused(tmp_path):
+    # before: dim -5 was taken as an empty array without consuming the record, the
+    # rest misread, and nd.load returned {'': <empty>} (MXNet: "dim size must be >= -1")
+    p = tmp_path / "neg.nd"
+    p.write_bytes(_v3_file(-5))
+    _refused(lambda: nd.load(str(p)), p, words=["-5", ">= -1"])
+    ok = tmp_path / "ok.nd"
+    ok.write_bytes(_v3_file(3))
+    out = nd.load(str(ok))
+    assert list(out) == ["w"]
+    np.testing.assert_array_equal(out["w"].asnumpy(), [0.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("raw", [
+    struct.pack("<QQQ", 0x112, 0, 2 ** 40),                         # 2^40 records
+    struct.pack("<QQQ", 0x112, 0, 1) + struct.pack("<Iii", 0xF993FAC9, 0, 2 ** 31 - 1),
+    struct.pack("<QQQ", 0x112, 0, 1) + struct.pack("<Iiiq", 0xF993FAC9, 0, 1, 2 ** 40)
+    + struct.pack("<iii", 1, 0, 0),                                  # 2^40 float32
+    struct.pack("<QQQ", 0x112, 0, 1) + struct.pack("<Iiiq", 0xF993FAC9, 0, 1, 2)
+    + struct.pack("<iii", 1, 0, 99) + b"\0" * 8,                     # dtype flag 99
+    struct.pack("<QQQ", 0x112, 0, 1) + struct.pack("<Iiiq", 0xF993FAC9, 0, 1, 1)
+    + struct.pack("<iii", 1, 0, 0) + b"\0" * 4 + struct.pack("<QQ", 1, 2 ** 50),  # name
+    b"\x12\x01\x00\x00\x00\x00\x00\x00",                             # truncated
+    os.urandom(48),
+], ids=["records-2^40", "ndim-2^31", "elements-2^40", "dtype-99", "name-2^50",
+        "truncated", "garbage"])
+def test_hostile_ndarray_files(tmp_path, raw):
+    p = tmp_path / "hostile.params"
+    p.write_bytes(raw)
+    _refused(lambda: nd.load(str(p)), p)
+    net = gluon.nn.Dense(2, in_units=2)
+    net.initialize()
+    _refused(lambda: net.load_parameters(str(p)), p)
+
+
+# ------------------------------------------------------------------ .npz
+def _npy(shape, data=b"", descr="<f4"):
+    b = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        b, {"descr": descr, "fortran_order": False, "shape": shape})
+    return b.getvalue() + data
+
+
+def _npz(path, member, compression=zipfile.ZIP_STORED):
+    kind = io.BytesIO()
+    np.save(kind, np.array("dict"))
+    with zipfile.ZipFile(path, "w", compression=compression) as z:
+        z.writestr("__kind__.npy", kind.getvalue())
+        z.writestr("w.npy", member)
+
+
+@pytest.mark.parametrize("member, compression", [
+    (_npy((2 ** 40,), b"\0" * 16), zipfile.ZIP_STORED),
+    (_npy((2 ** 40,), b"\0" * 16), zipfile.ZIP_DEFLATED),
+    (_npy((65536,) * 4, b"\0" * 16), zipfile.ZIP_STORED),
+    (b"not a npy header at all", zipfile.ZIP_STORED),
+    (_npy((2,), b"\0" * 8, descr="|O"), zipfile.ZIP_STORED),
+], ids=["2^40-stored", "2^40-deflated", "65536^4", "no-header", "object"])
+def test_hostile_npz_members_are_refused_before_allocation(tmp_path, member, compression):
+    # before: the 2^40 member raised a raw MemoryError
+    p = tmp_path / "hostile.npz"
+    _npz(str(p), member, compression)
+    _refused(lambda: nd.load(str(p)), p)
+
+
+def test_a_good_npz_still_loads(tmp_path):
+    p = tmp_path / "good.npz"
+    _npz(str(p), _npy((3,), np.arange(3, dtype="<f4").tobytes()), zipfile.ZIP_DEFLATED)
+    np.testing.assert_array_equal(nd.load(str(p))["w"].asnumpy(), [0.0, 1.0, 2.0])
+
+
+# ------------------------------------------------------------------ IDX (MNIST)
+def _idx(dims, payload=b"", code=8):
+    return struct.pack(">BBBB", 0, 0, code, len(dims)) + struct.pack(
+        f">{len(dims)}I", *dims) + payload
+
+
+@pytest.mark.parametrize("raw, gz, words", [
+    (_idx((65536,) * 4, b"\0" * 8), False, ["announces"]),      # np.prod wrapped to 0
+    (_idx((65536,) * 4, b"\0" * 8), True, ["announces"]),
+    (_idx((2 ** 31,), b"\0" * 8), True, ["announces"]),
+    (_idx((3,), b"\1\2"), False, ["truncated"]),
+    (_idx((2,), b"\1\2" + b"\0" * 4096), True, ["after"]),    # trailing zeros
+    (b"\0\0\x08", False, ["magic"]),
+    (b"\1\2\3\4rubbish", True, ["magic"]),
+    (_idx((2, 2)), False, ["truncated"]),
+], ids=["65536^4", "65536^4-gz", "2^31-gz", "short", "trailing-gz", "short-magic",
+        "bad-magic", "header-only"])
+def test_hostile_idx_files(tmp_path, raw, gz, words):
+    p = tmp_path / ("hostile-idx1-ubyte" + (".gz" if gz else ""))
+    p.write_bytes(gzip.compress(raw) if gz else raw)
+    _refused(lambda: read_idx(str(p)), p, words=words)
+
+
+def test_idx_with_gigabytes_of_trailing_zeros_is_refused_without_reading_them(tmp_path):
+    # before: a .gz with 3 GiB of trailing zeros was decompressed whole; now reading
+    # stops one byte after the announced data (the file here stands for any size)
+    p = tmp_path / "bomb-idx1-ubyte.gz"
+    with gzip.open(str(p), "wb") as f:
+        f.write(_idx((2,), b"\1\2"))
+        zeros = b"\0" * (1 << 20)
+        for _ in range(64):
+            f.write(zeros)
+    _refused(lambda: read_idx(str(p)), p, words=["after"])
+
+
+def test_idx_missing_file(tmp_path):
+    _refused(lambda: read_idx(str(tmp_path / "none-idx1-ubyte")), "none-idx1-ubyte",
+             FileNotFoundError)
+
+
+def test_good_idx_still_reads(tmp_path):
+    p = tmp_path / "ok-idx3-ubyte.gz"
+    p.write_bytes(gzip.compress(_idx((2, 1, 2), bytes([1, 2, 3, 4]))))
+    np.testing.assert_array_equal(read_idx(str(p)), [[[1, 2]], [[3, 4]]])
