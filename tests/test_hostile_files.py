@@ -157,3 +157,74 @@ def test_good_idx_still_reads(tmp_path):
     p = tmp_path / "ok-idx3-ubyte.gz"
     p.write_bytes(gzip.compress(_idx((2, 1, 2), bytes([1, 2, 3, 4]))))
     np.testing.assert_array_equal(read_idx(str(p)), [[[1, 2]], [[3, 4]]])
+
+
+# ------------------------------------------------------------------ Trainer states
+def _trainer():
+    net = gluon.nn.Dense(2, in_units=2)
+    net.initialize()
+    tr = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    with mx.autograd.record():
+        loss = net(nd.ones((1, 2))).sum()
+    loss.backward()
+    tr.step(1)
+    return net, tr
+
+
+def _edited_states(tmp_path, edit):
+    """A states file saved by a Trainer, with its JSON description changed by ``edit``."""
+    from mxgrad.ndarray import _format
+    _, tr = _trainer()
+    p = tmp_path / "hostile.states"
+    tr.save_states(str(p))
+    names, arrays = _format.read_file(str(p))
+    i = names.index("__mxgrad_states__")
+    doc = json.loads(arrays[i].tobytes().decode("utf-8"))
+    text = edit(doc)
+    arrays[i] = np.frombuffer(text.encode("utf-8"), np.uint8)
+    _format.write_arrays(str(p), arrays, names)
+    return p
+
+
+def _set_attr(doc, key, value):
+    for pair in doc["optimizer"]["attrs"]["dict"]:
+        if pair[0] == key:
+            pair[1] = value
+    return json.dumps(doc)
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda d: _set_attr(d, "lr", "fast"), ["'lr'", "fast"]),
+    (lambda d: _set_attr(d, "momentum", {"list": [1, 2]}), ["'momentum'"]),
+    (lambda d: _set_attr(d, "wd", {"float": "nan"}), ["'wd'"]),
+    (lambda d: _set_attr(d, "num_update", -3), ["'num_update'"]),
+    (lambda d: _set_attr(d, "rescale_grad", None), ["'rescale_grad'"]),
+    (lambda d: json.dumps(dict(d, states={"list": []})), ["states"]),
+    (lambda d: '{"format": "mxgrad.optimizer_states", "version": 1, "states": '
+     + '{"list": [' * 50_000 + "]}" * 50_000 + "}", ["nested"]),
+    (lambda d: "[" * 100_000, ["JSON"]),
+    (lambda d: json.dumps(dict(d, version=99)), ["version"]),
+], ids=["lr-str", "momentum-list", "wd-nan", "num_update-neg", "rescale-None",
+        "states-list", "deep-nesting", "broken-json", "version-99"])
+def test_hostile_states_files(tmp_path, edit, words):
+    # before: lr "fast" loaded and the next step failed with an unrelated DTypeError;
+    # deep nesting raised RecursionError
+    p = _edited_states(tmp_path, edit)
+    net, tr = _trainer()
+    before = net.weight.data().asnumpy().copy()
+    _refused(lambda: tr.load_states(str(p)), p, words=words)
+    with mx.autograd.record():
+        loss = net(nd.ones((1, 2))).sum()
+    loss.backward()
+    tr.step(1)                              # the Trainer still works with its own states
+    assert not np.array_equal(net.weight.data().asnumpy(), before)
+
+
+def test_states_that_are_not_states(tmp_path):
+    _, tr = _trainer()
+    for i, raw in enumerate([b"", os.urandom(64), b"\x80\x04K\x01."]):   # last: a pickle
+        p = tmp_path / f"bad{i}.states"
+        p.write_bytes(raw)
+        _refused(lambda: tr.load_states(str(p)), p)
+    _refused(lambda: tr.load_states(str(tmp_path / "none.states")), "none.states",
+             FileNotFoundError)

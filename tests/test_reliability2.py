@@ -155,3 +155,28 @@ def test_export_that_fails_halfway_keeps_the_previous_export(tmp_path, monkeypat
     back = gluon.SymbolBlock.imports(path + "-symbol.json", ["data"], path + "-0000.params")
     np.testing.assert_allclose(back(nd.ones((1, 3))).asnumpy(), net(nd.ones((1, 3))).asnumpy(),
                                rtol=1e-6)
+
+
+# ------------------------------------------------------------- item 7: pickled NDArrays
+@pytest.mark.parametrize("state", [
+    {"data": "x"}, {"data": np.array([1, None], dtype=object)},
+    {"data": np.array(["a"])}, {"data": np.array([1j])}, 5, {"handle": 3},
+], ids=["str", "object", "unicode", "complex", "not-dict", "handle-int"])
+def test_unpickling_an_ndarray_with_a_bad_state_is_refused(state):
+    # before: {'data': 'x'} and an object array were accepted
+    x = nd.NDArray.__new__(nd.NDArray)
+    with pytest.raises(MXNetError) as info:
+        x.__setstate__(state)
+    assert isinstance(info.value, ValueError)
+    assert "pickled NDArray" in str(info.value)
+
+
+def test_pickled_ndarrays_still_round_trip():
+    import pickle
+    for a in (nd.array([1.5, 2.5]), nd.array([[1, 2]], dtype="int64"), nd.array([True])):
+        b = pickle.loads(pickle.dumps(a))
+        assert b.dtype == a.dtype and b.shape == a.shape
+        np.testing.assert_array_equal(b.asnumpy(), a.asnumpy())
+    c = nd.NDArray.__new__(nd.NDArray)
+    c.__setstate__({"data": np.array([1.0, 2.0], dtype=">f4")})
+    assert c.asnumpy().dtype.isnative and c.asnumpy().tolist() == [1.0, 2.0]

@@ -246,8 +246,18 @@ class NDArray(_OpMethods):
         return {"data": self._data}
 
     def __setstate__(self, st: Dict[str, Any]) -> None:
+        if not isinstance(st, dict):
+            raise FileFormatError(f"a pickled NDArray's state must be a dict, got "
+                                  f"{type(st).__name__}")
         if "data" in st:
             data = st["data"]
+            if not isinstance(data, np.ndarray) or data.dtype.kind not in "biuf":
+                what = (f"an array of dtype {data.dtype}" if isinstance(data, np.ndarray)
+                        else type(data).__name__)
+                raise FileFormatError(f"a pickled NDArray's 'data' must be a numeric NumPy "
+                                      f"array (bool, int, uint or float), got {what}")
+            if type(data) is not np.ndarray or not data.dtype.isnative:
+                data = np.array(data, dtype=data.dtype.newbyteorder("="), subok=False)
         else:   # MXNet's pickled state: {'handle': the array's raw NDArray record}
             from ._format import loads_one   # the file format, needed on this path only
             raw = st.get("handle")
