@@ -228,3 +228,153 @@ def test_states_that_are_not_states(tmp_path):
         _refused(lambda: tr.load_states(str(p)), p)
     _refused(lambda: tr.load_states(str(tmp_path / "none.states")), "none.states",
              FileNotFoundError)
+
+
+# ------------------------------------------------------------------ .rec / .idx
+def _rec(tmp_path, n=3):
+    idx, rec = str(tmp_path / "d.idx"), str(tmp_path / "d.rec")
+    w = mx.recordio.MXIndexedRecordIO(idx, rec, "w")
+    for i in range(n):
+        w.write_idx(i, b"record_%d" % i)
+    w.close()
+    return idx, rec
+
+
+@pytest.mark.parametrize("index, words", [
+    ("0\t0\n1\t-8\n", ["line 2", "-8"]),                  # before: bare OSError Errno 22
+    ("0\t0\n1\t48\n", ["line 2", "48"]),                  # at the end: no record there
+    ("0\t0\n1\t4096\n", ["line 2", "4096"]),              # past the end
+    ("0\t0\n1 16\n", ["line 2", "key<TAB>offset"]),
+    ("0\tx\n", ["line 1"]),
+], ids=["negative", "at-end", "past-end", "space", "not-int"])
+def test_hostile_idx_index(tmp_path, index, words):
+    idx, rec = _rec(tmp_path)
+    open(idx, "w").write(index)
+    _refused(lambda: mx.recordio.MXIndexedRecordIO(idx, rec, "r"), idx, words=words)
+    # before: ImageRecordDataset said "a record must be bytes, got NoneType"
+    _refused(lambda: gluon.data.vision.ImageRecordDataset(rec)[1], "d.idx")
+
+
+def test_hostile_idx_binary_and_missing(tmp_path):
+    idx, rec = _rec(tmp_path)
+    open(idx, "wb").write(b"\xff\xfe\x00garbage")
+    _refused(lambda: mx.recordio.MXIndexedRecordIO(idx, rec, "r"), idx)
+    os.remove(idx)
+    _refused(lambda: mx.recordio.MXIndexedRecordIO(idx, rec, "r"), idx, FileNotFoundError)
+    _refused(lambda: mx.recordio.MXRecordIO(str(tmp_path / "none.rec"), "r"), "none.rec",
+             FileNotFoundError)
+
+
+@pytest.mark.parametrize("raw", [
+    b"\0" * 16,                                                     # no magic
+    struct.pack("<II", 0xCED7230A, 100) + b"abc",                   # truncated record
+    struct.pack("<II", 0xCED7230A, (1 << 29) | 4) + b"abcd",        # split, never ends
+    struct.pack("<II", 0xCED7230A, 8)[:6],                          # truncated header
+], ids=["no-magic", "truncated", "open-split", "short-header"])
+def test_hostile_rec_files(tmp_path, raw):
+    p = tmp_path / "hostile.rec"
+    p.write_bytes(raw)
+    r = mx.recordio.MXRecordIO(str(p), "r")
+    _refused(r.read, p)
+    r.close()
+
+
+def test_good_rec_still_reads(tmp_path):
+    idx, rec = _rec(tmp_path)
+    r = mx.recordio.MXIndexedRecordIO(idx, rec, "r")
+    assert [r.read_idx(i) for i in (2, 0, 1)] == [b"record_2", b"record_0", b"record_1"]
+    r.close()
+
+
+# ------------------------------------------------------------------ images and .lst
+def _png(path, color=(10, 20, 30)):
+    from PIL import Image
+    Image.new("RGB", (6, 5), color).save(str(path))
+
+
+def _iter(lst):
+    return mx.image.ImageIter(1, (3, 4, 4), path_imglist=str(lst),
+                              path_root=str(lst.parent))
+
+
+@pytest.mark.parametrize("text, words", [
+    ("0\t1\ta.png\n1\tb.png\n", ["line 2", "3"]),         # before: line 2 dropped
+    ("0 1 a.png\n1 0 a.png\n", ["line 1", "tab"]),         # before: empty iterator
+    ("x\t1\ta.png\n", ["line 1"]),
+    ("0\tcat\ta.png\n", ["line 1"]),
+    ("\n\n", ["no images"]),
+], ids=["two-fields", "spaces", "index-str", "label-str", "empty"])
+def test_hostile_lst_files(tmp_path, text, words):
+    _png(tmp_path / "a.png")
+    lst = tmp_path / "hostile.lst"
+    lst.write_text(text)
+    _refused(lambda: _iter(lst), lst, words=words)
+
+
+def test_lst_naming_a_missing_image_or_list(tmp_path):
+    lst = tmp_path / "missing-image.lst"
+    lst.write_text("0\t1\tnone.png\n")
+    it = _iter(lst)
+    _refused(it.next, "none.png", FileNotFoundError)
+    _refused(lambda: _iter(tmp_path / "none.lst"), "none.lst", FileNotFoundError)
+
+
+def test_good_lst_still_reads(tmp_path):
+    _png(tmp_path / "a.png")
+    _png(tmp_path / "b.png", (200, 0, 0))
+    lst = tmp_path / "good.lst"
+    lst.write_text("0\t1\ta.png\n\n5\t0\tb.png\n")
+    it = _iter(lst)
+    labels = [it.next().label[0].asnumpy().tolist() for _ in range(2)]
+    assert labels == [[1.0], [0.0]]
+
+
+def _big_png():
+    import zlib
+
+    def chunk(tag, data):
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(
+            ">I", zlib.crc32(tag + data))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 100_000, 100_000,
+                                                               8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\0" * 100)) + chunk(b"IEND", b""))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: b"",
+    lambda: os.urandom(100),
+    lambda: b"\x89PNG\r\n\x1a\n" + b"\0" * 30,
+    _big_png,
+    lambda: b"GIF89a" + b"\xff" * 20,
+], ids=["empty", "garbage", "truncated-png", "decompression-bomb", "broken-gif"])
+def test_hostile_image_files(tmp_path, make):
+    p = tmp_path / "hostile.png"
+    p.write_bytes(make())
+    _refused(lambda: mx.image.imread(str(p)), p)
+    lst = tmp_path / "one.lst"
+    lst.write_text("0\t1\thostile.png\n")
+    _refused(_iter(lst).next, p)
+    with pytest.raises(MXNetError) as info:
+        mx.image.imdecode(p.read_bytes())
+    assert isinstance(info.value, ValueError)
+
+
+# ------------------------------------------------------------------ symbol JSON
+_SYM_X = {"op": "null", "name": "data", "inputs": []}
+
+
+@pytest.mark.parametrize("text", [
+    '{"nodes": 5, "heads": []}',
+    json.dumps({"nodes": ["abc"], "heads": [[0, 0, 0]]}),
+    json.dumps({"nodes": [_SYM_X, {"op": "relu", "name": "r", "inputs": [[0, 0, 0]]}],
+                "heads": [[1, 5, 0]]}),
+    '{"nodes": [{"op":"null","name":"data","inputs":[]}], "heads": [[1e999, 0, 0]]}',
+    "[" * 100_000 + "]" * 100_000,
+    "",
+    "\xff\xfe not json",
+], ids=["nodes-int", "node-str", "head-output-5", "head-inf", "deep", "empty", "binary"])
+def test_hostile_symbol_files(tmp_path, text):
+    p = tmp_path / "hostile-symbol.json"
+    p.write_bytes(text.encode("latin-1"))
+    _refused(lambda: mx.sym.load(str(p)), p)
+    _refused(lambda: gluon.SymbolBlock.imports(str(p), ["data"]), p)
