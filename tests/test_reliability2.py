@@ -39,6 +39,14 @@ def _imported_init(tmp_path, init):
     net(nd.ones((1, 3)))
 
 
+def _estimator():
+    from mxgrad.gluon.contrib.estimator import Estimator
+    net = gluon.nn.Dense(2)
+    net.initialize()
+    return Estimator(net, gluon.loss.L2Loss(),
+                     trainer=gluon.Trainer(net.collect_params(), "sgd"))
+
+
 # (id, call, built-in the error must also be, words in the message)
 CASES = [
     # ---- item 1: symbol JSON
@@ -79,6 +87,21 @@ CASES = [
     ("init-list3", lambda: mx.init.create("[1,2,3]"), ValueError, ["[1,2,3]", "dumps"]),
     ("init-kw-int", lambda: mx.init.create('["normal", 5]'), ValueError, ["normal", "dumps"]),
     ("init-broken-json", lambda: mx.init.create('["normal", {'), ValueError, ["dumps"]),
+    # ---- item 9: DLPack (MXNet: "Unknown DLDataType")
+    ("dlpack-complex", lambda: nd.from_dlpack(np.ones(2, np.complex64)), TypeError,
+     ["complex64"]),
+    ("dlpack-object", lambda: nd.from_dlpack(np.array(["a"])), TypeError, ["from_dlpack"]),
+    # ---- item 10: model zoo and Estimator arguments
+    ("get_model-int", lambda: gluon.model_zoo.vision.get_model(18), TypeError,
+     ["name", "int"]),
+    ("estimator-fit-ints", lambda: _estimator().fit([1, 2, 3], epochs=1), TypeError,
+     ["train_data", "(data, label)"]),
+    ("estimator-evaluate-ints", lambda: _estimator().evaluate([1, 2]), TypeError,
+     ["val_data", "(data, label)"]),
+    # ---- item 13: as_in_context takes a Context (MXNet: "copyto does not support type")
+    ("as_in_context-str", lambda: nd.ones(2).as_in_context("gpu"), TypeError,
+     ["context", "'gpu'"]),
+    ("as_in_ctx-int", lambda: nd.ones(2).as_in_ctx(3), TypeError, ["context"]),
 ]
 
 
@@ -180,3 +203,68 @@ def test_pickled_ndarrays_still_round_trip():
     c = nd.NDArray.__new__(nd.NDArray)
     c.__setstate__({"data": np.array([1.0, 2.0], dtype=">f4")})
     assert c.asnumpy().dtype.isnative and c.asnumpy().tolist() == [1.0, 2.0]
+
+
+# ------------------------------------------------------------- items 9, 10, 13: still work
+def test_valid_calls_next_to_the_refused_ones_still_work():
+    a = np.arange(3.0, dtype=np.float32)
+    np.testing.assert_array_equal(nd.from_dlpack(a).asnumpy(), [0.0, 1.0, 2.0])
+    assert nd.from_dlpack(np.array([True, False])).dtype == np.bool_
+    x = nd.ones(2)
+    assert x.as_in_context(mx.gpu(0)) is x and x.as_in_context(mx.cpu()) is x
+    net = gluon.model_zoo.vision.get_model("ResNet18_v1", classes=3)
+    assert net.output._units == 3
+    data = gluon.data.ArrayDataset(nd.ones((4, 3)), nd.zeros((4, 2)))
+    est = _estimator()
+    est.fit(gluon.data.DataLoader(data, batch_size=2), epochs=1)
+    assert est.net.weight.shape == (2, 3)
+
+
+# ------------------------------------------------------------- item 13: Function saves
+class _Triple(autograd.Function):
+    def forward(self, x):
+        return x * 3
+
+    def backward(self, dy):
+        return dy * 3
+
+
+def test_mxnet_style_saved_tensors_readable_right_after_save_for_backward():
+    # MXNet's save_for_backward only stores the values: they are readable at once
+    # before: () until the function was called
+    f = _Triple()
+    k = nd.array([2.0])
+    f.save_for_backward(k, 5)
+    saved = f.saved_tensors
+    assert len(saved) == 2 and saved[0] is k and saved[1] == 5
+    x = nd.ones((2,))
+    x.attach_grad()
+    with autograd.record():
+        y = f(x)
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [3.0, 3.0])
+
+
+def test_saved_names_that_are_also_tuple_or_dict_methods():
+    # before: ctx.saved_variables.items returned the dict-like items method
+    seen = {}
+
+    class F(autograd.Function):
+        def forward(self, x):
+            self.save_for_backward(items=[1, 2], keys=3, count=4, index="i", x=x)
+            return x * 2
+
+        def backward(self, dy):
+            sv = self.saved_variables
+            seen.update(items=sv.items, keys=sv.keys, count=sv.count, index=sv.index,
+                        x=sv.x.asnumpy().tolist(), first=sv[0], by_key=sv["items"])
+            return dy * 2
+
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = F()(x)
+    y.backward()
+    assert seen == {"items": [1, 2], "keys": 3, "count": 4, "index": "i",
+                    "x": [1.0, 2.0], "first": [1, 2], "by_key": [1, 2]}
+    np.testing.assert_array_equal(x.grad.asnumpy(), [2.0, 2.0])

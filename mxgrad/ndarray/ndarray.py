@@ -296,7 +296,21 @@ class NDArray(_OpMethods):
         return other
 
     def as_in_context(self, context: Context) -> "NDArray":
-        """Return this array (all contexts are the CPU in mxgrad)."""
+        """Return this array (all contexts are the CPU in mxgrad).
+
+        ``context`` must be a :class:`~mxgrad.Context` (``mx.cpu()``, ``mx.gpu(0)``), as in
+        MXNet, which refuses a string such as ``'gpu'``.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> x = mx.nd.ones((2,))
+        >>> x.as_in_context(mx.cpu()) is x
+        True
+        """
+        if not isinstance(context, Context):
+            raise DTypeError(f"as_in_context: context must be a Context such as mx.cpu() or "
+                             f"mx.gpu(0), got {type(context).__name__} {context!r}")
         return self
 
     as_in_ctx = as_in_context
