@@ -268,3 +268,75 @@ def test_saved_names_that_are_also_tuple_or_dict_methods():
     assert seen == {"items": [1, 2], "keys": 3, "count": 4, "index": "i",
                     "x": [1.0, 2.0], "first": [1, 2], "by_key": [1, 2]}
     np.testing.assert_array_equal(x.grad.asnumpy(), [2.0, 2.0])
+
+
+# ------------------------------------------------------------- item 11: layer dtypes
+_IMG8 = np.arange(2 * 3 * 5 * 5).reshape(2, 3, 5, 5) % 256
+
+
+def _layer(cls, hybridize, **kw):
+    net = getattr(gluon.nn, cls)(**kw)
+    net.initialize()
+    if hybridize:
+        net.hybridize()
+    return net
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+@pytest.mark.parametrize("cls, kw, dtype, words", [
+    ("Conv2D", dict(channels=4, kernel_size=3), "uint8", ["uniform type", "weight"]),
+    ("Conv2D", dict(channels=4, kernel_size=3), "float64", ["uniform type", "weight"]),
+    ("Conv2D", dict(channels=4, kernel_size=3), "float16", ["uniform type", "weight"]),
+    ("Conv2DTranspose", dict(channels=4, kernel_size=3), "uint8", ["uniform type"]),
+    ("Conv2DTranspose", dict(channels=4, kernel_size=3), "float64", ["uniform type"]),
+    ("MaxPool2D", {}, "uint8", ["floating-point", "uint8"]),
+    ("AvgPool2D", {}, "uint8", ["floating-point", "uint8"]),
+    ("GlobalAvgPool2D", {}, "int32", ["floating-point", "int32"]),
+])
+def test_layers_refuse_mixed_or_integer_dtypes_as_mxnet(cls, kw, dtype, words, hybridize):
+    # before: a uint8 image came out of Conv2D/pooling as wrapped-around uint8 values and
+    # float64 data went through float32 layers; MXNet 1.9.1 raises "This layer requires
+    # uniform type" / "only support floating point types" for each
+    net = _layer(cls, hybridize, **kw)
+    with pytest.raises(MXNetError) as info:
+        net(nd.array(_IMG8, dtype=dtype))
+    assert isinstance(info.value, TypeError)
+    for w in words:
+        assert w in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda x: nd.Convolution(x, nd.ones((4, 3, 3, 3)), nd.zeros(4), kernel=(3, 3),
+                              num_filter=4), ["Convolution", "uniform type", "weight"]),
+    (lambda x: nd.Convolution(x.astype("float32"), nd.ones((4, 3, 3, 3)),
+                              nd.zeros(4, dtype="float64"), kernel=(3, 3), num_filter=4),
+     ["Convolution", "uniform type", "bias"]),
+    (lambda x: nd.Convolution(x, nd.ones((4, 3, 3, 3), dtype="uint8"), kernel=(3, 3),
+                              num_filter=4, no_bias=True), ["floating-point"]),
+    (lambda x: nd.Deconvolution(x, nd.ones((3, 4, 3, 3)), kernel=(3, 3), num_filter=4,
+                                no_bias=True), ["Deconvolution", "uniform type"]),
+    (lambda x: nd.Pooling(x, kernel=(2, 2), pool_type="avg"), ["Pooling", "uint8"]),
+    (lambda x: nd.Pooling(x, kernel=(2, 2), pool_type="lp", p_value=2), ["Pooling"]),
+], ids=["conv-weight", "conv-bias", "conv-int", "deconv", "pool-avg", "pool-lp"])
+def test_nd_layer_ops_refuse_mixed_or_integer_dtypes(call, words):
+    with pytest.raises(MXNetError) as info:
+        call(nd.array(_IMG8, dtype="uint8"))
+    assert isinstance(info.value, TypeError)
+    for w in words:
+        assert w in str(info.value), str(info.value)
+
+
+def test_uniform_float_dtypes_still_work():
+    x = nd.array(_IMG8, dtype="float64")
+    y = nd.Convolution(x, nd.ones((4, 3, 3, 3), dtype="float64"),
+                       nd.zeros(4, dtype="float64"), kernel=(3, 3), num_filter=4)
+    ref = np.array([sum(_IMG8[0, c, i, j] for c in range(3) for i in range(3)
+                        for j in range(3))], np.float64)
+    assert y.dtype == np.float64 and y.asnumpy()[0, 0, 0, 0] == ref[0]
+    net = _layer("Conv2D", False, channels=2, kernel_size=3)
+    net.cast("float64")
+    assert net(x).dtype == np.float64
+    p = nd.Pooling(x, kernel=(2, 2), pool_type="max")
+    assert p.dtype == np.float64 and p.asnumpy()[0, 0, 0, 0] == _IMG8[0, 0, :2, :2].max()
+    img = nd.array(_IMG8, dtype="uint8").astype("float32") / 255
+    assert _layer("MaxPool2D", True)(img).dtype == np.float32
