@@ -215,6 +215,50 @@ def _data_attrs(cls, attrs: dict, where: str) -> dict:
     return attrs
 
 
+def _is_count(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0
+
+
+def _is_mults(v) -> bool:
+    return isinstance(v, dict) and all(
+        isinstance(x, (int, float, np.number)) and not isinstance(x, bool)
+        and math.isfinite(x) for x in v.values())
+
+
+def _is_counts(v) -> bool:
+    return isinstance(v, dict) and all(
+        isinstance(c, dict) and all(_is_count(n) for n in c.values()) for c in v.values())
+
+
+# attributes a saved optimizer has that are not constructor arguments
+_STATE_ATTR_RULES = {
+    "num_update": (_is_count, "an int >= 0"),
+    "lr_mult": (_is_mults, "a dict of finite numbers"),
+    "wd_mult": (_is_mults, "a dict of finite numbers"),
+    "_all_index_update_counts": (_is_counts, "a dict of dicts of ints >= 0"),
+    "idx2name": (lambda v: isinstance(v, dict), "a dict"),
+}
+
+
+def _check_optimizer_attrs(cls, attrs: dict, where: str) -> None:
+    """Every attribute a constructor argument of the same name would be checked for
+    (``lr`` as ``learning_rate``, ``None`` allowed with a scheduler) is checked with
+    the same rule, so a file with ``lr: "fast"`` fails here, naming it, not later in
+    ``step``."""
+    from ._check import _OPTIMIZER_RULES
+    for k, v in attrs.items():
+        if k == "lr":
+            if v is None and attrs.get("lr_scheduler") is not None:
+                continue
+            rule = _OPTIMIZER_RULES["learning_rate"]
+        else:
+            rule = _OPTIMIZER_RULES.get(k) or _STATE_ATTR_RULES.get(k)
+        if rule is not None and not rule[0](v):
+            raise FileFormatError(f"{where}: the {cls.__name__} attribute {k!r} is "
+                                  f"{str(v)[:40]!r} ({type(v).__name__}); it must be "
+                                  f"{rule[1]}")
+
+
 def _make_optimizer(key: str, attrs, count_key, where: str):
     """A registered optimizer class's instance with ``attrs`` over its defaults."""
     from .optimizer import Optimizer
@@ -231,8 +275,9 @@ def _make_optimizer(key: str, attrs, count_key, where: str):
             obj.__dict__.update(vars(cls()))     # attributes the file lacks keep defaults
     except Exception:    # noqa: BLE001 - an optimizer that needs arguments: file only
         pass
-    obj.__dict__.update(_data_attrs(cls, {k: v for k, v in attrs.items()
-                                          if k not in _SKIP_ATTRS}, where))
+    attrs = {k: v for k, v in attrs.items() if k not in _SKIP_ATTRS}
+    _check_optimizer_attrs(cls, attrs, where)
+    obj.__dict__.update(_data_attrs(cls, attrs, where))
     obj.param_dict = {}
     counts = obj.__dict__.get("_all_index_update_counts")
     if isinstance(counts, dict):
@@ -250,9 +295,10 @@ def _loads_native(buf, where: str):
                               f"(no {JSON_KEY} entry)")
     try:
         doc = json.loads(table.pop(JSON_KEY).tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as err:
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
         raise FileFormatError(f"{where}: the states description is not valid JSON: "
-                              f"{err}") from None
+                              f"{'nested too deeply' if isinstance(err, RecursionError) else err}"
+                              ) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise FileFormatError(f"{where} is not an mxgrad optimizer states file")
     if doc.get("version") != VERSION:

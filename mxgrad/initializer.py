@@ -30,7 +30,7 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Sequence, Type, TypeVar, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from typing_extensions import Literal
 
@@ -181,7 +181,12 @@ class Initializer:
             desc.global_init = self
         init = desc.attrs.get("__init__", "")
         if init:
-            create(init)._init_weight(desc, arr)
+            try:
+                chosen = create(init)
+            except StateError as err:
+                raise StateError(f"parameter '{desc}' has attribute __init__={init!r:.80}: "
+                                 f"{err}") from None
+            chosen._init_weight(desc, arr)
             self._verbose_print(desc, init, arr)
         else:
             self._by_suffix(desc, arr)
@@ -287,6 +292,20 @@ def alias(*aliases: str) -> Callable[[_C], _C]:
     return reg
 
 
+def _parse_dumps(text: str) -> Tuple[str, Dict[str, Any]]:
+    """``(name, keyword arguments)`` from :meth:`Initializer.dumps` output, checked."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        value = None
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)
+            and isinstance(value[1], dict)):
+        raise StateError(f"initializer {text[:80]!r} is not an initializer's dumps() "
+                         f"output, '[\"name\", {{keyword arguments}}]' (e.g. "
+                         f"'[\"normal\", {{\"sigma\": 0.01}}]'), nor a name")
+    return value[0], value[1]
+
+
 def create(initializer: Union[Initializer, Load, Mixed, str, dict], *args: Any,
            **kwargs: Any) -> Union[Initializer, Load, Mixed]:
     """Return an initializer from an instance, a registered name, or a JSON string.
@@ -316,7 +335,7 @@ def create(initializer: Union[Initializer, Load, Mixed, str, dict], *args: Any,
         raise DTypeError(f"initializer must be an Initializer, a name or a JSON string, got "
                          f"{type(initializer).__name__}")
     if initializer.startswith("["):
-        name, kw = json.loads(initializer)
+        name, kw = _parse_dumps(initializer)
         return create(name, **kw)
     name = initializer.lower()
     if name not in _REGISTRY:

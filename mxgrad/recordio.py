@@ -38,11 +38,11 @@ import os
 import struct
 import threading
 from collections import namedtuple
-from typing import Any, Callable, Dict, List, Optional, Tuple, cast
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from .base import DTypeError, MXNetError, StateError
+from .base import DTypeError, FileAccessError, FileMissingError, MXNetError, StateError
 
 __all__ = ["MXRecordIO", "MXIndexedRecordIO", "IRHeader", "pack", "unpack", "pack_img",
            "unpack_img", "RecordIOError", "RecordKeyError"]
@@ -96,6 +96,11 @@ def _encode_record(buf: bytes) -> bytes:
     return b"".join(parts)
 
 
+def _open_error(err: OSError, msg: str) -> MXNetError:
+    return FileMissingError(msg) if isinstance(err, FileNotFoundError) else \
+        FileAccessError(msg)
+
+
 class MXRecordIO:
     """Sequential reader/writer of a RecordIO file (MXNet's ``mx.recordio.MXRecordIO``).
 
@@ -135,8 +140,8 @@ class MXRecordIO:
         try:
             self._file = open(self.uri, "wb" if self.writable else "rb")
         except OSError as err:
-            raise MXNetError(f"MXRecordIO: cannot open {self.uri!r} for "
-                             f"{'writing' if self.writable else 'reading'}: {err}") from err
+            raise _open_error(err, f"MXRecordIO: cannot open {self.uri!r} for "
+                              f"{'writing' if self.writable else 'reading'}: {err}") from err
         self.pid = os.getpid()
         self.is_open = True
         self._lock = threading.Lock()  # read_idx = seek + read, atomic across threads
@@ -290,20 +295,39 @@ class MXIndexedRecordIO(MXRecordIO):
             self.fidx = open(self.idx_path, self.flag)
         except OSError as err:
             super().close()
-            raise MXNetError(f"MXIndexedRecordIO: cannot open index {self.idx_path!r}: "
-                             f"{err}") from err
+            raise _open_error(err, f"MXIndexedRecordIO: cannot open index "
+                              f"{self.idx_path!r}: {err}") from err
         if not self.writable:
+            try:
+                self._read_index()
+            except BaseException:
+                self.close()
+                raise
+
+    def _read_index(self) -> None:
+        size = os.fstat(self._file.fileno()).st_size
+        try:
             for lineno, line in enumerate(self.fidx, 1):
                 if not line.strip():
                     continue
                 fields = line.strip().split("\t")
                 try:
                     key = self.key_type(fields[0])
-                    self.idx[key] = int(fields[1])
-                except (ValueError, IndexError) as err:
+                    pos = int(fields[1])
+                except (ValueError, IndexError, TypeError) as err:
                     raise RecordIOError(f"{self.idx_path!r} line {lineno}: expected "
-                                        f"'key<TAB>offset', got {line.strip()!r}") from err
+                                        f"'key<TAB>offset', got {line.strip()[:80]!r}"
+                                        ) from err
+                if not 0 <= pos <= size - 8:
+                    raise RecordIOError(
+                        f"{self.idx_path!r} line {lineno}: offset {pos} of key {key!r} is "
+                        f"outside {self.uri!r} ({size} bytes); the index does not belong "
+                        f"to this .rec file (rebuild it with im2rec or write_idx)")
+                self.idx[key] = pos
                 self.keys.append(key)
+        except UnicodeDecodeError:
+            raise RecordIOError(f"{self.idx_path!r} is not a text index "
+                                f"('key<TAB>offset' lines)") from None
 
     def close(self) -> None:
         if not self.is_open:
@@ -339,7 +363,11 @@ class MXIndexedRecordIO(MXRecordIO):
         """The record with key ``idx``."""
         with self._lock:
             self.seek(idx)
-            return cast(bytes, self.read())
+            rec = self.read()
+        if rec is None:
+            raise RecordIOError(f"MXIndexedRecordIO: key {idx!r} of {self.idx_path!r} points "
+                                f"at the end of {self.uri!r}, where there is no record")
+        return rec
 
     def write_idx(self, idx: Any, buf: bytes) -> None:
         """Append record ``buf`` under key ``idx`` (written to the index as ``str(key)``)."""

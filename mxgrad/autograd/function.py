@@ -117,6 +117,15 @@ class _Named(tuple):
                                f"{[n for n in self._names if n is not None]}") from None
         return tuple.__getitem__(self, key)
 
+    def __getattribute__(self, key):
+        # a saved name wins over a tuple/dict method of the same name (R's
+        # ``ctx$saved_variables$items`` for ``save_for_backward(items=...)``)
+        if not key.startswith("_"):
+            names = tuple.__getattribute__(self, "_names")
+            if key in names:
+                return tuple.__getattribute__(self, "_lookup")(key)
+        return tuple.__getattribute__(self, key)
+
     def __getattr__(self, key):
         if key.startswith("__") or key == "_names":
             raise AttributeError(key)
@@ -299,6 +308,7 @@ class FunctionCtx:
         names = ((None,) * len(arrays) + tuple(named)) if named else None
         if self._fn_phase == _IDLE:          # before the call: forward may add to them
             self._fn_presaved = (vals, names)
+            self._fn_to_save, self._fn_save_names = vals, names   # readable now, as MXNet
             return
         self._fn_to_save, self._fn_save_names = vals, names
         entries = tuple(None if v is None else ("obj", v) for v in vals)

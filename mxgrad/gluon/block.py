@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
+import os
 import re
 import threading
 import warnings
@@ -45,9 +46,12 @@ from collections import OrderedDict, defaultdict
 from numbers import Number
 
 from ..base import MXNetError, ShapeError, StateError
+from .._fileio import atomic_write
 from ..context import current_context
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
+from ..ndarray import _format as _nd_format
+from ..ndarray.utils import _split as _nd_split
 from .. import initializer
 from .. import autograd
 from .. import symbol as _sym
@@ -821,7 +825,6 @@ class HybridBlock(Block):
         ['fc-0000.params', 'fc-symbol.json']
         """
         sym = self._trace()
-        sym.save(f"{path}-symbol.json", remove_amp_cast=remove_amp_cast)
         arg_names = set(sym.list_arguments())
         aux_names = set(sym.list_auxiliary_states())
         arg_dict = {}
@@ -830,7 +833,18 @@ class HybridBlock(Block):
                 arg_dict["arg:" + name] = param._reduce()
             elif name in aux_names:
                 arg_dict["aux:" + name] = param._reduce()
-        nd.save("%s-%04d.params" % (path, epoch), arg_dict)
+        # both files are written in full (and flushed to disk) before either replaces
+        # the previous export, so a failure (a full disk) leaves the old pair intact
+        names, arrays = _nd_split(arg_dict, "export")
+        chunks = _nd_format.encode(arrays, names, "export")
+        text = sym.tojson()
+        with atomic_write(f"{path}-symbol.json", "w") as fj:
+            fj.write(text)
+            fj.flush()
+            os.fsync(fj.fileno())
+            with atomic_write("%s-%04d.params" % (path, epoch)) as fp:
+                for c in chunks:
+                    fp.write(c)
 
     def optimize_for(self, x: NDArray, *args: NDArray, backend: Optional[str] = None,
                      **kwargs: Any) -> None:

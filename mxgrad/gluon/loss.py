@@ -261,9 +261,10 @@ SoftmaxCELoss = SoftmaxCrossEntropyLoss
 
 
 class KLDivLoss(Loss):
-    r"""Kullback-Leibler divergence ``label * (log(label) - pred)``, averaged per
-    sample (``pred`` holds log-probabilities unless ``from_logits=False``, then a
-    log-softmax is applied along ``axis``).
+    r"""Kullback-Leibler divergence ``label * (log(label) - pred)``, summed over the
+    non-batch axes of each sample, as MXNet 1.9.1 computes it (its docstring says
+    "averaged"; the code sums). ``pred`` holds log-probabilities unless
+    ``from_logits=False``, then a log-softmax is applied along ``axis``.
 
     Examples
     --------
@@ -271,6 +272,9 @@ class KLDivLoss(Loss):
     >>> p = mx.nd.log(mx.nd.array([[0.5, 0.5]]))
     >>> round(float(KLDivLoss()(p, mx.nd.array([[0.5, 0.5]])).asscalar()), 6)
     0.0
+    >>> p = mx.nd.log_softmax(mx.nd.array([[1, 2, 3, 4]]))
+    >>> round(float(KLDivLoss()(p, mx.nd.array([[.1, .2, .3, .4]])).asscalar()), 4)
+    0.1603
     """
 
     def __init__(self, from_logits: bool = True, axis: int = -1, weight: Optional[float] = None,
@@ -284,7 +288,9 @@ class KLDivLoss(Loss):
             pred = F.log_softmax(pred, axis=self._axis)
         loss = label * (F.log(label + 1e-12) - pred)
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        if loss.ndim <= 1:
+            return loss
+        return F.sum(loss, axis=self._batch_axis, exclude=True)   # a sum, as MXNet
 
 
 class HuberLoss(Loss):
@@ -532,5 +538,4 @@ class SDMLLoss(Loss):
         s = self.smoothing_parameter
         gold = F.eye(n, dtype=x1.dtype)
         labels = gold * (1 - s) + (1 - gold) * (s / (n - 1) if n > 1 else 0.0)
-        # KLDivLoss averages over the N candidates; times N: the divergence itself
-        return self.kl_loss(F.log_softmax(-distances, axis=1), labels) * n
+        return self.kl_loss(F.log_softmax(-distances, axis=1), labels)   # sums over N

@@ -108,7 +108,10 @@ def imread(filename: str, flag: int = 1, to_rgb: bool = True,
             buf = f.read()
     except OSError as err:
         raise _ImageFileError(f"imread: cannot read {filename!r}: {err}") from err
-    return imdecode(buf, flag=flag, to_rgb=to_rgb, out=out)
+    try:
+        return imdecode(buf, flag=flag, to_rgb=to_rgb, out=out)
+    except _codec.ImageDecodeError as err:     # name the file, not just the bytes
+        raise _codec.ImageDecodeError(f"imread: {filename!r}: {err}") from None
 
 
 class _ImageFileError(MXNetError, FileNotFoundError):

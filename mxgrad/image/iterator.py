@@ -10,7 +10,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..base import ShapeError, StateError, numeric_types
+from ..base import (FileAccessError, FileFormatError, FileMissingError, ShapeError,
+                    StateError, numeric_types)
 from .. import ndarray as nd
 from ..ndarray import NDArray
 from .. import io
@@ -20,6 +21,46 @@ from .augmenters import Augmenter, CreateAugmenter
 from .image import imdecode
 
 __all__ = ["ImageIter"]
+
+
+def _read_lst(path: str, dtype: str, keys: List[Any]) -> Dict[Any, Tuple[NDArray, str]]:
+    """The image list file ``path`` (``index<TAB>label(s)<TAB>path`` lines) as
+    ``{index: (label, image path)}``; the indices in file order are appended to ``keys``.
+    A line that is not of that form is an error naming the file and the line (MXNet
+    raises ``ValueError`` on most of them; none is skipped silently)."""
+    result: Dict[Any, Tuple[NDArray, str]] = {}
+    try:
+        fin = open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise FileMissingError(f"ImageIter: path_imglist {path!r} does not exist") from None
+    except OSError as err:
+        raise FileAccessError(f"ImageIter: cannot read path_imglist {path!r}: "
+                              f"{err.strerror or err}") from None
+    with fin:
+        try:
+            for lineno, line in enumerate(fin, 1):
+                if not line.strip():
+                    continue
+                fields = line.strip().split("\t")
+                try:
+                    if len(fields) < 3:
+                        raise ValueError("fewer than 3 tab-separated fields")
+                    key: Any = int(fields[0])
+                    label = np.asarray(fields[1:-1], dtype=np.float64)
+                except ValueError as err:
+                    raise FileFormatError(
+                        f"ImageIter: path_imglist {path!r} line {lineno} is "
+                        f"{line.strip()[:80]!r}: {err}; each line must be "
+                        f"'index<TAB>label(s)<TAB>path' (tab-separated, as im2rec "
+                        f"writes)") from None
+                result[key] = (nd.array(label, dtype=dtype), fields[-1])
+                keys.append(key)
+        except UnicodeDecodeError:
+            raise FileFormatError(f"ImageIter: path_imglist {path!r} is not a UTF-8 text "
+                                  f"file") from None
+    if not result:
+        raise FileFormatError(f"ImageIter: path_imglist {path!r} lists no images")
+    return result
 
 
 class ImageIter(io.DataIter):
@@ -77,17 +118,7 @@ class ImageIter(io.DataIter):
             self.imgrec = None
         imgkeys: List[Any] = []
         if path_imglist:
-            with open(path_imglist) as fin:
-                result: Dict[Any, Tuple[NDArray, str]] = {}
-                for line in fin:
-                    fields = line.strip().split("\t")
-                    if len(fields) < 3:
-                        continue
-                    key: Any = int(fields[0])
-                    result[key] = (nd.array(np.asarray(fields[1:-1], dtype=np.float64),
-                                            dtype=dtype), fields[-1])
-                    imgkeys.append(key)
-            self.imglist = result
+            self.imglist = _read_lst(path_imglist, dtype, imgkeys)
         elif isinstance(imglist, list):
             result = {}
             for index, img in enumerate(imglist, 1):
@@ -268,8 +299,15 @@ class ImageIter(io.DataIter):
     def read_image(self, fname: str) -> bytes:
         """The bytes of image file ``fname`` (under ``path_root``)."""
         path = os.path.join(self.path_root, fname) if self.path_root else fname
-        with open(path, "rb") as fin:
-            return fin.read()
+        try:
+            with open(path, "rb") as fin:
+                return fin.read()
+        except FileNotFoundError:
+            raise FileMissingError(f"ImageIter: image file {path!r} does not exist (check "
+                                   f"path_root and the image list)") from None
+        except OSError as err:
+            raise FileAccessError(f"ImageIter: cannot read image file {path!r}: "
+                                  f"{err.strerror or err}") from None
 
     def augmentation_transform(self, data):
         """Apply the augmenters in order."""

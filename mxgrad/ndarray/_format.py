@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import struct
 import sys
+import zipfile
 from typing import Any, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
@@ -256,8 +257,12 @@ def _record(r: _Reader, idx: int) -> np.ndarray:
         nad = _NUM_AUX[stype]
         sshape = r.shape(what + " storage shape") if nad else None
         shape = r.shape(what + " shape")
+        if shape is not None and any(d < -1 for d in shape):   # MXNet's shape_is_known
+            raise FileFormatError(f"{r.where} is corrupt: {what} has dimension "
+                                  f"{min(shape)} in shape {shape} (a dimension must be "
+                                  f">= -1)")
         if shape is None or (magic == V2_MAGIC and shape == ()) or \
-                (magic == V3_MAGIC and any(d < 0 for d in shape)):
+                (magic == V3_MAGIC and -1 in shape):
             return np.zeros((0,), np.float32)      # an empty ("none") array
     elif magic == V1_MAGIC or magic <= _MAX_NDIM:
         stype, nad, sshape = _DENSE, 0, None
@@ -461,6 +466,42 @@ def read_file(fname) -> Tuple[List[str], List[np.ndarray]]:
         return _read_list(_Reader(f, size, where))
 
 
+# DEFLATE cannot expand data by more than ~1032x; a member claiming more is a lie or a bomb
+_MAX_DEFLATE_RATIO = 1100
+
+
+def _check_npz_member(zf: "zipfile.ZipFile", key: str, where: str) -> None:
+    """Refuse an ``.npz`` member whose ``.npy`` header claims more data than the member
+    holds, before NumPy allocates it (a 2**40-element header would raise MemoryError)."""
+    try:
+        info = zf.getinfo(key + ".npy")
+    except KeyError:
+        info = zf.getinfo(key)
+    limit = info.compress_size if info.compress_type == zipfile.ZIP_STORED else \
+        info.compress_size * _MAX_DEFLATE_RATIO + 1024
+    if info.file_size > limit:
+        raise FileFormatError(f"{where} is corrupt: .npz member {key!r} claims "
+                              f"{info.file_size:,} bytes from {info.compress_size:,} "
+                              f"stored bytes")
+    with zf.open(info) as m:
+        try:
+            version = np.lib.format.read_magic(m)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(m)
+            else:
+                shape, _, dtype = np.lib.format.read_array_header_2_0(m)
+        except ValueError as err:
+            raise FileFormatError(f"{where} is corrupt: .npz member {key!r} is not a .npy "
+                                  f"array ({err})") from None
+    count = 1
+    for d in shape:
+        count *= d
+    if count * dtype.itemsize > info.file_size:
+        raise FileFormatError(f"{where} is corrupt: .npz member {key!r} claims shape "
+                              f"{shape} ({count * dtype.itemsize:,} bytes of {dtype}) but "
+                              f"holds {info.file_size:,} bytes")
+
+
 def _read_npz(f, where: str) -> Tuple[List[str], List[np.ndarray]]:
     """mxgrad's earlier ``nd.save`` format: an ``.npz`` with a ``__kind__`` entry."""
     try:
@@ -468,11 +509,14 @@ def _read_npz(f, where: str) -> Tuple[List[str], List[np.ndarray]]:
             if "__kind__" not in z.files:
                 raise FileFormatError(f"{where} is a zip/.npz archive that mxgrad did not "
                                       f"write (no __kind__ entry); load it with numpy.load")
+            for k in z.files:
+                _check_npz_member(z.zip, k, where)
             kind = str(z["__kind__"])
             items = {k: z[k] for k in z.files if k != "__kind__"}
     except FileFormatError:
         raise
-    except (ValueError, OSError, EOFError, KeyError) as err:   # bad zip, object arrays
+    except (ValueError, OSError, EOFError, KeyError, MemoryError,
+            zipfile.BadZipFile) as err:   # bad zip, object arrays
         raise FileFormatError(f"{where} is a damaged or unsupported .npz archive: "
                               f"{err}") from None
     if kind == "dict":

@@ -160,7 +160,12 @@ def from_dlpack(dlpack: Any) -> NDArray:
         raise DTypeError(f"from_dlpack: NumPy cannot import this tensor ({err}); mxgrad "
                          f"takes CPU tensors of NumPy's dtypes (move it to the CPU, or "
                          f"cast bfloat16 to float32, first)") from None
-    return wrap(_writable_alias(np.asarray(a)))
+    a = np.asarray(a)
+    if a.dtype.kind not in "biuf":   # MXNet: "Unknown DLDataType"
+        raise DTypeError(f"from_dlpack: the tensor has dtype {a.dtype}, which NDArrays do "
+                         f"not hold (bool, integers and floats only); take the real part "
+                         f"or cast it first")
+    return wrap(_writable_alias(a))
 
 
 def _dlpack(self: NDArray, stream: Optional[Any] = None, **kwargs: Any) -> Any:

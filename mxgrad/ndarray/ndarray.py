@@ -248,8 +248,18 @@ class NDArray(_OpMethods):
         return {"data": self._data}
 
     def __setstate__(self, st: Dict[str, Any]) -> None:
+        if not isinstance(st, dict):
+            raise FileFormatError(f"a pickled NDArray's state must be a dict, got "
+                                  f"{type(st).__name__}")
         if "data" in st:
             data = st["data"]
+            if not isinstance(data, np.ndarray) or data.dtype.kind not in "biuf":
+                what = (f"an array of dtype {data.dtype}" if isinstance(data, np.ndarray)
+                        else type(data).__name__)
+                raise FileFormatError(f"a pickled NDArray's 'data' must be a numeric NumPy "
+                                      f"array (bool, int, uint or float), got {what}")
+            if type(data) is not np.ndarray or not data.dtype.isnative:
+                data = np.array(data, dtype=data.dtype.newbyteorder("="), subok=False)
         else:   # MXNet's pickled state: {'handle': the array's raw NDArray record}
             from ._format import loads_one   # the file format, needed on this path only
             raw = st.get("handle")
@@ -288,7 +298,21 @@ class NDArray(_OpMethods):
         return other
 
     def as_in_context(self, context: Context) -> "NDArray":
-        """Return this array (all contexts are the CPU in mxgrad)."""
+        """Return this array (all contexts are the CPU in mxgrad).
+
+        ``context`` must be a :class:`~mxgrad.Context` (``mx.cpu()``, ``mx.gpu(0)``), as in
+        MXNet, which refuses a string such as ``'gpu'``.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> x = mx.nd.ones((2,))
+        >>> x.as_in_context(mx.cpu()) is x
+        True
+        """
+        if not isinstance(context, Context):
+            raise DTypeError(f"as_in_context: context must be a Context such as mx.cpu() or "
+                             f"mx.gpu(0), got {type(context).__name__} {context!r}")
         return self
 
     as_in_ctx = as_in_context

@@ -57,7 +57,7 @@ import os
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..base import ShapeError, StateError
+from ..base import DTypeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray
 from ..autograd.scope import state
 from ._core import Op, defop, call, call1, as_array, inplace_apply
@@ -615,6 +615,25 @@ def _check_groups(op, C, num_filter, num_group, what="num_filter"):
                          f"num_group={num_group}")
 
 
+def _check_dtypes(op, data, **params) -> None:
+    """MXNet's type rules for a layer: ``data`` and each given parameter share one dtype
+    ("This layer requires uniform type"), and that dtype is a floating-point one (MXNet
+    refuses integer data: a ``uint8`` image would wrap around instead of being
+    computed). Nothing is promoted silently."""
+    dt = np.dtype(data.dtype)
+    for name, p in params.items():
+        if p is not None and np.dtype(p.dtype) != dt:
+            pt = np.dtype(p.dtype)
+            fix = (f"cast the data (x.astype('{pt}'))" if dt.kind != "f" else
+                   f"cast the data (x.astype('{pt}')) or the layer (net.cast('{dt}'))")
+            raise DTypeError(f"{op}: this layer requires uniform type: data is {dt} but "
+                             f"{name} is {pt}; {fix}")
+    if dt.kind != "f":
+        raise DTypeError(f"{op}: only floating-point data is supported, got {dt}; cast it "
+                         f"first (e.g. x.astype('float32'), then scale uint8 images by "
+                         f"1/255 if needed)")
+
+
 def _check_bias(op, bias, num_filter):
     if bias is not None and tuple(bias.shape) != (num_filter,):
         raise ShapeError(f"{op}: bias has shape {tuple(bias.shape)}, expected "
@@ -711,6 +730,7 @@ def Convolution(data: Optional[NDArray] = None, weight: Optional[NDArray] = None
     elif bias is not None:
         bias = _as_input(bias, op, "bias")
         _check_bias(op, bias, num_filter)
+    _check_dtypes(op, data, weight=weight, bias=bias)
     y = _conv(data, weight, bias, stride, pad, dilate, num_group)
     if last:
         y = _transpose(y, _to_channel_last(nd))
@@ -821,6 +841,7 @@ def Deconvolution(data: Optional[NDArray] = None, weight: Optional[NDArray] = No
     elif bias is not None:
         bias = _as_input(bias, op, "bias")
         _check_bias(op, bias, num_filter)
+    _check_dtypes(op, data, weight=weight, bias=bias)
     y = _deconv(data, weight, bias, stride, pad, dilate, num_group, osize)
     if last:
         y = _transpose(y, _to_channel_last(nd))
@@ -1113,6 +1134,7 @@ def Pooling(data: Optional[NDArray] = None, kernel: Shape = (), pool_type: str =
     if data is None:
         raise StateError(f"{op}: 'data' is required")
     data = _as_input(data, op)
+    _check_dtypes(op, data)
     if pool_type not in _POOL_TYPES:
         raise StateError(f"{op}: pool_type={pool_type!r}; use one of {_POOL_TYPES}")
     if pooling_convention not in _CONVENTIONS:

@@ -29,9 +29,9 @@ import numpy as np
 
 from .. import autograd
 from .. import name as _naming
-from .._fileio import atomic_write, check_path
+from .._fileio import atomic_write, open_for_read
 from .. import ndarray as nd
-from ..base import MXNetError, OutOfRangeError, ShapeError, DTypeError
+from ..base import MXNetError, OutOfRangeError, ShapeError, DTypeError, FileFormatError
 from ..ndarray.ndarray import NDArray
 from ._registry import lookup, parse_attrs, UnknownOpError, LABEL_OPS
 
@@ -698,52 +698,120 @@ def _check_op(op: str, name: str):
     return spec
 
 
+def _bad_json(where: str, problem: str) -> FileFormatError:
+    return FileFormatError(f"load_json: {where} {problem}; a Symbol JSON is MXNet's "
+                           f"Symbol.tojson() / *-symbol.json output")
+
+
+def _entry(e, where: str) -> Tuple[int, int]:
+    """``(node index, output index)`` of an input or head entry ``[k, j]`` or ``[k, j, v]``."""
+    if not isinstance(e, list) or not 2 <= len(e) <= 3 or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in e):
+        raise _bad_json(where, f"is {e!r:.60}, not [node, output] (integers)")
+    return e[0], e[1]
+
+
+def _json_node(entry, i: int, nodes: List[_Node]) -> _Node:
+    if not isinstance(entry, dict):
+        raise _bad_json(f"node {i}", f"is a {type(entry).__name__}, not an object")
+    op = entry.get("op", "null")
+    name = entry.get("name", f"node{i}")
+    if not isinstance(op, str) or not isinstance(name, str):
+        raise _bad_json(f"node {i}", "needs a string 'op' and 'name'")
+    attrs = entry.get("attrs", entry.get("attr", entry.get("param", {}))) or {}
+    if not isinstance(attrs, dict):
+        raise _bad_json(f"node '{name}'", "has attributes that are not an object")
+    attrs = {str(k): str(v) for k, v in attrs.items()}
+    raw_inputs = entry.get("inputs", [])
+    if not isinstance(raw_inputs, list):
+        raise _bad_json(f"node '{name}'", "has 'inputs' that are not a list")
+    inputs = []
+    for e in raw_inputs:
+        src, j = _entry(e, f"an input of node '{name}'")
+        if not 0 <= src < i:
+            raise _bad_json(f"node '{name}'", f"has input {src}, which is not an earlier node")
+        if not 0 <= j < nodes[src].num_outputs():
+            raise _bad_json(f"node '{name}'", f"reads output {j} of '{nodes[src].name}', "
+                            f"which has {nodes[src].num_outputs()} output(s)")
+        inputs.append((nodes[src], j))
+    if op == "null":
+        return _Node("null", name, attrs, [])
+    spec = _check_op(op, name)
+    try:
+        kwargs = parse_attrs(spec, attrs, name)
+        spec.num_outputs(kwargs)
+    except MXNetError:
+        raise
+    except (ValueError, TypeError, RecursionError, MemoryError, OverflowError) as err:
+        raise _bad_json(f"node '{name}' (op {op})", f"has attributes mxgrad cannot read "
+                        f"({type(err).__name__}: {err})") from None
+    return _Node(spec.name, name, attrs, inputs, spec, kwargs)
+
+
 def load_json(json_str: str) -> Symbol:
     """The Symbol of an MXNet JSON graph (``Symbol.tojson``, ``*-symbol.json``).
 
     Every operator is checked here: one mxgrad cannot run raises an error naming it
-    and its node.
+    and its node. A malformed graph (wrong types, references to later nodes or to
+    outputs a node does not have, absurd nesting) raises
+    :class:`~mxgrad.base.FileFormatError` (an ``MXNetError`` and a ``ValueError``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> try:
+    ...     mx.sym.load_json('{"nodes": 5, "heads": []}')
+    ... except ValueError as err:
+    ...     print(type(err).__name__)
+    FileFormatError
     """
+    if not isinstance(json_str, (str, bytes, bytearray)):
+        raise DTypeError(f"load_json: json_str must be a str, got {type(json_str).__name__}")
     try:
         graph = json.loads(json_str)
-    except ValueError as err:
-        raise MXNetError(f"load_json: not a JSON graph: {err}") from err
+    except (ValueError, RecursionError) as err:
+        raise FileFormatError(f"load_json: not a JSON graph: "
+                              f"{'nested too deeply' if isinstance(err, RecursionError) else err}"
+                              ) from None
     if not isinstance(graph, dict) or "nodes" not in graph or "heads" not in graph:
-        raise MXNetError("load_json: a Symbol JSON needs 'nodes' and 'heads'")
+        raise FileFormatError("load_json: a Symbol JSON needs 'nodes' and 'heads'")
+    if not isinstance(graph["nodes"], list) or not isinstance(graph["heads"], list):
+        raise _bad_json("'nodes' and 'heads'", "must be lists")
     nodes: List[_Node] = []
     for i, entry in enumerate(graph["nodes"]):
-        op = entry.get("op", "null")
-        name = entry.get("name", f"node{i}")
-        attrs = entry.get("attrs", entry.get("attr", entry.get("param", {}))) or {}
-        attrs = {str(k): str(v) for k, v in attrs.items()}
-        inputs = []
-        for e in entry.get("inputs", []):
-            src, j = int(e[0]), int(e[1])
-            if not 0 <= src < i:
-                raise MXNetError(f"load_json: node '{name}' has input {src}, which is not "
-                                 f"an earlier node")
-            inputs.append((nodes[src], j))
-        if op == "null":
-            node = _Node("null", name, attrs, [])
-        else:
-            spec = _check_op(op, name)
-            node = _Node(spec.name, name, attrs, inputs, spec,
-                         parse_attrs(spec, attrs, name))
-        nodes.append(node)
+        nodes.append(_json_node(entry, i, nodes))
     heads = []
     for e in graph["heads"]:
-        k, j = int(e[0]), int(e[1])
+        k, j = _entry(e, "a head")
         if not 0 <= k < len(nodes):
-            raise MXNetError(f"load_json: head {k} is not a node")
+            raise _bad_json(f"head {k}", "is not a node")
+        if not 0 <= j < nodes[k].num_outputs():
+            raise _bad_json(f"head [{k}, {j}]", f"reads output {j} of '{nodes[k].name}', "
+                            f"which has {nodes[k].num_outputs()} output(s)")
         heads.append((nodes[k], j))
+    if not heads:
+        raise _bad_json("'heads'", "is empty")
     return Symbol(heads)
 
 
 def load(fname: str) -> Symbol:
-    """Load a Symbol from an MXNet ``*-symbol.json`` file."""
-    fname = check_path(fname, "fname")
-    with open(fname, "r", encoding="utf-8") as f:
-        return load_json(f.read())
+    """Load a Symbol from an MXNet ``*-symbol.json`` file.
+
+    A missing file raises :class:`~mxgrad.base.FileMissingError` (an ``MXNetError``
+    and a ``FileNotFoundError``); a file that is not a Symbol JSON raises
+    :class:`~mxgrad.base.FileFormatError` naming it.
+    """
+    with open_for_read(fname, "fname") as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FileFormatError(f"mx.sym.load: {fname!r} is not UTF-8 text, so not a "
+                              f"Symbol JSON file") from None
+    try:
+        return load_json(text)
+    except FileFormatError as err:
+        raise FileFormatError(f"mx.sym.load({fname!r}): {err}") from None
 
 
 def _write_text(fname: str, text: str) -> None:

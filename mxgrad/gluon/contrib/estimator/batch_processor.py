@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .... import autograd
+from ....base import DTypeError
 from ...utils import split_and_load
 
 __all__ = ["BatchProcessor"]
@@ -15,6 +16,11 @@ class BatchProcessor:
     """
 
     def _get_data_and_label(self, batch, ctx, batch_axis=0):
+        if not isinstance(batch, (list, tuple)) or len(batch) < 2:
+            raise DTypeError(f"Estimator: each batch of train_data/val_data must be a "
+                             f"(data, label) pair, got {type(batch).__name__} "
+                             f"{str(batch)[:40]}; pass a gluon.data.DataLoader over a "
+                             f"dataset of (data, label) samples")
         data = split_and_load(batch[0], ctx_list=ctx, batch_axis=batch_axis)
         label = split_and_load(batch[1], ctx_list=ctx, batch_axis=batch_axis)
         return data, label

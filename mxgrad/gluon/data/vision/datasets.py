@@ -28,11 +28,13 @@ import struct
 import tarfile
 import tempfile
 import urllib.request
+import zlib
 from typing import Any, Callable, Dict, Optional
 
 import numpy as np
 
-from ....base import MXNetError
+from ....base import FileFormatError, MXNetError
+from ...._fileio import open_for_read
 from ....ndarray.ndarray import wrap
 from ..dataset import _DownloadedDataset
 
@@ -98,8 +100,22 @@ _IDX_DTYPES: Dict[int, Any] = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C:
                0x0E: ">f8"}
 
 
+# DEFLATE expands data at most ~1032x: a gzip'd IDX file cannot hold more than this
+_MAX_GZIP_RATIO = 1100
+
+
+def _idx_error(path: str, problem: str) -> FileFormatError:
+    return FileFormatError(f"file {path!r} {problem}; expected MNIST-format (IDX) data "
+                           f"(http://yann.lecun.com/exdb/mnist)")
+
+
 def read_idx(path: str) -> np.ndarray:
     """Read an IDX file (the MNIST format; gzip-compressed if the name ends in ``.gz``).
+
+    The header's shape is checked against the file's size before anything is
+    allocated, and data after the announced values is refused without being read, so a
+    crafted file cannot make mxgrad allocate or decompress more than it holds. A bad
+    file raises :class:`~mxgrad.base.FileFormatError` naming it.
 
     Examples
     --------
@@ -109,24 +125,42 @@ def read_idx(path: str) -> np.ndarray:
     >>> read_idx(p)
     array([7, 1, 4], dtype=uint8)
     """
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        buf = f.read()
-    if len(buf) < 4 or buf[0] != 0 or buf[1] != 0 or buf[2] not in _IDX_DTYPES:
-        raise MXNetError(f"{path} is not an IDX file (bad magic number "
-                         f"{buf[:4].hex() or 'empty'}); expected MNIST-format data")
-    ndim = buf[3]
-    head = 4 + 4 * ndim
-    if len(buf) < head:
-        raise MXNetError(f"{path}: truncated IDX header")
-    dims = struct.unpack(f">{ndim}I", buf[4:head])
-    dtype = np.dtype(_IDX_DTYPES[buf[2]])
-    count = int(np.prod(dims, dtype=np.int64))
-    if len(buf) - head < count * dtype.itemsize:
-        raise MXNetError(f"{path}: the header announces shape {dims} but the file holds "
-                         f"only {(len(buf) - head) // dtype.itemsize} values; the file is "
-                         f"truncated")
-    data = np.frombuffer(buf, dtype=dtype, count=count, offset=head)
+    raw = open_for_read(path, "path")
+    try:
+        size = os.fstat(raw.fileno()).st_size
+        gz = path.endswith(".gz")
+        f = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
+        limit = size * _MAX_GZIP_RATIO if gz else size
+        try:
+            magic = f.read(4)
+            if len(magic) < 4 or magic[0] != 0 or magic[1] != 0 or \
+                    magic[2] not in _IDX_DTYPES:
+                raise _idx_error(path, f"is not an IDX file (bad magic number "
+                                 f"{magic.hex() or 'empty'})")
+            ndim = magic[3]
+            head = f.read(4 * ndim)
+            if len(head) < 4 * ndim:
+                raise _idx_error(path, "has a truncated header")
+            dims = struct.unpack(f">{ndim}I", head)
+            dtype = np.dtype(_IDX_DTYPES[magic[2]])
+            nbytes = dtype.itemsize
+            for d in dims:       # Python ints: 65536**4 does not wrap to 0
+                nbytes *= d
+            if nbytes > limit:
+                raise _idx_error(path, f"announces shape {dims} ({nbytes:,} bytes), more "
+                                 f"than its {size:,} bytes can hold")
+            buf = f.read(nbytes)
+            if len(buf) < nbytes:
+                raise _idx_error(path, f"announces shape {dims} but holds only "
+                                 f"{len(buf) // dtype.itemsize} values; it is truncated")
+            if f.read(1):
+                raise _idx_error(path, f"has data after the {nbytes:,} bytes of shape "
+                                 f"{dims} its header announces")
+        except (OSError, EOFError, zlib.error) as err:
+            raise _idx_error(path, f"cannot be read ({type(err).__name__}: {err})") from None
+    finally:
+        raw.close()
+    data = np.frombuffer(buf, dtype=dtype)
     return data.astype(dtype.newbyteorder("="), copy=True).reshape(dims)
 
 

@@ -39,6 +39,7 @@ from .squeezenet import *  # noqa: F401,F403
 from .vgg import *  # noqa: F401,F403
 from .mobilenet import *  # noqa: F401,F403
 from ..model_store import UnknownModelError
+from ....base import DTypeError
 from ...block import HybridBlock
 
 _models = {
@@ -91,6 +92,10 @@ def get_model(name: str, **kwargs: Any) -> HybridBlock:
     >>> net.output._units
     10
     """
+    if not isinstance(name, str):
+        raise DTypeError(f"get_model: name must be a model name (str) such as "
+                         f"'resnet18_v1', got {type(name).__name__} {name!r}; see "
+                         f"model_names()")
     key = name.lower()
     if key not in _models:
         raise UnknownModelError(f"Model {name!r} is not supported. Available options are\n\t"
