@@ -69,7 +69,7 @@ def get_mnist() -> Dict[str, np.ndarray]:
     """MNIST as MXNet's ``test_utils.get_mnist`` returns it: ``train_data``/``test_data``
     float32 ``(n, 1, 28, 28)`` in [0, 1] and ``train_label``/``test_label`` int8."""
     from .gluon.data.vision.datasets import read_idx
-    out = {}
+    out: Dict[str, np.ndarray] = {}
     for part, (labels, images) in _MNIST_FILES.items():
         lab = read_idx(_find(labels)).astype(np.int8)
         img = read_idx(_find(images))

@@ -27,7 +27,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, wrap
 from .elemwise import exp, log, maximum, stop_gradient
 from .indexing import where
 from .nn import log_softmax
@@ -138,8 +138,8 @@ def ctc_loss(data: NDArray, label: NDArray, data_lengths: Optional[NDArray] = No
         # they are replaced by zeros before the log-softmax, so they give neither a value nor
         # a gradient (MXNet's gradient there is 0)
         live_steps = np.arange(T)[:, None, None] < seq_len[None, :, None]
-        data = where(np.broadcast_to(live_steps, data.shape).astype(dt), data,
-                     np.zeros(data.shape, dtype=dt))
+        data = where(wrap(np.broadcast_to(live_steps, data.shape).astype(dt)), data,
+                     wrap(np.zeros(data.shape, dtype=dt)))
     logp = log_softmax(data, axis=-1)                        # (T, N, C)
     rows = np.broadcast_to(np.arange(N)[:, None], (N, S))
     emit = logp[:, rows, ext]                                # (T, N, S)
@@ -174,7 +174,7 @@ def ctc_loss(data: NDArray, label: NDArray, data_lengths: Optional[NDArray] = No
     repeats = ((labels[:, 1:] == labels[:, :-1]) & valid[:, 1:]).sum(axis=1)
     feasible = lab_len + repeats <= seq_len
     if not feasible.all():
-        loss = where(feasible.astype(dt), loss, np.zeros(N, dtype=dt))
+        loss = where(wrap(feasible.astype(dt)), loss, wrap(np.zeros(N, dtype=dt)))
     return loss
 
 
