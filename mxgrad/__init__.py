@@ -40,6 +40,8 @@ from . import recordio
 from . import image
 from . import image as img
 from . import name
+from . import attribute
+from .attribute import AttrScope
 from .util import np_shape, is_np_shape, set_np_shape, is_np_array
 from . import numpy  # noqa: E402  (mx.np: MXNet's NumPy interface)
 from . import numpy as np  # noqa: E402
@@ -55,4 +57,5 @@ __all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Cont
            "MXNetError", "base", "test_utils", "current_context", "num_gpus", "metric", "gluon",
            "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime", "viz",
            "io", "recordio", "image", "img", "kv", "kvstore", "name", "np_shape", "is_np_shape",
-           "set_np_shape", "is_np_array", "np", "npx", "numpy", "numpy_extension"]
+           "set_np_shape", "is_np_array", "np", "npx", "numpy", "numpy_extension", "attribute",
+           "AttrScope"]

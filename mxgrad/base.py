@@ -142,3 +142,94 @@ class UnknownArgumentError(DTypeError):
 
 
 __all__.append("UnknownArgumentError")
+
+
+# ------------------------------------------------------------------ MXNet's base helpers
+# Names MXNet programs and MXNet's own tests import from ``mxnet.base``.
+
+class NotImplementedForSymbol(MXNetError, NotImplementedError):
+    """An NDArray-only function was called on a Symbol (MXNet's class and message).
+
+    Examples
+    --------
+    >>> def asnumpy(x): pass
+    >>> str(NotImplementedForSymbol(asnumpy, None))
+    'Function asnumpy is not implemented for Symbol and only available in NDArray.'
+    """
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = getattr(function, "__name__", str(function))
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self) -> str:
+        msg = f"Function {self.function}"
+        if self.alias:
+            msg += f' (namely operator "{self.alias}")'
+        if self.args:
+            msg += f" with arguments ({', '.join(self.args)})"
+        return msg + " is not implemented for Symbol and only available in NDArray."
+
+
+def _as_list(obj):
+    """``obj`` if it is a list, its items if a tuple, else ``[obj]`` (MXNet's helper).
+
+    Examples
+    --------
+    >>> _as_list(1), _as_list([1, 2]), _as_list((1, 2))
+    ([1], [1, 2], [1, 2])
+    """
+    if isinstance(obj, list):
+        return obj
+    if isinstance(obj, tuple):
+        return list(obj)
+    return [obj]
+
+
+def data_dir_default() -> str:
+    """MXNet's default data folder: ``%APPDATA%\\mxnet`` on Windows, else ``~/.mxnet``."""
+    import os
+    import platform
+    if platform.system() == "Windows":
+        return os.path.join(os.environ.get("APPDATA", os.path.expanduser("~")), "mxnet")
+    return os.path.join(os.path.expanduser("~"), ".mxnet")
+
+
+def data_dir() -> str:
+    """The folder for downloaded data and models: ``$MXNET_HOME`` or the default.
+
+    Examples
+    --------
+    >>> import os
+    >>> data_dir() == os.environ.get("MXNET_HOME", data_dir_default())
+    True
+    """
+    import os
+    return os.getenv("MXNET_HOME", data_dir_default())
+
+
+def _ctypes_handle():
+    import ctypes
+    return ctypes.c_void_p
+
+
+# MXNet's C handle types: mxgrad has no C library, the names exist for code that imports them
+NDArrayHandle = SymbolHandle = ExecutorHandle = KVStoreHandle = _ctypes_handle()
+
+
+def c_str(string: str):
+    """``string`` as a C ``char *`` (``ctypes.c_char_p``), as MXNet's helper."""
+    import ctypes
+    return ctypes.c_char_p(string.encode("utf-8"))
+
+
+def check_call(ret: int) -> None:
+    """MXNet's check of a C API return code: raise :class:`MXNetError` if it is not 0
+    (mxgrad has no C API; kept for code that wraps its own calls with it)."""
+    if ret != 0:
+        raise MXNetError(f"C API call failed with return code {ret}")
+
+
+__all__ += ["NotImplementedForSymbol", "data_dir", "data_dir_default", "NDArrayHandle",
+            "c_str", "check_call"]

@@ -13,7 +13,7 @@ True
 from __future__ import annotations
 
 import os
-from typing import Any, Optional, Tuple, Union
+from typing import Any, List, Optional, Union
 
 import numpy as np
 
@@ -62,13 +62,17 @@ def seed(seed_state: int, ctx: Union[str, Context] = "all") -> None:
     process seeded with ``seed_state`` draws. Initial weights still agree: the Trainer
     broadcasts rank 0's.
 
+    A negative seed is taken as MXNet's C ``int`` is by its generator: modulo ``2**32``
+    (``seed(-1)`` draws what ``seed(2**32 - 1)`` draws).
+
     Examples
     --------
     >>> seed(0)
+    >>> seed(-1)
     """
     seed_state = as_int(seed_state, "random.seed: seed_state")
     if seed_state < 0:
-        raise StateError(f"random.seed: seed_state must be >= 0, got {seed_state}")
+        seed_state %= 2 ** 32
     _rng[0] = _new_generator(seed_state)
 
 
@@ -239,14 +243,22 @@ def bernoulli(prob: _Param = 0.5, shape: Optional[ShapeLike] = None, dtype: DTyp
 
 def multinomial(data: NDArray, shape: Optional[ShapeLike] = None, get_prob: bool = False,
                 dtype: DTypeLike = "int32", **kwargs: Any
-                ) -> Union[NDArray, Tuple[NDArray, NDArray]]:
+                ) -> Union[NDArray, List[NDArray]]:
     """Draw category indices from the probability rows of ``data``.
+
+    With ``get_prob=True`` returns the list ``[indices, log_prob]`` (as MXNet), where
+    ``log_prob`` is ``log(data[..., k])`` of each drawn ``k``, recorded by autograd so that
+    its gradient (``1 / data[k]`` per draw, MXNet's) trains a policy by REINFORCE. Rows
+    that do not sum to 1 are normalised for drawing (MXNet assumes they do).
 
     Examples
     --------
     >>> import mxgrad as mx
     >>> multinomial(mx.nd.array([[0., 1.]])).asnumpy().tolist()
     [1]
+    >>> idx, logp = multinomial(mx.nd.array([0.25, 0.75]), shape=3, get_prob=True)
+    >>> idx.shape, logp.shape
+    ((3,), (3,))
     """
     if not isinstance(data, NDArray):
         raise DTypeError(f"random.multinomial: data must be an NDArray of probabilities, "
@@ -265,8 +277,10 @@ def multinomial(data: NDArray, shape: Optional[ShapeLike] = None, get_prob: bool
     out = wrap(idx.astype(as_dtype(dtype)))
     if get_prob:
         from .ops.elemwise import log
-        logp = np.log(np.take_along_axis(flat, draws, axis=1)).reshape(idx.shape)
-        return out, wrap(logp.astype(np.float32))
+        from .ops.indexing import take
+        flat_idx = np.arange(flat.shape[0])[:, None] * flat.shape[1] + draws
+        picked = take(data.reshape((-1,)), wrap(flat_idx.reshape(idx.shape).astype(np.int64)))
+        return [out, log(picked)]
     return out
 
 

@@ -775,3 +775,182 @@ def _grad_allow_unused(heads, variables, head_grads=None, retain_graph=None,
     from .autograd.graph import grad_impl
     return grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mode,
                      True, allow_unused=True)
+
+
+# --------------------------------------------------------------- more of MXNet's helpers
+# (MXNet's tests import these; the statistical checks and downloads have their own modules)
+from ._test_stats import (gen_buckets_probs_with_ppf, mean_check, var_check,  # noqa: E402
+                          chi_square_check, verify_generator)
+from ._test_data import download, get_mnist, get_mnist_ubyte, get_mnist_iterator  # noqa: E402
+from ._test_data import list_gpus  # noqa: E402
+from .io.io import DataIter as _DataIter  # noqa: E402
+
+
+def effective_dtype(dat: _Arr) -> np.dtype:
+    """The dtype whose tolerances apply to ``dat``: its own (MXNet lowers float32 to
+    float16 only for TF32 GPUs, which mxgrad does not run on).
+
+    Examples
+    --------
+    >>> effective_dtype(np.zeros(2, dtype=np.float32))
+    dtype('float32')
+    """
+    return np.dtype(dat.dtype)
+
+
+def is_aarch64_run() -> bool:
+    """Whether this machine is aarch64 (MXNet's tests skip some cases there)."""
+    import platform
+    return platform.machine() == "aarch64"
+
+
+def is_cd_run() -> bool:
+    """Whether the tests run in MXNet's continuous-delivery job (``CD_JOB=1``)."""
+    return os.environ.get("CD_JOB", "0") == "1"
+
+
+def has_tvm_ops() -> bool:
+    """Whether TVM-generated operators exist: never in mxgrad."""
+    return False
+
+
+def is_op_runnable() -> bool:
+    """Whether the operators under test run here: always on mxgrad's CPU."""
+    return True
+
+
+def assign_each(the_input: np.ndarray, function: Optional[Callable] = None) -> np.ndarray:
+    """``function`` applied to each element of ``the_input`` (float64 result), or a copy.
+
+    Examples
+    --------
+    >>> assign_each(np.array([1, 2]), lambda v: v * 10).tolist()
+    [10.0, 20.0]
+    """
+    if function is None:
+        return np.array(the_input)
+    flat = np.asarray(the_input).reshape(-1)
+    return np.array([function(v) for v in flat], dtype=np.float64).reshape(
+        np.shape(the_input))
+
+
+def assign_each2(input1: np.ndarray, input2: np.ndarray,
+                 function: Optional[Callable] = None) -> np.ndarray:
+    """``function(a, b)`` of each pair of elements (float64 result), or a copy of input1."""
+    if function is None:
+        return np.array(input1)
+    if np.shape(input1) != np.shape(input2):
+        raise ShapeError(f"assign_each2: shapes differ, {np.shape(input1)} and "
+                         f"{np.shape(input2)}")
+    a, b = np.asarray(input1).reshape(-1), np.asarray(input2).reshape(-1)
+    return np.array([function(x, y) for x, y in zip(a, b)], dtype=np.float64).reshape(
+        np.shape(input1))
+
+
+def create_vector(size: int, dtype: DTypeLike = np.int64) -> NDArray:
+    """``arange(size)`` (MXNet's large-tensor tests)."""
+    return mx.nd.arange(0, size, dtype=dtype)
+
+
+def create_2d_tensor(rows: int, columns: int, dtype: DTypeLike = np.int64) -> NDArray:
+    """A ``(rows, columns)`` array whose row ``i`` holds ``i``."""
+    return mx.nd.broadcast_to(mx.nd.arange(0, rows, dtype=dtype).reshape((rows, 1)),
+                              shape=(rows, columns))
+
+
+def get_identity_mat(size: int) -> NDArray:
+    """The ``size x size`` identity (float32)."""
+    return mx.nd.array(np.eye(size, dtype=np.float32))
+
+
+def get_identity_mat_batch(size: int) -> NDArray:
+    """Two stacked identities, shape ``(2, size, size)``."""
+    return mx.nd.array(np.stack([np.eye(size, dtype=np.float32)] * 2))
+
+
+def rand_coord_2d(x_low: int, x_high: int, y_low: int, y_high: int) -> Tuple[int, int]:
+    """A random integer point in ``[x_low, x_high) x [y_low, y_high)``."""
+    return (int(np.random.randint(x_low, x_high, dtype=np.int64)),
+            int(np.random.randint(y_low, y_high, dtype=np.int64)))
+
+
+def new_matrix_with_real_eigvals_2d(n: int) -> np.ndarray:
+    """A random ``n x n`` matrix ``Q^-1 D Q`` with real eigenvalues ``D`` in [-10, 10] and
+    ``Q`` a well-conditioned (condition number < 3) reflection times a diagonal."""
+    while True:
+        d = np.diag(np.random.uniform(-1.0, 1.0, n))
+        v = np.random.uniform(-1.0, 1.0, (n, 1))
+        v /= np.linalg.norm(v, axis=0, keepdims=True)
+        q = (np.eye(n) - 2 * v @ v.T) @ d
+        if np.linalg.cond(q, 2) < 3:
+            break
+    return np.linalg.inv(q) @ np.diag(np.random.uniform(-10.0, 10.0, n)) @ q
+
+
+def new_matrix_with_real_eigvals_nd(shape: Sequence[int]) -> np.ndarray:
+    """A batch of :func:`new_matrix_with_real_eigvals_2d` of the given ``(..., n, n)`` shape.
+
+    Examples
+    --------
+    >>> m = new_matrix_with_real_eigvals_nd((2, 3, 3))
+    >>> m.shape, bool(np.abs(np.linalg.eigvals(m).imag).max() < 1e-8)
+    ((2, 3, 3), True)
+    """
+    count = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    return np.array([new_matrix_with_real_eigvals_2d(shape[-1])
+                     for _ in range(count)]).reshape(shape)
+
+
+def new_orthonormal_matrix_2d(n: int) -> np.ndarray:
+    """A random ``n x n`` orthonormal matrix."""
+    x = np.random.randn(n, n)
+    return np.linalg.qr(x.T @ x)[0]
+
+
+def new_sym_matrix_with_real_eigvals_2d(n: int) -> np.ndarray:
+    """A random symmetric ``n x n`` matrix with eigenvalues in [-10, 10]."""
+    q = new_orthonormal_matrix_2d(n)
+    return q.T @ np.diag(np.random.uniform(-10.0, 10.0, n)) @ q
+
+
+def new_sym_matrix_with_real_eigvals_nd(shape: Sequence[int]) -> np.ndarray:
+    """A batch of :func:`new_sym_matrix_with_real_eigvals_2d` of shape ``(..., n, n)``."""
+    count = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    return np.array([new_sym_matrix_with_real_eigvals_2d(shape[-1])
+                     for _ in range(count)]).reshape(shape)
+
+
+def same_symbol_structure(sym1, sym2) -> bool:
+    """Whether two Symbols have the same operator at each node position."""
+    nodes1 = json.loads(sym1.tojson())["nodes"]
+    nodes2 = json.loads(sym2.tojson())["nodes"]
+    return all(a["op"] == b["op"] for a, b in zip(nodes1, nodes2))
+
+
+class DummyIter(_DataIter):
+    """An iterator that returns the first batch of ``real_iter`` forever (speed tests)."""
+
+    def __init__(self, real_iter) -> None:
+        super().__init__()
+        self.real_iter = real_iter
+        self.provide_data = real_iter.provide_data
+        self.provide_label = real_iter.provide_label
+        self.batch_size = real_iter.batch_size
+        self.the_batch = next(real_iter)
+
+    def __iter__(self):
+        return self
+
+    def next(self):
+        return self.the_batch
+
+
+__all__ += ["effective_dtype", "is_aarch64_run", "is_cd_run", "has_tvm_ops", "is_op_runnable",
+            "assign_each", "assign_each2", "create_vector", "create_2d_tensor",
+            "get_identity_mat", "get_identity_mat_batch", "rand_coord_2d",
+            "new_matrix_with_real_eigvals_2d", "new_matrix_with_real_eigvals_nd",
+            "new_orthonormal_matrix_2d", "new_sym_matrix_with_real_eigvals_2d",
+            "new_sym_matrix_with_real_eigvals_nd", "same_symbol_structure", "DummyIter",
+            "gen_buckets_probs_with_ppf", "mean_check", "var_check", "chi_square_check",
+            "verify_generator", "download", "get_mnist", "get_mnist_ubyte",
+            "get_mnist_iterator", "list_gpus"]

@@ -20,10 +20,12 @@ def _cases():
         return json.load(f)
 
 
-@pytest.mark.parametrize("i", range(4))
+@pytest.mark.parametrize("i", range(6))
 def test_values_and_gradients_match_mxnet(i):
+    """Cases 4 and 5 hold NaN (``null``) activations past each sequence's data length, as
+    MXNet's own test_ctc_loss_grad does: neither the loss nor the gradient may see them."""
     c = _cases()[i]
-    x = nd.array(c["data"])
+    x = nd.array(np.array(c["data"], dtype=float))
     x.attach_grad()
     with autograd.record():
         loss = nd.CTCLoss(x, nd.array(c["label"]), nd.array(c["dl"]), nd.array(c["ll"]),
@@ -92,3 +94,13 @@ def test_bad_arguments_raise_clearly():
         nd.CTCLoss(x, nd.array([[1], [2]]), nd.array([9, 1]), use_data_lengths=True)
     with pytest.raises(MXNetError, match="layout"):
         mx.gluon.loss.CTCLoss(layout="NCT")
+
+
+def test_contrib_aliases_and_label_wider_than_data():
+    x, lab = nd.ones((4, 1, 3)), nd.array([[1, 2]])
+    np.testing.assert_allclose(mx.nd.contrib.CTCLoss(x, lab).asnumpy(),
+                               nd.CTCLoss(x, lab).asnumpy())
+    np.testing.assert_allclose(mx.contrib.nd.ctc_loss(x, lab).asnumpy(),
+                               nd.CTCLoss(x, lab).asnumpy())
+    with pytest.raises(MXNetError, match="label width"):
+        nd.CTCLoss(nd.ones((2, 1, 3)), nd.array([[1, 2, 1]]))

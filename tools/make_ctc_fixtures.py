@@ -44,6 +44,29 @@ def main():
         cases.append(dict(blank=blank, use_dl=use_dl, use_ll=use_ll, data=data.tolist(),
                           label=lab.tolist(), dl=dl.tolist(), ll=ll.tolist(), head=head.tolist(),
                           loss=loss.asnumpy().tolist(), grad=args[0].grad.asnumpy().tolist()))
+    # MXNet's test_ctc_loss_grad shape: NaN activations past each sequence's data length
+    # (they must give neither a value nor a gradient), both conventions, all lengths given
+    for blank in ("first", "last"):
+        T, N, C, L = 7, 2, 6, 5
+        data = np.log(rng.rand(T, N, C)).astype("float32")
+        data[5:] = np.nan
+        lo, hi = (1, C) if blank == "first" else (0, C - 1)
+        lab = rng.randint(lo, hi, size=(N, L)).astype("float32")
+        lab[1, 4] = 0 if blank == "first" else -1
+        dl = np.array([5, 5], dtype="float32")
+        ll = np.array([5, 4], dtype="float32")
+        x = mx.nd.array(data)
+        x.attach_grad()
+        with mx.autograd.record():
+            loss = mx.nd.CTCLoss(x, mx.nd.array(lab), mx.nd.array(dl), mx.nd.array(ll),
+                                 use_data_lengths=True, use_label_lengths=True,
+                                 blank_label=blank)
+        head = rng.rand(N).astype("float32")
+        loss.backward(mx.nd.array(head))
+        cases.append(dict(blank=blank, use_dl=True, use_ll=True,
+                          data=np.where(np.isnan(data), None, data).tolist(),
+                          label=lab.tolist(), dl=dl.tolist(), ll=ll.tolist(), head=head.tolist(),
+                          loss=loss.asnumpy().tolist(), grad=x.grad.asnumpy().tolist()))
     with open(OUT, "w") as f:
         json.dump(cases, f)
     print("wrote", OUT)

@@ -11,6 +11,11 @@ Usage::
     python tools/run_mxnet_tests.py --mxnet-git /path/to/mxnet.git            # the default set
     python tools/run_mxnet_tests.py --mxnet-git DIR test_autograd test_loss    # some files
     python tools/run_mxnet_tests.py --mxnet-git DIR --pytest-args "-x -k save"
+    /tmp/mxvenv/bin/python tools/run_mxnet_tests.py --mxnet-git DIR --real-mxnet  # baseline
+
+``--real-mxnet`` runs the same files on the real MXNet installed in the running interpreter
+(no shim): the reference pass counts. ``--timeout S`` stops a file after S seconds (some of
+MXNet's tests take minutes on a NumPy engine).
 
 MXNet's test files import SciPy (``test_gluon``, ``test_metric``): ``pip install scipy`` first
 (a need of MXNet's tests, not of mxgrad's).
@@ -26,9 +31,20 @@ import subprocess
 import sys
 import tempfile
 
-DEFAULT_FILES = ["test_autograd", "test_contrib_autograd", "test_gluon", "test_gluon_trainer",
-                 "test_higher_order_grad", "test_init", "test_loss", "test_metric",
-                 "test_ndarray", "test_optimizer"]
+FIRST_FILES = ["test_autograd", "test_contrib_autograd", "test_gluon", "test_gluon_trainer",
+               "test_higher_order_grad", "test_init", "test_loss", "test_metric",
+               "test_ndarray", "test_optimizer"]
+# issue 26: the rest of what mxgrad provides (gluon, data, image, io, kvstore, random,
+# operators, contrib, symbols)
+MORE_FILES = ["test_" + n for n in (
+    "gluon_rnn", "gluon_data", "gluon_data_vision", "gluon_contrib", "gluon_estimator",
+    "gluon_event_handler", "gluon_batch_processor", "gluon_save", "gluon_utils",
+    "gluon_model_zoo", "image", "recordio", "io", "contrib_io", "kvstore", "kvstore_custom",
+    "random", "thread_local", "exc_handling", "base", "runtime", "test_utils", "dlpack",
+    "operator", "contrib_operator", "contrib_control_flow", "contrib_hawkesll",
+    "contrib_krprod", "contrib_stes_op", "contrib_optimizer", "contrib_text", "symbol", "attr",
+    "infer_shape", "infer_type", "viz")]
+DEFAULT_FILES = FIRST_FILES + MORE_FILES
 
 CONFTEST = '''
 import os, sys
@@ -36,6 +52,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "_shim"))
 sys.path.insert(0, os.path.dirname(__file__))
 import mxgrad.compat
 mxgrad.compat.install_as_mxnet()
+'''
+
+CONFTEST_REAL = '''
+import os, sys
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "_shim"))
+sys.path.insert(0, os.path.dirname(__file__))
 '''
 
 NOSE_TOOLS = '''
@@ -100,7 +122,7 @@ def _git_ls(git_dir: str, tag: str, folder: str) -> list:
     return [line for line in out.splitlines() if line]
 
 
-def prepare(git_dir: str, tag: str, work: str) -> str:
+def prepare(git_dir: str, tag: str, work: str, real_mxnet: bool = False) -> str:
     """Write MXNet's unittest folder (and tests/python/common) under ``work``; return it."""
     unit = os.path.join(work, "tests", "python", "unittest")
     common = os.path.join(work, "tests", "python", "common")
@@ -119,7 +141,7 @@ def prepare(git_dir: str, tag: str, work: str) -> str:
     with open(os.path.join(unit, "_shim", "nose", "tools.py"), "w") as f:
         f.write(NOSE_TOOLS)
     with open(os.path.join(unit, "conftest.py"), "w") as f:
-        f.write(CONFTEST)
+        f.write(CONFTEST_REAL if real_mxnet else CONFTEST)
     return unit
 
 
@@ -130,20 +152,31 @@ def main(argv=None) -> int:
     p.add_argument("--tag", default="1.9.1")
     p.add_argument("--work", default=None, help="scratch folder (default: a new temp folder)")
     p.add_argument("--pytest-args", default="", help="extra pytest arguments, one string")
+    p.add_argument("--real-mxnet", action="store_true",
+                   help="run on the MXNet installed in this interpreter (the baseline)")
+    p.add_argument("--timeout", type=float, default=None, help="seconds per file")
     args = p.parse_args(argv)
     work = args.work or tempfile.mkdtemp(prefix="mxnet-tests-")
-    unit = prepare(args.mxnet_git, args.tag, work)
+    unit = prepare(args.mxnet_git, args.tag, work, args.real_mxnet)
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=repo + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ)
+    if not args.real_mxnet:
+        env["PYTHONPATH"] = repo + os.pathsep + os.environ.get("PYTHONPATH", "")
     totals = {}
     lines = []
     for name in args.files:
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE",
                "--tb=line", "-o", "addopts=", f"{name}.py"] + args.pytest_args.split()
-        res = subprocess.run(cmd, cwd=unit, env=env, capture_output=True, text=True)
-        out = res.stdout.strip().splitlines()
-        summary = out[-1] if out else res.stderr.strip().splitlines()[-1:]
-        print(f"{name:28s} {summary}")
+        try:
+            res = subprocess.run(cmd, cwd=unit, env=env, capture_output=True, text=True,
+                                 timeout=args.timeout)
+            out = res.stdout.strip().splitlines()
+            summary = out[-1] if out else res.stderr.strip().splitlines()[-1:]
+        except subprocess.TimeoutExpired as err:
+            text = err.stdout.decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
+            out = text.strip().splitlines()
+            summary = f"timed out after {args.timeout:.0f} s"
+        print(f"{name:28s} {summary}", flush=True)
         lines.append(f"== {name}: {summary}")
         lines.extend(l for l in out if l.startswith(("FAILED", "ERROR")))
         for part in str(summary).replace("=", "").split(","):

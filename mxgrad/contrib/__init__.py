@@ -1,5 +1,5 @@
 """``mx.contrib``: MXNet 1.x's experimental namespace (the legacy ``contrib.autograd``,
-``contrib.text``).
+``contrib.text``, ``contrib.io.DataLoaderIter``).
 
 Examples
 --------
@@ -10,7 +10,8 @@ Examples
 """
 from . import autograd  # noqa: F401
 from . import text  # noqa: F401
+from . import io  # noqa: F401
 from ..ndarray import contrib as ndarray  # noqa: F401  (MXNet's mx.contrib.nd: the contrib ops)
 nd = ndarray
 
-__all__ = ["autograd", "text", "ndarray", "nd"]
+__all__ = ["autograd", "text", "io", "ndarray", "nd"]

@@ -4,11 +4,11 @@ Each output pixel is a weighted sum of input pixels, separable in height and wid
 coordinates and filter weights follow ``cv::resize``: nearest takes ``floor(dx * src/dst)``;
 bilinear, bicubic (a = -0.75) and Lanczos-4 sample at ``(dx + 0.5) * src/dst - 0.5`` with
 replicated borders and no antialiasing; area averages the covered source pixels when
-shrinking both axes and otherwise uses OpenCV's area-enlarging weights. Bilinear on uint8 uses
-OpenCV's fixed-point weights and rounding; the other filters are computed in float64 and
-rounded, where OpenCV uses fixed point, so they may differ from OpenCV's by one level.
-Checked against MXNet 1.9.1 (tests/test_image.py): nearest identical; bilinear identical
-when shrinking, within one level when enlarging; bicubic, area and Lanczos within one level.
+shrinking both axes and otherwise uses OpenCV's area-enlarging weights. On uint8 every filter
+follows OpenCV 3.4's integer arithmetic (fixed-point weights, float32 coordinates, its SIMD
+kernels' rounding), so the pixels equal MXNet 1.9.1's (tests/test_image.py checks every
+filter on shrinking, enlarging and mixed sizes against MXNet-made images); other dtypes are
+computed in float64.
 """
 from __future__ import annotations
 
@@ -20,14 +20,20 @@ import numpy as np
 __all__ = ["resize"]
 
 
+def _scale(ssize: int, dsize: int) -> float:
+    """Source pixels per output pixel as OpenCV computes it: ``1 / (dst / src)`` (not
+    ``src / dst``: the two differ in the last bit, enough to move a ``floor``)."""
+    return 1.0 / (dsize / ssize)
+
+
 def _nearest(ssize: int, dsize: int) -> Tuple[np.ndarray, np.ndarray]:
-    scale = ssize / dsize
+    scale = _scale(ssize, dsize)
     idx = np.minimum(np.floor(np.arange(dsize) * scale).astype(np.int64), ssize - 1)
     return idx[:, None], np.ones((dsize, 1))
 
 
 def _linear(ssize: int, dsize: int, area_enlarge: bool = False):
-    scale = ssize / dsize
+    scale = _scale(ssize, dsize)
     dx = np.arange(dsize, dtype=np.float64)
     if area_enlarge:
         sx = np.floor(dx * scale)
@@ -66,7 +72,7 @@ def _lanczos4_weights(x: np.ndarray) -> np.ndarray:
 
 
 def _kernel(ssize: int, dsize: int, taps: int, weights):
-    scale = ssize / dsize
+    scale = _scale(ssize, dsize)
     f = (np.arange(dsize, dtype=np.float64) + 0.5) * scale - 0.5
     sx = np.floor(f)
     fx = f - sx
@@ -76,7 +82,7 @@ def _kernel(ssize: int, dsize: int, taps: int, weights):
 
 
 def _area_shrink(ssize: int, dsize: int):
-    scale = ssize / dsize
+    scale = _scale(ssize, dsize)
     taps = int(math.ceil(scale)) + 1
     start = np.arange(dsize) * scale
     end = start + scale
@@ -114,22 +120,157 @@ def _apply(img: np.ndarray, axis: int, idx: np.ndarray, w: np.ndarray) -> np.nda
     return out
 
 
-def _linear_uint8(img: np.ndarray, w: int, h: int) -> np.ndarray:
-    """Bilinear on uint8 in OpenCV's fixed point: 11-bit weights, horizontal sums kept as
-    ints, the vertical pass rounded as its SIMD kernel does."""
-    def coefs(ssize, dsize):
-        idx, wt = _linear(ssize, dsize)
-        c0 = np.rint(wt[:, 0] * 2048).astype(np.int64)
-        return idx[:, 0], idx[:, 1], c0, 2048 - c0
+_F32 = np.float32
+_SCALE = 2048   # OpenCV's INTER_RESIZE_COEF_SCALE: 11-bit fixed-point weights
+
+
+def _src_coords32(ssize: int, dsize: int):
+    """OpenCV's source coordinate of each output pixel, in float32 as it computes it."""
+    f = ((np.arange(dsize, dtype=np.float64) + 0.5) * _scale(ssize, dsize) - 0.5).astype(_F32)
+    sx = np.floor(f).astype(np.int64)
+    return sx, (f - sx).astype(_F32)
+
+
+def _lanczos4_weights32(x: np.ndarray) -> np.ndarray:
+    """OpenCV's ``interpolateLanczos4``: float32 weights from double sines, normalised."""
+    s45 = 0.70710678118654752440084436210485
+    cs = np.array([[1, 0], [-s45, -s45], [0, 1], [s45, -s45], [-1, 0], [s45, s45], [0, -1],
+                   [-s45, s45]])
+    xd = x.astype(np.float64)[:, None]
+    y0 = -(xd + 3) * np.pi * 0.25
+    y = -(xd + 3 - np.arange(8)[None, :]) * np.pi * 0.25
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = ((cs[:, 0] * np.sin(y0) + cs[:, 1] * np.cos(y0)) / (y * y)).astype(_F32)
+    total = np.zeros(len(x), dtype=_F32)
+    for i in range(8):          # float32, summed in order
+        total = (total + w[:, i]).astype(_F32)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = (w * (_F32(1) / total)[:, None]).astype(_F32)
+    exact = x < np.finfo(_F32).eps
+    w[exact] = 0
+    w[exact, 3] = 1
+    return w
+
+
+def _cubic_weights32(x: np.ndarray) -> np.ndarray:
+    a, one = _F32(-0.75), _F32(1)
+    x1, r = x + one, one - x
+    c0 = ((a * x1 - 5 * a) * x1 + 8 * a) * x1 - 4 * a
+    c1 = ((a + 2) * x - (a + 3)) * x * x + one
+    c2 = ((a + 2) * r - (a + 3)) * r * r + one
+    return np.stack([c0, c1, c2, one - c0 - c1 - c2], axis=1).astype(_F32)
+
+
+def _fixed_taps(ssize: int, dsize: int, interp: int, vertical: bool):
+    """Source indices ``(dsize, K)`` and integer weights (sum ~2048) of one axis, as OpenCV's
+    ``resize`` builds them for 8-bit images (float32 coordinates and weights, each weight
+    rounded on its own). Linear clamps the coordinate only horizontally; vertically the
+    rows are clamped instead (so a border row mixes a row with itself)."""
+    if interp == 3:     # area when enlarging: linear with area-style fractions
+        sx = np.floor(np.arange(dsize) * _scale(ssize, dsize)).astype(np.int64)
+        fx = ((np.arange(dsize) + 1) - (sx + 1) * (dsize / ssize)).astype(_F32)
+        fx = np.where(fx <= 0, _F32(0), fx - np.floor(fx)).astype(_F32)
+    else:
+        sx, fx = _src_coords32(ssize, dsize)
+    if interp in (1, 3):
+        if not vertical:
+            low, high = sx < 0, sx >= ssize - 1
+            fx[low], sx[low] = 0, 0
+            fx[high], sx[high] = 0, ssize - 1
+        w = np.stack([_F32(1) - fx, fx], axis=1)
+        offs = np.arange(2)
+    elif interp == 2:
+        w, offs = _cubic_weights32(fx), np.arange(-1, 3)
+    else:
+        w, offs = _lanczos4_weights32(fx), np.arange(-3, 5)
+    idx = np.clip(sx[:, None] + offs[None, :], 0, ssize - 1)
+    return idx, np.rint(w * _F32(_SCALE)).astype(np.int64)
+
+
+def _fixed_point_uint8(img: np.ndarray, w: int, h: int, interp: int) -> np.ndarray:
+    """Bilinear, bicubic, Lanczos-4 and area-enlarging resize of a uint8 image exactly as
+    OpenCV 3.4 (MXNet 1.9.1's build) computes it: integer horizontal sums, then the
+    vertical pass as its SSE2 kernels round (bilinear: ``(b*(S>>4))>>16`` terms; bicubic:
+    a float32 sum over blocks of 8 values, the rest in exact fixed point) or in exact
+    fixed point (Lanczos)."""
+    ix, wx = _fixed_taps(img.shape[1], w, interp, vertical=False)
+    iy, wy = _fixed_taps(img.shape[0], h, interp, vertical=True)
     src = img.astype(np.int64)
-    x0, x1, a0, a1 = coefs(img.shape[1], w)
-    y0, y1, b0, b1 = coefs(img.shape[0], h)
     extra = (1,) * (img.ndim - 2)
-    a0, a1 = a0.reshape((1, -1) + extra), a1.reshape((1, -1) + extra)
-    rows = src[:, x0] * a0 + src[:, x1] * a1
-    b0, b1 = b0.reshape((-1, 1) + extra), b1.reshape((-1, 1) + extra)
-    out = (((b0 * (rows[y0] >> 4)) >> 16) + ((b1 * (rows[y1] >> 4)) >> 16) + 2) >> 2
-    return np.clip(out, 0, 255).astype(np.uint8)
+    rows: Any = 0
+    for k in range(ix.shape[1]):
+        rows = rows + src[:, ix[:, k]] * wx[:, k].reshape((1, -1) + extra)
+    rows = rows.reshape(rows.shape[0], -1)                 # (H, w*cn): OpenCV's row buffer
+    taps = [rows[iy[:, k]] for k in range(iy.shape[1])]
+    beta = [wy[:, k][:, None] for k in range(iy.shape[1])]
+    if interp in (1, 3):
+        out = (((beta[0] * (taps[0] >> 4)) >> 16) + ((beta[1] * (taps[1] >> 4)) >> 16) + 2) >> 2
+    else:
+        out = (sum(b * t for b, t in zip(beta, taps)) + (1 << 21)) >> 22
+        if interp == 2:
+            n = (out.shape[1] // 8) * 8
+            scale = _F32(1.0 / (_SCALE * _SCALE))
+            acc = taps[0][:, :n].astype(_F32) * (beta[0].astype(_F32) * scale)
+            for t, b in zip(taps[1:], beta[1:]):
+                acc = acc + t[:, :n].astype(_F32) * (b.astype(_F32) * scale)
+            out[:, :n] = np.rint(acc)
+    return np.clip(out, 0, 255).astype(np.uint8).reshape((h, w) + img.shape[2:])
+
+
+def _area_table(ssize: int, dsize: int):
+    """OpenCV's ``computeResizeAreaTab``: per output pixel, its source pixels and float32
+    weights (padded to a common number of taps with weight 0)."""
+    scale = _scale(ssize, dsize)
+    idx, wts = [], []
+    for dx in range(dsize):
+        f1 = dx * scale
+        f2 = f1 + scale
+        cell = min(scale, ssize - f1)
+        s2 = min(int(math.floor(f2)), ssize - 1)
+        s1 = min(int(math.ceil(f1)), s2)
+        i, wt = [], []
+        if s1 - f1 > 1e-3:
+            i.append(s1 - 1)
+            wt.append((s1 - f1) / cell)
+        for sx in range(s1, s2):
+            i.append(sx)
+            wt.append(1.0 / cell)
+        if f2 - s2 > 1e-3:
+            i.append(s2)
+            wt.append(min(min(f2 - s2, 1.0), cell) / cell)
+        idx.append(i)
+        wts.append(wt)
+    k = max(len(i) for i in idx)
+    I = np.zeros((dsize, k), dtype=np.int64)
+    W = np.zeros((dsize, k), dtype=_F32)
+    for dx, (i, wt) in enumerate(zip(idx, wts)):
+        I[dx, :len(i)] = i
+        W[dx, :len(wt)] = wt
+    return I, W
+
+
+def _area_shrink_uint8(img: np.ndarray, w: int, h: int) -> np.ndarray:
+    """Area (box) shrink of a uint8 image as OpenCV: integer factors average integer sums
+    (2x2 rounds halves up); other factors accumulate float32 products in order."""
+    sh, sw = img.shape[:2]
+    if sh % h == 0 and sw % w == 0:
+        fy, fx = sh // h, sw // w
+        sums = img.astype(np.int64).reshape((h, fy, w, fx) + img.shape[2:]).sum(axis=(1, 3))
+        if fy == fx == 2:
+            return ((sums + 2) >> 2).astype(np.uint8)
+        mean = sums.astype(_F32) * (_F32(1) / _F32(fy * fx))
+        return np.clip(np.rint(mean), 0, 255).astype(np.uint8)
+    ix, wx = _area_table(sw, w)
+    iy, wy = _area_table(sh, h)
+    src = img.astype(_F32)
+    extra = (1,) * (img.ndim - 2)
+    buf: Any = np.zeros((sh, w) + img.shape[2:], dtype=_F32)
+    for k in range(ix.shape[1]):
+        buf = (buf + src[:, ix[:, k]] * wx[:, k].reshape((1, -1) + extra)).astype(_F32)
+    acc: Any = np.zeros((h, w) + img.shape[2:], dtype=_F32)
+    for k in range(iy.shape[1]):
+        acc = (acc + wy[:, k].reshape((-1, 1) + extra) * buf[iy[:, k]]).astype(_F32)
+    return np.clip(np.rint(acc), 0, 255).astype(np.uint8)
 
 
 def resize(img: np.ndarray, w: int, h: int, interp: int) -> np.ndarray:
@@ -141,17 +282,15 @@ def resize(img: np.ndarray, w: int, h: int, interp: int) -> np.ndarray:
         iy, _ = _nearest(sh, h)
         ix, _ = _nearest(sw, w)
         return img[iy[:, 0]][:, ix[:, 0]]
-    if interp == 1 and img.dtype == np.uint8:
-        return _linear_uint8(img, w, h)
     area_shrink = interp == 3 and sh >= h and sw >= w
+    if img.dtype == np.uint8:
+        if area_shrink:
+            return _area_shrink_uint8(img, w, h)
+        return _fixed_point_uint8(img, w, h, interp)
     src = img.astype(np.float64)
     iy, wy = _axis_weights(sh, h, interp, area_shrink)
     ix, wx = _axis_weights(sw, w, interp, area_shrink)
     out = _apply(_apply(src, 1, ix, wx), 0, iy, wy)
-    if img.dtype == np.uint8:
-        if area_shrink and sh == 2 * h and sw == 2 * w:
-            out = np.floor(out + 0.5)  # OpenCV's 2x2 average rounds halves up
-        return np.clip(np.rint(out), 0, 255).astype(np.uint8)
     if np.issubdtype(img.dtype, np.integer):
         info = np.iinfo(img.dtype)
         return np.clip(np.rint(out), info.min, info.max).astype(img.dtype)

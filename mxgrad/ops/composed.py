@@ -298,6 +298,10 @@ def diag(data: NDArray, k: int = 0, axis1: int = 0, axis2: int = 1,
     axis2 = normalize_axes(axis2, data.ndim, op="diag")[0]
     if axis1 == axis2:
         raise StateError(f"diag: axis1 and axis2 must differ, both are {axis1}")
+    h, w = data.shape[axis1], data.shape[axis2]
+    if min(h + min(k, 0), w - max(k, 0)) < 0:
+        raise ShapeError(f"diag: the diagonal k={k} does not exist in a {h}x{w} matrix "
+                         f"(axes {axis1}, {axis2}); k must lie in [{-h}, {w}]")
     return _finish(_diag_extract(data, k, axis1, axis2), out)
 
 

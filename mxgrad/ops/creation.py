@@ -31,6 +31,15 @@ def _make(where, fill, shape, ctx, dtype):
     return wrap(allocate(lambda: fill(shp, dt), where))
 
 
+def _not_0d(shape: ShapeLike, where: str) -> ShapeLike:
+    """MXNet 1.x's ``zeros``/``ones``/``full`` refuse shape ``()`` (an unknown shape in its
+    legacy shape semantics); so does mxgrad, with a message that says what to use."""
+    if isinstance(shape, (tuple, list)) and len(shape) == 0:
+        raise ShapeError(f"{where}: shape () is not allowed (mx.nd arrays have at least one "
+                         f"dimension, as in MXNet 1.x); use shape (1,) for a scalar")
+    return shape
+
+
 def _into(kwargs, result: NDArray) -> NDArray:
     """MXNet's ``out=``: write ``result`` into the given NDArray and return it."""
     unknown = sorted(k for k in set(kwargs) - {"out", "name", "stype"}
@@ -125,7 +134,7 @@ def zeros(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = No
     >>> mx.nd.zeros((2, 3)).shape
     (2, 3)
     """
-    return _into(kwargs, _make("nd.zeros", np.zeros, shape, ctx, dtype))
+    return _into(kwargs, _make("nd.zeros", np.zeros, _not_0d(shape, "nd.zeros"), ctx, dtype))
 
 
 def ones(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any
@@ -140,7 +149,7 @@ def ones(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = Non
     [1. 1.]
     <NDArray 2 @cpu(0)>
     """
-    return _into(kwargs, _make("nd.ones", np.ones, shape, ctx, dtype))
+    return _into(kwargs, _make("nd.ones", np.ones, _not_0d(shape, "nd.ones"), ctx, dtype))
 
 
 def full(shape: ShapeLike, val: float, ctx: Optional[Context] = None, dtype: DTypeLike = None,
@@ -156,7 +165,8 @@ def full(shape: ShapeLike, val: float, ctx: Optional[Context] = None, dtype: DTy
     <NDArray 2 @cpu(0)>
     """
     val = as_real(val, "nd.full: val", finite=False)
-    return _into(kwargs, _make("nd.full", lambda shp, dt: np.full(shp, val, dt), shape, ctx,
+    return _into(kwargs, _make("nd.full", lambda shp, dt: np.full(shp, val, dt),
+                               _not_0d(shape, "nd.full"), ctx,
                                dtype))
 
 

@@ -9,7 +9,9 @@ activations (a log-softmax over ``C`` is applied inside), ``label`` is ``(N, L)`
 ``blank_label='first'`` the blank is class 0, labels are ``1..C-1`` and ``0`` pads; with
 ``'last'`` the blank is class ``C-1``, labels are ``0..C-2`` and ``-1`` pads. Optional
 ``data_lengths``/``label_lengths`` (``use_*_lengths=True``) give each sequence's length;
-otherwise all ``T`` steps count and a label ends at its first padding value.
+otherwise all ``T`` steps count and a label ends at its first padding value. Activations past a
+sequence's data length are ignored (they may be NaN); a label too long for its sequence (one step
+per label plus one between repeats) gives loss 0 and gradient 0, as in MXNet.
 
 Examples
 --------
@@ -25,8 +27,9 @@ from typing import Any, Optional
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, wrap
 from .elemwise import exp, log, maximum, stop_gradient
+from .indexing import where
 from .nn import log_softmax
 from .reduce import sum as _sum
 from .shape import concat, swapaxes
@@ -107,6 +110,9 @@ def ctc_loss(data: NDArray, label: NDArray, data_lengths: Optional[NDArray] = No
     seq_len = (_host(data_lengths, "data_lengths").astype(np.int64).reshape(N)
                if use_data_lengths else np.full(N, T, dtype=np.int64))
     L = labels.shape[1]
+    if L > T:
+        raise ShapeError(f"CTCLoss: the label width ({L}) cannot exceed the data's sequence "
+                         f"length T={T}; pad the data or trim the label padding")
     if (lab_len < 0).any() or (lab_len > L).any():
         raise ShapeError(f"CTCLoss: label_lengths must be in [0, {L}], got {lab_len.tolist()}")
     if (seq_len < 1).any() or (seq_len > T).any():
@@ -127,6 +133,13 @@ def ctc_loss(data: NDArray, label: NDArray, data_lengths: Optional[NDArray] = No
     inside = np.arange(S)[None, :] < (2 * lab_len + 1)[:, None]
 
     dt = data.dtype
+    if use_data_lengths and (seq_len < T).any():
+        # steps past a sequence's end may hold anything (MXNet's own test puts NaN there):
+        # they are replaced by zeros before the log-softmax, so they give neither a value nor
+        # a gradient (MXNet's gradient there is 0)
+        live_steps = np.arange(T)[:, None, None] < seq_len[None, :, None]
+        data = where(wrap(np.broadcast_to(live_steps, data.shape).astype(dt)), data,
+                     wrap(np.zeros(data.shape, dtype=dt)))
     logp = log_softmax(data, axis=-1)                        # (T, N, C)
     rows = np.broadcast_to(np.arange(N)[:, None], (N, S))
     emit = logp[:, rows, ext]                                # (T, N, S)
@@ -140,7 +153,7 @@ def ctc_loss(data: NDArray, label: NDArray, data_lengths: Optional[NDArray] = No
     start_mask[:, 1] = (lab_len > 0) if S > 1 else 0
     start[start_mask.astype(bool)] = 0
     alpha = emit[0] * start_mask + start + outside           # (N, S)
-    for t in range(1, T):
+    for t in range(1, int(seq_len.max()) if N else 1):
         prev1 = concat(neg, alpha[:, :-1], dim=1) if S > 1 else neg
         prev2 = concat(neg, neg, alpha[:, :-2], dim=1) if S > 2 else \
             np.full((N, S), _NEG, dtype=dt)
@@ -155,7 +168,14 @@ def ctc_loss(data: NDArray, label: NDArray, data_lengths: Optional[NDArray] = No
     before[np.arange(N)[has_label], 2 * lab_len[has_label] - 1] = 1
     end1 = _sum(alpha * last, axis=1)
     end2 = _sum(alpha * before, axis=1) + np.where(has_label, 0.0, _NEG).astype(dt)
-    return -_lse(end1, end2)
+    loss = -_lse(end1, end2)
+    # an alignment needs one step per label plus one blank between repeated labels; where the
+    # sequence is too short MXNet (warp-ctc) gives loss 0 and gradient 0
+    repeats = ((labels[:, 1:] == labels[:, :-1]) & valid[:, 1:]).sum(axis=1)
+    feasible = lab_len + repeats <= seq_len
+    if not feasible.all():
+        loss = where(wrap(feasible.astype(dt)), loss, wrap(np.zeros(N, dtype=dt)))
+    return loss
 
 
 CTCLoss = ctc_loss

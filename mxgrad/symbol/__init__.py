@@ -25,9 +25,11 @@ Examples
 """
 from __future__ import annotations
 
-from .symbol import Symbol, var, Variable, Group, load, load_json, evaluate
+from .symbol import Symbol, Group, load, load_json, evaluate
+from .symbol import var as _var
 from ._registry import supported_ops, UnknownOpError, _TABLE, _ALIASES
 from . import _ops
+from ..attribute import current_attrs
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "evaluate",
            "supported_ops", "UnknownOpError"]
@@ -43,6 +45,25 @@ def _install():
 
 _install()
 del _install
+
+
+def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
+        stype=None, **kwargs) -> Symbol:
+    """A variable (graph input or parameter) named ``name``, with the attributes of the
+    current ``mx.AttrScope`` (its own ``attr`` win).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.sym.var('data', shape=(2, 3))
+    >>> x.list_arguments(), x.attr('__shape__')
+    (['data'], '(2, 3)')
+    """
+    return _var(name, attr=current_attrs(attr) or None, shape=shape, lr_mult=lr_mult,
+                wd_mult=wd_mult, dtype=dtype, init=init, stype=stype, **kwargs)
+
+
+Variable = var
 
 
 def _scalar_or_symbol(name, op, sop, rsop=None):

@@ -24,6 +24,7 @@ from .. import autograd
 from .. import ndarray as nd
 from ..base import MXNetError, DTypeError
 from ._registry import lookup, parse_attrs, UnknownOpError
+from ..attribute import current_attrs
 from .symbol import Symbol, _Node, _make_name, _attr_str, _run_node, var
 
 __all__ = ["make", "call", "function"]
@@ -106,7 +107,7 @@ def call(op: str, hint: str, args: tuple, kwargs: dict) -> Symbol:
         raise UnknownOpError(f"mx.sym has no operator {op!r}")
     kwargs = dict(kwargs)
     name = kwargs.pop("name", None)
-    attr = kwargs.pop("attr", None)
+    attr = current_attrs(kwargs.pop("attr", None))     # mx.AttrScope's, then the call's
     kwargs.pop("out", None)
     if spec.inputs is None:       # variadic: Concat(*data, dim=1)
         data = list(args)

@@ -25,6 +25,8 @@ import numpy as np
 from ... import ndarray as nd
 from ...base import ShapeError, StateError
 from ...ndarray.ndarray import NDArray
+from ... import symbol as _sym
+from ...symbol.symbol import Symbol
 from ..block import Block, HybridBlock
 
 __all__ = ["RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell",
@@ -35,7 +37,10 @@ Inputs = Union[NDArray, Sequence[NDArray]]
 
 
 def _as_list(x) -> list:
-    return list(x) if isinstance(x, (list, tuple)) else [x]
+    """A list of arrays: a list/tuple as is, a multi-output Symbol split into its outputs."""
+    if isinstance(x, (list, tuple)) or (isinstance(x, Symbol) and len(x) > 1):
+        return list(x)
+    return [x]
 
 
 def _cells_state_info(cells, batch_size):
@@ -51,24 +56,37 @@ def _check_layout(layout: str) -> None:
         raise StateError(f"layout must be 'NTC' or 'TNC', got {layout!r}")
 
 
+def _is_tensor(x) -> bool:
+    """One array (an NDArray, or a Symbol while a hybridized block is traced), not a list."""
+    return isinstance(x, (NDArray, Symbol))
+
+
+def _F(x):
+    """The op namespace of ``x``: ``mx.sym`` for Symbols, ``mx.nd`` otherwise."""
+    first = x if _is_tensor(x) else (x[0] if isinstance(x, (list, tuple)) and x else None)
+    return _sym if isinstance(first, Symbol) else nd
+
+
 def _format_sequence(length, inputs, layout, merge, in_layout=None):
     """Inputs as one array (``merge=True``), a list of per-step ``(N, C)`` arrays
-    (``merge=False``) or as given (``None``); returns ``(inputs, axis, F, batch_size)``."""
+    (``merge=False``) or as given (``None``); returns ``(inputs, axis, F, batch_size)``.
+    Works on NDArrays and on Symbols (whose shapes are known while tracing)."""
     if inputs is None:
         raise StateError("unroll needs the inputs: an NDArray of the layout's shape or a "
                          "list of (batch, channels) NDArrays, one per time step")
     _check_layout(layout)
     axis = layout.find("T")
     in_axis = in_layout.find("T") if in_layout is not None else axis
-    if isinstance(inputs, NDArray):
+    F = _F(inputs)
+    if _is_tensor(inputs):
         batch_size = inputs.shape[layout.find("N")]
         if merge is False:
             steps = inputs.shape[in_axis]
             if length is not None and length != steps:
                 raise ShapeError(f"unroll: length={length} but the inputs have {steps} time "
                                  f"steps along axis {in_axis} (layout {layout!r})")
-            inputs = _as_list(nd.split(inputs, axis=in_axis, num_outputs=steps,
-                                       squeeze_axis=True))
+            inputs = _as_list(F.split(inputs, axis=in_axis, num_outputs=steps,
+                                      squeeze_axis=True))
     else:
         inputs = list(inputs)
         if length is not None and len(inputs) != length:
@@ -77,50 +95,57 @@ def _format_sequence(length, inputs, layout, merge, in_layout=None):
             raise StateError("unroll: the list of inputs is empty")
         batch_size = inputs[0].shape[0]
         if merge is True:
-            inputs = nd.stack(*inputs, axis=axis)
+            inputs = F.stack(*inputs, axis=axis)
             in_axis = axis
-    if isinstance(inputs, NDArray) and axis != in_axis:
-        inputs = nd.swapaxes(inputs, dim1=axis, dim2=in_axis)
-    return inputs, axis, nd, batch_size
+    if _is_tensor(inputs) and axis != in_axis:
+        inputs = F.swapaxes(inputs, dim1=axis, dim2=in_axis)
+    return inputs, axis, F, batch_size
 
 
 def _get_begin_state(cell, begin_state, inputs, batch_size):
     if begin_state is None:
-        first = inputs if isinstance(inputs, NDArray) else inputs[0]
+        first = inputs if _is_tensor(inputs) else inputs[0]
+        if isinstance(first, Symbol):
+            # zeros whose batch axis follows the data's, so an exported graph takes any
+            # batch size (MXNet infers a 0 batch dimension instead)
+            def func(shape, **kwargs):
+                one = _sym.zeros(shape=(1,) + tuple(shape[1:]), dtype=first.dtype)
+                return _sym.broadcast_like(one, first, lhs_axes=(0,), rhs_axes=(0,))
+            return cell.begin_state(func=func, batch_size=batch_size)
         begin_state = cell.begin_state(func=nd.zeros, batch_size=batch_size,
                                        dtype=first.dtype)
     return begin_state
 
 
-def _time_mask(length, valid_length, time_axis, dtype):
-    """``(T, N)`` or ``(N, T)`` 1/0 mask of the steps inside each sequence (constant)."""
-    vl = valid_length.asnumpy() if isinstance(valid_length, NDArray) else np.asarray(
-        valid_length)
-    m = (np.arange(length)[:, None] < vl[None, :]).astype(dtype)
-    return m if time_axis == 0 else m.T
+def _lengths(F, valid_length, dtype):
+    if isinstance(valid_length, (NDArray, Symbol)):
+        return valid_length
+    return nd.array(np.asarray(valid_length), dtype=dtype)
 
 
 def _mask_sequence_variable_length(data, length, valid_length, time_axis, merge):
     """Zero the steps past each sequence's ``valid_length`` (MXNet's SequenceMask)."""
-    if not isinstance(data, NDArray):
-        data = nd.stack(*data, axis=time_axis)
-    m = _time_mask(length, valid_length, time_axis, data.dtype)
-    m = m.reshape(m.shape + (1,) * (data.ndim - 2))
-    outputs = nd.broadcast_mul(data, nd.array(m, dtype=data.dtype))
+    F = _F(data)
+    if not _is_tensor(data):
+        data = F.stack(*data, axis=time_axis)
+    outputs = F.SequenceMask(data, _lengths(F, valid_length, data.dtype),
+                             use_sequence_length=True, axis=time_axis)
     if not merge:
-        outputs = _as_list(nd.split(outputs, num_outputs=length, axis=time_axis,
-                                    squeeze_axis=True))
+        outputs = _as_list(F.split(outputs, num_outputs=length, axis=time_axis,
+                                   squeeze_axis=True))
     return outputs
 
 
 def _sequence_last(states: List[NDArray], valid_length) -> NDArray:
     """Each sequence's state at its last valid step (MXNet's SequenceLast)."""
-    stacked = nd.stack(*states, axis=0)
-    vl = valid_length.asnumpy() if isinstance(valid_length, NDArray) else np.asarray(
-        valid_length)
-    onehot = (np.arange(len(states))[:, None] == (vl.astype(np.int64) - 1)[None, :])
-    onehot = onehot.astype(stacked.dtype).reshape(onehot.shape + (1,) * (stacked.ndim - 2))
-    return nd.sum(nd.broadcast_mul(stacked, nd.array(onehot, dtype=stacked.dtype)), axis=0)
+    F = _F(states)
+    stacked = F.stack(*states, axis=0)
+    lengths = _lengths(F, valid_length, stacked.dtype)
+    if isinstance(lengths, Symbol):
+        # Block.export traces the graph on zeros, which SequenceLast refuses as lengths;
+        # valid lengths are >= 1, so this changes nothing on real data
+        lengths = F.maximum(lengths, 1)
+    return F.SequenceLast(stacked, lengths, use_sequence_length=True, axis=0)
 
 
 def _reverse_sequences(sequences, unroll_step, valid_length=None):
@@ -128,17 +153,11 @@ def _reverse_sequences(sequences, unroll_step, valid_length=None):
     is reversed and the padding stays in place (MXNet's SequenceReverse)."""
     if valid_length is None:
         return list(reversed(sequences))
-    stacked = nd.stack(*sequences, axis=0)
-    T, N = stacked.shape[0], stacked.shape[1]
-    vl = (valid_length.asnumpy() if isinstance(valid_length, NDArray)
-          else np.asarray(valid_length)).astype(np.int64)
-    t = np.arange(T)[:, None]
-    src = np.where(t < vl[None, :], vl[None, :] - 1 - t, t)
-    flat = (src * N + np.arange(N)[None, :]).reshape(-1)
-    rest = stacked.shape[2:]
-    rev = nd.take(nd.reshape(stacked, (T * N,) + rest), nd.array(flat, dtype="int64"), axis=0)
-    rev = nd.reshape(rev, (T, N) + rest)
-    return _as_list(nd.split(rev, axis=0, num_outputs=T, squeeze_axis=True))
+    F = _F(sequences)
+    stacked = F.stack(*sequences, axis=0)
+    rev = F.SequenceReverse(stacked, _lengths(F, valid_length, stacked.dtype),
+                            use_sequence_length=True, axis=0)
+    return _as_list(F.split(rev, axis=0, num_outputs=unroll_step, squeeze_axis=True))
 
 
 class RecurrentCell(Block):
@@ -571,7 +590,7 @@ class DropoutCell(HybridRecurrentCell):
                valid_length=None):
         self.reset()
         inputs, _, F, _ = _format_sequence(length, inputs, layout, merge_outputs)
-        if isinstance(inputs, NDArray):
+        if _is_tensor(inputs):
             return self.hybrid_forward(F, inputs, begin_state if begin_state else [])
         return super().unroll(length, inputs, begin_state=begin_state, layout=layout,
                               merge_outputs=merge_outputs, valid_length=None)
@@ -695,7 +714,7 @@ class ResidualCell(ModifierCell):
                                                     valid_length=valid_length)
         finally:
             self.base_cell._modified = True
-        merge_outputs = isinstance(outputs, NDArray) if merge_outputs is None \
+        merge_outputs = _is_tensor(outputs) if merge_outputs is None \
             else merge_outputs
         inputs, axis, F, _ = _format_sequence(length, inputs, layout, merge_outputs)
         if valid_length is not None:
@@ -761,12 +780,12 @@ class BidirectionalCell(HybridRecurrentCell):
                                             merge_outputs=False, valid_length=valid_length)
         reversed_r_outputs = _reverse_sequences(r_outputs, length, valid_length)
         if merge_outputs is None:
-            merge_outputs = isinstance(l_outputs, NDArray)
+            merge_outputs = _is_tensor(l_outputs)
             l_outputs, _, _, _ = _format_sequence(None, l_outputs, layout, merge_outputs)
             reversed_r_outputs, _, _, _ = _format_sequence(None, reversed_r_outputs, layout,
                                                            merge_outputs)
         if merge_outputs:
-            if not isinstance(reversed_r_outputs, NDArray):
+            if not _is_tensor(reversed_r_outputs):
                 reversed_r_outputs = F.stack(*reversed_r_outputs, axis=axis)
             outputs = F.concat(l_outputs, reversed_r_outputs, dim=2)
         else:

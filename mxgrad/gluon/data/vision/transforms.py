@@ -90,34 +90,19 @@ def _wh(size, what: str):
 
 
 def _resize_hwc(a: np.ndarray, w: int, h: int, interpolation: int) -> np.ndarray:
-    """Resize the H, W axes (-3, -2) of ``a`` to (h, w). ``interpolation`` 0 is nearest
-    neighbour; every other value is bilinear (OpenCV's pixel-centre convention)."""
+    """Resize the H, W axes (-3, -2) of ``a`` (one image or a batch) to (h, w) with
+    ``mx.image``'s OpenCV-exact resize (MXNet's Resize operator calls ``cv::resize``):
+    0 nearest, 1 bilinear, 2 bicubic, 3 area, 4 Lanczos."""
+    from ....image._resize import resize
     if w < 1 or h < 1:
         raise ShapeError(f"Resize: target size (w={w}, h={h}) must be positive")
-    in_h, in_w = a.shape[-3], a.shape[-2]
-    if (in_h, in_w) == (h, w):
-        return a.copy()
-    if interpolation == 0:
-        ys = np.minimum((np.arange(h) * (in_h / h)).astype(np.intp), in_h - 1)
-        xs = np.minimum((np.arange(w) * (in_w / w)).astype(np.intp), in_w - 1)
-        return a[..., ys, :, :][..., :, xs, :]
-    src = a.astype(np.float32, copy=False)
-
-    def axis(n_out, n_in):
-        pos = (np.arange(n_out, dtype=np.float64) + 0.5) * (n_in / n_out) - 0.5
-        pos = np.clip(pos, 0, n_in - 1)
-        lo = np.floor(pos).astype(np.intp)
-        hi = np.minimum(lo + 1, n_in - 1)
-        return lo, hi, (pos - lo).astype(np.float32)
-
-    y0, y1, fy = axis(h, in_h)
-    x0, x1, fx = axis(w, in_w)
-    rows = src[..., y0, :, :] * (1 - fy)[:, None, None] + src[..., y1, :, :] * fy[:, None, None]
-    out = rows[..., :, x0, :] * (1 - fx)[:, None] + rows[..., :, x1, :] * fx[:, None]
-    if a.dtype.kind in "iu":
-        info = np.iinfo(a.dtype)
-        out = np.clip(np.rint(out), info.min, info.max)
-    return out.astype(a.dtype, copy=False)
+    if interpolation not in (0, 1, 2, 3, 4):
+        raise StateError(f"Resize: interpolation must be 0-4 (OpenCV's codes), got "
+                         f"{interpolation!r}")
+    if a.ndim == 3:
+        return resize(a, w, h, interpolation)
+    return np.stack([resize(img, w, h, interpolation) for img in a]) if len(a) else \
+        np.zeros((0, h, w, a.shape[-1]), dtype=a.dtype)
 
 
 def _scale_down(src_w: int, src_h: int, w: int, h: int):
@@ -304,7 +289,7 @@ class Resize(_Transform):
         With an int ``size``: resize the shorter side to ``size`` keeping the aspect
         ratio.
     interpolation : int, default 1
-        0 nearest neighbour, 1 bilinear (other OpenCV codes use bilinear too).
+        OpenCV's codes: 0 nearest neighbour, 1 bilinear, 2 bicubic, 3 area, 4 Lanczos.
 
     Examples
     --------

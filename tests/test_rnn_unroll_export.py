@@ -1,0 +1,94 @@
+"""A hybridized block whose ``hybrid_forward`` unrolls recurrent cells traces on Symbols,
+gives MXNet 1.9.1's numbers and exports a graph that runs at any batch size (fixtures by
+tools/make_unroll_export_fixtures.py: the same blocks, prefixes and seeded data; MXNet's own
+``-symbol.json`` is kept beside them: its begin states are ``_zeros`` of shape ``(0, H)``,
+a batch axis left for shape inference, which mxgrad's graph runner does not infer yet)."""
+import os
+
+import numpy as np
+import pytest
+
+import mxgrad as mx
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "mxnet", "rnn")
+
+
+class Stacked(mx.gluon.HybridBlock):
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.cell = mx.gluon.rnn.HybridSequentialRNNCell()
+            self.cell.add(mx.gluon.rnn.LSTMCell(4, input_size=3))
+            self.cell.add(mx.gluon.rnn.GRUCell(5, input_size=4))
+
+    def hybrid_forward(self, F, x):
+        out, _ = self.cell.unroll(6, x, layout="NTC", merge_outputs=True)
+        return out
+
+
+class BiMasked(mx.gluon.HybridBlock):
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.cell = mx.gluon.rnn.BidirectionalCell(mx.gluon.rnn.LSTMCell(3, input_size=3),
+                                                       mx.gluon.rnn.RNNCell(2, input_size=3))
+
+    def hybrid_forward(self, F, x, valid_length):
+        out, states = self.cell.unroll(5, x, layout="TNC", merge_outputs=True,
+                                       valid_length=valid_length)
+        return out, states[0]
+
+
+CASES = {"stacked": (Stacked, ["data"]), "bimasked": (BiMasked, ["data0", "data1"])}
+
+
+def _io(name):
+    io = np.load(os.path.join(DATA, f"unroll-{name}-io.npz"))
+    ins = [mx.nd.array(io[k]) for k in sorted(k for k in io.files if k.startswith("in"))]
+    outs = [io[k] for k in sorted(k for k in io.files if k.startswith("out"))]
+    return ins, outs
+
+
+def _outs(res):
+    return [o.asnumpy() for o in (res if isinstance(res, (list, tuple)) else [res])]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_hybridized_unroll_matches_mxnet_and_exports(name, tmp_path):
+    cls, _ = CASES[name]
+    ins, want = _io(name)
+    net = cls(prefix=f"{name}_")
+    net.collect_params().load(os.path.join(DATA, f"unroll-{name}-0000.params"))
+    imperative = _outs(net(*ins))
+    net.hybridize()
+    hybrid = _outs(net(*ins))
+    for got_i, got_h, w in zip(imperative, hybrid, want):
+        np.testing.assert_allclose(got_i, w, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got_h, w, rtol=1e-5, atol=1e-6)
+    prefix = str(tmp_path / name)
+    net.export(prefix)
+    names = [f"data{i}" for i in range(len(ins))] if len(ins) > 1 else ["data"]
+    back = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", names,
+                                        prefix + "-0000.params")
+    for got, w in zip(_outs(back(*ins)), want):
+        np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-6)
+
+
+def test_exported_unroll_takes_another_batch_size(tmp_path):
+    net = Stacked(prefix="stacked_")
+    net.collect_params().load(os.path.join(DATA, "unroll-stacked-0000.params"))
+    net.hybridize()
+    x = mx.nd.array(np.random.RandomState(1).randn(2, 6, 3))
+    net(x)
+    net.export(str(tmp_path / "s"))
+    back = mx.gluon.SymbolBlock.imports(str(tmp_path / "s-symbol.json"), ["data"],
+                                        str(tmp_path / "s-0000.params"))
+    x3 = mx.nd.array(np.random.RandomState(2).randn(3, 6, 3))
+    np.testing.assert_allclose(back(x3).asnumpy(), Stacked_imperative(x3), rtol=1e-5,
+                               atol=1e-6)
+
+
+def Stacked_imperative(x):
+    net = Stacked(prefix="stacked_")
+    net.collect_params().load(os.path.join(DATA, "unroll-stacked-0000.params"))
+    return net(x).asnumpy()
