@@ -15,6 +15,9 @@ from . import _allocator
 _allocator.tune()  # keep freed array memory for reuse (see _allocator; MXGRAD_MALLOC_TUNING=0)
 from . import base
 from .base import MXNetError
+from . import _threads
+_threads.init()    # one BLAS thread per product unless it is large (see _threads; OMP_NUM_THREADS)
+from ._threads import set_num_threads, get_num_threads
 from . import context
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import ndarray
@@ -48,4 +51,4 @@ __all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Cont
            "MXNetError", "base", "test_utils", "current_context", "num_gpus", "metric", "gluon",
            "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime", "viz",
            "io", "recordio", "image", "img", "kv", "kvstore", "name", "np_shape", "is_np_shape",
-           "set_np_shape", "is_np_array"]
+           "set_np_shape", "is_np_array", "set_num_threads", "get_num_threads"]

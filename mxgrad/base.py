@@ -142,3 +142,19 @@ class UnknownArgumentError(DTypeError):
 
 
 __all__.append("UnknownArgumentError")
+
+
+class ArgumentTypeError(MXNetError, TypeError):
+    """An argument of the wrong Python type (a Symbol where an NDArray goes, a str where an
+    int goes); a wrong array dtype is a :class:`DTypeError` instead."""
+
+
+__all__.append("ArgumentTypeError")
+
+
+class NotSupportedError(MXNetError, NotImplementedError):
+    """A part of MXNet that mxgrad does not provide (``mx.mod``, sparse storage, GPUs); the
+    message names the feature and what to use instead."""
+
+
+__all__.append("NotSupportedError")
