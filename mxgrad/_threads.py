@@ -7,7 +7,7 @@ trained 8x slower). Several processes (MPI ranks) each starting one thread per c
 worse. So mxgrad decides (``bench/bench_threads.py`` measures the policy):
 
 * **automatic** (the default): every product runs on one BLAS thread, except a product of at
-  least ``2**27`` multiply-adds (a 512x512x512 GEMM, ~2 ms on one core), which runs on the cores
+  least ``2**23`` multiply-adds (a 203^3 GEMM, ~0.15 ms on one core), which runs on the cores
   that other processes left idle over the last fraction of a second (``/proc/stat``), at most
   this process's share: the cores it may run on divided by the MPI ranks on this machine. Measured: a 2048^2 GEMM takes 135 ms on one thread
   and 70 ms on two on an idle 2-core machine; on a loaded machine two threads were up to 30%
@@ -45,7 +45,7 @@ from .base import ArgumentTypeError, StateError
 __all__ = ["set_num_threads", "get_num_threads", "matmul", "threads_for", "BIG_PRODUCT"]
 
 #: Multiply-adds from which a product may use more than one thread (automatic mode).
-BIG_PRODUCT = 1 << 27
+BIG_PRODUCT = 1 << 23
 
 #: The BLAS libraries' own thread variables: when one is set, the user chose for the BLAS.
 _BLAS_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
@@ -138,7 +138,7 @@ def set_num_threads(n: Optional[int]) -> Optional[int]:
     ----------
     n : int or None
         A positive number of threads for every product, or ``None`` for mxgrad's automatic
-        policy (one thread, more for products of at least ``2**27`` multiply-adds when cores
+        policy (one thread, more for products of at least ``2**23`` multiply-adds when cores
         are idle). Takes precedence over ``OMP_NUM_THREADS``, ``MXNET_OMP_MAX_THREADS`` and
         the BLAS's own variables.
 

@@ -103,8 +103,8 @@ def test_only_a_large_product_on_idle_cores_gets_more_threads(restore, monkeypat
         assert _threads.threads_for(big - 1) == 1
     # a product's size counts the batch of either operand
     monkeypatch.setattr(_threads._load, "other_cores", lambda: 1.0)
-    a = np.ones((4, 64, 256), np.float32)      # 4 x (64 x 256) @ (256 x 2048): 2**27 macs
-    b = np.ones((256, 2048), np.float32)
+    a = np.ones((4, 64, 256), np.float32)      # 4 x (64 x 256) @ (256 x 128): 2**23 macs
+    b = np.ones((256, 128), np.float32)
     np.testing.assert_array_equal(_threads.matmul(a, b), np.matmul(a, b))
     assert calls == [3, 1]                       # raised for the product, then back to 1
     calls.clear()
