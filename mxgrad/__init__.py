@@ -44,6 +44,9 @@ from . import image
 from . import image as img
 from . import name
 from .util import np_shape, is_np_shape, set_np_shape, is_np_array
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+if not _TYPE_CHECKING:   # hidden from type checkers, so that they still flag unknown names
+    from ._unsupported import module_getattr as __getattr__  # mx.mod, ...: clear errors
 
 __version__ = "0.1.0"
 

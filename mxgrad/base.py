@@ -158,3 +158,11 @@ class NotSupportedError(MXNetError, NotImplementedError):
 
 
 __all__.append("NotSupportedError")
+
+
+class UnsupportedFeatureError(NotSupportedError, AttributeError):
+    """An unsupported part of MXNet looked up as an attribute (``mx.mod``); also an
+    ``AttributeError``, so ``hasattr(mx, 'mod')`` is ``False``."""
+
+
+__all__.append("UnsupportedFeatureError")

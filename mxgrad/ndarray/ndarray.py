@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Ty
 import numpy as np
 
 from ..base import DTypeError, FileFormatError, ShapeError, StateError, as_dtype
-from ..context import Context, cpu
+from ..context import Context, as_context, cpu
 from .._host_array import host_copy
 from .._typing import DTypeLike, GradReq
 
@@ -274,6 +274,7 @@ class NDArray(_OpMethods):
         <NDArray 2 @cpu(0)>
         """
         if isinstance(other, Context):
+            as_context(other, "copyto: the target context")
             return self.copy()
         if not isinstance(other, NDArray):
             raise DTypeError(f"copyto() takes an NDArray or a Context, got {type(other).__name__}")
@@ -286,7 +287,9 @@ class NDArray(_OpMethods):
         return other
 
     def as_in_context(self, context: Context) -> "NDArray":
-        """Return this array (all contexts are the CPU in mxgrad)."""
+        """Return this array (every array is on the CPU in mxgrad); a GPU context raises
+        :class:`~mxgrad.base.NotSupportedError`."""
+        as_context(context, "as_in_context: context")
         return self
 
     as_in_ctx = as_in_context
