@@ -47,6 +47,7 @@ def test_sdist_carries_the_test_suite_license_notebooks_and_examples(dists):
     for name in ("LICENSE", "README.md", "setup.cfg", "setup.py", "MANIFEST.in", "conftest.py",
                  "tests/conftest.py", "tests/opcheck.py", "tests/test_packaging.py",
                  "mxgrad/data/digits.csv.gz", "examples/train_dist.py",
+                 "notebooks/00_ndarray_first_steps.ipynb",
                  "notebooks/04_coming_from_mxnet.ipynb", "tools/make_notebooks.py",
                  "bench/bench_threads.py"):
         assert name in files, name
@@ -60,7 +61,9 @@ def test_sdist_carries_the_test_suite_license_notebooks_and_examples(dists):
 def test_wheel_carries_package_data_license_and_metadata(dists):
     _, _, files, meta = dists
     for name in ("mxgrad/__init__.py", "mxgrad/_threads.py", "mxgrad/py.typed",
-                 "mxgrad/data/digits.csv.gz", "mxgrad/ndarray/_methods.pyi"):
+                 "mxgrad/data/digits.csv.gz", "mxgrad/data/__init__.py",
+                 "mxgrad/data/mxnet_cnn-symbol.json", "mxgrad/data/mxnet_cnn-0000.params",
+                 "mxgrad/data/mxnet_cnn-io.npz", "mxgrad/ndarray/_methods.pyi"):
         assert name in files, name
     assert any(f.endswith(".dist-info/licenses/LICENSE") for f in files)
     assert not [f for f in files if f.startswith(("tests/", "notebooks/", "bench/"))]
