@@ -15,6 +15,9 @@ from . import _allocator
 _allocator.tune()  # keep freed array memory for reuse (see _allocator; MXGRAD_MALLOC_TUNING=0)
 from . import base
 from .base import MXNetError
+from . import _threads
+_threads.init()    # one BLAS thread per product unless it is large (see _threads; OMP_NUM_THREADS)
+from ._threads import set_num_threads, get_num_threads
 from . import context
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import ndarray
@@ -50,6 +53,9 @@ from . import numpy_extension as npx  # noqa: E402
 # hybrid_forward's F (the mx.nd module) reaches the NumPy interface as F.np / F.npx
 setattr(ndarray, "np", numpy)
 setattr(ndarray, "npx", numpy_extension)
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+if not _TYPE_CHECKING:   # hidden from type checkers, so that they still flag unknown names
+    from ._unsupported import module_getattr as __getattr__  # mx.mod, ...: clear errors
 
 __version__ = "0.1.0"
 
@@ -58,4 +64,4 @@ __all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Cont
            "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime", "viz",
            "io", "recordio", "image", "img", "kv", "kvstore", "name", "np_shape", "is_np_shape",
            "set_np_shape", "is_np_array", "np", "npx", "numpy", "numpy_extension", "attribute",
-           "AttrScope"]
+           "AttrScope", "set_num_threads", "get_num_threads"]

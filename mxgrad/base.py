@@ -233,3 +233,27 @@ def check_call(ret: int) -> None:
 
 __all__ += ["NotImplementedForSymbol", "data_dir", "data_dir_default", "NDArrayHandle",
             "c_str", "check_call"]
+
+
+class ArgumentTypeError(MXNetError, TypeError):
+    """An argument of the wrong Python type (a Symbol where an NDArray goes, a str where an
+    int goes); a wrong array dtype is a :class:`DTypeError` instead."""
+
+
+__all__.append("ArgumentTypeError")
+
+
+class NotSupportedError(MXNetError, NotImplementedError):
+    """A part of MXNet that mxgrad does not provide (``mx.mod``, sparse storage, GPUs); the
+    message names the feature and what to use instead."""
+
+
+__all__.append("NotSupportedError")
+
+
+class UnsupportedFeatureError(NotSupportedError, AttributeError):
+    """An unsupported part of MXNet looked up as an attribute (``mx.mod``); also an
+    ``AttributeError``, so ``hasattr(mx, 'mod')`` is ``False``."""
+
+
+__all__.append("UnsupportedFeatureError")

@@ -1,5 +1,7 @@
-"""Device contexts. mxgrad runs on the CPU through NumPy; ``gpu(i)`` exists so that
-MXNet code naming a device still runs, and it maps to the CPU.
+"""Device contexts. mxgrad runs on the CPU through NumPy. ``gpu(i)`` makes a context name
+(``num_gpus()`` is 0, so code that picks a GPU only when there is one runs on the CPU), but
+putting data on it raises :class:`~mxgrad.base.NotSupportedError`, as MXNet built without
+CUDA does.
 
 Examples
 --------
@@ -15,7 +17,7 @@ import re
 import threading
 from typing import Any
 
-from .base import DTypeError, StateError
+from .base import DTypeError, NotSupportedError, StateError
 
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "as_context",
            "as_context_list"]
@@ -82,7 +84,8 @@ def cpu(device_id: int = 0) -> Context:
 
 
 def gpu(device_id: int = 0) -> Context:
-    """A GPU context name; mxgrad computes on the CPU whatever the name."""
+    """A GPU context name; arrays and parameters cannot be put on it (mxgrad has no GPU
+    support: use ``mx.cpu()``, or ``mx.gpu() if mx.context.num_gpus() else mx.cpu()``)."""
     return Context("gpu", device_id)
 
 
@@ -102,22 +105,31 @@ def num_gpus() -> int:
 
 
 def as_context(ctx, where: str = "ctx") -> Context:
-    """Check a ``ctx`` argument: ``None`` (the current context), a :class:`Context` or
-    a name such as ``'cpu(0)'``; anything else raises an error naming ``where``.
+    """Check a ``ctx`` argument to put data on: ``None`` (the current context), a
+    :class:`Context` or a name such as ``'cpu(0)'``; anything else raises an error naming
+    ``where``, and so does a GPU context (not supported).
 
     Examples
     --------
-    >>> as_context('gpu(1)'), as_context(None)
-    (gpu(1), cpu(0))
+    >>> as_context('cpu(1)'), as_context(None)
+    (cpu(1), cpu(0))
+    >>> as_context(gpu(0), "nd.zeros: ctx")
+    Traceback (most recent call last):
+    ...
+    mxgrad.base.NotSupportedError: nd.zeros: ctx is gpu(0): mxgrad has no GPU support ...
     """
     if ctx is None:
-        return current_context()
+        ctx = current_context()
     if isinstance(ctx, Context):
+        if ctx.device_type == "gpu":
+            raise NotSupportedError(
+                f"{where} is {ctx}: mxgrad has no GPU support (it computes with NumPy on the "
+                f"CPU, and mx.context.num_gpus() is 0); use mx.cpu() or leave ctx out")
         return ctx
     if isinstance(ctx, str):
         m = _CTX_STRING.match(ctx)
         if m and m.group(1) in _DEVICE_TYPES:
-            return Context(m.group(1), int(m.group(2) or 0))
+            return as_context(Context(m.group(1), int(m.group(2) or 0)), where)
         raise StateError(f"{where}: unknown context {ctx!r}; use mx.cpu(), mx.gpu(i) or a "
                          f"name such as 'cpu(0)'")
     raise DTypeError(f"{where} must be a Context such as mx.cpu(), got "

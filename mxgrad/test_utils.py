@@ -27,7 +27,7 @@ import numpy.random as rnd
 import numpy.testing as npt
 
 import mxgrad as mx  # the package (partly initialised here); MXNet's tests use test_utils.mx
-from .base import DTypeError, ShapeError, StateError
+from .base import ArgumentTypeError, DTypeError, NotSupportedError, ShapeError, StateError
 from .context import Context, current_context
 from .ndarray.ndarray import NDArray, wrap
 from .ndarray import array
@@ -548,8 +548,25 @@ def check_numeric_gradient(fn: Callable, inputs: Sequence, head_grads=None, eps:
     >>> import mxgrad as mx
     >>> check_numeric_gradient(mx.nd.sin, [mx.nd.array([0.3, 1.2])])
     True
+
+    MXNet's form with a Symbol is not supported; wrap the Symbol in a ``SymbolBlock``:
+
+    >>> sym = mx.sym.sin(mx.sym.var('x')) * mx.sym.var('y')
+    >>> net = mx.gluon.SymbolBlock(sym, [mx.sym.var(n) for n in sym.list_arguments()])
+    >>> check_numeric_gradient(net, [mx.nd.array([0.3]), mx.nd.array([2.0])])
+    True
     """
     from . import autograd
+    from .symbol import Symbol
+    if isinstance(fn, Symbol):
+        raise NotSupportedError(
+            "check_numeric_gradient(sym, location): MXNet's Symbol form is not supported; "
+            "pass a function of NDArrays, e.g. the Symbol wrapped as a block: "
+            "check_numeric_gradient(gluon.SymbolBlock(sym, [mx.sym.var(n) for n in "
+            "sym.list_arguments()]), [x, ...]) with the inputs in list_arguments() order")
+    if not callable(fn):
+        raise ArgumentTypeError(f"check_numeric_gradient: fn must be a function of NDArrays "
+                                f"(or a Block), got {type(fn).__name__}")
     xs = [np.array(_np(x), dtype=np.float64) for x in inputs]
     vars_ = [wrap(x.copy()) for x in xs]
     for v in vars_:

@@ -36,12 +36,184 @@ def code(*parts):
     return new_code_cell("\n".join(textwrap.dedent(p).strip("\n") for p in parts if p.strip()))
 
 
-# Shared first lines: small inline figures so the notebooks stay small.
+# Shared first lines: inline figures sharp enough to read (100 dpi: a 6x3 in figure is
+# 600x300 px), while the notebooks stay small.
 PLOT_SETUP = """
 import matplotlib.pyplot as plt
-plt.rcParams["figure.dpi"] = 60
+plt.rcParams["figure.dpi"] = 100
 plt.rcParams["figure.figsize"] = (6, 3)
 """
+
+# --------------------------------------------------------------------------------------
+# 00 NDArray first steps
+# --------------------------------------------------------------------------------------
+
+
+def nb00():
+    return [
+        md("""
+        # NDArray first steps
+
+        `mx.nd.NDArray` is MXNet's n-dimensional array, and mxgrad's: a thin wrapper around a
+        NumPy array that autograd can track. This notebook covers what you do with arrays
+        before any training: creating them, their attributes, indexing, arithmetic and
+        broadcasting, in-place updates, converting to NumPy, contexts and saving to files.
+        Everything here is MXNet 1.x code; only the import line differs.
+        """),
+        code("""
+        import numpy as np
+        import mxgrad as mx                 # was: import mxnet as mx
+        from mxgrad import nd
+        """),
+        md("""
+        ## Creating arrays
+
+        Arrays are **float32 by default**, also when made from Python integers or from a
+        float64 NumPy array (as in MXNet). Pass `dtype=` to get another type.
+        """),
+        code("""
+        a = nd.array([[1, 2, 3], [4, 5, 6]])
+        print(a)
+        print("dtype:", a.dtype.__name__, "| from float64 NumPy:", nd.array(np.ones(2)).dtype.__name__,
+              "| explicit int32:", nd.array([1, 2], dtype="int32").dtype.__name__)
+
+        print(nd.zeros((2, 3)))
+        print(nd.ones((2, 2)) * 7, nd.full((1, 3), 0.5))
+        print(nd.arange(6).reshape((2, 3)))
+        mx.random.seed(0)
+        print(nd.random.uniform(low=-1, high=1, shape=(2, 2)))
+        """),
+        md("""
+        ## Attributes
+
+        `shape`, `dtype`, `size`, `ndim` and `context` (where the array lives: always the
+        CPU in mxgrad).
+        """),
+        code("""
+        x = nd.arange(12).reshape((3, 4))
+        print("shape", x.shape, "| size", x.size, "| ndim", x.ndim, "| context", x.context)
+        """),
+        md("""
+        ## Indexing and slicing
+
+        Basic indexing works as in NumPy, with one MXNet rule: **there are no 0-d arrays**.
+        Picking one element gives an array of shape `(1,)`; `asscalar()` turns it into a
+        Python number.
+        """),
+        code("""
+        print(x[1])                 # a row
+        print(x[:, 1])              # a column
+        print(x[1:, ::2])           # slices with a step
+        e = x[2, 3]
+        print("x[2, 3] has shape", e.shape, "and value", e.asscalar())
+        """),
+        md("""
+        Assignment writes into the array: a slice, a single element or everything (`x[:]`).
+        """),
+        code("""
+        y = nd.zeros((2, 3))
+        y[0] = 1                    # a whole row
+        y[1, 2] = 5
+        y[:, 0] = nd.array([8, 9])  # a column, from another array
+        print(y)
+        """),
+        md("""
+        ## Arithmetic and broadcasting
+
+        Operators work element by element. Arrays of different shapes are **broadcast** as in
+        NumPy: a `(2, 3)` array plus a `(3,)` row adds the row to every row. `nd.dot` is the
+        matrix product.
+        """),
+        code("""
+        m = nd.array([[1, 2, 3], [4, 5, 6]])
+        row = nd.array([10, 20, 30])
+        col = nd.array([[100], [200]])
+        print(m + row)              # (2, 3) + (3,)
+        print(m * col)              # (2, 3) * (2, 1)
+        print(nd.exp(nd.array([0, 1])), m ** 2)
+        print(nd.dot(m, m.T))       # (2, 3) @ (3, 2)
+        """),
+        md("""
+        Reductions take an `axis`; a reduction over everything has shape `(1,)`.
+        """),
+        code("""
+        print(m.sum(axis=0), m.mean(axis=1))
+        total = m.sum()
+        print("sum of all:", total.shape, total.asscalar(), "| max:", m.max().asscalar())
+        print("argmax per row:", nd.argmax(m, axis=1))   # float32, as in MXNet
+        """),
+        md("""
+        ## In-place updates
+
+        `+=`, `x[:] = ...` and the `out=` argument write into the existing array instead of
+        making a new one (the Python object stays the same). A plain `z = z + 1` makes a new
+        array.
+        """),
+        code("""
+        z = nd.ones((2, 2))
+        before = id(z)
+        z += 1
+        z[:] = z * 3
+        nd.elemwise_add(z, z, out=z)
+        print(z, "same object:", id(z) == before)
+        z = z + 1
+        print("after z = z + 1, same object:", id(z) == before)
+        """),
+        md("""
+        ## To and from NumPy
+
+        `asnumpy()` returns a NumPy **copy**: changing it does not change the NDArray.
+        `nd.array(numpy_array)` copies the other way (and makes float32 unless `dtype=`).
+        """),
+        code("""
+        w = nd.array([1, 2, 3])
+        n = w.asnumpy()
+        n[0] = 100
+        print("a NumPy array:", isinstance(n, np.ndarray), n, "| the NDArray is unchanged:", w)
+        print(nd.array(np.eye(2)), "from NumPy")
+        print("a one-element array as a Python number:", nd.array([2.5]).asscalar())
+        """),
+        md("""
+        ## Contexts
+
+        MXNet code says where arrays live with a context (`ctx=`). mxgrad computes on the CPU:
+        `mx.cpu()` works everywhere, `mx.context.num_gpus()` is 0, and the usual idiom picks
+        the CPU. Putting data on `mx.gpu()` is an error that says so (as in MXNet built
+        without CUDA).
+        """),
+        code("""
+        ctx = mx.gpu() if mx.context.num_gpus() > 0 else mx.cpu()
+        v = nd.ones((2,), ctx=ctx)
+        print("ctx:", ctx, "| array on:", v.context, "| as_in_context:", v.as_in_context(mx.cpu()).context)
+        try:
+            nd.ones((2,), ctx=mx.gpu(0))
+        except mx.MXNetError as err:
+            print(type(err).__name__, ":", err)
+        """),
+        md("""
+        ## Saving and loading
+
+        `nd.save` writes a list or a dict of arrays in MXNet's binary format (the same bytes
+        MXNet 1.x writes, so the files move both ways); `nd.load` reads it back.
+        """),
+        code("""
+        import os, tempfile
+        path = os.path.join(tempfile.mkdtemp(), "arrays.nd")
+        nd.save(path, {"weights": m, "bias": row})
+        loaded = nd.load(path)
+        print(sorted(loaded), loaded["weights"])
+        nd.save(path, [m, row])                 # a list works too
+        print([t.shape for t in nd.load(path)])
+        """),
+        md("""
+        ## Next
+
+        * `01_autograd_basics`: gradients with `attach_grad`, `autograd.record` and `backward`.
+        * `03_training_dropout_batchnorm`: training Gluon networks.
+        * `04_coming_from_mxnet`: what is the same as MXNet 1.x and what differs.
+        """),
+    ]
+
 
 # --------------------------------------------------------------------------------------
 # 01 autograd basics
@@ -348,7 +520,7 @@ def nb03():
         x_test, y_test = load(train=False)
         print("train", x_train.shape, "test", x_test.shape, "labels", y_train[:10].asnumpy())
 
-        fig, axes = plt.subplots(1, 8, figsize=(6, 1))
+        fig, axes = plt.subplots(1, 8, figsize=(8, 1.4))
         for ax, img, lab in zip(axes, x_train[:8].asnumpy(), y_train[:8].asnumpy()):
             ax.imshow(img.reshape(8, 8), cmap="gray_r"); ax.set_title(int(lab), fontsize=8)
             ax.axis("off")
@@ -630,10 +802,10 @@ def nb04():
 
         * `import mxgrad as mx` instead of `import mxnet as mx`,
         * the bundled 8×8 digits (`gluon.data.vision.Digits`, pixels 0..16, no download)
-          instead of MNIST (`gluon.data.vision.MNIST` exists too, but downloads 11 MB),
-        * accuracy counted by hand, since mxgrad has no `mx.metric`.
+          instead of MNIST (`gluon.data.vision.MNIST` exists too, but downloads 11 MB).
 
-        After it, a table of what differs from MXNet, with a cell checking each row.
+        After it, a table of what differs from MXNet, with a cell checking each row, and the
+        parts of MXNet that mxgrad does not provide, with the error each one gives.
         """),
         code("""
         import mxgrad as mx                      # was: import mxnet as mx
@@ -665,15 +837,14 @@ def nb04():
         trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
 
         def evaluate_accuracy(data_iterator, net):
-            correct, total = 0.0, 0              # MXNet: acc = mx.metric.Accuracy()
+            acc = mx.metric.Accuracy()
             for data, label in data_iterator:
                 data = data.as_in_context(ctx).reshape((-1, num_inputs))
                 label = label.as_in_context(ctx)
                 output = net(data)
                 predictions = nd.argmax(output, axis=1)
-                correct += (predictions == label).sum().asscalar()
-                total += data.shape[0]
-            return correct / total
+                acc.update(preds=predictions, labels=label)
+            return acc.get()[1]
 
         epochs = 10
         for e in range(epochs):
@@ -717,7 +888,8 @@ def nb04():
 
         | | MXNet 1.9 | mxgrad |
         |---|---|---|
-        | Devices | CPU and GPU | CPU only. `mx.num_gpus()` is 0; `mx.gpu()` is accepted (so `ctx=mx.gpu()` code runs) but arrays created on it live on `cpu(0)` |
+        | Devices | CPU and GPU | CPU only. `mx.context.num_gpus()` is 0, so the usual `mx.gpu() if mx.context.num_gpus() else mx.cpu()` picks the CPU; putting data on `mx.gpu()` raises `NotSupportedError` (as MXNet built without CUDA does) |
+        | Threads | `OMP_NUM_THREADS` threads per operator | one BLAS thread per product, more for large products while cores are idle; `OMP_NUM_THREADS` / `MXNET_OMP_MAX_THREADS` or `mx.set_num_threads(n)` fix the number |
         | Execution | asynchronous engine; `nd.waitall()` / `wait_to_read()` wait for it | synchronous NumPy; `waitall()` / `wait_to_read()` exist and return at once |
         | Errors | shape and type errors at the call; errors inside an op's computation (e.g. `linalg_potrf` of a matrix that is not positive definite) only later, at `asnumpy()` / `wait_to_read()` | every error at the call that causes it |
         | Symbol API | `mx.sym`; `hybridize()` compiles the block to a graph; `export()`, `SymbolBlock` | `hybridize()` keeps the block running imperatively (`F` is `mx.nd` in `hybrid_forward`); `mx.sym` builds graphs (no executor): calling a block on `mx.sym.var('data')` traces `hybrid_forward` with `F = mx.sym`, `export()` writes files MXNet imports, `SymbolBlock.imports` runs MXNet's exported models through `mx.nd` (differentiable) |
@@ -725,8 +897,9 @@ def nb04():
         | BatchNorm running statistics | updated during backward (CPU kernel), so a training-mode forward without backward leaves them unchanged | updated in every training-mode forward pass |
         | Parameter files | MXNet's binary `.params` format | the same format, byte for byte: files move both ways; optimizer states are arrays + JSON instead of a pickle (MXNet's pickled states load with `allow_pickle=True`) |
         | Random numbers | MXNet's generators | a NumPy generator: `mx.random.seed` makes runs repeatable, but the numbers differ from MXNet's |
-        | Multi-device, data loading | `kvstore`, worker processes in `DataLoader` | Trainer's `kvstore` and DataLoader's `num_workers` are accepted; everything runs in the calling process |
-        | Not provided | | `mx.metric`, `mx.io`, `mx.image`, `mx.kv`, `mx.np` / `mx.npx` |
+        | Data loading | worker processes in `DataLoader` | `num_workers` is accepted; batches are loaded in the calling process |
+        | Several machines / processes | `kvstore='dist_sync'` with MXNet's parameter servers | `mx.kv.create('dist_sync')` over MPI (`python -m mxgrad.launch -n 2 train.py`, the `[dist]` extra) |
+        | Not provided | | the Module API (`mx.mod`), sparse storage (`mx.nd.sparse`, `tostype('csr')`), GPUs, custom C++ operators (`mx.operator`), the profiler; each raises an error saying what to use instead (last cell) |
         | Extras | | PyTorch-style `autograd.Function` (notebook 02), forward mode `autograd.forward_ad` and `autograd.functional` (`jacobian`, `hessian`, `hvp`, ...; notebook 05) |
 
         The cells below check each row.
@@ -735,10 +908,23 @@ def nb04():
         ### Devices: CPU only
         """),
         code("""
-        print("num_gpus:", mx.num_gpus(), "| ctx chosen above:", ctx)
-        a = nd.ones((2, 3), ctx=mx.gpu(0))
-        print("nd.ones(ctx=mx.gpu(0)).context:", a.context)
-        print("as_in_context(mx.gpu()).context:", nd.ones((1,)).as_in_context(mx.gpu()).context)
+        print("num_gpus:", mx.context.num_gpus(), "| ctx chosen above:", ctx)
+        try:
+            nd.ones((2, 3), ctx=mx.gpu(0))
+        except mx.MXNetError as e:
+            print(type(e).__name__, ":", e)
+        """),
+        md("""
+        ### Threads: one BLAS thread unless a product is large
+
+        `mx.get_num_threads()` is `None` under the automatic policy; `mx.set_num_threads(n)`
+        (or `OMP_NUM_THREADS=n` before the process starts, as for MXNet) fixes the number.
+        """),
+        code("""
+        print("policy:", mx.get_num_threads())
+        previous = mx.set_num_threads(1)
+        print("fixed:", mx.get_num_threads())
+        mx.set_num_threads(previous)
         """),
         md("""
         ### Execution and errors: synchronous
@@ -800,16 +986,16 @@ def nb04():
         ### Bring your MXNet model
 
         `SymbolBlock.imports` loads what MXNet's `HybridBlock.export` wrote. The two files
-        below were exported by real MXNet 1.9.1 (a small CNN with BatchNorm, from the test
-        fixtures); mxgrad predicts what MXNet predicted, and the imported block trains like
-        any Gluon block.
+        below were exported by real MXNet 1.9.1 (a small CNN with BatchNorm, shipped with
+        mxgrad as data); mxgrad predicts what MXNet predicted, and the imported block trains
+        like any Gluon block.
         """),
         code("""
         import numpy as np
-        fixtures = os.path.join("..", "tests", "data", "mxnet", "symbol")
-        cnn = gluon.SymbolBlock.imports(os.path.join(fixtures, "cnn-symbol.json"), ["data"],
-                                        os.path.join(fixtures, "cnn-0000.params"))
-        io = np.load(os.path.join(fixtures, "cnn-io.npz"))
+        from mxgrad.data import path as data_path     # files shipped in the package
+        cnn = gluon.SymbolBlock.imports(data_path("mxnet_cnn-symbol.json"), ["data"],
+                                        data_path("mxnet_cnn-0000.params"))
+        io = np.load(data_path("mxnet_cnn-io.npz"))
         x = nd.array(io["x"])
         pred = cnn(x)
         print("largest difference from MXNet's prediction:",
@@ -896,15 +1082,33 @@ def nb04():
         print("generator:", type(mx.random.generator()).__name__)
         """),
         md("""
-        ### Accepted for compatibility, run in process; modules not provided
+        ### Accepted for compatibility, run in process
         """),
         code("""
         t = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1}, kvstore='device')
         loader = gluon.data.DataLoader(train_dataset, batch_size=500, num_workers=2)
         print("Trainer(kvstore='device') ok; DataLoader(num_workers=2) batches:",
               [d.shape[0] for d, l in loader])
-        for name in ["metric", "io", "image", "kv", "np", "npx", "sym"]:
+        for name in ["metric", "io", "image", "recordio", "kv", "sym", "viz", "test_utils"]:
             print(f"mx.{name}:", "present" if hasattr(mx, name) else "not provided")
+        """),
+        md("""
+        ### Not provided: each says so, and what to use instead
+        """),
+        code("""
+        attempts = {
+            "mx.mod.Module": lambda: mx.mod.Module(mx.sym.var("data")),
+            "nd.sparse.zeros": lambda: nd.sparse.zeros("csr", (2, 2)),
+            "tostype('csr')": lambda: nd.ones((2, 2)).tostype("csr"),
+            "mx.operator": lambda: mx.operator.CustomOp,
+            "check_numeric_gradient(sym)": lambda: mx.test_utils.check_numeric_gradient(
+                mx.sym.var("x") * 2, [nd.ones((2,))]),
+        }
+        for what, attempt in attempts.items():
+            try:
+                attempt()
+            except mx.MXNetError as e:
+                print(f"{what}:\\n    {type(e).__name__}: {e}")
         """),
     ]
 
@@ -1156,6 +1360,7 @@ def nb05():
 
 
 NOTEBOOKS = {
+    "00_ndarray_first_steps.ipynb": nb00,
     "01_autograd_basics.ipynb": nb01,
     "03_training_dropout_batchnorm.ipynb": nb03,
     "04_coming_from_mxnet.ipynb": nb04,

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..base import DTypeError, MXNetError, ShapeError, StateError
+from ..context import as_context
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 from .. import autograd
@@ -94,6 +95,7 @@ class _PlacedRef(weakref.ref):
 
 
 def _place(arr: NDArray, ctx) -> NDArray:
+    ctx = as_context(ctx, "split_and_load: ctx_list")
     ref = _PlacedRef(arr, _forget)
     ref.key = id(arr)
     _placed[ref.key] = (ref, ctx)

@@ -47,6 +47,7 @@ from ..random import randint as random_randint, exponential as random_exponentia
 from ..random import gamma as random_gamma, poisson as random_poisson  # noqa: F401,E402
 from ..random import multinomial as sample_multinomial  # noqa: F401,E402
 from .utils import waitall, save, load, load_frombuffer  # noqa: F401
+from . import sparse  # noqa: F401,E402  (mx.nd.sparse: every constructor raises a clear error)
 from .dlpack import to_dlpack_for_read, to_dlpack_for_write, from_dlpack  # noqa: F401
 from . import linalg, contrib, _internal  # noqa: E402,F401  (mx.nd.linalg.gemm2, ...)
 # every error on bad arguments is an MXNetError naming the argument (issue 11)

@@ -28,8 +28,9 @@ from typing import (TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, T
 
 import numpy as np
 
-from ..base import DTypeError, FileFormatError, ShapeError, StateError, as_dtype
-from ..context import Context, cpu
+from ..base import (ArgumentTypeError, DTypeError, FileFormatError, ShapeError, StateError,
+                    as_dtype)
+from ..context import Context, as_context, cpu
 from ..util import is_np_array
 from .._host_array import host_copy
 from .._typing import DTypeLike, GradReq
@@ -286,6 +287,7 @@ class NDArray(_OpMethods):
         <NDArray 2 @cpu(0)>
         """
         if isinstance(other, Context):
+            as_context(other, "copyto: the target context")
             return self.copy()
         if not isinstance(other, NDArray):
             raise DTypeError(f"copyto() takes an NDArray or a Context, got {type(other).__name__}")
@@ -298,10 +300,11 @@ class NDArray(_OpMethods):
         return other
 
     def as_in_context(self, context: Context) -> "NDArray":
-        """Return this array (all contexts are the CPU in mxgrad).
+        """Return this array (every array is on the CPU in mxgrad).
 
-        ``context`` must be a :class:`~mxgrad.Context` (``mx.cpu()``, ``mx.gpu(0)``), as in
-        MXNet, which refuses a string such as ``'gpu'``.
+        ``context`` must be a :class:`~mxgrad.Context`, as in MXNet, which refuses a string
+        such as ``'gpu'``; a GPU context raises :class:`~mxgrad.base.NotSupportedError`
+        (MXNet built without CUDA does too).
 
         Examples
         --------
@@ -311,8 +314,9 @@ class NDArray(_OpMethods):
         True
         """
         if not isinstance(context, Context):
-            raise DTypeError(f"as_in_context: context must be a Context such as mx.cpu() or "
-                             f"mx.gpu(0), got {type(context).__name__} {context!r}")
+            raise ArgumentTypeError(f"as_in_context: context must be a Context such as "
+                                    f"mx.cpu(), got {type(context).__name__} {context!r}")
+        as_context(context, "as_in_context: context")
         return self
 
     as_in_ctx = as_in_context

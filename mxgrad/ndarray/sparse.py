@@ -13,13 +13,13 @@ mxgrad.ndarray.sparse.SparseNotSupportedError: mx.nd.sparse.csr_matrix: sparse s
 """
 from __future__ import annotations
 
-from ..base import MXNetError
+from ..base import NotSupportedError
 
 __all__ = ["SparseNotSupportedError", "csr_matrix", "row_sparse_array", "zeros", "empty",
            "array", "CSRNDArray", "RowSparseNDArray", "BaseSparseNDArray"]
 
 
-class SparseNotSupportedError(MXNetError, NotImplementedError):
+class SparseNotSupportedError(NotSupportedError):
     """Sparse storage (row_sparse, csr) is not part of mxgrad."""
 
 

@@ -63,6 +63,7 @@ from ..autograd.scope import state
 from ._core import Op, defop, call, call1, as_array, inplace_apply
 from .reduce import sum as _nd_sum, reshape_exact
 from .._typing import Shape
+from .._threads import matmul as _matmul   # np.matmul on the thread policy's threads
 
 __all__ = ["Convolution", "Deconvolution", "Pooling"]
 
@@ -261,7 +262,7 @@ def _conv_fwd(x, w, b, stride, pad, dilate, groups, keep=None):
     L = _prod(osize)
     w2 = w.reshape(G, F // G, (C // G) * K).astype(x.dtype, copy=False)
     if K == 1 and not any(pad) and all(s == 1 for s in stride):
-        y = np.matmul(w2, x.reshape(N, G, C // G, L)).reshape((N, F) + osize)
+        y = _matmul(w2, x.reshape(N, G, C // G, L)).reshape((N, F) + osize)
         return _add_bias(y, b)
     # kept columns are built whole (keeping them was judged worth their memory)
     chunks = [(0, N)] if keep is not None else _batch_chunks(N, C * K * L * x.itemsize)
@@ -272,7 +273,7 @@ def _conv_fwd(x, w, b, stride, pad, dilate, groups, keep=None):
             col = col.reshape(G, (C // G) * K, L * (e - s))
             if keep is not None:
                 keep.cols, keep.batch_last = col, True
-            y[s:e] = np.moveaxis(np.matmul(w2, col).reshape((F,) + osize + (e - s,)), -1, 0)
+            y[s:e] = np.moveaxis(_matmul(w2, col).reshape((F,) + osize + (e - s,)), -1, 0)
         return _add_bias(y, b)
     view = _columns_view(_pad_input(x, pad), kernel, stride, dilate, osize)
     buf = np.empty((chunks[0][1],) + view.shape[1:], dtype=x.dtype)
@@ -283,7 +284,7 @@ def _conv_fwd(x, w, b, stride, pad, dilate, groups, keep=None):
         col = col.reshape(e - s, G, (C // G) * K, L)
         if keep is not None:          # one chunk: the whole batch's columns
             keep.cols = col
-        np.matmul(w2, col, out=y[s:e])
+        _matmul(w2, col, out=y[s:e])
     return _add_bias(y.reshape((N, F) + osize), b)
 
 
@@ -327,7 +328,7 @@ def _deconv_fwd(u, w, b, stride, pad, dilate, groups, osize):
         return _conv_fwd(u, wf, b, stride, pad2, dilate, groups)
     w2 = w.reshape(G, Cin // G, Fg * K).astype(u.dtype, copy=False)
     if K == 1 and not any(pad) and all(s == 1 for s in stride) and tuple(osize) == isize:
-        y = np.matmul(w2.transpose(0, 2, 1), u.reshape(N, G, Cin // G, L))
+        y = _matmul(w2.transpose(0, 2, 1), u.reshape(N, G, Cin // G, L))
         return _add_bias(y.reshape((N, F) + isize), b)
     # batch-last, a chunk of the batch at a time (at most _COLUMNS_CHUNK bytes of
     # columns): one GEMM (G, Fg*K, Cin/G) @ (G, Cin/G, L*n), then col2im
@@ -338,7 +339,7 @@ def _deconv_fwd(u, w, b, stride, pad, dilate, groups, osize):
     y = np.empty((N, F) + tuple(osize), dtype=u.dtype)
     for s, e in _batch_chunks(N, F * K * L * u.itemsize):
         ut = np.ascontiguousarray(np.moveaxis(u[s:e], 0, -1)).reshape(G, Cin // G, L * (e - s))
-        col = np.matmul(wt, ut).reshape((F,) + kernel + isize + (e - s,))
+        col = _matmul(wt, ut).reshape((F,) + kernel + isize + (e - s,))
         buf = np.zeros((F,) + full + (e - s,), dtype=u.dtype)
         _col2im_t(col, buf, isize, kernel, stride, dilate)
         y[s:e] = np.moveaxis(buf[crop], -1, 0)
@@ -370,7 +371,7 @@ def _wgrad_fwd(x, g, stride, pad, dilate, groups, kernel):
         gt = gt.reshape(G, F // G, N * L)
         for s, e in chunks:
             col = np.ascontiguousarray(view[(_ALL,) * (1 + len(kernel)) + (slice(s, e),)])
-            part = np.matmul(col.reshape(G, CgK, (e - s) * L),
+            part = _matmul(col.reshape(G, CgK, (e - s) * L),
                              gt[:, :, s * L:e * L].transpose(0, 2, 1))
             dw = part if dw is None else np.add(dw, part, out=dw)
         return dw.transpose(0, 2, 1).reshape(wshape)
@@ -388,7 +389,7 @@ def _wgrad_batch_last(col, g, wshape):
     G = col.shape[0]
     gt = np.ascontiguousarray(np.moveaxis(g, 0, -1).astype(col.dtype, copy=False))
     gt = gt.reshape(G, g.shape[1] // G, col.shape[-1])
-    return np.matmul(gt, col.transpose(0, 2, 1)).reshape(wshape)
+    return _matmul(gt, col.transpose(0, 2, 1)).reshape(wshape)
 
 
 def _wgrad_per_sample(col, g, wshape):
@@ -397,7 +398,7 @@ def _wgrad_per_sample(col, g, wshape):
     copy both operands into transposed layouts)."""
     N, G = col.shape[:2]
     g2 = g.reshape(N, G, g.shape[1] // G, col.shape[-1]).astype(col.dtype, copy=False)
-    return np.matmul(g2, col.transpose(0, 1, 3, 2)).sum(axis=0).reshape(wshape)
+    return _matmul(g2, col.transpose(0, 1, 3, 2)).sum(axis=0).reshape(wshape)
 
 
 def _sum_axes(nd):

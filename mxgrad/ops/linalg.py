@@ -18,6 +18,7 @@ from typing import Any, List, Optional
 import numpy as np
 
 from ..base import DTypeError, ShapeError
+from .._threads import matmul as _matmul   # np.matmul on the thread policy's threads
 from ..ndarray.ndarray import NDArray
 from ._core import Op, defop, call1, call2, register_method, as_array
 from .reduce import reshape_exact
@@ -84,7 +85,7 @@ def _dot_fwd(a, b, transpose_a, transpose_b):
     sa, sb, oshape = _dot_dims(a.shape, b.shape, transpose_a, transpose_b)
     a2 = a.reshape(sa)
     b2 = b.reshape(sb)
-    r = np.dot(a2.T if transpose_a else a2, b2.T if transpose_b else b2)
+    r = _matmul(a2.T if transpose_a else a2, b2.T if transpose_b else b2)
     if not oshape:
         oshape = (1,)
     return r if r.shape == oshape else r.reshape(oshape)
@@ -211,7 +212,7 @@ def _gemm2_fwd(a, b, transpose_a, transpose_b, alpha, axis):
             f"matrix product: inner dimensions differ ({ka} vs {kb}) for shapes "
             f"{a.shape} and {b.shape} (transpose_a={transpose_a}, "
             f"transpose_b={transpose_b})")
-    r = np.matmul(np.swapaxes(a, -1, -2) if transpose_a else a,
+    r = _matmul(np.swapaxes(a, -1, -2) if transpose_a else a,
                   np.swapaxes(b, -1, -2) if transpose_b else b)
     if alpha != 1.0:
         r *= alpha

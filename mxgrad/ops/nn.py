@@ -32,6 +32,7 @@ from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
 from ..random import generator as _generator
 from .._typing import DTypeLike
+from .._threads import matmul as _matmul   # np.matmul on the thread policy's threads
 
 try:   # np.einsum without its Python wrapper (same function for two plain operands)
     from numpy._core.multiarray import c_einsum as _c_einsum
@@ -89,7 +90,7 @@ def _fc_shapes(xshape, wshape, flatten):
 # np.dot zero-fills its output first (an extra pass over every product)
 def _fc_fwd(x, w, b, flatten):
     if x.ndim == 2 and w.ndim == 2 and x.shape[1] == w.shape[1]:   # the common case
-        out = np.matmul(x, w.T)
+        out = _matmul(x, w.T)
         if b is not None:
             out += b
         return out
@@ -98,7 +99,7 @@ def _fc_fwd(x, w, b, flatten):
         raise ShapeError(
             f"FullyConnected: weight of shape {w.shape} does not fit data of shape {x.shape} "
             f"(flatten={flatten}): the weight must be (num_hidden, {k})")
-    out = np.matmul(x.reshape(m, k), w.T)
+    out = _matmul(x.reshape(m, k), w.T)
     if b is not None:
         out += b
     return out.reshape(oshape)
@@ -127,16 +128,16 @@ def _prod(shape):
 
 def _fc_gx_raw(g, y, x, w, b, flatten):
     if x.ndim == 2 and g.ndim == 2:
-        return np.matmul(g, w)
+        return _matmul(g, w)
     m, k, _ = _fc_shapes(x.shape, w.shape, flatten)
-    return np.matmul(g.reshape(m, w.shape[0]), w).reshape(x.shape)
+    return _matmul(g.reshape(m, w.shape[0]), w).reshape(x.shape)
 
 
 def _fc_gw_raw(g, y, x, w, b, flatten):
     if x.ndim == 2 and g.ndim == 2:
-        return np.matmul(g.T, x)
+        return _matmul(g.T, x)
     m, k, _ = _fc_shapes(x.shape, w.shape, flatten)
-    return np.matmul(g.reshape(m, w.shape[0]).T, x.reshape(m, k))
+    return _matmul(g.reshape(m, w.shape[0]).T, x.reshape(m, k))
 
 
 def _fc_gb_raw(g, y, x, w, b, flatten):
@@ -983,7 +984,7 @@ def _chan_dot(a, b, axes):
     a3, b3 = _nc_rows(a, axes), _nc_rows(b, axes)
     if a3 is not None and b3 is not None:
         # one dot product per (sample, channel) row, then the sum over the batch
-        d = np.matmul(a3[:, :, None, :], b3[:, :, :, None])
+        d = _matmul(a3[:, :, None, :], b3[:, :, :, None])
         return np.add.reduce(d.reshape(d.shape[:2]), axis=0).reshape(
             (1, -1) + (1,) * (a.ndim - 2))
     return np.add.reduce(a * b, axis=axes, keepdims=True)

@@ -6,7 +6,7 @@ import os
 import shutil
 from typing import Dict, List, Optional, Sequence
 
-from ..base import DTypeError, MXNetError
+from ..base import ArgumentTypeError, MXNetError
 from ..ndarray.ndarray import NDArray
 from ._graph import RecordedGraph, flatten_arrays, node_key, read_graph
 
@@ -139,8 +139,8 @@ def _names_from(names) -> Dict[int, str]:
     if names is None:
         return out
     if not hasattr(names, "items"):
-        raise DTypeError("names must be a dict {name: NDArray or Parameter} or a "
-                         "ParameterDict (net.collect_params())")
+        raise ArgumentTypeError("names must be a dict {name: NDArray or Parameter} or a "
+                                "ParameterDict (net.collect_params())")
     for name, v in names.items():
         arrays = [v] if isinstance(v, NDArray) else []
         if not arrays and hasattr(v, "list_data"):
@@ -149,8 +149,8 @@ def _names_from(names) -> Dict[int, str]:
             except Exception:
                 arrays = []
         if not arrays:
-            raise DTypeError(f"names[{name!r}] must be an NDArray or an initialized "
-                             f"Parameter, got {type(v).__name__}")
+            raise ArgumentTypeError(f"names[{name!r}] must be an NDArray or an initialized "
+                                    f"Parameter, got {type(v).__name__}")
         for a in arrays:
             k = node_key(a)
             if k is not None:
@@ -390,5 +390,5 @@ def plot_network(symbol, title: str = "plot", save_format: str = "pdf", shape=No
         shapes = _symbol_shapes(symbol, shape) if shape else {}
         _draw_symbol_json(dot, conf, shapes, hide_weights, node_attr)
         return dot
-    raise DTypeError(f"plot_network draws a recorded NDArray (or a list of them), a Block "
-                     f"(with shape=...) or a Symbol; got {type(symbol).__name__}")
+    raise ArgumentTypeError(f"plot_network draws a recorded NDArray (or a list of them), a "
+                            f"Block (with shape=...) or a Symbol; got {type(symbol).__name__}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
-from ..base import DTypeError
+from ..base import ArgumentTypeError, NotSupportedError
 
 __all__ = ["print_summary", "summary_rows"]
 
@@ -128,9 +128,15 @@ def print_summary(symbol, shape=None, line_length: int = 120,
     ________________________________________________________________________________
     """
     from ..gluon.block import Block
+    from ..symbol import Symbol
+    if isinstance(symbol, Symbol):
+        raise NotSupportedError(
+            "print_summary(sym): MXNet's Symbol form is not supported; give a gluon Block, "
+            "e.g. the Symbol as a block: net = gluon.SymbolBlock(sym, [mx.sym.var('data')]); "
+            "net.initialize(); print_summary(net, shape={'data': ...})")
     if not isinstance(symbol, Block):
-        raise DTypeError(f"print_summary takes a gluon Block (with shape=...), got "
-                         f"{type(symbol).__name__}")
+        raise ArgumentTypeError(f"print_summary takes a gluon Block (with shape=...), got "
+                                f"{type(symbol).__name__}")
     rows = summary_rows(symbol, shape, dtype)
     positions = list(positions)
     if positions[-1] <= 1:

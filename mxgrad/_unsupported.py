@@ -1,0 +1,70 @@
+"""Clear errors for the parts of MXNet 1.x that mxgrad does not provide.
+
+``mx.mod``, ``mx.model``, ``mx.callback``, ... are looked up through the package's module
+``__getattr__`` (this module's :func:`module_getattr`), so ``mx.mod.Module(...)`` says what is
+missing and what to use instead rather than a bare ``AttributeError``. The error is a
+:class:`~mxgrad.base.UnsupportedFeatureError`: a ``NotSupportedError`` that is also an
+``AttributeError``, so
+``hasattr(mx, 'mod')`` stays ``False`` and feature probes keep working.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> mx.mod.Module
+Traceback (most recent call last):
+...
+mxgrad.base.UnsupportedFeatureError: mx.mod (MXNet's Module API: ...
+>>> hasattr(mx, "mod")
+False
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any, Dict, Tuple
+
+from .base import UnsupportedFeatureError
+
+__all__ = ["module_getattr", "UNSUPPORTED"]
+
+_GLUON = ("use Gluon: a HybridBlock, gluon.Trainer and a training loop, or "
+          "gluon.contrib.estimator.Estimator (docs: 'Coming from MXNet')")
+
+#: name in ``mx`` -> (what it was in MXNet, what to use in mxgrad)
+UNSUPPORTED: Dict[str, Tuple[str, str]] = {
+    "mod": ("MXNet's Module API: mx.mod.Module, BucketingModule", _GLUON),
+    "module": ("MXNet's Module API: mx.module.Module, BucketingModule", _GLUON),
+    "model": ("MXNet's FeedForward model and checkpoint helpers",
+              _GLUON + "; for files, mx.nd.load and gluon.SymbolBlock.imports"),
+    "callback": ("the Module API's callbacks (Speedometer, do_checkpoint)",
+                 "use gluon.contrib.estimator's event handlers"),
+    "monitor": ("the executor Monitor", "read intermediate NDArrays directly"),
+    "mon": ("the executor Monitor", "read intermediate NDArrays directly"),
+    "executor": ("the symbolic executor (Symbol.simple_bind)",
+                 "use gluon.SymbolBlock or a hybridized HybridBlock"),
+    "operator": ("custom operators (mx.operator.CustomOp)",
+                 "use mx.autograd.Function, or a HybridBlock"),
+    "rnn": ("the symbolic mx.rnn cells", "use mx.gluon.rnn (RNN, LSTM, GRU and the cells)"),
+    "profiler": ("MXNet's profiler", "use Python's cProfile or time.perf_counter"),
+    "rtc": ("CUDA run-time compilation", "mxgrad has no GPU support"),
+    "engine": ("the threaded engine's controls (bulk size)",
+               "mxgrad computes synchronously; for threads use mx.set_num_threads"),
+    "library": ("loading C++ operator libraries", "use mx.autograd.Function"),
+    "torch": ("the Torch plugin", "there is no equivalent"),
+    "th": ("the Torch plugin", "there is no equivalent"),
+    "tvmop": ("TVM operators", "there is no equivalent"),
+    "notebook": ("the notebook callbacks", "use gluon.contrib.estimator's event handlers"),
+}
+
+#: MXNet's other names for modules mxgrad has
+_ALIASES = {"rnd": "random", "visualization": "viz"}
+
+
+def module_getattr(name: str) -> Any:
+    """The ``mxgrad`` package's ``__getattr__``: aliases, then clear errors."""
+    if name in _ALIASES:
+        return importlib.import_module(f"mxgrad.{_ALIASES[name]}")
+    if name in UNSUPPORTED:
+        what, instead = UNSUPPORTED[name]
+        raise UnsupportedFeatureError(f"mx.{name} ({what}) is not supported by mxgrad; "
+                                      f"{instead}")
+    raise AttributeError(f"module 'mxgrad' has no attribute {name!r}")
