@@ -1359,12 +1359,143 @@ def nb05():
     ]
 
 
+# --------------------------------------------------------------------------------------
+# 06 NumPy mode (mx.np / mx.npx)
+# --------------------------------------------------------------------------------------
+
+
+def nb06():
+    return [
+        md("""
+        # NumPy mode: `mx.np` and `mx.npx`
+
+        MXNet 1.6-1.9 added a second array interface that follows NumPy: `from mxnet import np,
+        npx; npx.set_np()`. The current edition of *Dive into Deep Learning* and MXNet 2 are
+        written in it. In mxgrad `mx.np.ndarray` is a second *face* of the same array: the same
+        ops, graph, version counters and scopes as `mx.nd`, with NumPy's semantics on top
+        (0-d arrays, `bool` comparisons, NumPy signatures) and MXNet's own twists (float32
+        defaults). Converting between the faces is free and recorded through.
+        """),
+        code("""
+        import numpy as onp
+        import mxgrad as mx
+        from mxgrad import np, npx, autograd, gluon
+        npx.set_np()          # Gluon now hands out mx.np arrays
+        """, PLOT_SETUP),
+        md("""
+        ## Arrays that behave like NumPy's
+
+        Creation functions default to float32, as in MXNet (even from Python ints). Full
+        reductions and integer indexing give 0-d arrays; comparisons give `bool` arrays;
+        an integer array meeting a float array takes the float's dtype.
+        """),
+        code("""
+        x = np.arange(12).reshape(3, 4)
+        print(repr(x))
+        print(repr(x.sum()), x.sum().shape, x[1, 2].shape, (x > 5).dtype)
+        print((np.ones(2, dtype='int32') + np.ones(2)).dtype, (np.ones(2, dtype='int32') / 2).dtype)
+        print(repr(x[x > 8]), repr(x[:, [0, 3]]))
+        """),
+        md("""
+        ## Gradients, as with `mx.nd`
+
+        Every function is the `mx.nd` op underneath, so `attach_grad`, `autograd.record`,
+        `backward` and higher-order gradients work the same. Control flow on 0-d arrays works
+        because they convert to Python numbers.
+        """),
+        code("""
+        x = np.arange(4.0)
+        x.attach_grad()
+        with autograd.record():
+            y = 2 * np.dot(x, x)
+        y.backward()
+        print(x.grad, x.grad == 4 * x)
+
+        a = np.random.normal()
+        a.attach_grad()
+        with autograd.record():
+            b = a * 2
+            while np.linalg.norm(b) < 1000:
+                b = b * 2
+            c = b if b.sum() > 0 else 100 * b
+        c.backward()
+        print(bool(a.grad == c / a))
+        """),
+        md("""
+        ## One engine, two faces
+
+        `as_nd_ndarray()` and `as_np_ndarray()` are views: the same buffer, version box and
+        place in the graph. A gradient through one face reaches the other's variable.
+        """),
+        code("""
+        v = mx.nd.array([1.0, 2.0, 3.0])
+        v.attach_grad()
+        with autograd.record():
+            y = (np.tanh(v.as_np_ndarray()) ** 2).sum()
+        y.backward()
+        print(type(y).__name__, y.shape, v.grad)
+        """),
+        md("""
+        ## Gluon in NumPy mode
+
+        After `npx.set_np()`, parameters, data loaders and layers give `mx.np` arrays, and
+        `nn.Block.forward(self, x)` is written with `np`/`npx` functions, as the book does.
+        """),
+        code("""
+        mx.random.seed(0)
+        true_w, true_b = np.array([2.0, -3.4]), 4.2
+        X = np.random.normal(0, 1, (1000, 2))
+        y = (np.dot(X, true_w) + true_b + np.random.normal(0, 0.01, (1000,))).reshape(-1, 1)
+        loader = gluon.data.DataLoader(gluon.data.ArrayDataset(X, y), 10, shuffle=True)
+
+        class LinearRegression(gluon.nn.Block):     # as the book writes its models
+            def __init__(self):
+                super().__init__()
+                self.out = gluon.nn.Dense(1)
+
+            def forward(self, x):
+                return self.out(x)
+
+        net = LinearRegression()
+        net.initialize(mx.init.Normal(0.01))
+        trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.03})
+        loss = gluon.loss.L2Loss()
+        losses = []
+        for epoch in range(3):
+            for xb, yb in loader:
+                with autograd.record():
+                    l = loss(net(xb), yb)
+                l.backward()
+                trainer.step(10)
+            losses.append(float(loss(net(X), y).mean()))
+        print([f'{v:.2e}' for v in losses], net.out.weight.data(), net.out.bias.data())
+        plt.plot(range(1, 4), losses, marker='o')
+        plt.xlabel('epoch'); plt.ylabel('training loss'); plt.yscale('log')
+        plt.show()
+        """),
+        md("""
+        ## Files
+
+        `npx.save` writes MXNet's file format in NumPy shape mode (0-d and zero-size arrays
+        kept), byte for byte as MXNet 1.9.1 does; `npx.load` reads MXNet's files.
+        """),
+        code("""
+        import os, tempfile
+        f = os.path.join(tempfile.mkdtemp(), 'arrays.npx')
+        npx.save(f, {'scalar': np.array(2.5), 'empty': np.zeros((0, 2)), 'w': np.arange(3)})
+        print(npx.load(f))
+        npx.reset_np()
+        """),
+    ]
+
+
 NOTEBOOKS = {
     "00_ndarray_first_steps.ipynb": nb00,
     "01_autograd_basics.ipynb": nb01,
     "03_training_dropout_batchnorm.ipynb": nb03,
     "04_coming_from_mxnet.ipynb": nb04,
     "05_beyond_mxnet.ipynb": nb05,
+    "06_numpy_mode.ipynb": nb06,
 }
 
 

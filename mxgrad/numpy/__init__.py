@@ -38,7 +38,7 @@ from .multiarray import (adapt_unary, ndarray, to_np as _np, from_input as _in, 
                          numpy_shape as _numpy_shape, _np_dtype, _host, _DEFAULT,
                          sum, mean, prod, max, min, amax, amin, var, std, argmax, argmin,
                          cumsum, all, any, reshape, squeeze, sqrt, dot, clip, round, sort,
-                         argsort, nonzero)
+                         argsort, nonzero, matmul)
 from . import random, linalg  # noqa: E402
 
 __all__ = ["logspace", "ndarray", "array", "asarray", "zeros", "ones", "full", "empty", "arange",
@@ -532,16 +532,6 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
 
 
 # ==================================================================== products
-def matmul(a: Any, b: Any, out: Any = None) -> ndarray:
-    """NumPy's ``matmul`` (``@``): batched matrix products with broadcasting."""
-    a, b = _promote(_in(a), _in(b))
-    if a.ndim == 1 and b.ndim == 1:
-        return dot(a, b)
-    if a.ndim <= 2 and b.ndim <= 2:
-        return dot(a, b)
-    return _np(_L.matmul(a, b))
-
-
 def tensordot(a: Any, b: Any, axes: Any = 2) -> ndarray:
     """Sum products over the given axes (NumPy's ``tensordot``), differentiable."""
     a, b = _promote(_in(a), _in(b))

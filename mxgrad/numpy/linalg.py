@@ -15,7 +15,7 @@ import numpy as _onp
 from ..base import DTypeError
 from ..ndarray.ndarray import wrap
 from ..ops import linalg as _L
-from .multiarray import ndarray, to_np, from_input, sum, sqrt, max, min
+from .multiarray import ndarray, to_np, from_input, sum, sqrt, max, min, matmul
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "svd", "eigh", "eigvalsh", "solve",
            "pinv", "matrix_rank"]
@@ -90,7 +90,6 @@ def eigvalsh(a: Any, UPLO: str = "L") -> ndarray:
 
 def solve(a: Any, b: Any) -> ndarray:
     """The solution ``x`` of ``a @ x = b``; differentiable (through the inverse)."""
-    from . import matmul
     a_inv = inv(a)
     bb = from_input(b)
     if bb.ndim == 1:

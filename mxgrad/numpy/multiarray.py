@@ -47,7 +47,7 @@ from ..ops import linalg as _L
 from ..ops import composed as _C
 from ..ops.shape import index_apply, index_spec
 
-__all__ = ["ndarray", "to_np", "from_input", "promote", "numpy_shape"]
+__all__ = ["ndarray", "to_np", "from_input", "promote", "numpy_shape", "matmul"]
 
 _DEFAULT = _onp.dtype(_onp.float32)
 
@@ -615,6 +615,16 @@ def dot(a: Any, b: Any, out: Any = None) -> ndarray:
     return to_np(_L.dot(a, b))
 
 
+def matmul(a: Any, b: Any, out: Any = None) -> ndarray:
+    """NumPy's ``matmul`` (``@``): batched matrix products with broadcasting."""
+    a, b = promote(from_input(a), from_input(b))
+    if a.ndim == 1 and b.ndim == 1:
+        return dot(a, b)
+    if a.ndim <= 2 and b.ndim <= 2:
+        return dot(a, b)
+    return to_np(_L.matmul(a, b))
+
+
 def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None) -> ndarray:
     """Values limited to ``[a_min, a_max]`` (either may be None)."""
     a = from_input(a)
@@ -745,7 +755,6 @@ def _install_operators() -> None:
         return wrap(~d if d.dtype.kind in "biu" else (d == 0), None, 0, ndarray)
 
     def __matmul__(self: NDArray, other: Any) -> ndarray:
-        from . import matmul   # the namespace above this module: bound at call time
         return matmul(self, other)
 
     setattr(ndarray, "__invert__", __invert__)
