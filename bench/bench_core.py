@@ -80,6 +80,12 @@ def chain_mx(x, c):
     return _chain(x, c, nd.tanh, nd.sin)
 
 
+def chain_np(x, c):
+    """The chain on the ``mx.np`` face (``np.tanh``, ``np.sin``, its operators)."""
+    import mxgrad.numpy as mnp
+    return _chain(x, c, mnp.tanh, mnp.sin)
+
+
 def side_by_side(fns, rounds=15, sample=0.02):
     """Time the callables of ``fns`` ({impl: fn}) in interleaved rounds (order reversed
     every other round) of about ``sample`` seconds each. Returns {impl: (best seconds per
@@ -136,7 +142,18 @@ def bench_chain(rows):
     # check the math agrees
     mx_fb()
     np.testing.assert_allclose(x.grad.asnumpy(), chain_numpy(x0, c0)[1], rtol=1e-4, atol=1e-6)
-    fns = {"numpy": lambda: chain_numpy(x0, c0), "mxgrad": mx_fb}
+    import mxgrad.numpy as mnp
+    xn, cn = mnp.array(x0), mnp.array(c0)
+    xn.attach_grad()
+
+    def np_fb():
+        with autograd.record():
+            s = chain_np(xn, cn)
+        s.backward()
+
+    np_fb()
+    np.testing.assert_allclose(xn.grad.asnumpy(), x.grad.asnumpy(), rtol=1e-6)
+    fns = {"numpy": lambda: chain_numpy(x0, c0), "mxgrad": mx_fb, "mxgrad.np": np_fb}
     torch = torch_or_none()
     if torch is not None:
         tx = torch.tensor(x0, requires_grad=True)
@@ -153,7 +170,9 @@ def bench_chain(rows):
         fns["torch"] = torch_fb
     _add_rows(rows, f"chain {N_CHAIN} ops (16,) fwd+bwd", side_by_side(fns), {"mxgrad": 3.0})
     xf = nd.array(x0)
-    fns = {"numpy": lambda: chain_numpy_forward(x0, c0), "mxgrad": lambda: chain_mx(xf, c)}
+    xnf = mnp.array(x0)
+    fns = {"numpy": lambda: chain_numpy_forward(x0, c0), "mxgrad": lambda: chain_mx(xf, c),
+           "mxgrad.np": lambda: chain_np(xnf, cn)}
     _add_rows(rows, f"chain {N_CHAIN} ops (16,) forward, not recorded", side_by_side(fns),
               {"mxgrad": 1.6})
 
