@@ -116,7 +116,7 @@ def test_zero_d_arrays_and_python_conversion():
     s = np.arange(4).sum()
     assert s.shape == () and s.ndim == 0 and s.size == 1
     assert float(s) == 6.0 and s.item() == 6.0 and int(s) == 6
-    assert repr(s) == "array(6.)"
+    assert repr(s) == "array(6.)" and f"{s:.2f}" == "6.00" and f"{s}" == "6.0"
     assert np.array(2.0) * np.array(3.0) == 6.0
     with pytest.raises(MXNetError):
         len(s)

@@ -97,6 +97,12 @@ class ndarray(NDArray):
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         p.text(self.__repr__())
 
+    def __format__(self, spec: str) -> str:
+        """``f'{x:.3f}'``: a 0-d (or one-element) array formats as its number, as NumPy's."""
+        if spec and self._data.size == 1:
+            return format(self._data.reshape(()).item(), spec)
+        return format(str(self), spec)
+
     def __len__(self) -> int:
         if self._data.ndim == 0:
             raise DTypeError("len() of a 0-d array (it has no length); use .item()")
