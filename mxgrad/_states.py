@@ -216,7 +216,7 @@ def _data_attrs(cls, attrs: dict, where: str) -> dict:
 
 
 def _is_count(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0
+    return bool(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0)
 
 
 def _is_mults(v) -> bool:
@@ -250,7 +250,7 @@ def _check_optimizer_attrs(cls, attrs: dict, where: str) -> None:
         if k == "lr":
             if v is None and attrs.get("lr_scheduler") is not None:
                 continue
-            rule = _OPTIMIZER_RULES["learning_rate"]
+            rule: Any = _OPTIMIZER_RULES["learning_rate"]
         else:
             rule = _OPTIMIZER_RULES.get(k) or _STATE_ATTR_RULES.get(k)
         if rule is not None and not rule[0](v):

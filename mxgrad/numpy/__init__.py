@@ -680,7 +680,7 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
             shape[axis] = w.shape[0]
             w = reshape(w, tuple(shape))
         wsum = sum(broadcast_to(w, x.shape), axis)
-        avg = sum(x * w, axis) / wsum
+        avg = _np(sum(x * w, axis) / wsum)
     return (avg, wsum) if returned else avg
 
 
@@ -810,7 +810,7 @@ for _name in _FB_NAMES:
         __all__.append(_name)
 NAN = NaN = nan
 NINF, PINF, NZERO, PZERO = -inf, inf, -0.0, 0.0
-bool = _onp.bool_  # noqa: A001  (mx.np.bool, as MXNet names it)
+globals()["bool"] = _onp.bool_   # mx.np.bool, as MXNet names it (not shadowing the type)
 result_type, promote_types, min_scalar_type = _onp.result_type, _onp.promote_types, \
     _onp.min_scalar_type
 set_printoptions = _onp.set_printoptions

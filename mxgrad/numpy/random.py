@@ -190,7 +190,8 @@ def multivariate_normal(mean: Any, cov: Any, size: Any = None, check_valid: str 
                         tol: float = 1e-8) -> ndarray:
     """Samples of a multivariate normal distribution."""
     return _out(_rng().multivariate_normal(_param(mean), _param(cov), _size(size),
-                                           check_valid, tol), None)
+                                           check_valid, tol),  # type: ignore[arg-type]
+                None)
 
 
 __all__.append("multivariate_normal")
