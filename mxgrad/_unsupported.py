@@ -41,8 +41,6 @@ UNSUPPORTED: Dict[str, Tuple[str, str]] = {
     "mon": ("the executor Monitor", "read intermediate NDArrays directly"),
     "executor": ("the symbolic executor (Symbol.simple_bind)",
                  "use gluon.SymbolBlock or a hybridized HybridBlock"),
-    "operator": ("custom operators (mx.operator.CustomOp)",
-                 "use mx.autograd.Function, or a HybridBlock"),
     "rnn": ("the symbolic mx.rnn cells", "use mx.gluon.rnn (RNN, LSTM, GRU and the cells)"),
     "profiler": ("MXNet's profiler", "use Python's cProfile or time.perf_counter"),
     "rtc": ("CUDA run-time compilation", "mxgrad has no GPU support"),

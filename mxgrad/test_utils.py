@@ -971,3 +971,49 @@ __all__ += ["effective_dtype", "is_aarch64_run", "is_cd_run", "has_tvm_ops", "is
             "gen_buckets_probs_with_ppf", "mean_check", "var_check", "chi_square_check",
             "verify_generator", "download", "get_mnist", "get_mnist_ubyte",
             "get_mnist_iterator", "list_gpus"]
+
+
+def check_gluon_hybridize_consistency(net_builder: Callable, data_l: Sequence[Any],
+                                      numpy_func: Optional[Callable] = None,
+                                      test_grad: bool = True, rtol: float = 1e-4,
+                                      atol: float = 1e-4) -> None:
+    """MXNet's check that a network gives the same outputs (and input gradients) with
+    ``hybridize()`` on and off, and equals ``numpy_func`` when given.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> check_gluon_hybridize_consistency(lambda: mx.gluon.nn.Dense(2, in_units=3),
+    ...                                   [mx.np.ones((1, 3))])
+    """
+    from . import autograd as _ag, random as _random
+    saved = None
+    results = []
+    for hybridize in (False, True):
+        _random.seed(0)
+        net = net_builder()
+        net.initialize()
+        if saved is None:
+            saved = {k: v.data().asnumpy() for k, v in net.collect_params().items()}
+        else:
+            for k, v in net.collect_params().items():
+                v.set_data(saved[k])
+        if hybridize:
+            net.hybridize()
+        ins = [x.copy() for x in data_l]
+        for x in ins:
+            x.attach_grad()
+        with _ag.record():
+            out = net(*ins)
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        if test_grad:
+            _ag.backward([o.sum() for o in outs])
+        results.append(([o.asnumpy() for o in outs],
+                        [x.grad.asnumpy() for x in ins] if test_grad else []))
+        if numpy_func is not None:
+            want = numpy_func(*[x.asnumpy() for x in data_l])
+            want = list(want) if isinstance(want, (list, tuple)) else [want]
+            for o, w in zip(outs, want):
+                assert_almost_equal(o.asnumpy(), w, rtol=rtol, atol=atol)
+    for a, b in zip(results[0][0] + results[0][1], results[1][0] + results[1][1]):
+        assert_almost_equal(a, b, rtol=rtol, atol=atol)

@@ -11,7 +11,7 @@ from mxgrad.base import (ArgumentTypeError, DTypeError, MXNetError, NotSupported
 
 @pytest.mark.parametrize("name, words", [
     ("mod", "Module API"), ("module", "Module API"), ("model", "FeedForward"),
-    ("callback", "estimator"), ("operator", "autograd.Function"), ("rnn", "gluon.rnn"),
+    ("callback", "estimator"), ("rnn", "gluon.rnn"),
     ("profiler", "cProfile"), ("executor", "SymbolBlock")])
 def test_missing_mxnet_modules_name_the_feature_and_the_alternative(name, words):
     with pytest.raises(UnsupportedFeatureError) as info:
@@ -21,6 +21,13 @@ def test_missing_mxnet_modules_name_the_feature_and_the_alternative(name, words)
     assert words in msg
     assert isinstance(info.value, (MXNetError, NotImplementedError, AttributeError))
     assert not hasattr(mx, name)                 # feature probes keep working
+
+
+def test_custom_operators_name_the_alternative():
+    import mxgrad.operator
+    with pytest.raises(UnsupportedFeatureError, match="autograd.Function"):
+        mxgrad.operator.CustomOp
+    assert "FullyConnected" in mxgrad.operator.get_all_registered_operators()
 
 
 def test_module_api_use_and_from_import():

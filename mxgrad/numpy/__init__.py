@@ -860,3 +860,24 @@ def take(a: Any, indices: Any, axis: Optional[int] = None, mode: str = "raise",
 
 in1d = _fallback(lambda ar1, ar2, *a, **k: _onp.isin(_onp.ravel(ar1), ar2, *a, **k), "in1d")
 trapz = _fallback(getattr(_onp, "trapezoid", None) or getattr(_onp, "trapz"), "trapz")
+
+
+# ------------------------------------------------------- NumPy's dispatch protocols
+def _register_dispatch() -> None:
+    from ..numpy_dispatch_protocol import (_NUMPY_ARRAY_FUNCTION_LIST,
+                                           _NUMPY_ARRAY_UFUNC_LIST)
+    from .multiarray import ARRAY_FUNCTIONS, ARRAY_UFUNCS
+    for name in _NUMPY_ARRAY_FUNCTION_LIST:
+        mod_np, mod_mx = (_onp.linalg, linalg) if name.startswith("linalg.") else (_onp, None)
+        short = name.split(".")[-1]
+        np_fn = getattr(mod_np, short, None)
+        mx_fn = getattr(mod_mx, short, None) if mod_mx is not None else globals().get(short)
+        if np_fn is not None and mx_fn is not None:
+            ARRAY_FUNCTIONS[np_fn] = mx_fn
+    for name in _NUMPY_ARRAY_UFUNC_LIST:
+        np_fn, mx_fn = getattr(_onp, name, None), globals().get(name)
+        if np_fn is not None and mx_fn is not None:
+            ARRAY_UFUNCS[np_fn] = mx_fn
+
+
+_register_dispatch()

@@ -15,8 +15,7 @@ from typing import Any, Callable
 
 import numpy as _onp
 
-from ..ndarray.ndarray import NDArray, wrap
-from .multiarray import ndarray
+from .multiarray import numpy_call
 
 __all__ = ["fallback", "NAMES", "LINALG_NAMES"]
 
@@ -49,33 +48,11 @@ LINALG_NAMES = ("cond", "eig", "eigvals", "lstsq", "qr", "tensorinv", "tensorsol
                 "matrix_power", "multi_dot", "eigvalsh", "pinv", "matrix_rank")
 
 
-def _to_numpy(x: Any) -> Any:
-    if isinstance(x, NDArray):
-        return x._data
-    if isinstance(x, (list, tuple)):
-        return type(x)(_to_numpy(e) for e in x)
-    if isinstance(x, dict):
-        return {k: _to_numpy(v) for k, v in x.items()}
-    return x
-
-
-def _to_face(r: Any) -> Any:
-    if isinstance(r, _onp.generic):     # NumPy's reductions give scalars: mx.np, 0-d arrays
-        return wrap(_onp.asarray(r), None, 0, ndarray)
-    if isinstance(r, _onp.ndarray):
-        return wrap(_onp.ascontiguousarray(r) if r.ndim else r, None, 0, ndarray)
-    if isinstance(r, (list, tuple)) and not hasattr(r, "_fields"):
-        return type(r)(_to_face(e) for e in r)
-    if isinstance(r, tuple):     # a named tuple (e.g. linalg results)
-        return type(r)(*(_to_face(e) for e in r))
-    return r
-
-
 def fallback(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """``fn`` (a NumPy function) on ``mx.np`` arrays: arguments as their data, results
     as ``mx.np`` arrays (not recorded)."""
     def f(*args: Any, **kwargs: Any) -> Any:
-        return _to_face(fn(*_to_numpy(args), **_to_numpy(kwargs)))
+        return numpy_call(fn, args, kwargs)
     f.__name__ = name
     f.__doc__ = (f"NumPy's ``{name}`` on mx.np arrays (computed by NumPy, as MXNet's "
                  f"fallback; not differentiable).")

@@ -145,6 +145,22 @@ class ndarray(NDArray):
     def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> _onp.ndarray:
         return NDArray.__array__(self, dtype, copy)
 
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        """NumPy's functions on ``mx.np`` arrays: mx.np's implementation where it has one
+        (:mod:`mxgrad.numpy_dispatch_protocol`), else NumPy's on the data, as MXNet."""
+        impl = ARRAY_FUNCTIONS.get(func)
+        if impl is not None:
+            return impl(*args, **kwargs)
+        return numpy_call(func, args, kwargs)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy's ufuncs on ``mx.np`` arrays (``onp.exp(x)``, ``onp_array + x``)."""
+        impl = ARRAY_UFUNCS.get(ufunc) if method == "__call__" and "out" not in kwargs \
+            else None
+        if impl is not None:
+            return impl(*inputs, **kwargs)
+        return numpy_call(getattr(ufunc, method), inputs, kwargs)
+
     # ----------------------------------------------------------- indexing
     def __getitem__(self, key: Any) -> "ndarray":
         """NumPy indexing: integers drop their axis (down to 0-d), slices, ``None``,
@@ -303,6 +319,39 @@ class ndarray(NDArray):
 
 
 FACES["np"] = ndarray
+
+#: NumPy function or ufunc -> mx.np implementation (filled by :mod:`mxgrad.numpy`)
+ARRAY_FUNCTIONS: dict = {}
+ARRAY_UFUNCS: dict = {}
+
+
+def to_numpy(x: Any) -> Any:
+    """Arrays (also inside lists, tuples and dicts) as their NumPy data."""
+    if isinstance(x, NDArray):
+        return x._data
+    if isinstance(x, (list, tuple)):
+        return type(x)(to_numpy(e) for e in x)
+    if isinstance(x, dict):
+        return {k: to_numpy(v) for k, v in x.items()}
+    return x
+
+
+def from_numpy(r: Any) -> Any:
+    """NumPy results as ``mx.np`` arrays (scalars from reductions as 0-d arrays)."""
+    if isinstance(r, _onp.generic):
+        return wrap(_onp.asarray(r), None, 0, ndarray)
+    if isinstance(r, _onp.ndarray):
+        return wrap(_onp.ascontiguousarray(r) if r.ndim else r, None, 0, ndarray)
+    if isinstance(r, tuple) and hasattr(r, "_fields"):     # a named tuple
+        return type(r)(*(from_numpy(e) for e in r))
+    if isinstance(r, (list, tuple)):
+        return type(r)(from_numpy(e) for e in r)
+    return r
+
+
+def numpy_call(fn: Any, args: Any, kwargs: Any) -> Any:
+    """``fn`` (NumPy's) on the arrays' data, results as ``mx.np`` arrays (not recorded)."""
+    return from_numpy(fn(*to_numpy(tuple(args)), **to_numpy(dict(kwargs))))
 
 
 # ====================================================================== helpers
