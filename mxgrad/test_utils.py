@@ -1005,9 +1005,10 @@ def check_gluon_hybridize_consistency(net_builder: Callable, data_l: Sequence[An
             x.attach_grad()
         with _ag.record():
             out = net(*ins)
-        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            heads = [o.sum() for o in outs]
         if test_grad:
-            _ag.backward([o.sum() for o in outs])
+            _ag.backward(heads)
         results.append(([o.asnumpy() for o in outs],
                         [x.grad.asnumpy() for x in ins] if test_grad else []))
         if numpy_func is not None:
