@@ -987,17 +987,18 @@ def check_gluon_hybridize_consistency(net_builder: Callable, data_l: Sequence[An
     ...                                   [mx.np.ones((1, 3))])
     """
     from . import autograd as _ag, random as _random
-    saved = None
+    saved: Optional[list] = None
     results = []
     for hybridize in (False, True):
         _random.seed(0)
         net = net_builder()
         net.initialize()
+        params = list(net.collect_params().values())   # names differ between builds
         if saved is None:
-            saved = {k: v.data().asnumpy() for k, v in net.collect_params().items()}
+            saved = [p.data().asnumpy() for p in params]
         else:
-            for k, v in net.collect_params().items():
-                v.set_data(saved[k])
+            for p, value in zip(params, saved):
+                p.set_data(value)
         if hybridize:
             net.hybridize()
         ins = [x.copy() for x in data_l]
