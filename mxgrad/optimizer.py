@@ -36,6 +36,7 @@ import warnings
 import numpy as np
 
 from .base import DTypeError, MXNetError, ShapeError, StateError
+from .util import is_np_array
 from .ndarray.ndarray import NDArray, wrap
 from .autograd.scope import state as _scope
 from .ops import optimizer_update as _k   # the update arithmetic, shared with nd.*_update
@@ -126,6 +127,9 @@ class Optimizer:
                                  f"{value!r} ({type(value).__name__})")
         self.rescale_grad = rescale_grad
         self.lr_scheduler = lr_scheduler
+        # MXNet 1.9.1's flag: the optimizer was made in NumPy mode (kept for programs that
+        # read it; updates work on either face)
+        self.allow_np_array = is_np_array()
         if lr_scheduler is None and learning_rate is None:
             learning_rate = 0.01
         self.lr = learning_rate

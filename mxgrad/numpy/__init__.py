@@ -25,7 +25,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as _onp
 
-from ..base import DTypeError, ShapeError, MXNetError
+from ..base import DTypeError, MXNetError, NotSupportedError, ShapeError
 from ..context import Context, cpu
 from ..ndarray.ndarray import NDArray, wrap as _wrap
 from ..ops import elemwise as _E
@@ -106,7 +106,10 @@ def _shape_arg(shape: Any, who: str) -> Tuple[int, ...]:
     return shape
 
 
-def _filled(shape: Any, value: Any, dtype: Any, who: str) -> ndarray:
+def _filled(shape: Any, value: Any, dtype: Any, who: str, order: str = "C") -> ndarray:
+    if order != "C":
+        raise NotSupportedError(f"{who}: order={order!r} is not supported; only 'C' (row "
+                                f"major), as in MXNet")
     shape = _shape_arg(shape, who)
     return _wrap(_onp.full(shape, value, dtype=_np_dtype(dtype)), None, 0, ndarray)
 
@@ -121,13 +124,13 @@ def zeros(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None) -> n
     array([0., 0.])
     """
     _ctx(ctx)
-    return _filled(shape, 0, dtype, "np.zeros")
+    return _filled(shape, 0, dtype, "np.zeros", order)
 
 
 def ones(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None) -> ndarray:
     """An array of ones (float32 by default)."""
     _ctx(ctx)
-    return _filled(shape, 1, dtype, "np.ones")
+    return _filled(shape, 1, dtype, "np.ones", order)
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C",
@@ -139,12 +142,13 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C",
         if dtype is None:
             dtype = fill_value._data.dtype
         fill_value = fill_value._data
-    return _filled(shape, fill_value, dtype, "np.full")
+    return _filled(shape, fill_value, dtype, "np.full", order)
 
 
 def empty(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None) -> ndarray:
     """An uninitialised array (zeros in mxgrad)."""
-    return zeros(shape, dtype, order, ctx)
+    _ctx(ctx)
+    return _filled(shape, 0, dtype, "np.empty", order)
 
 
 def _like(a: Any, value: Any, dtype: Any) -> ndarray:
@@ -153,12 +157,14 @@ def _like(a: Any, value: Any, dtype: Any) -> ndarray:
     return _wrap(_onp.full(a.shape, value, dtype=dt), None, 0, ndarray)
 
 
-def zeros_like(a: Any, dtype: Any = None, order: str = "C", ctx: Any = None) -> ndarray:
+def zeros_like(a: Any, dtype: Any = None, order: str = "C", ctx: Any = None,
+              subok: bool = True, shape: Any = None) -> ndarray:
     """Zeros of ``a``'s shape and dtype."""
     return _like(a, 0, dtype)
 
 
-def ones_like(a: Any, dtype: Any = None, order: str = "C", ctx: Any = None) -> ndarray:
+def ones_like(a: Any, dtype: Any = None, order: str = "C", ctx: Any = None,
+              subok: bool = True, shape: Any = None) -> ndarray:
     """Ones of ``a``'s shape and dtype."""
     return _like(a, 1, dtype)
 
@@ -169,7 +175,8 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "C",
     return _like(a, fill_value, dtype)
 
 
-def empty_like(a: Any, dtype: Any = None, order: str = "C", ctx: Any = None) -> ndarray:
+def empty_like(a: Any, dtype: Any = None, order: str = "C", ctx: Any = None,
+              subok: bool = True, shape: Any = None) -> ndarray:
     """An array of ``a``'s shape and dtype (zeros in mxgrad)."""
     return _like(a, 0, dtype)
 
@@ -329,8 +336,12 @@ def logical_not(x: Any) -> ndarray:
 
 
 def _predicate(np_fn: Any) -> Any:
-    def f(x: Any) -> ndarray:
-        return _wrap(_onp.asarray(np_fn(_in(x)._data)), None, 0, ndarray)
+    def f(x: Any, out: Any = None, **kwargs: Any) -> ndarray:
+        r = _wrap(_onp.asarray(np_fn(_in(x)._data, **kwargs)), None, 0, ndarray)
+        if out is not None:
+            out[...] = r
+            return out
+        return r
     f.__name__ = np_fn.__name__
     f.__doc__ = f"NumPy's ``{np_fn.__name__}`` (bool result)."
     return f
@@ -490,13 +501,17 @@ def array_split(ary: Any, indices_or_sections: Any, axis: int = 0) -> List[ndarr
 
 
 def vsplit(ary: Any, indices_or_sections: Any) -> List[ndarray]:
-    """Split along the first axis."""
+    """Split along the first axis (of an array of at least 2 dimensions)."""
+    if _in(ary).ndim < 2:
+        raise ShapeError("np.vsplit only works on arrays of 2 or more dimensions")
     return split(ary, indices_or_sections, axis=0)
 
 
 def hsplit(ary: Any, indices_or_sections: Any) -> List[ndarray]:
     """Split along the second axis (the first for 1-d arrays)."""
     a = _in(ary)
+    if a.ndim == 0:
+        raise ShapeError("np.hsplit only works on arrays of 1 or more dimensions")
     return split(a, indices_or_sections, axis=1 if a.ndim > 1 else 0)
 
 

@@ -37,7 +37,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as _onp
 
-from ..base import DTypeError, ShapeError, as_dtype
+from ..base import ArgumentTypeError, DTypeError, NotSupportedError, ShapeError, as_dtype
 from ..ndarray.ndarray import FACES, NDArray, as_face, wrap
 from ..ops import elemwise as _E
 from ..ops import reduce as _R
@@ -98,10 +98,15 @@ class ndarray(NDArray):
         p.text(self.__repr__())
 
     def __format__(self, spec: str) -> str:
-        """``f'{x:.3f}'``: a 0-d (or one-element) array formats as its number, as NumPy's."""
-        if spec and self._data.size == 1:
-            return format(self._data.reshape(()).item(), spec)
-        return format(str(self), spec)
+        """``f'{x:.3f}'``: a 0-d array formats as its number; an array with dimensions
+        takes no format spec (MXNet 1.9.1's rule)."""
+        if not spec:
+            return str(self)
+        if self._data.ndim == 0:
+            return format(self._data.item(), spec)
+        raise ArgumentTypeError(f"Cannot format mxnet.numpy.ndarray with format_spec {spec!r}"
+                                f" (only 0-d arrays take one; format x.item() or "
+                                f"x.asnumpy())")
 
     def __len__(self) -> int:
         if self._data.ndim == 0:
@@ -135,6 +140,12 @@ class ndarray(NDArray):
         array([1., 2.], dtype=float32)
         """
         return self._data.copy()
+
+    def copy(self, order: str = "C") -> "ndarray":  # type: ignore[override]
+        """A copy (recorded: gradients flow through it)."""
+        if order not in ("C", "K", "A"):
+            raise NotSupportedError(f"copy(order={order!r}): only C order is supported")
+        return to_np(_E.identity_copy(self))
 
     def detach(self) -> "ndarray":
         """The same data, cut from the graph."""
@@ -276,17 +287,18 @@ class ndarray(NDArray):
     def dot(self, b: Any) -> "ndarray":  # type: ignore[override]
         return dot(self, b)
 
-    def clip(self, a_min: Any = None, a_max: Any = None) -> "ndarray":  # type: ignore[override]
-        return clip(self, a_min, a_max)
+    def clip(self, a_min: Any = None, a_max: Any = None, **kwargs: Any) -> "ndarray":  # type: ignore[override]
+        """Values limited to ``[a_min, a_max]`` (NumPy 2's ``min=``/``max=`` too)."""
+        return clip(self, kwargs.get("min", a_min), kwargs.get("max", a_max))
 
     def round(self, decimals: int = 0) -> "ndarray":  # type: ignore[override]
         return round(self, decimals)
 
-    def sort(self, axis: int = -1) -> "ndarray":  # type: ignore[override]
-        return sort(self, axis)
+    def sort(self, axis: int = -1, kind: Any = None, order: Any = None) -> "ndarray":  # type: ignore[override]
+        return sort(self, axis, kind)
 
-    def argsort(self, axis: int = -1) -> "ndarray":  # type: ignore[override]
-        return argsort(self, axis)
+    def argsort(self, axis: int = -1, kind: Any = None, order: Any = None) -> "ndarray":  # type: ignore[override]
+        return argsort(self, axis, kind)
 
     def nonzero(self) -> Tuple["ndarray", ...]:
         return nonzero(self)
@@ -470,9 +482,16 @@ def _axis_shape(shape: Tuple[int, ...], axis: Any, keepdims: bool) -> Tuple[int,
 
 
 def _reduce(fn: Any, a: Any, axis: Any, keepdims: bool, dtype: Any = None) -> Any:
+    """A reduction of mx.nd's op in NumPy's shapes; with ``dtype``, computed in the wider
+    of the input's and float64/int64 and cast to ``dtype`` (MXNet 1.9.1's results)."""
     a = from_input(a)
     if dtype is not None:
-        a = _E.cast(a, _np_dtype(dtype))
+        want = _np_dtype(dtype)
+        kind = a._data.dtype.kind
+        wide = _onp.float64 if kind == "f" or want.kind == "f" else _onp.int64
+        a = _E.cast(a, wide) if a._data.dtype != wide else a
+        r = _reduce(fn, a, axis, keepdims)
+        return to_np(r if r._data.dtype == want else _E.cast(r, want))
     shape = _axis_shape(a.shape, axis, keepdims)
     if a._data.ndim == 0:
         a = _R.reshape_exact(a, (1,))
@@ -697,7 +716,7 @@ def round(x: Any, decimals: int = 0, out: Any = None) -> ndarray:
     return to_np(_E.rint(x * f) / f)
 
 
-def sort(a: Any, axis: Optional[int] = -1) -> ndarray:
+def sort(a: Any, axis: Optional[int] = -1, kind: Any = None, order: Any = None) -> ndarray:
     """A sorted copy (ascending) along ``axis`` (flattened when None)."""
     a = from_input(a)
     if axis is None:
@@ -705,7 +724,7 @@ def sort(a: Any, axis: Optional[int] = -1) -> ndarray:
     return to_np(_O.sort(a, axis=axis))
 
 
-def argsort(a: Any, axis: Optional[int] = -1) -> ndarray:
+def argsort(a: Any, axis: Optional[int] = -1, kind: Any = None, order: Any = None) -> ndarray:
     """Indices (int64) that sort ``a`` along ``axis``."""
     a = from_input(a)
     if axis is None:

@@ -107,8 +107,11 @@ def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None,
 
 def multinomial(n: int, pvals: Any, size: Any = None) -> ndarray:
     """Draw counts of ``n`` trials over the categories ``pvals`` (int64)."""
-    return wrap(_rng().multinomial(n, _onp.asarray(_param(pvals)), _size(size))
-                .astype(_onp.int64), None, 0, ndarray)
+    p = _onp.asarray(_param(pvals), dtype=_onp.float64)
+    total = p.sum()
+    if total > 1.0 and total < 1.0 + 1e-5:   # float32 probabilities that sum to 1 + rounding
+        p = p / total
+    return wrap(_rng().multinomial(n, p, _size(size)).astype(_onp.int64), None, 0, ndarray)
 
 
 def shuffle(x: NDArray) -> None:
