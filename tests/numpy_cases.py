@@ -113,6 +113,10 @@ VALUE_CASES = {
     # products
     "dot_1d": "np.dot(np.ones(3), np.ones(3))",
     "dot_2d": "np.dot(np.arange(6).reshape(2, 3), np.arange(3))",
+    "dot_zero_size": "np.dot(np.ones((3, 0)), np.ones((0, 4)))",
+    "softmax_zero_size": "npx.softmax(np.ones((3, 0, 4)))",
+    "sum_dtype_int8": "np.sum(np.array([[0.7, 1.6], [2.5, -0.4]]), axis=0, dtype='int8')",
+    "mean_dtype_f64": "np.mean(np.arange(5, dtype='int32'), dtype='float64')",
     "matmul": "np.matmul(np.ones((2, 3)), np.ones((3,)))",
     "matmul_batch": "np.matmul(np.ones((2, 2, 3)), np.ones((3, 4)))",
     "tensordot": "np.tensordot(np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4), axes=1)",

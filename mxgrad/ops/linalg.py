@@ -37,29 +37,21 @@ def _check_dtypes(op, a, b):
 
 # --------------------------------------------------------------------- dot
 def _dot_dims(ashape, bshape, ta, tb):
-    """MXNet's 2-D views of dot's operands: ((ma, na), (mb, nb)) and the output shape."""
-    asize = 1
-    for s in ashape:
-        asize *= s
-    bsize = 1
-    for s in bshape:
-        bsize *= s
+    """MXNet's 2-D views of dot's operands: ((ma, na), (mb, nb)) and the output shape
+    (the products of the kept axes, so zero-size operands keep their other sizes)."""
+    def prod(dims):
+        n = 1
+        for s in dims:
+            n *= s
+        return n
     if ta:
-        ma = ashape[0]
-        na = asize // ma if ma else 0
-        lpart = ashape[1:]
+        ma, na, lpart = ashape[0], prod(ashape[1:]), ashape[1:]
     else:
-        na = ashape[-1]
-        ma = asize // na if na else 0
-        lpart = ashape[:-1]
+        ma, na, lpart = prod(ashape[:-1]), ashape[-1], ashape[:-1]
     if tb:
-        nb = bshape[-1]
-        mb = bsize // nb if nb else 0
-        rpart = bshape[:-1]
+        mb, nb, rpart = prod(bshape[:-1]), bshape[-1], bshape[:-1]
     else:
-        mb = bshape[0]
-        nb = bsize // mb if mb else 0
-        rpart = bshape[1:]
+        mb, nb, rpart = bshape[0], prod(bshape[1:]), bshape[1:]
     k_a = ma if ta else na
     k_b = nb if tb else mb
     if k_a != k_b:

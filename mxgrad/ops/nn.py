@@ -525,6 +525,8 @@ def _floating(x):
 
 def _softmax_fwd(x, axis, temperature, mask):
     x = _floating(x)
+    if x.size == 0:          # a zero-size input (mx.np): nothing to normalise
+        return x.copy()
     z = x / temperature if temperature != 1.0 else x
     if mask is not None:
         z = np.where(mask, z, -np.inf)
@@ -578,6 +580,8 @@ _SOFTMAX = defop(
 
 def _log_softmax_fwd(x, axis, temperature):
     x = _floating(x)
+    if x.size == 0:
+        return x.copy()
     z = x / temperature if temperature != 1.0 else x
     z = np.subtract(z, np.max(z, axis=axis, keepdims=True), out=z if z is not x else None)
     z -= np.log(np.sum(np.exp(z), axis=axis, keepdims=True))
