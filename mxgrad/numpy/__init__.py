@@ -453,14 +453,14 @@ def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None) -> ndarray:
 
 
 def vstack(tup: Sequence[Any]) -> ndarray:
-    """Stack arrays vertically (rows); 1-d arrays become rows."""
+    """Stack arrays vertically (rows); 0-d and 1-d arrays become rows."""
     arrs = [_in(a) for a in tup]
-    return concatenate([reshape(a, (1, -1)) if a.ndim == 1 else a for a in arrs], axis=0)
+    return concatenate([reshape(a, (1, -1)) if a.ndim < 2 else a for a in arrs], axis=0)
 
 
 def hstack(tup: Sequence[Any]) -> ndarray:
-    """Stack arrays horizontally (columns)."""
-    arrs = [_in(a) for a in tup]
+    """Stack arrays horizontally (columns); 0-d arrays as 1-d."""
+    arrs = [reshape(a, (1,)) if _in(a).ndim == 0 else _in(a) for a in tup]
     return concatenate(arrs, axis=0 if arrs[0].ndim == 1 else 1)
 
 
@@ -518,7 +518,10 @@ def hsplit(ary: Any, indices_or_sections: Any) -> List[ndarray]:
 def diag(v: Any, k: int = 0) -> ndarray:
     """The ``k``-th diagonal of a 2-d array, or a 2-d array with ``v`` on it."""
     from ..ops import composed as _C
-    return _np(_C.diag(_in(v), k=k))
+    x = _in(v)
+    if x.ndim == 2 and not -x.shape[0] < k < x.shape[1]:
+        return zeros((0,), dtype=x._data.dtype)       # NumPy: an empty diagonal
+    return _np(_C.diag(x, k=k))
 
 
 def tril(m: Any, k: int = 0) -> ndarray:
@@ -636,6 +639,11 @@ def roll(a: Any, shift: Any, axis: Any = None) -> ndarray:
     """Elements rolled by ``shift`` along ``axis`` (of the flattened array when None);
     differentiable."""
     x = _in(a)
+    if isinstance(shift, (tuple, list)) and not isinstance(axis, (tuple, list)):
+        if axis is None:
+            total = _builtins.sum(int(s_) for s_ in shift)
+            return roll(x, total, None)
+        return roll(x, [int(s_) for s_ in shift], [axis] * len(shift))
     if axis is None:
         return reshape(roll(reshape(x, (-1,)), shift, 0), x.shape)
     if isinstance(axis, (tuple, list)):
@@ -659,7 +667,13 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> ndarray
     """The ``offset`` diagonal over ``axis1``/``axis2`` (NumPy's layout: the diagonal
     last); differentiable."""
     from ..ops import composed as _C
-    return _np(_C.diag(_in(a), k=offset, axis1=axis1, axis2=axis2))
+    x = _in(a)
+    n1, n2 = x.shape[axis1], x.shape[axis2]
+    if not -n1 < offset < n2:       # no such diagonal: NumPy gives it empty
+        keep = tuple(s for i, s in enumerate(x.shape) if i not in (axis1 % x.ndim,
+                                                                  axis2 % x.ndim))
+        return zeros(keep + (0,), dtype=x._data.dtype)
+    return _np(_C.diag(x, k=offset, axis1=axis1, axis2=axis2))
 
 
 def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
@@ -787,8 +801,8 @@ def rot90(m: Any, k: int = 1, axes: Tuple[int, int] = (0, 1)) -> ndarray:
 
 
 def column_stack(tup: Sequence[Any]) -> ndarray:
-    """1-d arrays as columns of a 2-d array (others joined along axis 1)."""
-    return concatenate([reshape(a, (-1, 1)) if _in(a).ndim == 1 else a for a in tup], axis=1)
+    """0-d and 1-d arrays as columns of a 2-d array (others joined along axis 1)."""
+    return concatenate([reshape(a, (-1, 1)) if _in(a).ndim < 2 else a for a in tup], axis=1)
 
 
 row_stack = vstack

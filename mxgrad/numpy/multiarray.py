@@ -492,6 +492,8 @@ def _reduce(fn: Any, a: Any, axis: Any, keepdims: bool, dtype: Any = None) -> An
         a = _E.cast(a, wide) if a._data.dtype != wide else a
         r = _reduce(fn, a, axis, keepdims)
         return to_np(r if r._data.dtype == want else _E.cast(r, want))
+    if isinstance(axis, (tuple, list)) and len(axis) == 0:
+        return to_np(_E.identity_copy(a))      # NumPy: axis=() reduces nothing
     shape = _axis_shape(a.shape, axis, keepdims)
     if a._data.ndim == 0:
         a = _R.reshape_exact(a, (1,))
@@ -648,7 +650,13 @@ def squeeze(a: Any, axis: Any = None) -> ndarray:
     if axis is None:
         new = tuple(s for s in shape if s != 1)
     else:
-        axes = {int(x) % len(shape) for x in ((axis,) if isinstance(axis, int) else axis)}
+        nd = len(shape)
+        axes = set()
+        for x in ((axis,) if isinstance(axis, int) else axis):
+            if not -nd <= int(x) < nd:
+                raise ShapeError(f"squeeze: axis {x} is out of bounds for an array of "
+                                 f"dimension {nd}")
+            axes.add(int(x) % nd)
         for i in axes:
             if shape[i] != 1:
                 raise ShapeError(f"squeeze: axis {i} has length {shape[i]}, not 1")

@@ -174,19 +174,28 @@ def logistic(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, ctx: Any = None
     return _out(_rng().logistic(_param(loc), _param(scale), _size(size)), None)
 
 
-def _sampler(name: str) -> Any:
-    def f(*args: Any, size: Any = None, ctx: Any = None, out: Any = None,
-          dtype: Any = None) -> ndarray:
-        r = getattr(_rng(), name)(*[_param(a) for a in args], size=_size(size))
-        return _out(r, dtype)
+def _one_param(name: str, param: str, default: Any) -> Any:
+    def f(*args: Any, size: Any = None, ctx: Any = None, out: Any = None, dtype: Any = None,
+          **kwargs: Any) -> ndarray:
+        value = args[0] if args else kwargs.pop(param, default)
+        if len(args) > 1:
+            size = args[1]
+        if kwargs:
+            raise DTypeError(f"np.random.{name}: unknown argument(s) {sorted(kwargs)}; it "
+                             f"takes {param}, size, dtype")
+        return _out(getattr(_rng(), name)(_param(value), size=_size(size)), dtype)
     f.__name__ = name
-    f.__doc__ = f"Samples of NumPy's ``{name}`` distribution (float32 by default)."
+    f.__doc__ = (f"Samples of NumPy's ``{name}`` distribution (``{param}``; float32 by "
+                 f"default).")
     return f
 
 
-for _name in ("chisquare", "pareto", "power", "rayleigh", "weibull"):
-    globals()[_name] = _sampler(_name)
-    __all__.append(_name)
+chisquare = _one_param("chisquare", "df", 1.0)
+pareto = _one_param("pareto", "a", 1.0)
+power = _one_param("power", "a", 1.0)
+rayleigh = _one_param("rayleigh", "scale", 1.0)
+weibull = _one_param("weibull", "a", 1.0)
+__all__ += ["chisquare", "pareto", "power", "rayleigh", "weibull"]
 
 
 def multivariate_normal(mean: Any, cov: Any, size: Any = None, check_valid: str = "warn",

@@ -218,7 +218,7 @@ def _record2(op, a, b, out, attrs):
 # ---------------------------------------------------------------- general dispatch
 def apply1(op, x, attrs: Optional[dict] = None):
     """Apply a one-input op to ``x`` (NDArray: recorded if needed; NumPy: raw)."""
-    if type(x) is np.ndarray:
+    if type(x) is np.ndarray or isinstance(x, np.generic):
         return op.fwd(x, **attrs) if attrs else op.fwd(x)
     face = type(x)
     if face is not NDArray and not isinstance(x, NDArray):
@@ -380,7 +380,7 @@ def unary_fast(op, face=NDArray, adapt=None, fallback=None):
             if x._tan is not None:
                 forward_tangents(op, (x,), (r,), None)
             return r
-        if type(x) is np.ndarray:  # a gradient rule in an ordinary backward
+        if type(x) is np.ndarray or isinstance(x, np.generic):  # a rule, raw backward
             return fwd(x)
         return apply1(op, x) if fallback is None else fallback(x)
     f.op = op
