@@ -41,7 +41,7 @@ import os
 import sys
 import threading
 import time
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 import numpy as np
 
@@ -139,15 +139,16 @@ class _Watchdog:
 
     def __init__(self, comm: "MPIComm"):
         self.comm = comm
-        self.pending = None        # (start, limit, call, items) while a call waits
-        self._thread = None
+        self.pending: Optional[tuple] = None   # (start, limit, call, items) while waiting
+        self._thread: Optional[threading.Thread] = None
 
     def arm(self, pending) -> None:
         self.pending = pending
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="mxgrad-kvstore-watchdog",
-                                            daemon=True)
-            self._thread.start()
+            thread = threading.Thread(target=self._run, name="mxgrad-kvstore-watchdog",
+                                      daemon=True)
+            thread.start()
+            self._thread = thread
 
     def _run(self) -> None:
         while True:
