@@ -395,7 +395,7 @@ def test_dist_trainer_reduces_gradients_in_fused_buffers():
 def test_collective_timeout_setting(monkeypatch):
     from mxgrad.kvstore._comm import timeout, DEFAULT_TIMEOUT
     monkeypatch.delenv("MXGRAD_KVSTORE_TIMEOUT", raising=False)
-    assert timeout() == DEFAULT_TIMEOUT == 300.0
+    assert timeout() == DEFAULT_TIMEOUT == 1800.0
     monkeypatch.setenv("MXGRAD_KVSTORE_TIMEOUT", "2.5")
     assert timeout() == 2.5
     monkeypatch.setenv("MXGRAD_KVSTORE_TIMEOUT", "0")

@@ -19,10 +19,10 @@ that disagree (rank 0 pushes key 0 while rank 1 pushes key 1, shapes (2, 3) agai
 (3, 2), a push against a barrier) raise :class:`CollectiveMismatchError` on every rank,
 naming each rank's call and the first key that differs, before any data moves. A rank
 that waits longer than ``MXGRAD_KVSTORE_TIMEOUT`` seconds (environment variable,
-default 300; ``0`` waits forever, as MXNet does) for the others to make a matching call
-(one rank pushed once more, or finished) prints a message naming itself, the call and
-its keys, and stops every rank (``MPI_Abort``): the workers are out of step and cannot
-go on. After a mismatch they are still in step (every one raised at the same call); an
+default 1800 as PyTorch's process groups; ``0`` waits forever, as MXNet does) for the
+others to make a matching call (one rank pushed once more, or finished) prints a
+message naming itself, the call and its keys, and stops every rank (``MPI_Abort``):
+the workers are out of step and cannot go on. After a mismatch they are still in step (every one raised at the same call); an
 uncaught error stops every rank (see :func:`world`).
 
 Examples
@@ -51,7 +51,8 @@ __all__ = ["DistUnavailableError", "CollectiveMismatchError", "LocalComm", "MPIC
            "import_mpi", "timeout"]
 
 TIMEOUT_ENV = "MXGRAD_KVSTORE_TIMEOUT"
-DEFAULT_TIMEOUT = 300.0
+DEFAULT_TIMEOUT = 1800.0   # PyTorch's process-group default: a rank may legitimately
+# spend minutes alone (validation, checkpoints) while the others wait at the next step
 
 
 class DistUnavailableError(MXNetError, ImportError):
@@ -78,7 +79,7 @@ class CollectiveMismatchError(MXNetError, ValueError):
 
 def timeout() -> float:
     """Seconds a collective waits for the other workers: ``$MXGRAD_KVSTORE_TIMEOUT``
-    (default 300; ``0``, ``none`` or ``inf``: wait forever).
+    (default 1800; ``0``, ``none`` or ``inf``: wait forever).
 
     Examples
     --------

@@ -66,7 +66,7 @@ class KVStore:
     is matched across them before data moves: workers that pass other keys, shapes or
     dtypes raise :class:`CollectiveMismatchError` naming each rank's call and the first
     differing key (the workers stay in step). A worker whose call the others do not
-    make within ``MXGRAD_KVSTORE_TIMEOUT`` seconds (environment variable, default 300,
+    make within ``MXGRAD_KVSTORE_TIMEOUT`` seconds (environment variable, default 1800,
     ``0`` = forever) prints its rank, the call and its keys and stops the whole job,
     instead of hanging as MXNet does.
     """
