@@ -233,6 +233,11 @@ class MXRecordIO:
                                     f"byte {f.tell() - 8}); is it a .rec file?")
             cflag, length = lrec >> 29, lrec & _LEN_MASK
             padded = (length + 3) & ~3
+            if padded > 65536 and f.tell() + padded > os.fstat(f.fileno()).st_size:
+                # a length from the file is checked against the file before reading it
+                raise RecordIOError(f"{self.uri!r}: truncated record at byte "
+                                    f"{f.tell() - 8} (its header announces {length} "
+                                    f"bytes, more than the file holds)")
             data = f.read(padded)
             if len(data) != padded:
                 raise RecordIOError(f"{self.uri!r}: truncated record at byte "

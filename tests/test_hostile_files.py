@@ -378,3 +378,19 @@ def test_hostile_symbol_files(tmp_path, text):
     p.write_bytes(text.encode("latin-1"))
     _refused(lambda: mx.sym.load(str(p)), p)
     _refused(lambda: gluon.SymbolBlock.imports(str(p), ["data"]), p)
+
+
+def test_rec_record_length_checked_before_reading(tmp_path):
+    # before: a header announcing 2^29 bytes made read() allocate 512 MB first
+    import tracemalloc
+    p = tmp_path / "huge-record.rec"
+    p.write_bytes(struct.pack("<II", 0xCED7230A, (1 << 29) - 1) + b"abc")
+    r = mx.recordio.MXRecordIO(str(p), "r")
+    tracemalloc.start()
+    try:
+        _refused(r.read, p, words=["536870911"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        r.close()
+    assert peak < 1 << 20
