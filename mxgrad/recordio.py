@@ -430,6 +430,10 @@ def unpack(s: bytes) -> Tuple[Any, bytes]:
     header = IRHeader(*struct.unpack(_IR_FORMAT, s[:_IR_SIZE]))
     s = s[_IR_SIZE:]
     if header.flag > 0:
+        if header.flag * 4 > len(s):
+            raise RecordIOError(f"recordio.unpack: the header announces {header.flag} float "
+                                f"labels ({header.flag * 4} bytes) but the record holds "
+                                f"{len(s)} bytes after it; the record is corrupt")
         header = header._replace(label=np.frombuffer(s, np.float32, header.flag))
         s = s[header.flag * 4:]
     return header, s

@@ -394,3 +394,16 @@ def test_rec_record_length_checked_before_reading(tmp_path):
         tracemalloc.stop()
         r.close()
     assert peak < 1 << 20
+
+
+def test_rec_image_header_with_too_many_labels(tmp_path):
+    # before (and in MXNet): a bare "ValueError: buffer is smaller than requested size"
+    idx, rec = str(tmp_path / "labels.idx"), str(tmp_path / "labels.rec")
+    w = mx.recordio.MXIndexedRecordIO(idx, rec, "w")
+    w.write_idx(0, struct.pack("IfQQ", 2 ** 31, 0.0, 1, 0) + b"abcd")
+    w.close()
+    r = mx.recordio.MXIndexedRecordIO(idx, rec, "r")
+    with pytest.raises(MXNetError) as info:
+        mx.recordio.unpack(r.read_idx(0))
+    r.close()
+    assert isinstance(info.value, ValueError) and "2147483648 float labels" in str(info.value)
