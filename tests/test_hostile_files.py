@@ -407,3 +407,42 @@ def test_rec_image_header_with_too_many_labels(tmp_path):
         mx.recordio.unpack(r.read_idx(0))
     r.close()
     assert isinstance(info.value, ValueError) and "2147483648 float labels" in str(info.value)
+
+
+# ------------------------------------------------------------------ CIFAR archives
+def _tar(path, members):
+    import tarfile
+    with tarfile.open(str(path), "w:gz") as tar:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+@pytest.mark.parametrize("old_python", [False, True], ids=["filter", "no-filter"])
+def test_cifar_archive_escaping_its_folder_is_refused(tmp_path, monkeypatch, old_python):
+    import tarfile
+    root = tmp_path / "root"
+    root.mkdir()
+    _tar(root / "cifar-10-binary.tar.gz", [("../evil.bin", b"x" * 10)])
+    if old_python:     # Python without extraction filters: mxgrad checks by hand
+        real = tarfile.TarFile.extractall
+
+        def extractall(self, path=".", members=None, *, numeric_owner=False, **kw):
+            if "filter" in kw:
+                raise TypeError("extractall() got an unexpected keyword argument 'filter'")
+            return real(self, path, members, numeric_owner=numeric_owner)
+        monkeypatch.setattr(tarfile.TarFile, "extractall", extractall)
+    _refused(lambda: gluon.data.vision.CIFAR10(root=str(root)), "cifar-10-binary.tar.gz")
+    assert not (tmp_path / "evil.bin").exists()
+
+
+def test_cifar_corrupt_archive_and_batch(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "cifar-10-binary.tar.gz").write_bytes(gzip.compress(b"not a tar file" * 40))
+    _refused(lambda: gluon.data.vision.CIFAR10(root=str(root)), "cifar-10-binary.tar.gz")
+    for i in range(1, 6):
+        (root / f"data_batch_{i}.bin").write_bytes(b"\0" * 3073)
+    (root / "data_batch_3.bin").write_bytes(b"\0" * 3000)        # not whole records
+    _refused(lambda: gluon.data.vision.CIFAR10(root=str(root)), "data_batch_3.bin")
