@@ -404,8 +404,8 @@ def _loads_pickle(buf, where: str):
                   f"mxgrad to get the safe format.", UserWarning, stacklevel=4)
     try:
         obj = _RestrictedUnpickler(io.BytesIO(bytes(buf))).load()
-    except FileFormatError:
-        raise
+    except FileFormatError as err:
+        raise FileFormatError(f"{where}: {err}") from None
     except Exception as err:   # noqa: BLE001 - any unpickling failure: a bad file
         raise FileFormatError(f"{where} is a damaged pickle: {err}") from None
     opt = None

@@ -446,3 +446,22 @@ def test_cifar_corrupt_archive_and_batch(tmp_path):
         (root / f"data_batch_{i}.bin").write_bytes(b"\0" * 3073)
     (root / "data_batch_3.bin").write_bytes(b"\0" * 3000)        # not whole records
     _refused(lambda: gluon.data.vision.CIFAR10(root=str(root)), "data_batch_3.bin")
+
+
+def test_states_pickles_that_would_run_code_are_refused_naming_the_file(tmp_path):
+    import pickle
+    import warnings
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, ("echo pwned > " + str(tmp_path / "pwned"),))
+
+    _, tr = _trainer()
+    for i, payload in enumerate([pickle.dumps(Evil()), pickle.dumps({0: (Evil(), None)}),
+                                 b"\x80\x04\x95" + b"\xff" * 20]):
+        p = tmp_path / f"evil{i}.states"
+        p.write_bytes(payload)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _refused(lambda: tr.load_states(str(p), allow_pickle=True), p)
+    assert not (tmp_path / "pwned").exists()
