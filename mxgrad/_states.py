@@ -28,7 +28,7 @@ import json
 import math
 import pickle
 import warnings
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -216,7 +216,7 @@ def _data_attrs(cls, attrs: dict, where: str) -> dict:
 
 
 def _is_count(v) -> bool:
-    return bool(isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0)
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool) and bool(v >= 0)
 
 
 def _is_mults(v) -> bool:
@@ -246,6 +246,7 @@ def _check_optimizer_attrs(cls, attrs: dict, where: str) -> None:
     the same rule, so a file with ``lr: "fast"`` fails here, naming it, not later in
     ``step``."""
     from ._check import _OPTIMIZER_RULES
+    rule: Optional[Tuple[Callable[[Any], Any], str]]
     for k, v in attrs.items():
         if k == "lr":
             if v is None and attrs.get("lr_scheduler") is not None:
@@ -403,8 +404,8 @@ def _loads_pickle(buf, where: str):
                   f"mxgrad to get the safe format.", UserWarning, stacklevel=4)
     try:
         obj = _RestrictedUnpickler(io.BytesIO(bytes(buf))).load()
-    except FileFormatError:
-        raise
+    except FileFormatError as err:
+        raise FileFormatError(f"{where}: {err}") from None
     except Exception as err:   # noqa: BLE001 - any unpickling failure: a bad file
         raise FileFormatError(f"{where} is a damaged pickle: {err}") from None
     opt = None

@@ -233,6 +233,11 @@ class MXRecordIO:
                                     f"byte {f.tell() - 8}); is it a .rec file?")
             cflag, length = lrec >> 29, lrec & _LEN_MASK
             padded = (length + 3) & ~3
+            if padded > 65536 and f.tell() + padded > os.fstat(f.fileno()).st_size:
+                # a length from the file is checked against the file before reading it
+                raise RecordIOError(f"{self.uri!r}: truncated record at byte "
+                                    f"{f.tell() - 8} (its header announces {length} "
+                                    f"bytes, more than the file holds)")
             data = f.read(padded)
             if len(data) != padded:
                 raise RecordIOError(f"{self.uri!r}: truncated record at byte "
@@ -425,6 +430,10 @@ def unpack(s: bytes) -> Tuple[Any, bytes]:
     header = IRHeader(*struct.unpack(_IR_FORMAT, s[:_IR_SIZE]))
     s = s[_IR_SIZE:]
     if header.flag > 0:
+        if header.flag * 4 > len(s):
+            raise RecordIOError(f"recordio.unpack: the header announces {header.flag} float "
+                                f"labels ({header.flag * 4} bytes) but the record holds "
+                                f"{len(s)} bytes after it; the record is corrupt")
         header = header._replace(label=np.frombuffer(s, np.float32, header.flag))
         s = s[header.flag * 4:]
     return header, s

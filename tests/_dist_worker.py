@@ -6,7 +6,8 @@ rank writes its parameters to ``OUT.rank<r>.npz``. MODE ``api``: KVStore calls a
 ranks, results to ``OUT.rank<r>.json``. MODE ``fail``: rank 1 raises in forward while
 the others go on to ``trainer.step`` (must abort, not hang); ``early``: rank 1 fails
 before MPI starts (the launcher must abort all). MODE ``single``: a dist
-kvstore without mpiexec (rank 0 of 1).
+kvstore without mpiexec (rank 0 of 1). ``mismatch``/``extra``: kvstore calls that do not
+match across ranks (issue 24).
 """
 import json
 import sys
@@ -164,6 +165,51 @@ def mode_single(out):
                       "w": net.weight.data().asnumpy().tolist()}))
 
 
+def mode_mismatch(out):
+    """Issue 24: kvstore calls that do not match across 2 ranks, each caught; the
+    messages go to OUT.rank<r>.json. The ranks stay in step after each error."""
+    kv = mx.kv.create("dist_sync")
+    r = kv.rank
+    kv.init([0, 1, 2], [mx.nd.zeros(4), mx.nd.zeros(4), mx.nd.zeros((2, 3))])
+    res = {}
+    cases = {
+        "keys": lambda: kv.push(r, mx.nd.ones(4)),            # key 0 on rank 0, 1 on 1
+        "shapes": lambda: kv.push(2, mx.nd.ones((2, 3) if r == 0 else (3, 2))),
+        "sizes": lambda: kv.init("s", mx.nd.zeros(2 + r)),   # before: raw MPI exception
+        "count": lambda: kv.pushpull([0, 1][:1 + r], [mx.nd.ones(4)] * (1 + r)),
+        "call": lambda: kv.push(0, mx.nd.ones(4)) if r == 0 else kv.barrier(),
+        "dtype": lambda: kv.push(0, mx.nd.ones(4, dtype="float32" if r == 0 else "float64")),
+    }
+    for name, call in cases.items():
+        try:
+            call()
+            res[name] = "no error"
+        except mx.kv.CollectiveMismatchError as err:
+            res[name] = str(err)
+        except Exception as err:  # noqa: BLE001 - recorded for the test to show
+            res[name] = f"{type(err).__name__}: {err}"
+    kv.push(0, mx.nd.ones(4) * (r + 1))                 # still in step: 1 + 2
+    o = mx.nd.zeros(4)
+    kv.pull(0, out=o)
+    res["after"] = o.asnumpy().tolist()
+    with open(f"{out}.rank{r}.json", "w") as f:
+        json.dump(res, f)
+
+
+def mode_extra(out):
+    """Issue 24: one extra push on rank 0 (rank 1 goes on to finish): rank 0 must fail
+    within MXGRAD_KVSTORE_TIMEOUT naming itself and the key, and the job stop."""
+    kv = mx.kv.create("dist_sync")
+    kv.init("w", mx.nd.zeros(3))
+    kv.push("w", mx.nd.ones(3))
+    if kv.rank == 0:
+        kv.push("w", mx.nd.ones(3))
+    else:
+        import time
+        time.sleep(30)             # alive but elsewhere: a hang without the timeout
+
+
 if __name__ == "__main__":
     {"train": mode_train, "api": mode_api, "fail": mode_fail, "early": mode_early,
-     "single": mode_single}[sys.argv[1]](sys.argv[2] if len(sys.argv) > 2 else "")
+     "single": mode_single, "mismatch": mode_mismatch,
+     "extra": mode_extra}[sys.argv[1]](sys.argv[2] if len(sys.argv) > 2 else "")

@@ -187,3 +187,39 @@ def test_example_script_one_and_two_processes_agree():
     a, b = _example_numbers(one.stdout), _example_numbers(two.stdout)
     assert a.shape == (2, 2) and a[1, 1] > 0.85
     np.testing.assert_allclose(a, b, atol=2e-6)
+
+
+# ------------------------------------------------------------- issue 24: mismatches
+def test_mismatched_kvstore_calls_fail_on_every_rank_naming_rank_and_key(tmp_path):
+    """Before: different keys were summed silently, shapes (2,3)/(3,2) summed, sizes
+    gave a raw mpi4py error. Now each raises CollectiveMismatchError on both ranks, and
+    the ranks stay in step (a later push sums normally)."""
+    out = tmp_path / "mismatch"
+    _check(run_workers(2, "mismatch", out, timeout=60))
+    for r in range(2):
+        with open(f"{out}.rank{r}.json") as f:
+            res = json.load(f)
+        assert "rank 0 has key 0 (4,) float32 but rank 1 has key 1 (4,)" in res["keys"]
+        assert "key 2 (2, 3) float32 but rank 1 has key 2 (3, 2)" in res["shapes"]
+        assert "init: rank 0 has key 's' (2,) float32 but rank 1 has key 's' (3,)" \
+            in res["sizes"]
+        assert "pushpull with 1 value(s), rank 1 with 2" in res["count"]
+        assert "key 1 (4,)" in res["count"]
+        assert "rank 0 calls push (key 0 (4,) float32) but rank 1 calls barrier" \
+            in res["call"]
+        assert "float32 but rank 1 has key 0 (4,) float64" in res["dtype"]
+        assert res["after"] == [3.0] * 4
+
+
+def test_an_unmatched_push_times_out_naming_rank_and_key(tmp_path):
+    """One extra push on rank 0 (rank 1 is elsewhere): MXNet hangs forever; here rank 0
+    fails after MXGRAD_KVSTORE_TIMEOUT seconds and the job stops."""
+    env = _env()
+    env["MXGRAD_KVSTORE_TIMEOUT"] = "1.5"
+    cmd = [MPIEXEC, "-n", "2", sys.executable, os.path.join(HERE, "_dist_worker.py"),
+           "extra", str(tmp_path / "extra")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=25, env=env,
+                          cwd=ROOT)
+    assert proc.returncode != 0
+    assert "kvstore.push on rank 0 of 2 (key 'w' (3,) float32) waited 1.5 s" in proc.stderr
+    assert "MXGRAD_KVSTORE_TIMEOUT" in proc.stderr and "Aborting all ranks" in proc.stderr

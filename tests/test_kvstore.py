@@ -390,3 +390,27 @@ def test_dist_trainer_reduces_gradients_in_fused_buffers():
             np.testing.assert_allclose(p.data().asnumpy(), q.data().asnumpy(), rtol=1e-6)
         assert all(np.shares_memory(p.grad()._data, trainer._buckets[0])
                    for p in net.collect_params().values())
+
+
+def test_collective_timeout_setting(monkeypatch):
+    from mxgrad.kvstore._comm import timeout, DEFAULT_TIMEOUT
+    monkeypatch.delenv("MXGRAD_KVSTORE_TIMEOUT", raising=False)
+    assert timeout() == DEFAULT_TIMEOUT == 1800.0
+    monkeypatch.setenv("MXGRAD_KVSTORE_TIMEOUT", "2.5")
+    assert timeout() == 2.5
+    monkeypatch.setenv("MXGRAD_KVSTORE_TIMEOUT", "0")
+    assert timeout() == float("inf")
+    for bad in ("fast", "-3"):
+        monkeypatch.setenv("MXGRAD_KVSTORE_TIMEOUT", bad)
+        with pytest.raises(mx.MXNetError) as info:
+            timeout()
+        assert isinstance(info.value, ValueError)
+        assert "MXGRAD_KVSTORE_TIMEOUT" in str(info.value) and bad in str(info.value)
+
+
+def test_mismatch_message_names_ranks_and_keys():
+    from mxgrad.kvstore._comm import _mismatch_message
+    msg = _mismatch_message(["push\nkey 0 (4,) float32", "push\nkey 1 (4,) float32",
+                             "push\nkey 0 (4,) float32"])
+    assert "value 0 of push: rank 0 has key 0 (4,) float32 but rank 1 has key 1" in msg
+    assert "rank 2" not in msg

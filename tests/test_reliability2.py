@@ -292,6 +292,13 @@ def _layer(cls, hybridize, **kw):
     ("MaxPool2D", {}, "uint8", ["floating-point", "uint8"]),
     ("AvgPool2D", {}, "uint8", ["floating-point", "uint8"]),
     ("GlobalAvgPool2D", {}, "int32", ["floating-point", "int32"]),
+    ("BatchNorm", {}, "uint8", ["uniform type", "gamma"]),
+    ("BatchNorm", {}, "float64", ["uniform type", "gamma"]),
+    ("LayerNorm", {}, "float64", ["uniform type", "gamma"]),
+    ("LayerNorm", {}, "float16", ["uniform type", "gamma"]),
+    ("InstanceNorm", {}, "uint8", ["uniform type"]),
+    ("GroupNorm", dict(num_groups=3), "float64", ["uniform type"]),
+    ("PReLU", {}, "float64", ["uniform type", "gamma"]),
 ])
 def test_layers_refuse_mixed_or_integer_dtypes_as_mxnet(cls, kw, dtype, words, hybridize):
     # before: a uint8 image came out of Conv2D/pooling as wrapped-around uint8 values and
@@ -340,3 +347,12 @@ def test_uniform_float_dtypes_still_work():
     assert p.dtype == np.float64 and p.asnumpy()[0, 0, 0, 0] == _IMG8[0, 0, :2, :2].max()
     img = nd.array(_IMG8, dtype="uint8").astype("float32") / 255
     assert _layer("MaxPool2D", True)(img).dtype == np.float32
+    # float16 data keeps BatchNorm's float32 statistics (MXNet's mixed precision)
+    bn = _layer("BatchNorm", False)
+    half = bn(nd.array(_IMG8, dtype="float16") / 255)
+    assert half.dtype == np.float16 and bn.gamma.data().dtype == np.float32
+    ln = _layer("LayerNorm", False)
+    ln.cast("float64")
+    out = ln(x)
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out.asnumpy().mean(axis=-1), 0, atol=1e-12)

@@ -13,6 +13,7 @@ Examples
 [1.0, 2.0]
 """
 from .kvstore import KVStore, KVStoreError, create
-from ._comm import DistUnavailableError
+from ._comm import DistUnavailableError, CollectiveMismatchError
 
-__all__ = ["KVStore", "KVStoreError", "DistUnavailableError", "create"]
+__all__ = ["KVStore", "KVStoreError", "DistUnavailableError", "CollectiveMismatchError",
+           "create"]

@@ -29,9 +29,9 @@ import numpy as np
 from ..base import DTypeError, MXNetError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray, wrap
 from .. import optimizer as opt
-from ._comm import LocalComm, world
+from ._comm import CollectiveMismatchError, LocalComm, world
 
-__all__ = ["KVStore", "create", "KVStoreError"]
+__all__ = ["KVStore", "create", "KVStoreError", "CollectiveMismatchError"]
 
 Key = Union[int, str]
 
@@ -46,6 +46,11 @@ _DIST_TYPES = ("dist_sync", "dist_device_sync", "dist_async", "dist_sync_device"
                "dist_async_device", "dist", "horovod")
 
 
+def _item(k, a) -> str:
+    """How a value is described when the workers' calls are matched."""
+    return f"key {k!r} {tuple(a.shape)} {np.dtype(a.dtype)}"
+
+
 def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
@@ -56,6 +61,14 @@ class KVStore:
     Create it with :func:`create` (``mx.kv.create('dist_sync')``). ``rank`` and
     ``num_workers`` come from MPI for the ``dist_*`` types and are 0 and 1 for
     ``'local'``/``'device'``.
+
+    With several workers, every ``init``/``push``/``pushpull``/``broadcast``/``barrier``
+    is matched across them before data moves: workers that pass other keys, shapes or
+    dtypes raise :class:`CollectiveMismatchError` naming each rank's call and the first
+    differing key (the workers stay in step). A worker whose call the others do not
+    make within ``MXGRAD_KVSTORE_TIMEOUT`` seconds (environment variable, default 1800,
+    ``0`` = forever) prints its rank, the call and its keys and stops the whole job,
+    instead of hanging as MXNet does.
     """
 
     def __init__(self, name: str, comm=None):
@@ -136,6 +149,8 @@ class KVStore:
 
         Returns one NumPy array per key: views of a fused buffer per dtype, valid until
         the next push."""
+        if self._comm.size > 1:   # first, so that workers disagreeing all raise here
+            self._comm.check_(what, [_item(k, arrs[0]) for k, arrs in pairs])
         by_dtype: dict = {}
         for k, arrs in pairs:
             stored = self._stored(k, what)
@@ -169,6 +184,10 @@ class KVStore:
         The Trainer's fast path: its gradients are views of such fused buffers, so no
         packing or unpacking is needed (and nothing is done with one worker). The stored
         values are not touched."""
+        if self._comm.size > 1:
+            self._comm.check_("allreduce of the Trainer's gradients",
+                              [f"buffer {i} of {b.size} {b.dtype}"
+                               for i, b in enumerate(buffers)])
         for buf in buffers:
             self._comm.allreduce_(buf)
 
@@ -188,7 +207,9 @@ class KVStore:
                                    f"push/pull (or broadcast) to change it")
         self._set_from_root(pairs)
 
-    def _set_from_root(self, pairs) -> None:
+    def _set_from_root(self, pairs, what: str = "init") -> None:
+        if self._comm.size > 1:
+            self._comm.check_(what, [_item(k, arrs[0]) for k, arrs in pairs])
         new = []
         for k, arrs in pairs:
             arr = np.array(arrs[0]._data, copy=True)
@@ -278,7 +299,7 @@ class KVStore:
         [1.0, 2.0]
         """
         pairs = self._pairs(key, value, "broadcast")
-        self._set_from_root(pairs)
+        self._set_from_root(pairs, "broadcast")
         self.pull(key, out=out)
 
     # ------------------------------------------------------------ optimizer

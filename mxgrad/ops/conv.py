@@ -616,14 +616,16 @@ def _check_groups(op, C, num_filter, num_group, what="num_filter"):
                          f"num_group={num_group}")
 
 
-def _check_dtypes(op, data, **params) -> None:
+def _check_dtypes(op, data, allowed=None, **params) -> None:
     """MXNet's type rules for a layer: ``data`` and each given parameter share one dtype
-    ("This layer requires uniform type"), and that dtype is a floating-point one (MXNet
-    refuses integer data: a ``uint8`` image would wrap around instead of being
-    computed). Nothing is promoted silently."""
+    ("This layer requires uniform type"; ``allowed``, when given, lists the parameter
+    dtypes accepted instead, e.g. float32 statistics for float16 BatchNorm data), and
+    the data is floating-point (MXNet refuses integer data: a ``uint8`` image would wrap
+    around instead of being computed). Nothing is promoted silently."""
     dt = np.dtype(data.dtype)
+    ok = (dt,) if allowed is None else tuple(np.dtype(a) for a in allowed)
     for name, p in params.items():
-        if p is not None and np.dtype(p.dtype) != dt:
+        if p is not None and np.dtype(p.dtype) not in ok:
             pt = np.dtype(p.dtype)
             fix = (f"cast the data (x.astype('{pt}'))" if dt.kind != "f" else
                    f"cast the data (x.astype('{pt}')) or the layer (net.cast('{dt}'))")

@@ -42,6 +42,7 @@ from ._core import Op, defop, call, call1, call2, register_method, as_array
 from .reduce import sum as _sum, mean as _mean, reshape_exact
 from .linalg import dot
 from . import elemwise as _ew
+from .conv import _check_dtypes    # one home for the layers' dtype rule
 
 __all__ = ["FullyConnected", "Activation", "LeakyReLU", "softmax", "log_softmax", "softmin",
            "SoftmaxActivation", "Dropout", "BatchNorm", "LayerNorm", "InstanceNorm",
@@ -476,6 +477,7 @@ def LeakyReLU(data: NDArray, gamma: Optional[NDArray] = None, act_type: str = "l
         if gamma is None:
             raise StateError("LeakyReLU(act_type='prelu') needs the learnable slope `gamma`")
         gamma = _arr(gamma, "LeakyReLU", "gamma")
+        _check_dtypes("LeakyReLU", data, gamma=gamma)
         return call2(_PRELU, data, _channel_param(gamma, data.shape, 1, "LeakyReLU", "gamma",
                                                   allow_scalar=True))
     if act_type == "rrelu":
@@ -1187,6 +1189,9 @@ def BatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray
     beta = _vec(beta, c, "BatchNorm", "beta")
     moving_mean = _vec(moving_mean, c, "BatchNorm", "moving_mean")
     moving_var = _vec(moving_var, c, "BatchNorm", "moving_var")
+    _check_dtypes("BatchNorm", data, (data.dtype, np.float32) if data.dtype == np.float16
+                  else None, gamma=gamma, beta=beta, moving_mean=moving_mean,
+                  moving_var=moving_var)
     key = (nd_, ax, c)
     shapes = _BN_SHAPES.get(key)
     if shapes is None:
@@ -1265,6 +1270,7 @@ def LayerNorm(data: NDArray, gamma: NDArray, beta: NDArray, axis: int = -1, eps:
     c = data.shape[ax]
     gamma = _vec(gamma, c, "LayerNorm", "gamma")
     beta = _vec(beta, c, "LayerNorm", "beta")
+    _check_dtypes("LayerNorm", data, gamma=gamma, beta=beta)
     bshape = (1,) * ax + (c,) + (1,) * (nd_ - ax - 1)
     xhat, mean, var = _normalize(data, (ax,), eps)
     out = _affine(xhat, reshape_exact(gamma, bshape), reshape_exact(beta, bshape))
@@ -1296,6 +1302,7 @@ def InstanceNorm(data: NDArray, gamma: NDArray, beta: NDArray, eps: float = 1e-3
     c = data.shape[1]
     gamma = _vec(gamma, c, "InstanceNorm", "gamma")
     beta = _vec(beta, c, "InstanceNorm", "beta")
+    _check_dtypes("InstanceNorm", data, gamma=gamma, beta=beta)
     bshape = (1, c) + (1,) * (nd_ - 2)
     xhat, _, _ = _normalize(data, tuple(range(2, nd_)), eps)
     return _affine(xhat, reshape_exact(gamma, bshape), reshape_exact(beta, bshape))
@@ -1330,6 +1337,7 @@ def GroupNorm(data: NDArray, gamma: NDArray, beta: NDArray, num_groups: int = 1,
     n_aff = ng if per_group else c
     gamma = _vec(gamma, n_aff, "GroupNorm", "gamma")
     beta = _vec(beta, n_aff, "GroupNorm", "beta")
+    _check_dtypes("GroupNorm", data, gamma=gamma, beta=beta)
     gshape = (shape[0], ng, c // ng) + tuple(shape[2:])
     xhat, mean, var = _normalize(reshape_exact(data, gshape), tuple(range(2, len(gshape))),
                                  eps)

@@ -164,6 +164,25 @@ def read_idx(path: str) -> np.ndarray:
     return data.astype(dtype.newbyteorder("="), copy=True).reshape(dims)
 
 
+def _extract(archive: str, root: str, who: str) -> None:
+    """Extract the tar archive ``archive`` into ``root``, refusing members that are not
+    plain files or folders inside it (links, absolute paths, ``..``)."""
+    try:
+        with tarfile.open(archive) as tar:
+            try:
+                tar.extractall(root, filter="data")
+            except TypeError:   # Python without extraction filters: check by hand
+                for m in tar.getmembers():
+                    if not (m.isfile() or m.isdir()) or os.path.isabs(m.name) or \
+                            ".." in m.name.replace("\\", "/").split("/"):
+                        raise tarfile.TarError(f"member {m.name!r} is not a plain file "
+                                               f"inside the folder") from None
+                tar.extractall(root)
+    except (tarfile.TarError, EOFError, zlib.error) as err:
+        raise FileFormatError(f"{who}: cannot extract {archive!r}: {err}; delete it to "
+                              f"download it again") from None
+
+
 class MNIST(_DownloadedDataset):
     """MNIST handwritten digits (http://yann.lecun.com/exdb/mnist): 60,000 training and
     10,000 test images, each a ``uint8`` NDArray of shape ``(28, 28, 1)`` with an
@@ -290,11 +309,7 @@ class CIFAR10(_DownloadedDataset):
         if paths is None:
             archive = _find_or_download(self._root, self._archive[0], self._namespace,
                                         self._archive[1])
-            with tarfile.open(archive) as tar:
-                try:
-                    tar.extractall(self._root, filter="data")
-                except TypeError:   # Python without extraction filters
-                    tar.extractall(self._root)
+            _extract(archive, self._root, type(self).__name__)
             paths = self._locate(names)
             if paths is None:
                 raise MXNetError(f"{type(self).__name__}: {archive} does not contain "
@@ -305,7 +320,7 @@ class CIFAR10(_DownloadedDataset):
             with open(p, "rb") as f:
                 raw = np.frombuffer(f.read(), dtype=np.uint8)
             if raw.size % row:
-                raise MXNetError(f"{p}: size {raw.size} is not a multiple of the record "
+                raise FileFormatError(f"{p}: size {raw.size} is not a multiple of the record "
                                  f"size {row}; the file is not a CIFAR binary batch")
             raw = raw.reshape(-1, row)
             datas.append(raw[:, self._label_bytes:].reshape(-1, 3, 32, 32)
