@@ -158,6 +158,12 @@ def _dunder_namer(dunder: str) -> Callable[[tuple], str]:
     return name
 
 
+def _fixed(name: str) -> Callable[[tuple], str]:
+    def namer(args: tuple) -> str:
+        return name
+    return namer
+
+
 def _timed(fn: Callable, namer: Callable[[tuple], str]) -> Callable:
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -206,15 +212,15 @@ def _install() -> None:
                 continue
             ops.setdefault(name, fn)
             shown = _MXNET_NAMES.get(name, name)
-            _patch(module, name, _timed(fn, lambda args, n=shown: n))
+            _patch(module, name, _timed(fn, _fixed(shown)))
     for name in list(vars(NDArray)):
         fn = NDArray.__dict__[name]
         if name in _SCALAR_NAMES:
             _patch(NDArray, name, _timed(fn, _dunder_namer(name)))
         elif name == "__neg__":
-            _patch(NDArray, name, _timed(fn, lambda args: "_mul_scalar"))
+            _patch(NDArray, name, _timed(fn, _fixed("_mul_scalar")))
         elif not name.startswith("_") and inspect.isfunction(fn) and name in ops:
-            _patch(NDArray, name, _timed(fn, lambda args, n=name: n))
+            _patch(NDArray, name, _timed(fn, _fixed(name)))
     backward = Op.__dict__["backward"]
 
     @functools.wraps(backward)
@@ -313,7 +319,7 @@ def dump_profile() -> None:
     dump(True)
 
 
-_SORT_KEYS = {"total": 1, "avg": None, "min": 2, "max": 3, "count": 0}
+_SORT_KEYS = {"total": 1, "avg": -1, "min": 2, "max": 3, "count": 0}
 
 
 def _sort_value(row: list, sort_by: str) -> float:
