@@ -22,6 +22,11 @@ from ....base import StateError, DTypeError
 from ....metric import CompositeEvalMetric, EvalMetric
 from ....metric import Loss as LossMetric
 
+
+class EstimatorArgumentError(DTypeError, ValueError):
+    """A wrong argument to the Estimator or its handlers: MXNet raises ``ValueError`` for
+    these, so this error is one (and a ``TypeError``, mxgrad's kind for a wrong type)."""
+
 __all__ = ["EventHandler", "TrainBegin", "TrainEnd", "EpochBegin", "EpochEnd", "BatchBegin",
            "BatchEnd", "StoppingHandler", "MetricHandler", "ValidationHandler",
            "LoggingHandler", "CheckpointHandler", "EarlyStoppingHandler",
@@ -71,7 +76,7 @@ def check_event_handlers(handlers) -> List[EventHandler]:
     handlers = list(handlers or [])
     bad = [h for h in handlers if not isinstance(h, EventHandler)]
     if bad:
-        raise DTypeError(f"event_handlers must be an EventHandler or a list of them (from "
+        raise EstimatorArgumentError(f"event_handlers must be an EventHandler or a list of them (from "
                          f"gluon.contrib.estimator), got {type(bad[0]).__name__}")
     return handlers
 
@@ -85,7 +90,7 @@ def check_metrics(metrics) -> List[EvalMetric]:
     metrics = list(metrics or [])
     bad = [m for m in metrics if not isinstance(m, EvalMetric)]
     if bad:
-        raise DTypeError(f"metrics must be an EvalMetric or a list of them (mx.metric...), "
+        raise EstimatorArgumentError(f"metrics must be an EvalMetric or a list of them (mx.metric...), "
                          f"got {type(bad[0]).__name__}")
     return metrics
 
