@@ -43,6 +43,7 @@ from . import name
 from . import attribute
 from .attribute import AttrScope
 from . import profiler
+from . import operator
 from .util import np_shape, is_np_shape, set_np_shape, is_np_array
 
 __version__ = "0.1.0"
@@ -51,4 +52,4 @@ __all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Cont
            "MXNetError", "base", "test_utils", "current_context", "num_gpus", "metric", "gluon",
            "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime", "viz",
            "io", "recordio", "image", "img", "kv", "kvstore", "name", "np_shape", "is_np_shape",
-           "set_np_shape", "is_np_array", "attribute", "AttrScope", "profiler"]
+           "set_np_shape", "is_np_array", "attribute", "AttrScope", "profiler", "operator"]

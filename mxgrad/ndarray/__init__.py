@@ -54,4 +54,5 @@ from .._check import guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals(), "nd")
 from .._check import guard_class as _guard_class  # noqa: E402
 _guard_class(NDArray, "NDArray")
+from ..operator import Custom  # noqa: E402,F401  (Python operators, mx.operator)
 from . import op  # noqa: E402,F401  (MXNet's mx.nd.op: the same functions; keep it last)
