@@ -180,7 +180,8 @@ def Custom(*data: NDArray, op_type: str = "", **kwargs: Any):
         raise StateError(f"Custom: no operator registered as op_type={op_type!r}; register "
                          f"a CustomOpProp with @mx.operator.register(name). Registered: "
                          f"{get_all_registered_operators()}")
-    prop = _REGISTRY[op_type](**{k: str(v) for k, v in kwargs.items()})
+    prop_cls: Any = _REGISTRY[op_type]
+    prop = prop_cls(**{k: str(v) for k, v in kwargs.items()})
     n_args = len(prop.list_arguments())
     n_aux = len(prop.list_auxiliary_states())
     if len(data) != n_args + n_aux:
