@@ -36,6 +36,8 @@ from ..ops.legacy import *  # noqa: F401,F403
 from ..ops.rnn import *  # noqa: F401,F403
 from ..ops.sequence import *  # noqa: F401,F403
 from ..ops.composed import *  # noqa: F401,F403
+from ..ops.sampling import *  # noqa: F401,F403
+from ..ops.numeric import histogram, multi_all_finite  # noqa: F401
 from ..ops.detection import ROIPooling  # noqa: F401  (MultiBox* live in nd.contrib)
 # MXNet's other names of the same operators
 from ..ops.elemwise import cast as Cast, cast as amp_cast, divide as true_divide  # noqa: F401
@@ -46,6 +48,8 @@ from ..random import uniform as random_uniform, normal as random_normal  # noqa:
 from ..random import randint as random_randint, exponential as random_exponential  # noqa
 from ..random import gamma as random_gamma, poisson as random_poisson  # noqa: F401,E402
 from ..random import multinomial as sample_multinomial  # noqa: F401,E402
+from ..random import negative_binomial as random_negative_binomial  # noqa: F401,E402
+from ..random import generalized_negative_binomial as random_generalized_negative_binomial  # noqa
 from .utils import waitall, save, load, load_frombuffer  # noqa: F401
 from .dlpack import to_dlpack_for_read, to_dlpack_for_write, from_dlpack  # noqa: F401
 from . import linalg, contrib, _internal  # noqa: E402,F401  (mx.nd.linalg.gemm2, ...)
