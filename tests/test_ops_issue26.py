@@ -1,5 +1,5 @@
-"""Operators added for MXNet programs (issue 26): im2col/col2im, contrib box operators and
-BilinearResize2D. Outputs and gradients equal MXNet 1.9.1's (tests/data/mxnet/ops26.npz by
+"""Operators added for MXNet programs (issue 26): im2col/col2im, contrib box operators,
+BilinearResize2D and nd.image.*. Outputs and gradients equal MXNet 1.9.1's (tests/data/mxnet/ops26.npz by
 tools/make_op26_fixtures.py, same case names and arguments); gradients also against float64
 central differences, first and second order (the op table below)."""
 import os
@@ -40,6 +40,14 @@ CASES = {
     "resize_odd_scale": ("contrib.BilinearResize2D", dict(mode="odd_scale", scale_height=2.0,
                                                           scale_width=2.0)),
     "resize_to_even_up": ("contrib.BilinearResize2D", dict(mode="to_even_up")),
+    "image_to_tensor": ("image.to_tensor", {}),
+    "image_to_tensor_batch": ("image.to_tensor", {}),
+    "image_normalize": ("image.normalize", dict(mean=(0.1, 0.2, 0.3), std=(0.5, 1.0, 2.0))),
+    "image_flip_left_right": ("image.flip_left_right", {}),
+    "image_flip_top_bottom": ("image.flip_top_bottom", {}),
+    "image_crop": ("image.crop", dict(x=1, y=2, width=3, height=2)),
+    "image_adjust_lighting": ("image.adjust_lighting", dict(alpha=(0.1, -0.2, 0.3))),
+    "image_resize": ("image.resize", dict(size=(5, 4))),
 }
 
 
@@ -97,6 +105,14 @@ TABLE = [
            [randn(1, 2, 3, 3, seed=6)], None),
     OpCase("resize_noalign", lambda x: nd.contrib.BilinearResize2D(
         x, height=2, width=5, align_corners=False) ** 2, [randn(2, 1, 4, 3, seed=7)], None),
+    OpCase("image_flip_crop_squared", lambda x: nd.image.crop(
+        nd.image.flip_left_right(nd.image.flip_top_bottom(x)), 1, 0, 2, 2) ** 2,
+        [randn(3, 4, 2, seed=8)], lambda x: x[::-1, ::-1][0:2, 1:3] ** 2),
+    OpCase("image_normalize", lambda x: nd.image.normalize(x * x, mean=(0.1, 0.2),
+                                                           std=(0.5, 2.0)),
+           [randn(2, 3, 2, seed=9)],
+           lambda x: (x * x - np.array([0.1, 0.2])[:, None, None])
+           / np.array([0.5, 2.0])[:, None, None]),
     OpCase("box_nms_rows", lambda x: nd.contrib.box_nms(x * 1.0, overlap_thresh=0.3) ** 2,
            [FIX["box_nms_in0"][:1].astype(np.float64)], None, jvp=False),
 ]

@@ -1,6 +1,6 @@
 """Write tests/data/mxnet/ops26.npz: MXNet 1.9.1's outputs (and input gradients for a seeded
 head gradient) of nd.im2col/col2im (MXNet's work in 2-D only), contrib.box_iou/box_nms/box_encode/box_decode/
-bipartite_matching and contrib.BilinearResize2D on seeded inputs. Keys are
+bipartite_matching contrib.BilinearResize2D and nd.image.* on seeded inputs. Keys are
 ``<case>_in<i>``, ``<case>_out<j>``, ``<case>_head`` and ``<case>_grad<i>``;
 tests/test_ops_issue26.py holds the same cases (names and keyword arguments).
 
@@ -71,6 +71,19 @@ def cases(rs):
     yield "resize_odd_scale", "contrib.BilinearResize2D", [img], \
         dict(mode="odd_scale", scale_height=2.0, scale_width=2.0), [0]
     yield "resize_to_even_up", "contrib.BilinearResize2D", [img], dict(mode="to_even_up"), [0]
+    pix = rs.rand(4, 5, 3) * 255
+    yield "image_to_tensor", "image.to_tensor", [pix], {}, []
+    yield "image_to_tensor_batch", "image.to_tensor", [rs.rand(2, 4, 5, 3) * 255], {}, []
+    yield "image_normalize", "image.normalize", [rs.rand(3, 4, 5)], \
+        dict(mean=(0.1, 0.2, 0.3), std=(0.5, 1.0, 2.0)), [0]
+    # MXNet 1.9.1's flips leave the middle row/column of an odd size unwritten and their
+    # backward returns the head unflipped: even sizes, no gradients kept
+    even = rs.rand(4, 6, 3) * 255
+    yield "image_flip_left_right", "image.flip_left_right", [even], {}, []
+    yield "image_flip_top_bottom", "image.flip_top_bottom", [even], {}, []
+    yield "image_crop", "image.crop", [rs.rand(6, 7, 3)], dict(x=1, y=2, width=3, height=2), [0]
+    yield "image_adjust_lighting", "image.adjust_lighting", [pix], dict(alpha=(0.1, -0.2, 0.3)), []
+    yield "image_resize", "image.resize", [rs.rand(6, 8, 3)], dict(size=(5, 4)), []
 
 
 def main():

@@ -54,6 +54,7 @@ from ..random import generalized_negative_binomial as random_generalized_negativ
 from .utils import waitall, save, load, load_frombuffer  # noqa: F401
 from .dlpack import to_dlpack_for_read, to_dlpack_for_write, from_dlpack  # noqa: F401
 from . import linalg, contrib, _internal  # noqa: E402,F401  (mx.nd.linalg.gemm2, ...)
+from . import image  # noqa: E402,F401  (mx.nd.image.normalize, ...)
 # every error on bad arguments is an MXNetError naming the argument (issue 11)
 from .._check import guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals(), "nd")

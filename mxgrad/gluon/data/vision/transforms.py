@@ -557,14 +557,19 @@ class RandomContrast(_Transform):
         a = _np(x, "RandomContrast")
         c = self._contrast
         alpha = np.float32(_random.generator().uniform(max(0.0, 1 - c), 1 + c))
-        f = a.astype(np.float32)
-        if f.shape[-1] == 3:
-            grey = f @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
-        else:
-            grey = f.mean(axis=-1)
-        mean = grey.mean(axis=(-2, -1), keepdims=True)[..., None]
-        out = f * alpha + mean * (1 - alpha)
-        return wrap(_back_to(out, a.dtype))
+        return wrap(_back_to(_contrast(a.astype(np.float32), alpha), a.dtype))
+
+
+def _contrast(f: np.ndarray, alpha) -> np.ndarray:
+    """Blend float pixels with the image's mean grey level: ``alpha * x + (1 - alpha) *
+    mean``."""
+    alpha = np.float32(alpha)
+    if f.shape[-1] == 3:
+        grey = f @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
+    else:
+        grey = f.mean(axis=-1)
+    mean = grey.mean(axis=(-2, -1), keepdims=True)[..., None]
+    return f * alpha + mean * (1 - alpha)
 
 
 _GRAY = np.array([0.299, 0.587, 0.114], dtype=np.float32)
