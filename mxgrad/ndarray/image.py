@@ -98,7 +98,7 @@ def crop(data: NDArray, x: int, y: int, width: int, height: int, **kwargs: Any) 
     return slice_axis(out, axis=img.ndim - 2, begin=x, end=x + width)
 
 
-def resize(data: NDArray, size: Union[int, Tuple[int, int]] = (), keep_ratio: bool = False,
+def resize(data: NDArray, size: Union[int, Tuple[int, ...]] = (), keep_ratio: bool = False,
            interp: int = 1, **kwargs: Any) -> NDArray:
     """Resize to ``size`` (an int, or (width, height)) with OpenCV's interpolation ``interp``
     (uint8 pixels equal MXNet's); ``keep_ratio`` with an int resizes the shorter side."""
@@ -174,4 +174,4 @@ def random_lighting(data: NDArray, alpha_std: float = 0.05, **kwargs: Any) -> ND
     """:func:`adjust_lighting` with ``alpha ~ N(0, alpha_std)`` per channel."""
     from .. import random as _random
     alpha = _random.generator().normal(0, alpha_std, size=3)
-    return adjust_lighting(data, alpha)
+    return adjust_lighting(data, alpha.tolist())
