@@ -1,5 +1,5 @@
 """Operators added for MXNet programs (issue 26): im2col/col2im, contrib box operators,
-BilinearResize2D and nd.image.*. Outputs and gradients equal MXNet 1.9.1's (tests/data/mxnet/ops26.npz by
+BilinearResize2D, nd.image.* and GridGenerator/BilinearSampler/SpatialTransformer. Outputs and gradients equal MXNet 1.9.1's (tests/data/mxnet/ops26.npz by
 tools/make_op26_fixtures.py, same case names and arguments); gradients also against float64
 central differences, first and second order (the op table below)."""
 import os
@@ -10,7 +10,7 @@ import pytest
 import mxgrad as mx
 from mxgrad import autograd, nd
 from mxgrad.base import MXNetError
-from opcheck import OpCase, op_tests, randn
+from opcheck import OpCase, op_tests, randn, uniform
 
 FIX = np.load(os.path.join(os.path.dirname(__file__), "data", "mxnet", "ops26.npz"))
 
@@ -48,6 +48,12 @@ CASES = {
     "image_crop": ("image.crop", dict(x=1, y=2, width=3, height=2)),
     "image_adjust_lighting": ("image.adjust_lighting", dict(alpha=(0.1, -0.2, 0.3))),
     "image_resize": ("image.resize", dict(size=(5, 4))),
+    "grid_affine": ("GridGenerator", dict(transform_type="affine", target_shape=(4, 5))),
+    "grid_warp": ("GridGenerator", dict(transform_type="warp")),
+    "bilinear_sampler": ("BilinearSampler", {}),
+    "spatial_transformer": ("SpatialTransformer", dict(target_shape=(4, 3),
+                                                       transform_type="affine",
+                                                       sampler_type="bilinear")),
 }
 
 
@@ -113,6 +119,13 @@ TABLE = [
            [randn(2, 3, 2, seed=9)],
            lambda x: (x * x - np.array([0.1, 0.2])[:, None, None])
            / np.array([0.5, 2.0])[:, None, None]),
+    OpCase("bilinear_sampler", lambda x, g: nd.BilinearSampler(x, g) ** 2,
+           [randn(1, 2, 4, 5, seed=10), uniform(-1.2, 1.2, 1, 2, 3, 3, seed=11)], None),
+    OpCase("spatial_transformer", lambda x, t: nd.SpatialTransformer(
+        x * x, t, target_shape=(3, 4)), [randn(1, 1, 5, 4, seed=12),
+                                         [[0.83, 0.11, 0.0713, -0.1309, 0.91, 0.1731]]], None),
+    OpCase("grid_warp", lambda f: nd.GridGenerator(f * f, transform_type="warp"),
+           [randn(1, 2, 3, 3, seed=13)], None),
     OpCase("box_nms_rows", lambda x: nd.contrib.box_nms(x * 1.0, overlap_thresh=0.3) ** 2,
            [FIX["box_nms_in0"][:1].astype(np.float64)], None, jvp=False),
 ]

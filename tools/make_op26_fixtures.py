@@ -84,6 +84,14 @@ def cases(rs):
     yield "image_crop", "image.crop", [rs.rand(6, 7, 3)], dict(x=1, y=2, width=3, height=2), [0]
     yield "image_adjust_lighting", "image.adjust_lighting", [pix], dict(alpha=(0.1, -0.2, 0.3)), []
     yield "image_resize", "image.resize", [rs.rand(6, 8, 3)], dict(size=(5, 4)), []
+    theta = np.array([[0.9, 0.2, 0.1, -0.15, 1.1, -0.05], [0.6, -0.4, 0.3, 0.5, 0.7, 0.2]])
+    yield "grid_affine", "GridGenerator", [theta], dict(transform_type="affine",
+                                                          target_shape=(4, 5)), [0]
+    yield "grid_warp", "GridGenerator", [rs.randn(2, 2, 3, 4)], dict(transform_type="warp"), [0]
+    grid = rs.rand(2, 2, 4, 3) * 2.6 - 1.3             # some points outside [-1, 1]
+    yield "bilinear_sampler", "BilinearSampler", [rs.randn(2, 3, 5, 6), grid], {}, [0, 1]
+    yield "spatial_transformer", "SpatialTransformer", [rs.randn(2, 2, 6, 5), theta], \
+        dict(target_shape=(4, 3), transform_type="affine", sampler_type="bilinear"), [0, 1]
 
 
 def main():

@@ -39,6 +39,7 @@ from ..ops.composed import *  # noqa: F401,F403
 from ..ops.sampling import *  # noqa: F401,F403
 from ..ops.numeric import histogram, multi_all_finite  # noqa: F401
 from ..ops.im2col import im2col, col2im  # noqa: F401
+from ..ops.sampler import GridGenerator, BilinearSampler, SpatialTransformer  # noqa: F401
 from ..ops.detection import ROIPooling  # noqa: F401  (MultiBox* live in nd.contrib)
 # MXNet's other names of the same operators
 from ..ops.elemwise import cast as Cast, cast as amp_cast, divide as true_divide  # noqa: F401
