@@ -4,6 +4,7 @@ DataLoader(auto_reload=...) and batch samplers without a length, the Estimator's
 contrib.text's MXNet exceptions and composite unknown rows. Expected values are MXNet 1.9.1's
 own (from its unit tests) where they are numbers."""
 import collections
+import warnings
 
 import numpy as np
 import pytest
@@ -151,3 +152,37 @@ def test_composite_embedding_row0_is_each_embeddings_unknown_vector(tmp_path):
     np.testing.assert_allclose(ce.idx_to_vec.asnumpy(),
                                [[1.1, 1.2, 0.11, 0.12], [1.1, 1.2, 0.06, 0.07],
                                 [0.6, 0.7, 0.11, 0.12], [1.1, 1.2, 0.11, 0.12]], rtol=1e-6)
+
+
+def test_resize_checks_its_size_when_called():
+    bad = transforms.Resize((100, 100, 100), keep_ratio=True)      # built without error
+    with pytest.raises(MXNetError):
+        bad(nd.ones((4, 4, 3)))
+    with pytest.raises(MXNetError):
+        transforms.Resize(-150, keep_ratio=True)(nd.ones((4, 4, 3)))
+
+
+def test_checkpoint_handler_writes_the_symbol_of_a_hybridized_net(tmp_path):
+    from mxgrad.gluon.contrib.estimator import Estimator, event_handler
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(4, activation="relu"), mx.gluon.nn.Dense(2))
+    net.initialize()
+    net.hybridize()
+    data = mx.gluon.data.DataLoader(mx.gluon.data.ArrayDataset(
+        nd.random.uniform(shape=(8, 3)), nd.array([0, 1] * 4)), batch_size=4)
+    est = Estimator(net, loss=mx.gluon.loss.SoftmaxCrossEntropyLoss(),
+                    trainer=mx.gluon.Trainer(net.collect_params(), "sgd"))
+    handler = event_handler.CheckpointHandler(model_dir=str(tmp_path), model_prefix="m",
+                                              epoch_period=None, batch_period=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(data, event_handlers=[handler], batches=2)
+    sym_file = tmp_path / "m-symbol.json"
+    assert sym_file.exists()
+    sym = mx.sym.load(str(sym_file))
+    assert sym.list_arguments() == ["data"] + list(net.collect_params().keys())
+    back = mx.gluon.SymbolBlock(sym, mx.sym.var("data"), params=net.collect_params())
+    x = nd.ones((2, 3))
+    np.testing.assert_allclose(back(x).asnumpy(), net(x).asnumpy(), rtol=1e-6)
+    handlers = est._categorize_handlers([handler])
+    assert len(handlers) == 6 and handler in handlers[0] and handler in handlers[3]

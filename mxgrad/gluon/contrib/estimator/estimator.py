@@ -316,3 +316,6 @@ class Estimator:
     def _categorize(handlers):
         kinds = (TrainBegin, EpochBegin, BatchBegin, BatchEnd, EpochEnd, TrainEnd)
         return tuple([h for h in handlers if isinstance(h, kind)] for kind in kinds)
+
+    # MXNet's name of the same helper (its tests call it)
+    _categorize_handlers = _categorize

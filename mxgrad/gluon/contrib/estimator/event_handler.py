@@ -439,6 +439,13 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
         estimator.net.save_parameters(params)
         estimator.trainer.save_states(states)
 
+    def _save_symbol(self, estimator):
+        """``<prefix>-symbol.json`` of a hybridized network that has run (MXNet writes its
+        cached graph there), so the checkpoint loads with ``SymbolBlock.imports``."""
+        net = estimator.net
+        if getattr(net, "_active", False) and getattr(net, "_in_specs", None) is not None:
+            net._trace().save(os.path.join(self.model_dir, self.model_prefix + "-symbol.json"))
+
     def _save_checkpoint(self, estimator):
         if self.trained_epoch >= 0:   # resumed: continue the numbering
             epoch = self.current_epoch + self.trained_epoch + 1
@@ -446,6 +453,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
         else:
             epoch, batch = self.current_epoch, self.current_batch
         prefix = f"{self.model_prefix}-epoch{epoch}batch{batch}"
+        self._save_symbol(estimator)
         self._save(estimator, prefix)
         if prefix in self.saved_checkpoints:
             self.saved_checkpoints.remove(prefix)

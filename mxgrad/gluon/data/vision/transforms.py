@@ -307,7 +307,7 @@ class Resize(_Transform):
         self._size = size
         self._keep = keep_ratio
         self._interpolation = interpolation
-        _wh(size, "Resize")
+        # checked at call time, as MXNet (a Resize can be built before its size is fixed)
 
     def forward(self, x, *args):
         a = _np(x, "Resize")
