@@ -45,6 +45,8 @@ from . import image as img
 from . import name
 from . import attribute
 from .attribute import AttrScope
+from . import profiler
+from . import operator
 from .util import np_shape, is_np_shape, set_np_shape, is_np_array
 from . import numpy  # noqa: E402  (mx.np: MXNet's NumPy interface)
 from . import numpy as np  # noqa: E402
@@ -64,4 +66,4 @@ __all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Cont
            "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime", "viz",
            "io", "recordio", "image", "img", "kv", "kvstore", "name", "np_shape", "is_np_shape",
            "set_np_shape", "is_np_array", "np", "npx", "numpy", "numpy_extension", "attribute",
-           "AttrScope", "set_num_threads", "get_num_threads"]
+           "AttrScope", "set_num_threads", "get_num_threads", "profiler", "operator"]

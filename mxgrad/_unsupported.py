@@ -42,7 +42,6 @@ UNSUPPORTED: Dict[str, Tuple[str, str]] = {
     "executor": ("the symbolic executor (Symbol.simple_bind)",
                  "use gluon.SymbolBlock or a hybridized HybridBlock"),
     "rnn": ("the symbolic mx.rnn cells", "use mx.gluon.rnn (RNN, LSTM, GRU and the cells)"),
-    "profiler": ("MXNet's profiler", "use Python's cProfile or time.perf_counter"),
     "rtc": ("CUDA run-time compilation", "mxgrad has no GPU support"),
     "engine": ("the threaded engine's controls (bulk size)",
                "mxgrad computes synchronously; for threads use mx.set_num_threads"),

@@ -27,7 +27,8 @@ from .context import Context
 _Param = Union[float, NDArray]
 
 __all__ = ["seed", "uniform", "normal", "randn", "randint", "shuffle", "exponential",
-           "gamma", "poisson", "multinomial", "bernoulli", "generator"]
+           "gamma", "poisson", "multinomial", "bernoulli", "generator", "negative_binomial",
+           "generalized_negative_binomial"]
 
 
 def _launcher_rank() -> int:
@@ -112,7 +113,7 @@ def _sample_unchecked(draw, params, shape, dtype):
     arrays = [p for p in params if isinstance(p, NDArray)]
     if arrays:
         base = np.broadcast_shapes(*[a.shape for a in arrays])
-        full = base + (tuple(shape) if shape not in (None, ()) else ())
+        full = base + (tuple(_shape(shape)) if shape is not None and shape != () else ())
         vals = [_param(p) for p in params]
         vals = [v.reshape(v.shape + (1,) * (len(full) - v.ndim)) if isinstance(v, np.ndarray)
                 else v for v in vals]
@@ -221,6 +222,57 @@ def poisson(lam: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[
     """
     params = _checked("poisson", (lam,), ("lam",), ctx, dtype)
     return _sample(generator().poisson, params, shape, dtype)
+
+
+def _negative_binomial_draw(k, p, size=None):
+    return generator().negative_binomial(k, p, size=size)
+
+
+def _generalized_negative_binomial_draw(mu, alpha, size=None):
+    """Gamma-Poisson mixture with mean ``mu`` and dispersion ``alpha`` (Poisson at 0)."""
+    rng = generator()
+    mu, alpha = np.broadcast_arrays(np.asarray(mu, dtype=np.float64),
+                                    np.asarray(alpha, dtype=np.float64))
+    if size is not None:
+        mu, alpha = np.broadcast_to(mu, size), np.broadcast_to(alpha, size)
+    safe = np.where(alpha > 0, alpha, 1.0)
+    lam = np.where(alpha > 0, rng.gamma(1.0 / safe, mu * safe), mu)
+    return rng.poisson(lam)
+
+
+_negative_binomial_draw.__name__ = "negative_binomial"
+_generalized_negative_binomial_draw.__name__ = "generalized_negative_binomial"
+
+
+def negative_binomial(k: _Param = 1, p: _Param = 1, shape: Optional[ShapeLike] = None,
+                      ctx: Optional[Context] = None, dtype: DTypeLike = None,
+                      **kwargs: Any) -> NDArray:
+    """Failures before the ``k``-th success of trials that succeed with probability ``p``.
+
+    Examples
+    --------
+    >>> negative_binomial(3, 1.0, shape=(2,)).asnumpy().tolist()
+    [0.0, 0.0]
+    """
+    params = _checked("negative_binomial", (k, p), ("k", "p"), ctx, dtype)
+    return _sample(_negative_binomial_draw, params, shape, dtype)
+
+
+def generalized_negative_binomial(mu: _Param = 1, alpha: _Param = 1,
+                                  shape: Optional[ShapeLike] = None,
+                                  ctx: Optional[Context] = None, dtype: DTypeLike = None,
+                                  **kwargs: Any) -> NDArray:
+    """Counts with mean ``mu`` and variance ``mu + alpha * mu**2`` (a gamma-Poisson mixture;
+    ``alpha = 0`` is Poisson).
+
+    Examples
+    --------
+    >>> generalized_negative_binomial(2.0, 0.5, shape=(3,)).shape
+    (3,)
+    """
+    params = _checked("generalized_negative_binomial", (mu, alpha), ("mu", "alpha"), ctx,
+                      dtype)
+    return _sample(_generalized_negative_binomial_draw, params, shape, dtype)
 
 
 def bernoulli(prob: _Param = 0.5, shape: Optional[ShapeLike] = None, dtype: DTypeLike = None,

@@ -36,6 +36,10 @@ from ..ops.legacy import *  # noqa: F401,F403
 from ..ops.rnn import *  # noqa: F401,F403
 from ..ops.sequence import *  # noqa: F401,F403
 from ..ops.composed import *  # noqa: F401,F403
+from ..ops.sampling import *  # noqa: F401,F403
+from ..ops.numeric import histogram, multi_all_finite  # noqa: F401
+from ..ops.im2col import im2col, col2im  # noqa: F401
+from ..ops.sampler import GridGenerator, BilinearSampler, SpatialTransformer  # noqa: F401
 from ..ops.detection import ROIPooling  # noqa: F401  (MultiBox* live in nd.contrib)
 # MXNet's other names of the same operators
 from ..ops.elemwise import cast as Cast, cast as amp_cast, divide as true_divide  # noqa: F401
@@ -46,13 +50,17 @@ from ..random import uniform as random_uniform, normal as random_normal  # noqa:
 from ..random import randint as random_randint, exponential as random_exponential  # noqa
 from ..random import gamma as random_gamma, poisson as random_poisson  # noqa: F401,E402
 from ..random import multinomial as sample_multinomial  # noqa: F401,E402
+from ..random import negative_binomial as random_negative_binomial  # noqa: F401,E402
+from ..random import generalized_negative_binomial as random_generalized_negative_binomial  # noqa
 from .utils import waitall, save, load, load_frombuffer  # noqa: F401
 from . import sparse  # noqa: F401,E402  (mx.nd.sparse: every constructor raises a clear error)
 from .dlpack import to_dlpack_for_read, to_dlpack_for_write, from_dlpack  # noqa: F401
 from . import linalg, contrib, _internal  # noqa: E402,F401  (mx.nd.linalg.gemm2, ...)
+from . import image  # noqa: E402,F401  (mx.nd.image.normalize, ...)
 # every error on bad arguments is an MXNetError naming the argument (issue 11)
 from .._check import guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals(), "nd")
 from .._check import guard_class as _guard_class  # noqa: E402
 _guard_class(NDArray, "NDArray")
+from ..operator import Custom  # noqa: E402,F401  (Python operators, mx.operator)
 from . import op  # noqa: E402,F401  (MXNet's mx.nd.op: the same functions; keep it last)

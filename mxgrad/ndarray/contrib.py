@@ -35,6 +35,10 @@ from ..ops.linalg import dot
 from ..ops.shape import concat, split, stack, swapaxes
 from ..ops.detection import MultiBoxPrior, MultiBoxTarget, MultiBoxDetection  # noqa: F401
 from ..ops.ctc import CTCLoss, ctc_loss  # noqa: F401  (MXNet keeps contrib aliases)
+from ..ops.numeric import allclose  # noqa: F401
+from ..ops.resize2d import BilinearResize2D  # noqa: F401
+from ..ops.boxes import (box_iou, box_nms, box_non_maximum_suppression,  # noqa: F401
+                         box_encode, box_decode, bipartite_matching)
 from .ndarray import NDArray, wrap
 from ..context import Context
 
@@ -42,7 +46,9 @@ __all__ = ["boolean_mask", "arange_like", "div_sqrt_dim", "foreach", "while_loop
            "isinf", "isfinite", "isnan", "index_copy", "index_array", "quadratic",
            "gradientmultiplier", "round_ste", "sign_ste", "AdaptiveAvgPooling2D",
            "rand_zipfian", "MultiBoxPrior", "MultiBoxTarget", "MultiBoxDetection",
-           "CTCLoss", "ctc_loss"]
+           "CTCLoss", "ctc_loss", "allclose", "box_iou", "box_nms",
+           "box_non_maximum_suppression", "box_encode", "box_decode", "bipartite_matching",
+           "BilinearResize2D"]
 
 
 def _nd(x, op, arg="data") -> NDArray:

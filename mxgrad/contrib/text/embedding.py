@@ -26,10 +26,11 @@ from typing import Callable, Dict, List, Optional, Sequence, Type, Union
 import numpy as np
 
 from ... import ndarray as nd
-from ...base import DTypeError, FileFormatError, FileMissingError, ShapeError, StateError
+from ...base import FileMissingError, StateError
 from ...ndarray.ndarray import NDArray, wrap
 from ._names import PRETRAINED_FILE_NAMES
 from .vocab import UNKNOWN_IDX, Vocabulary
+from ._errors import TextFormatError, TextKeyError, TextShapeError, TextTypeError
 
 __all__ = ["register", "create", "get_pretrained_file_names", "GloVe", "FastText",
            "CustomEmbedding", "CompositeEmbedding"]
@@ -48,7 +49,7 @@ def create(embedding_name: str, **kwargs) -> "_TokenEmbedding":
     ``'fasttext'``...) made with ``kwargs``."""
     cls = _REGISTRY.get(embedding_name.lower())
     if cls is None:
-        raise StateError(f"text.embedding.create: unknown embedding {embedding_name!r}; "
+        raise TextKeyError(f"text.embedding.create: unknown embedding {embedding_name!r}; "
                          f"registered: {sorted(_REGISTRY)}")
     return cls(**kwargs)
 
@@ -66,7 +67,7 @@ def get_pretrained_file_names(embedding_name: Optional[str] = None
         return {k: list(v) for k, v in PRETRAINED_FILE_NAMES.items()}
     names = PRETRAINED_FILE_NAMES.get(embedding_name.lower())
     if names is None:
-        raise StateError(f"get_pretrained_file_names: unknown embedding {embedding_name!r}; "
+        raise TextKeyError(f"get_pretrained_file_names: unknown embedding {embedding_name!r}; "
                          f"known: {sorted(PRETRAINED_FILE_NAMES)}")
     return list(names)
 
@@ -79,6 +80,37 @@ class _TokenEmbedding(Vocabulary):
         self._vec_len = 0
         self._idx_to_vec: NDArray = wrap(np.zeros((0, 0), np.float32))   # set on loading
 
+    @classmethod
+    def _known_file_names(cls) -> Sequence[str]:
+        names = getattr(cls, "pretrained_file_name_sha1", None)
+        if names is None:
+            names = PRETRAINED_FILE_NAMES.get(getattr(cls, "folder", "")
+                                              or getattr(cls, "namespace", ""), ())
+        return list(names)
+
+    @classmethod
+    def _check_pretrained_file_names(cls, pretrained_file_name: str) -> None:
+        """Raise ``KeyError`` (MXNet's) unless the class knows ``pretrained_file_name``."""
+        known = cls._known_file_names()
+        if pretrained_file_name not in known:
+            raise TextKeyError(f"Cannot find pretrained file {pretrained_file_name} for token "
+                               f"embedding {cls.__name__.lower()}. Valid pretrained files "
+                               f"for embedding {cls.__name__.lower()}: {', '.join(known)}")
+
+    @classmethod
+    def _get_pretrained_file(cls, embedding_root: str, pretrained_file_name: str) -> str:
+        """The local path ``<root>/<namespace>/<name>`` of a pretrained file (mxgrad does not
+        download: put the file there)."""
+        folder = os.path.join(os.path.expanduser(embedding_root),
+                              getattr(cls, "namespace", "") or getattr(cls, "folder", ""))
+        path = os.path.join(folder, pretrained_file_name)
+        if not os.path.isfile(path):
+            raise FileMissingError(f"{cls.__name__}: pretrained file {pretrained_file_name!r} "
+                                   f"is not in {folder}; mxgrad does not download: put it "
+                                   f"there, or load any file with "
+                                   f"text.embedding.CustomEmbedding(path)")
+        return path
+
     def _load_embedding(self, path: str, elem_delim: str, init_unknown_vec: Callable,
                         encoding: str = "utf8") -> None:
         if not os.path.isfile(path):
@@ -88,20 +120,23 @@ class _TokenEmbedding(Vocabulary):
         with io.open(path, "r", encoding=encoding) as f:
             for lineno, line in enumerate(f, 1):
                 elems = line.rstrip().split(elem_delim)
-                if len(elems) < 2:
+                if not line.strip():
                     continue
+                if len(elems) < 2:
+                    raise TextFormatError(f"{path}, line {lineno}: a token without a vector "
+                                          f"(is elem_delim {elem_delim!r} right?)")
                 token, values = elems[0], elems[1:]
                 if len(values) == 1 and lineno == 1:      # fastText's "count dim" header
                     continue
                 try:
                     vec = [float(v) for v in values]
                 except ValueError:
-                    raise FileFormatError(f"{path}, line {lineno}: values after the token "
+                    raise TextFormatError(f"{path}, line {lineno}: values after the token "
                                           f"must be numbers") from None
                 if self._vec_len == 0:
                     self._vec_len = len(vec)
                 elif len(vec) != self._vec_len:
-                    raise FileFormatError(f"{path}, line {lineno}: {len(vec)} values, the "
+                    raise TextFormatError(f"{path}, line {lineno}: {len(vec)} values, the "
                                           f"file's vectors have {self._vec_len}")
                 if token == self._unknown_token:
                     unknown_vec = vec
@@ -124,14 +159,21 @@ class _TokenEmbedding(Vocabulary):
     def _restrict_to(self, vocabulary: Vocabulary) -> None:
         """Keep the tokens of ``vocabulary`` (its order), with their vectors here."""
         if not isinstance(vocabulary, Vocabulary):
-            raise DTypeError(f"vocabulary must be a text.vocab.Vocabulary, got "
+            raise TextTypeError(f"vocabulary must be a text.vocab.Vocabulary, got "
                              f"{type(vocabulary).__name__}")
-        vecs = self.get_vecs_by_tokens(list(vocabulary.idx_to_token))
+        vecs = self._vecs_for_vocabulary(list(vocabulary.idx_to_token))
         self._unknown_token = vocabulary.unknown_token
         self._reserved_tokens = vocabulary.reserved_tokens
         self._idx_to_token = list(vocabulary.idx_to_token)
         self._token_to_idx = dict(vocabulary.token_to_idx)
         self._idx_to_vec = vecs
+
+    def _vecs_for_vocabulary(self, idx_to_token: List[str]) -> NDArray:
+        """Rows for a vocabulary's tokens: row 0 (the vocabulary's unknown token, whatever
+        it is called) is this embedding's unknown vector, as in MXNet."""
+        vecs = self.get_vecs_by_tokens(list(idx_to_token))
+        vecs[UNKNOWN_IDX] = self._idx_to_vec[UNKNOWN_IDX]
+        return vecs
 
     @property
     def vec_len(self) -> int:
@@ -163,7 +205,7 @@ class _TokenEmbedding(Vocabulary):
         toks = tokens if isinstance(tokens, list) else [tokens]
         vals = _as_numpy(new_vectors).reshape(len(toks), -1)
         if vals.shape[1] != self._vec_len:
-            raise ShapeError(f"update_token_vectors: vectors of length {vals.shape[1]}, the "
+            raise TextShapeError(f"update_token_vectors: vectors of length {vals.shape[1]}, the "
                              f"embedding's are {self._vec_len}")
         for t, v in zip(toks, vals):
             i = self._token_to_idx.get(t)
@@ -191,7 +233,7 @@ class _Pretrained(_TokenEmbedding):
         name = pretrained_file_name or self.default
         known = PRETRAINED_FILE_NAMES[self.folder]
         if name not in known:
-            raise StateError(f"{type(self).__name__}: unknown pretrained_file_name {name!r}; "
+            raise TextKeyError(f"{type(self).__name__}: unknown pretrained_file_name {name!r}; "
                              f"see text.embedding.get_pretrained_file_names({self.folder!r})")
         super().__init__(**kwargs)
         folder = os.path.join(os.path.expanduser(embedding_root), self.folder)
@@ -248,6 +290,6 @@ class CompositeEmbedding(_TokenEmbedding):
                          reserved_tokens=vocabulary.reserved_tokens)
         self._idx_to_token = list(vocabulary.idx_to_token)
         self._token_to_idx = dict(vocabulary.token_to_idx)
-        parts = [e.get_vecs_by_tokens(self._idx_to_token) for e in embs]
+        parts = [e._vecs_for_vocabulary(self._idx_to_token) for e in embs]
         self._idx_to_vec = nd.concat(*parts, dim=1)
         self._vec_len = int(self._idx_to_vec.shape[1])

@@ -4,7 +4,7 @@ from __future__ import annotations
 import collections
 from typing import Any, Dict, Hashable, List, Optional, Sequence, Union
 
-from ...base import DTypeError, OutOfRangeError, StateError
+from ._errors import TextArgumentError, TextIndexError, TextTypeError
 
 __all__ = ["Vocabulary"]
 
@@ -30,14 +30,14 @@ class Vocabulary:
                  unknown_token: Hashable = "<unk>",
                  reserved_tokens: Optional[Sequence[Hashable]] = None) -> None:
         if min_freq < 1:
-            raise StateError(f"Vocabulary: min_freq must be a positive int, got {min_freq}")
+            raise TextArgumentError(f"Vocabulary: min_freq must be a positive int, got {min_freq}")
         if reserved_tokens is not None:
             reserved = list(reserved_tokens)
             if unknown_token in reserved:
-                raise StateError("Vocabulary: reserved_tokens cannot contain the "
+                raise TextArgumentError("Vocabulary: reserved_tokens cannot contain the "
                                  f"unknown_token {unknown_token!r}")
             if len(set(reserved)) != len(reserved):
-                raise StateError("Vocabulary: reserved_tokens cannot contain duplicates")
+                raise TextArgumentError("Vocabulary: reserved_tokens cannot contain duplicates")
         self._unknown_token = unknown_token
         self._reserved_tokens = None if reserved_tokens is None else list(reserved_tokens)
         self._idx_to_token: List[Any] = [unknown_token] + list(reserved_tokens or [])
@@ -47,7 +47,7 @@ class Vocabulary:
 
     def _index_counter(self, counter, most_freq_count, min_freq) -> None:
         if not isinstance(counter, collections.Counter):
-            raise DTypeError(f"Vocabulary: counter must be a collections.Counter, got "
+            raise TextTypeError(f"Vocabulary: counter must be a collections.Counter, got "
                              f"{type(counter).__name__}")
         special = set(self._idx_to_token)
         pairs = sorted(counter.items(), key=lambda kv: kv[0])
@@ -96,7 +96,7 @@ class Vocabulary:
         out = []
         for idx in items:
             if not isinstance(idx, int) or not 0 <= idx < len(self._idx_to_token):
-                raise OutOfRangeError(f"Vocabulary.to_tokens: token index {idx!r} is not in "
+                raise TextIndexError(f"Vocabulary.to_tokens: token index {idx!r} is not in "
                                       f"[0, {len(self._idx_to_token) - 1}]")
             out.append(self._idx_to_token[idx])
         return out[0] if single else out

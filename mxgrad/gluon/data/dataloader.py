@@ -111,10 +111,9 @@ class _LoaderIter:
     def __init__(self, loader: "DataLoader"):
         self._loader = loader
         self._batches = iter(loader._batch_sampler)
-        self._len = len(loader._batch_sampler)
 
     def __len__(self) -> int:
-        return self._len
+        return len(self._loader)
 
     def __iter__(self):
         return self
@@ -138,10 +137,9 @@ def _check_loader_args(dataset, shuffle, sampler, last_batch, batch_sampler, bat
     if sampler is not None and not (hasattr(sampler, "__iter__") and hasattr(sampler, "__len__")):
         raise DTypeError(f"DataLoader: sampler must be a Sampler (iterable with a length), "
                          f"got {type(sampler).__name__}")
-    if batch_sampler is not None and not (hasattr(batch_sampler, "__iter__")
-                                          and hasattr(batch_sampler, "__len__")):
-        raise DTypeError(f"DataLoader: batch_sampler must be a BatchSampler (iterable with "
-                         f"a length), got {type(batch_sampler).__name__}")
+    if batch_sampler is not None and not hasattr(batch_sampler, "__iter__"):
+        raise DTypeError(f"DataLoader: batch_sampler must be an iterable of index lists (a "
+                         f"BatchSampler, a generator...), got {type(batch_sampler).__name__}")
     if isinstance(sampler, str) or isinstance(batch_sampler, str):
         raise DTypeError("DataLoader: sampler and batch_sampler must be Samplers, not str")
     if last_batch is not None and (not isinstance(last_batch, str)
@@ -171,14 +169,19 @@ class DataLoader:
     last_batch : {'keep', 'discard', 'rollover'}, default 'keep'
         Handling of a final incomplete batch: returned shorter, dropped, or its samples
         carried over to the start of the next epoch.
-    batch_sampler : Sampler, optional
-        Yields lists of indices; then ``batch_size``, ``shuffle``, ``sampler`` and
-        ``last_batch`` must not be given.
+    batch_sampler : iterable, optional
+        Yields lists of indices (any iterable, as in MXNet; ``len(loader)`` then needs its
+        ``len``); then ``batch_size``, ``shuffle``, ``sampler`` and ``last_batch`` must not
+        be given.
     batchify_fn : callable, optional
         Merges a list of samples into a batch; :func:`default_batchify_fn` by default.
     num_workers, pin_memory, pin_device_id, prefetch, thread_pool, timeout, try_nopython
         Accepted for MXNet compatibility; mxgrad always loads in the calling process
         (no worker processes or threads), so these change nothing.
+    auto_reload : bool, default False
+        MXNet's prefetching of the next epoch when one ends; mxgrad loads each batch when it
+        is asked for, so batches are the same either way (:meth:`refresh` and
+        :meth:`clean` exist too).
 
     Examples
     --------
@@ -198,7 +201,7 @@ class DataLoader:
                  batchify_fn: Optional[Callable] = None, num_workers: int = 0,
                  pin_memory: bool = False, pin_device_id: int = 0,
                  prefetch: Optional[int] = None, thread_pool: bool = False,
-                 timeout: int = 120, try_nopython=None):
+                 timeout: int = 120, try_nopython=None, auto_reload: bool = False):
         _check_loader_args(dataset, shuffle, sampler, last_batch, batch_sampler, batchify_fn,
                            num_workers)
         self._dataset = dataset
@@ -226,6 +229,13 @@ class DataLoader:
         self._thread_pool = thread_pool
         self._timeout = timeout
         self._batchify_fn = default_batchify_fn if batchify_fn is None else batchify_fn
+        self.auto_reload = bool(auto_reload)
+
+    def refresh(self) -> None:
+        """MXNet's "fetch the next epoch ahead": nothing to do when loading is lazy."""
+
+    def clean(self) -> None:
+        """MXNet's "drop the prefetched epoch": nothing to drop when loading is lazy."""
 
     def _load(self, indices):
         if self._batchify_fn is default_batchify_fn:
@@ -239,4 +249,8 @@ class DataLoader:
         return _LoaderIter(self)
 
     def __len__(self) -> int:
+        if not hasattr(self._batch_sampler, "__len__"):
+            raise DTypeError(f"len(DataLoader): its batch_sampler "
+                             f"({type(self._batch_sampler).__name__}) has no length; iterate "
+                             f"it instead")
         return len(self._batch_sampler)

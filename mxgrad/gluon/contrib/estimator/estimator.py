@@ -7,7 +7,7 @@ import sys
 import warnings
 from typing import List, Optional
 
-from ....base import DTypeError, StateError
+from ....base import StateError
 from ....context import Context, cpu
 from ....metric import Accuracy
 from ....metric import Loss as LossMetric
@@ -16,6 +16,7 @@ from ...loss import Loss, SoftmaxCrossEntropyLoss
 from ...parameter import DeferredInitializationError
 from ...trainer import Trainer
 from .batch_processor import BatchProcessor
+from .event_handler import EstimatorArgumentError
 from .event_handler import (BatchBegin, BatchEnd, EpochBegin, EpochEnd, GradientUpdateHandler,
                             LoggingHandler, MetricHandler, StoppingHandler, TrainBegin,
                             TrainEnd, ValidationHandler, check_event_handlers, check_metrics)
@@ -28,10 +29,10 @@ def _check_data(data, arg: str):
     try:
         it = iter(data)
     except TypeError:
-        raise DTypeError(f"{arg} must be a gluon.data.DataLoader (or another re-iterable of "
+        raise EstimatorArgumentError(f"{arg} must be a gluon.data.DataLoader (or another re-iterable of "
                          f"(data, label) batches), got {type(data).__name__}") from None
     if it is data:
-        raise DTypeError(f"{arg} is an iterator, which is used up after one epoch; pass a "
+        raise EstimatorArgumentError(f"{arg} is an iterator, which is used up after one epoch; pass a "
                          f"gluon.data.DataLoader (or a list of (data, label) batches)")
     return data
 
@@ -87,7 +88,7 @@ class Estimator:
                  trainer=None, context=None, val_net=None, val_loss=None,
                  batch_processor=None) -> None:
         if not isinstance(net, Block):
-            raise DTypeError(f"Estimator: net must be a gluon Block, got {type(net).__name__}")
+            raise EstimatorArgumentError(f"Estimator: net must be a gluon Block, got {type(net).__name__}")
         self.net = net
         self.loss = self._check_loss(loss, "loss")
         self._train_metrics = check_metrics(train_metrics)
@@ -112,7 +113,7 @@ class Estimator:
     @staticmethod
     def _check_loss(loss, arg):
         if not isinstance(loss, Loss):
-            raise DTypeError(f"Estimator: {arg} must be a gluon.loss.Loss, got "
+            raise EstimatorArgumentError(f"Estimator: {arg} must be a gluon.loss.Loss, got "
                              f"{type(loss).__name__}")
         return loss
 
@@ -125,7 +126,7 @@ class Estimator:
         if isinstance(context, (list, tuple)) and context and \
                 all(isinstance(c, Context) for c in context):
             return list(context)
-        raise DTypeError(f"Estimator: context must be a Context or a list of them (e.g. "
+        raise EstimatorArgumentError(f"Estimator: context must be a Context or a list of them (e.g. "
                          f"mx.cpu()), got {context!r}")
 
     @staticmethod
@@ -134,7 +135,7 @@ class Estimator:
             return BatchProcessor()
         if not callable(getattr(batch_processor, "fit_batch", None)) or \
                 not callable(getattr(batch_processor, "evaluate_batch", None)):
-            raise DTypeError("Estimator: batch_processor must have fit_batch() and "
+            raise EstimatorArgumentError("Estimator: batch_processor must have fit_batch() and "
                              "evaluate_batch() methods (subclass BatchProcessor)")
         return batch_processor
 
@@ -166,7 +167,7 @@ class Estimator:
                           "0.001 is used.")
             return Trainer(self.net.collect_params(), "sgd", {"learning_rate": 0.001})
         if not isinstance(trainer, Trainer):
-            raise DTypeError(f"Estimator: trainer must be a gluon.Trainer, got "
+            raise EstimatorArgumentError(f"Estimator: trainer must be a gluon.Trainer, got "
                              f"{type(trainer).__name__}")
         return trainer
 
@@ -315,3 +316,6 @@ class Estimator:
     def _categorize(handlers):
         kinds = (TrainBegin, EpochBegin, BatchBegin, BatchEnd, EpochEnd, TrainEnd)
         return tuple([h for h in handlers if isinstance(h, kind)] for kind in kinds)
+
+    # MXNet's name of the same helper (its tests call it)
+    _categorize_handlers = _categorize

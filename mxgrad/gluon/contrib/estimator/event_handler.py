@@ -22,6 +22,11 @@ from ....base import StateError, DTypeError
 from ....metric import CompositeEvalMetric, EvalMetric
 from ....metric import Loss as LossMetric
 
+
+class EstimatorArgumentError(DTypeError, ValueError):
+    """A wrong argument to the Estimator or its handlers: MXNet raises ``ValueError`` for
+    these, so this error is one (and a ``TypeError``, mxgrad's kind for a wrong type)."""
+
 __all__ = ["EventHandler", "TrainBegin", "TrainEnd", "EpochBegin", "EpochEnd", "BatchBegin",
            "BatchEnd", "StoppingHandler", "MetricHandler", "ValidationHandler",
            "LoggingHandler", "CheckpointHandler", "EarlyStoppingHandler",
@@ -71,7 +76,7 @@ def check_event_handlers(handlers) -> List[EventHandler]:
     handlers = list(handlers or [])
     bad = [h for h in handlers if not isinstance(h, EventHandler)]
     if bad:
-        raise DTypeError(f"event_handlers must be an EventHandler or a list of them (from "
+        raise EstimatorArgumentError(f"event_handlers must be an EventHandler or a list of them (from "
                          f"gluon.contrib.estimator), got {type(bad[0]).__name__}")
     return handlers
 
@@ -85,7 +90,7 @@ def check_metrics(metrics) -> List[EvalMetric]:
     metrics = list(metrics or [])
     bad = [m for m in metrics if not isinstance(m, EvalMetric)]
     if bad:
-        raise DTypeError(f"metrics must be an EvalMetric or a list of them (mx.metric...), "
+        raise EstimatorArgumentError(f"metrics must be an EvalMetric or a list of them (mx.metric...), "
                          f"got {type(bad[0]).__name__}")
     return metrics
 
@@ -434,6 +439,13 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
         estimator.net.save_parameters(params)
         estimator.trainer.save_states(states)
 
+    def _save_symbol(self, estimator):
+        """``<prefix>-symbol.json`` of a hybridized network that has run (MXNet writes its
+        cached graph there), so the checkpoint loads with ``SymbolBlock.imports``."""
+        net = estimator.net
+        if getattr(net, "_active", False) and getattr(net, "_in_specs", None) is not None:
+            net._trace().save(os.path.join(self.model_dir, self.model_prefix + "-symbol.json"))
+
     def _save_checkpoint(self, estimator):
         if self.trained_epoch >= 0:   # resumed: continue the numbering
             epoch = self.current_epoch + self.trained_epoch + 1
@@ -441,6 +453,7 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
         else:
             epoch, batch = self.current_epoch, self.current_batch
         prefix = f"{self.model_prefix}-epoch{epoch}batch{batch}"
+        self._save_symbol(estimator)
         self._save(estimator, prefix)
         if prefix in self.saved_checkpoints:
             self.saved_checkpoints.remove(prefix)

@@ -16,14 +16,14 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, TYPE_CHECKING, Tuple, Union
 
 from ....base import StateError
-from ...block import HybridBlock
+from ...block import Block, HybridBlock
 from ...nn.basic_layers import BatchNorm, HybridSequential, Identity, Sequential
 
 if TYPE_CHECKING:
     from ...parameter import ParameterDict
 
 __all__ = ["Concurrent", "HybridConcurrent", "Identity", "SyncBatchNorm", "PixelShuffle1D",
-           "PixelShuffle2D", "PixelShuffle3D"]
+           "PixelShuffle2D", "PixelShuffle3D", "SparseEmbedding"]
 
 
 class Concurrent(Sequential):
@@ -178,3 +178,38 @@ class PixelShuffle3D(_PixelShuffle):
     """``(N, C*f1*f2*f3, D, H, W)`` to ``(N, C, D*f1, H*f2, W*f3)``."""
 
     _ndim = 3
+
+
+class SparseEmbedding(Block):
+    """MXNet's embedding with a row-sparse weight and gradient: here a dense ``(input_dim,
+    output_dim)`` weight whose gradient is non-zero only in the rows of the looked-up
+    indices (mxgrad has no sparse storage yet; the numbers are the same).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> layer = SparseEmbedding(10, 4); layer.initialize()
+    >>> x = mx.nd.array([3, 1])
+    >>> with mx.autograd.record():
+    ...     y = layer(x)
+    >>> y.backward()
+    >>> y.shape, layer.weight.grad().asnumpy().sum(axis=1).tolist()[:4]
+    ((2, 4), [0.0, 4.0, 0.0, 4.0])
+    """
+
+    def __init__(self, input_dim: int, output_dim: int, dtype: str = "float32",
+                 weight_initializer: Any = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._kwargs = {"input_dim": input_dim, "output_dim": output_dim, "dtype": dtype,
+                        "sparse_grad": True}
+        self.weight = self.params.get("weight", shape=(input_dim, output_dim),
+                                      init=weight_initializer, dtype=dtype,
+                                      grad_stype="row_sparse")
+
+    def forward(self, x, *args):
+        from .... import ndarray as nd
+        return nd.Embedding(x, self.weight.data(), name="fwd", **self._kwargs)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self._kwargs['input_dim']} -> "
+                f"{self._kwargs['output_dim']}, {self._kwargs['dtype']})")

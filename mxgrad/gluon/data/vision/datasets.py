@@ -447,3 +447,9 @@ class Digits(_DownloadedDataset):
         part = table[~is_test] if train else table[is_test]
         self._data = wrap(part[:, :64].astype(np.uint8).reshape(-1, 8, 8, 1))
         self._label = part[:, 64].astype(np.int32)
+
+
+# MXNet keeps the image-file datasets in this module too (``vision.datasets.ImageFolderDataset``)
+from .image_datasets import ImageFolderDataset, ImageRecordDataset  # noqa: E402
+
+__all__ += ["ImageFolderDataset", "ImageRecordDataset"]

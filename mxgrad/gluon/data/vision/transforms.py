@@ -307,7 +307,7 @@ class Resize(_Transform):
         self._size = size
         self._keep = keep_ratio
         self._interpolation = interpolation
-        _wh(size, "Resize")
+        # checked at call time, as MXNet (a Resize can be built before its size is fixed)
 
     def forward(self, x, *args):
         a = _np(x, "Resize")
@@ -557,14 +557,19 @@ class RandomContrast(_Transform):
         a = _np(x, "RandomContrast")
         c = self._contrast
         alpha = np.float32(_random.generator().uniform(max(0.0, 1 - c), 1 + c))
-        f = a.astype(np.float32)
-        if f.shape[-1] == 3:
-            grey = f @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
-        else:
-            grey = f.mean(axis=-1)
-        mean = grey.mean(axis=(-2, -1), keepdims=True)[..., None]
-        out = f * alpha + mean * (1 - alpha)
-        return wrap(_back_to(out, a.dtype))
+        return wrap(_back_to(_contrast(a.astype(np.float32), alpha), a.dtype))
+
+
+def _contrast(f: np.ndarray, alpha) -> np.ndarray:
+    """Blend float pixels with the image's mean grey level: ``alpha * x + (1 - alpha) *
+    mean``."""
+    alpha = np.float32(alpha)
+    if f.shape[-1] == 3:
+        grey = f @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
+    else:
+        grey = f.mean(axis=-1)
+    mean = grey.mean(axis=(-2, -1), keepdims=True)[..., None]
+    return f * alpha + mean * (1 - alpha)
 
 
 _GRAY = np.array([0.299, 0.587, 0.114], dtype=np.float32)
@@ -730,3 +735,155 @@ def _back_to(out: np.ndarray, dtype) -> np.ndarray:
         info = np.iinfo(dtype)
         out = np.clip(np.rint(out), info.min, info.max)
     return out.astype(dtype, copy=False)
+
+
+class CropResize(_Transform):
+    """Crops the ``width x height`` window at ``(x, y)`` from an image ``(H, W, C)`` (or a
+    batch ``(N, H, W, C)``) and, given ``size``, resizes it (MXNet's ``image.crop`` +
+    ``image.resize``).
+
+    Parameters
+    ----------
+    x, y : int
+        Left and top of the window.
+    width, height : int
+        Size of the window (positive, inside the image).
+    size : int or (width, height), optional
+        Resize the crop to it.
+    interpolation : int, optional
+        OpenCV's code for the resize (default bilinear, 1).
+
+    Examples
+    --------
+    >>> import numpy as np, mxgrad as mx
+    >>> img = mx.nd.array(np.arange(60).reshape(5, 4, 3))
+    >>> CropResize(0, 0, 3, 2)(img).shape, CropResize(1, 1, 2, 2, size=4)(img).shape
+    ((2, 3, 3), (4, 4, 3))
+    """
+
+    _batchable = True
+    _fields = ('x', 'y', 'width', 'height', 'size', 'interpolation')
+
+    def __init__(self, x: int, y: int, width: int, height: int, size=None,
+                 interpolation=None):
+        super().__init__()
+        self._x, self._y, self._width, self._height = x, y, width, height
+        self._size = size
+        self._interpolation = interpolation
+
+    def forward(self, x, *args):
+        a = _np(x, "CropResize")
+        _image_dims(a, "CropResize")
+        h, w = a.shape[-3], a.shape[-2]
+        x0, y0, cw, ch = (int(v) for v in (self._x, self._y, self._width, self._height))
+        if cw <= 0 or ch <= 0 or x0 < 0 or y0 < 0:
+            raise ShapeError(f"CropResize: the window (x={x0}, y={y0}, width={cw}, "
+                             f"height={ch}) needs a positive size and a non-negative corner")
+        if x0 + cw > w or y0 + ch > h:
+            raise ShapeError(f"CropResize: the window (x={x0}, y={y0}, width={cw}, "
+                             f"height={ch}) does not fit in the {w}x{h} image")
+        out = a[..., y0:y0 + ch, x0:x0 + cw, :]
+        if self._size:
+            size = _wh(self._size, "CropResize")
+            interp = 1 if self._interpolation is None else self._interpolation
+            return wrap(_resize_hwc(out, size[0], size[1], interp))
+        return wrap(out.copy())
+
+
+def _float32_chw(x, what: str) -> NDArray:
+    if not isinstance(x, NDArray) or x.dtype != np.float32:
+        raise DTypeError(f"{what}: this transformation only supports float32 images "
+                         f"(C, H, W); consider calling it after ToTensor")
+    return x
+
+
+class Rotate(_BlockTransform):
+    """Rotates a float32 image ``(C, H, W)`` (or batch) by ``rotation_degrees`` about its
+    centre, keeping its shape (``mx.image.imrotate``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> img = mx.nd.array([[[0., 0., 0.], [0., 0., 1.], [0., 0., 0.]]])
+    >>> Rotate(90.)(img).asnumpy()[0].round(3).tolist()
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    """
+
+    _fields = ('rotation_degrees', 'zoom_in', 'zoom_out')
+
+    def __init__(self, rotation_degrees: float, zoom_in: bool = False,
+                 zoom_out: bool = False):
+        super().__init__()
+        self._rotation_degrees, self._zoom_in, self._zoom_out = \
+            rotation_degrees, zoom_in, zoom_out
+
+    def forward(self, x, *args):
+        from ....image import imrotate
+        return imrotate(_float32_chw(x, "Rotate"), self._rotation_degrees, self._zoom_in,
+                        self._zoom_out)
+
+
+class RandomRotation(_BlockTransform):
+    """Rotates a float32 image ``(C, H, W)`` (or each image of a batch) by an angle drawn
+    from ``angle_limits``, with probability ``rotate_with_proba`` (``np.random``, as MXNet).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> RandomRotation((-10, 10))(mx.nd.ones((3, 8, 8))).shape
+    (3, 8, 8)
+    """
+
+    _fields = ('angle_limits', 'zoom_in', 'zoom_out', 'rotate_with_proba')
+
+    def __init__(self, angle_limits, zoom_in: bool = False, zoom_out: bool = False,
+                 rotate_with_proba: float = 1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise StateError("RandomRotation: `angle_limits` must be an ordered tuple "
+                             f"(lower, upper), got {tuple(angle_limits)}")
+        if not 0 <= rotate_with_proba <= 1:
+            raise StateError("RandomRotation: probability of rotating the image should be "
+                             f"between 0 and 1, got {rotate_with_proba}")
+        self._angle_limits = (lower, upper)
+        self._zoom_in, self._zoom_out = zoom_in, zoom_out
+        self._rotate_with_proba = rotate_with_proba
+
+    def forward(self, x, *args):
+        from ....image import random_rotate
+        if np.random.random() > self._rotate_with_proba:
+            return x
+        return random_rotate(_float32_chw(x, "RandomRotation"), self._angle_limits,
+                             self._zoom_in, self._zoom_out)
+
+
+class RandomApply(Block):
+    """Applies ``transforms`` (a Block, e.g. a :class:`Compose`) with probability ``p``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> RandomApply(Resize(4), p=1.0)(mx.nd.ones((2, 2, 3), dtype='uint8')).shape
+    (4, 4, 3)
+    >>> RandomApply(Resize(4), p=0.0)(mx.nd.ones((2, 2, 3), dtype='uint8')).shape
+    (2, 2, 3)
+    """
+
+    def __init__(self, transforms, p: float = 0.5):
+        super().__init__()
+        if not 0 <= p <= 1:
+            raise StateError(f"RandomApply: p must be a probability in [0, 1], got {p}")
+        self.transforms = transforms
+        self.p = p
+
+    def forward(self, x, *args):
+        if self.p < _random.generator().random():
+            return x
+        return self.transforms(x)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(p={self.p}, {self.transforms!r})"
+
+
+__all__ += ["CropResize", "Rotate", "RandomRotation", "RandomApply"]

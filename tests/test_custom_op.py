@@ -1,0 +1,89 @@
+"""mx.operator: Python operators registered by name and run with nd.Custom, recorded by
+autograd (gradients checked against central differences), parameters passed as strings,
+several outputs, auxiliary states, clear errors."""
+import numpy as np
+import pytest
+
+import mxgrad as mx
+from mxgrad import nd
+from mxgrad.base import MXNetError
+from mxgrad.test_utils import check_numeric_gradient
+
+
+class _Scaled(mx.operator.CustomOp):
+    def __init__(self, k):
+        super().__init__()
+        self.k = k
+
+    def forward(self, is_train, req, in_data, out_data, aux):
+        x, y = in_data
+        self.assign(out_data[0], req[0], self.k * x * y)
+        self.assign(out_data[1], req[1], x + y)
+        aux[0][:] += 1                      # counts calls, as an aux state may
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        x, y = in_data
+        g0, g1 = out_grad
+        self.assign(in_grad[0], req[0], self.k * y * g0 + g1)
+        self.assign(in_grad[1], req[1], self.k * x * g0 + g1)
+
+
+@mx.operator.register("test_scaled")
+class _ScaledProp(mx.operator.CustomOpProp):
+    def __init__(self, k="1"):
+        super().__init__(need_top_grad=True)
+        assert isinstance(k, str)            # MXNet passes every parameter as a string
+        self.k = float(k)
+
+    def list_arguments(self):
+        return ["x", "y"]
+
+    def list_outputs(self):
+        return ["prod", "sum"]
+
+    def list_auxiliary_states(self):
+        return ["calls"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0], in_shape[0]], [(1,)]
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        assert in_shapes == [(2, 3), (2, 3)]
+        return _Scaled(self.k)
+
+
+def test_custom_forward_backward_and_aux():
+    x, y = nd.array(np.arange(6).reshape(2, 3)), nd.ones((2, 3)) * 2
+    x.attach_grad()
+    y.attach_grad()
+    calls = nd.zeros((1,))
+    with mx.autograd.record():
+        prod, total = nd.Custom(x, y, calls, op_type="test_scaled", k=3)
+        (prod + total).sum().backward()
+    np.testing.assert_allclose(prod.asnumpy(), 3 * x.asnumpy() * 2)
+    np.testing.assert_allclose(total.asnumpy(), x.asnumpy() + 2)
+    np.testing.assert_allclose(x.grad.asnumpy(), np.full((2, 3), 3 * 2 + 1.0))
+    np.testing.assert_allclose(y.grad.asnumpy(), 3 * x.asnumpy() + 1)
+    assert calls.asscalar() == 1
+
+
+def test_custom_gradient_matches_central_differences():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
+    calls = nd.zeros((1,), dtype="float64")
+
+    def f(x, y):
+        p, s = nd.Custom(x, y, calls, op_type="test_scaled", k=0.5)
+        return p * s
+    assert check_numeric_gradient(f, [nd.array(a, dtype="float64"),
+                                      nd.array(b, dtype="float64")])
+
+
+def test_custom_errors():
+    with pytest.raises(MXNetError, match="no operator registered"):
+        nd.Custom(nd.ones((1,)), op_type="not_registered_anywhere")
+    with pytest.raises(MXNetError, match="expects 2 argument"):
+        nd.Custom(nd.ones((2, 3)), op_type="test_scaled")
+    with pytest.raises(TypeError):
+        mx.operator.register("bad")(int)
+    assert "test_scaled" in mx.operator.get_all_registered_operators()
