@@ -23,7 +23,8 @@ default):
   book's build rewrites them for display only).
 
 Each section becomes one script, run in a subprocess with a timeout from
-``WORK/run-<side>/<chapter>/`` (each side its own folder: sections write files in their
+``WORK/run-<side>/<chapter>/`` (as ``sec_<section>.py``: a script named ``pandas.py`` would
+shadow pandas) (each side its own folder: sections write files in their
 working folder), ``../data`` being the data folder and the book's ``d2l`` package on the path,
 ``import mxnet`` resolving to mxgrad (:func:`mxgrad.compat.install_as_mxnet`, mxgrad taken
 from ``--mxgrad-root``, by default wherever this interpreter imports it from).
@@ -320,7 +321,7 @@ def run_section(python: str, prelude: str, book: str, section: str, work: str, s
     os.makedirs(cwd, exist_ok=True)
     if not os.path.lexists(os.path.join(run, "data")):
         os.symlink(os.path.join(work, "data"), os.path.join(run, "data"))
-    path = os.path.join(cwd, name + ".py")
+    path = os.path.join(cwd, f"sec_{name}.py")   # not pandas.py: the book imports pandas
     with open(path, "w", encoding="utf-8") as f:
         f.write(prelude + "\n" + body)
     env = dict(os.environ)
@@ -408,7 +409,7 @@ def failures(work: str) -> str:
         groups.setdefault(key, []).append(sec)
     out = ["# d2l-en (v1.0.3, MXNet tab) on mxgrad: failures by first error line", "",
            "Made by `tools/run_d2l_np.py --table --failures` from "
-           f"`{_results_path(work, 'mxgrad')}` (logs: `{work}/run-mxgrad/<chapter>/<section>.log`).",
+           f"`{_results_path(work, 'mxgrad')}` (logs: `{work}/run-mxgrad/<chapter>/sec_<section>.log`).",
            ""]
     for key, secs in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         out.append(f"- **{len(secs)}** × `{key}`")
