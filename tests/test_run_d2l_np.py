@@ -113,3 +113,15 @@ def test_classify():
     net = "requests.exceptions.ConnectionError: HTTPConnectionPool: Max retries exceeded"
     assert r.classify(1, "Traceback\n" + net) == ("needs download", net)
     assert r.classify(1, "Traceback\n  File x\nValueError: bad\n") == ("fail", "ValueError: bad")
+
+
+def test_display_last():
+    assert r.display_last("x = 1\nx") == "x = 1\n_d2l_display((\nx\n))"
+    assert r.display_last("x = 1\nf(x,\n  2)  # two") == "x = 1\n_d2l_display((\nf(x,\n  2)\n))"
+    assert r.display_last("plt.plot(x);") == "plt.plot(x);"
+    assert r.display_last("for i in x:\n    i") == "for i in x:\n    i"
+    assert r.display_last("x = 1") == "x = 1"
+    out = r.script_of(SECTION, epochs=1, display=True)
+    assert out == EXPECTED.replace("npx.set_np()\n", "_d2l_display((\nnpx.set_np()\n))\n")
+    ns = {}
+    exec(r.DISPLAY + r.display_last("y = [1]\ny"), ns)   # runs

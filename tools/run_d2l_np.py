@@ -19,7 +19,7 @@ default):
   are resolved (a matching branch dedented, another one dropped), as ``d2lbook`` does;
   ``:begin_tab:`` marks only select Markdown text, never code;
 * IPython magics (``%matplotlib inline``...) and ``!`` shell lines are dropped as in
-  ``run_d2l.py``; ``d2l.xxx`` aliases are left as written (``d2l/mxnet.py`` defines them; the
+  ``run_d2l.py``; a cell's last expression is printed (its ``repr``) as a notebook shows it; ``d2l.xxx`` aliases are left as written (``d2l/mxnet.py`` defines them; the
   book's build rewrites them for display only).
 
 Each section becomes one script, run in a subprocess with a timeout from
@@ -27,7 +27,8 @@ Each section becomes one script, run in a subprocess with a timeout from
 shadow pandas) (each side its own folder: sections write files in their
 working folder), ``../data`` being the data folder and the book's ``d2l`` package on the path,
 ``import mxnet`` resolving to mxgrad (:func:`mxgrad.compat.install_as_mxnet`, mxgrad taken
-from ``--mxgrad-root``, by default wherever this interpreter imports it from).
+from ``--mxgrad-root``, by default wherever this interpreter imports it from; a copy of it
+taken at the start, so that a checkout being edited meanwhile does not change mid-run).
 
 There is no internet here, so, the same on both sides:
 
@@ -58,6 +59,7 @@ Needs what the book imports: matplotlib, matplotlib-inline, IPython, requests an
 from __future__ import annotations
 
 import argparse
+import ast
 import hashlib
 import importlib.util
 import json
@@ -97,6 +99,11 @@ GPU_SIGNS = ("GPU is not enabled", "USE_CUDA", "no CUDA-capable device",
 _FENCE = re.compile(r"^```+\s*(.*)$")
 _TAB_MARKS = (re.compile(r"# *@tab +([\w\,\ ]+)"), re.compile(r"%%tab +([\w\,\ ]+)"))
 _TEXT_TAB_MARK = re.compile(r":(begin_tab|end_tab):")
+DISPLAY = """\
+def _d2l_display(value):   # a notebook cell's value is shown: its repr
+    if value is not None:
+        print(repr(value))
+"""
 _EPOCHS = re.compile(r"\b(max_epochs|num_epochs|epochs)(\s*=\s*)\d+\b")
 _EPOCHS_TUPLE = re.compile(r"^(\s*(?:max_|num_)?epochs\s*,[^=\n]*=\s*)\d+", re.M)
 
@@ -178,14 +185,39 @@ def tab_cells(markdown: str, tab: str = TAB) -> Optional[List[str]]:
     return out
 
 
-def script_of(markdown: str, epochs: int, tab: str = TAB) -> Optional[str]:
+def display_last(source: str) -> str:
+    """``source`` with its last statement, when an expression (not ended by ``;``) at the
+    cell's top level, given to ``_d2l_display`` (defined in the prelude): as a notebook shows
+    a cell's value (the array's ``repr``...), so the script runs that code too."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    if not tree.body or not isinstance(tree.body[-1], ast.Expr):
+        return source
+    node = tree.body[-1]
+    lines = source.splitlines()
+    tail = lines[node.end_lineno - 1][node.end_col_offset:].split("#")[0].strip()
+    if node.col_offset or tail.startswith(";") or node.end_lineno < len(lines) and any(
+            ln.strip() and not ln.strip().startswith("#") for ln in lines[node.end_lineno:]):
+        return source
+    expr = lines[node.lineno - 1:node.end_lineno]
+    expr[-1] = expr[-1][:node.end_col_offset]
+    return "\n".join(lines[:node.lineno - 1] + ["_d2l_display(("] + expr + ["))"])
+
+
+def script_of(markdown: str, epochs: int, tab: str = TAB,
+              display: bool = False) -> Optional[str]:
     """``markdown``'s ``tab`` cells as one script: magics and shell lines dropped, epoch
-    counts set to ``epochs``; None when the section has no code for ``tab``."""
+    counts set to ``epochs``, each cell's value shown (:func:`display_last`) if
+    ``display``; None when the section has no code for ``tab``."""
     cells = tab_cells(markdown, tab)
     if not cells:
         return None
-    body = "\n\n".join("\n".join(ln for ln in c.splitlines() if not _MAGIC.match(ln))
-                       for c in cells) + "\n"
+    cells = ["\n".join(ln for ln in c.splitlines() if not _MAGIC.match(ln)) for c in cells]
+    if display:
+        cells = [display_last(c) for c in cells]
+    body = "\n\n".join(cells) + "\n"
     body = _EPOCHS.sub(rf"\g<1>\g<2>{epochs}", body)
     return _EPOCHS_TUPLE.sub(rf"\g<1>{epochs}", body)
 
@@ -295,6 +327,27 @@ def mxgrad_root() -> str:
     return ROOT
 
 
+def snapshot_mxgrad(root: str, work: str, python: str, tries: int = 10,
+                    wait: float = 30.0) -> str:
+    """A frozen copy of ``root``'s ``mxgrad`` package in ``work`` (a checkout being edited
+    meanwhile must not change the code mid-run), taken again while it does not import
+    (a file caught half-edited); the folder holding the copy."""
+    for attempt in range(tries):
+        dest = os.path.join(work, "mxgrad-snapshot")
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(os.path.join(root, "mxgrad"), os.path.join(dest, "mxgrad"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        res = subprocess.run([python, "-c", "import mxgrad, mxgrad.numpy"], cwd=dest,
+                             capture_output=True, text=True, env={**os.environ,
+                                                                  "PYTHONPATH": dest})
+        if res.returncode == 0:
+            return dest
+        print(f"mxgrad from {root} does not import (try {attempt + 1}): "
+              f"{res.stderr.strip().splitlines()[-1:]}", flush=True)
+        time.sleep(wait)
+    raise SystemExit(f"mxgrad from {root} did not import in {tries} tries")
+
+
 def classify(returncode: int, stderr: str) -> Tuple[str, str]:
     """(status, first error line) of a finished section."""
     if returncode == 0:
@@ -313,7 +366,7 @@ def run_section(python: str, prelude: str, book: str, section: str, work: str, s
     """Run one section on one side: (status, seconds, first error line)."""
     chapter, name = section.split("/")
     body = script_of(open(os.path.join(book, chapter, name + ".md"), encoding="utf-8").read(),
-                     epochs)
+                     epochs, display=True)
     if body is None:
         return "no mxnet code", 0.0, ""
     run = os.path.join(work, f"run-{side}")
@@ -323,7 +376,7 @@ def run_section(python: str, prelude: str, book: str, section: str, work: str, s
         os.symlink(os.path.join(work, "data"), os.path.join(run, "data"))
     path = os.path.join(cwd, f"sec_{name}.py")   # not pandas.py: the book imports pandas
     with open(path, "w", encoding="utf-8") as f:
-        f.write(prelude + "\n" + body)
+        f.write(prelude + DISPLAY + "\n" + body)
     env = dict(os.environ)
     env.update({"HOME": os.path.join(run, "home"), "MPLBACKEND": "Agg",
                 "PYTHONPATH": book, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
@@ -431,6 +484,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--mxgrad-root", default=None,
                     help="folder holding the mxgrad package to run (default: this "
                          "interpreter's mxgrad)")
+    ap.add_argument("--live", action="store_true",
+                    help="run mxgrad from --mxgrad-root itself, not a snapshot of it")
     side = ap.add_mutually_exclusive_group()
     side.add_argument("--mxgrad-only", action="store_true")
     side.add_argument("--mxnet-only", action="store_true")
@@ -461,6 +516,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         sides = []
         if not args.mxnet_only:
             root = args.mxgrad_root or mxgrad_root()
+            if not args.live:
+                rev = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
+                                     capture_output=True, text=True).stdout
+                root = snapshot_mxgrad(root, args.work, args.python)
+                print(f"mxgrad: snapshot of {args.mxgrad_root or mxgrad_root()} "
+                      f"(HEAD {(rev or '?').strip()} + working tree) in {root}", flush=True)
             sides.append(("mxgrad", args.python, PRELUDE_MXGRAD.format(root=root)))
         if not args.mxgrad_only:
             sides.append(("mxnet", args.mxnet_python, PRELUDE_MXNET))
