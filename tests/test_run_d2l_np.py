@@ -113,6 +113,8 @@ def test_classify():
     net = "requests.exceptions.ConnectionError: HTTPConnectionPool: Max retries exceeded"
     assert r.classify(1, "Traceback\n" + net) == ("needs download", net)
     assert r.classify(1, "Traceback\n  File x\nValueError: bad\n") == ("fail", "ValueError: bad")
+    gpu = "chapter_computational-performance/multiple-gpus-concise"
+    assert r.classify(1, "ZeroDivisionError: integer modulo by zero", gpu)[0] == "needs GPU"
 
 
 def test_display_last():
