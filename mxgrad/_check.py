@@ -561,6 +561,7 @@ def checked_init(init: Callable, where: str, rules: Optional[dict] = None) -> Ca
         for name, value in bound.arguments.items():
             if params[name].kind is inspect.Parameter.VAR_KEYWORD:
                 items = list(value.items())
+                _check_forwarded(type(self), where, params, value)
             else:
                 items = [(name, value)]
             for key, v in items:
@@ -568,6 +569,34 @@ def checked_init(init: Callable, where: str, rules: Optional[dict] = None) -> Ca
         return init(self, *args, **kwargs)
     checked.__mxgrad_checked__ = True  # type: ignore[attr-defined]
     return checked
+
+
+def _check_forwarded(cls, where, params, kwargs) -> None:
+    """Keywords a layer passes on (``**kwargs``) must be taken by some ``__init__`` up its
+    class chain; otherwise the error names the layer (not ``HybridBlock.__init__``) and the
+    closest argument it takes (``Dense(3, in_unit=4)``: did you mean ``in_units``)."""
+    import difflib
+    import inspect
+    if not any(k.__name__ == "Block" and k.__module__ == "mxgrad.gluon.block"
+               for k in cls.__mro__):
+        return        # only Gluon blocks end in Block.__init__(prefix, params)
+    taken = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        for p in inspect.signature(init).parameters.values():
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+                taken.add(p.name)
+    for key in kwargs:
+        if key not in taken:
+            own = [n for n, p in params.items() if n != "self"
+                   and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+            close = difflib.get_close_matches(key, sorted(taken - {"self"}), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise UnknownArgumentError(f"{where} got an unexpected keyword argument {key!r}"
+                                       f"{hint}; {where} takes {', '.join(own)}, prefix, "
+                                       f"params")
 
 
 def _check_rule(rules, params, where, name, value):

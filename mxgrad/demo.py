@@ -90,7 +90,9 @@ def _plot(losses: Sequence[float], path: str, out) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print(f"matplotlib is not installed: no plot written to {path}", file=sys.stderr)
+        print(f"--plot needs matplotlib, which is not installed: no plot written to {path}. "
+              f"Install it with `pip install matplotlib` (or mxgrad's [notebooks] extra).",
+              file=sys.stderr)
         return
     fig, ax = plt.subplots(figsize=(5, 3.2))
     ax.plot(range(1, len(losses) + 1), losses, marker="o")
@@ -108,8 +110,9 @@ def _plot(losses: Sequence[float], path: str, out) -> None:
 
 def _fit_estimator(net, loss_fn, trainer, loader, epochs, out, losses, train, test):
     """The same training with ``gluon.contrib.estimator.Estimator``: its LoggingHandler
-    prints the progress (a bar per epoch when tqdm is installed), a small handler
-    records the per-epoch loss and accuracies."""
+    is the only display (its log lines, and a bar per epoch when tqdm is installed); a small
+    handler records the per-epoch loss and accuracies and logs them through the estimator's
+    logger, numbering epochs from 0 as the Estimator does."""
     from mxgrad.gluon.contrib.estimator import Estimator, EpochEnd, LoggingHandler
 
     class Record(EpochEnd):
@@ -119,9 +122,8 @@ def _fit_estimator(net, loss_fn, trainer, loader, epochs, out, losses, train, te
             losses.append(estimator.train_metrics[0].get()[1])
             for x, y, accs in (train, test):
                 accs.append(evaluate(net, x, y))
-            if out is not None:
-                print(f"epoch {len(losses):>3}/{epochs} loss {losses[-1]:.4f}  train acc "
-                      f"{train[2][-1]:.3f}  test acc {test[2][-1]:.3f}", file=out, flush=True)
+            estimator.logger.info(f"[Epoch {len(losses) - 1}] train acc {train[2][-1]:.3f}, "
+                                  f"test acc {test[2][-1]:.3f}")
 
     est = Estimator(net, loss_fn, train_metrics=[mx.metric.Loss()], trainer=trainer)
     if out is None:

@@ -166,6 +166,9 @@ class EvalMetric:
     def __str__(self):
         return f"EvalMetric: {dict(self.get_name_value())}"
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({dict(self.get_name_value())})"
+
     def get_config(self) -> dict:
         """The configuration; ``create(metric.get_config())`` makes an equal metric."""
         config = self._kwargs.copy()

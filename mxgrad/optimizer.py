@@ -722,6 +722,14 @@ class Adamax(Optimizer):
         m = beta1 * m + (1 - beta1) * g
         u = maximum(beta2 * u, |g|)
         weight -= lr / (1 - beta1**t) * m / u
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> w = mx.nd.array([1.0]); opt = Adamax(learning_rate=0.1)
+    >>> state = opt.create_state(0, w)
+    >>> opt.update(0, w, mx.nd.array([2.0]), state); round(float(w.asscalar()), 6)
+    0.9
     """
 
     def __init__(self, learning_rate: float = 0.002, beta1: float = 0.9, beta2: float = 0.999,
@@ -930,6 +938,14 @@ class Ftrl(Optimizer):
         z += g - (sqrt(n + g**2) - sqrt(n)) * weight / lr
         n += g**2
         weight = (sign(z) * lamda1 - z) / ((beta + sqrt(n)) / lr + wd) * (|z| > lamda1)
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> w = mx.nd.array([0.0]); opt = Ftrl(learning_rate=0.1, lamda1=0.01)
+    >>> state = opt.create_state(0, w)
+    >>> opt.update(0, w, mx.nd.array([1.0]), state); round(float(w.asscalar()), 6)
+    -0.0495
     """
 
     def __init__(self, lamda1: float = 0.01, learning_rate: float = 0.1, beta: float = 1,
@@ -971,6 +987,14 @@ class DCASGD(Optimizer):
         g = clip(rescale_grad * grad, clip_gradient)
         mom = momentum * mom - lr * (g + wd * weight + lamda * g**2 * (weight - prev))
         prev = weight;  weight += mom
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> w = mx.nd.array([1.0]); opt = DCASGD(learning_rate=0.1)
+    >>> state = opt.create_state(0, w)
+    >>> opt.update(0, w, mx.nd.array([2.0]), state); round(float(w.asscalar()), 6)
+    0.8
     """
 
     def __init__(self, momentum: float = 0.0, lamda: float = 0.04, **kwargs: Any) -> None:

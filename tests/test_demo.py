@@ -58,6 +58,25 @@ def test_demo_plot(tmp_path):
     assert path.exists() and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_demo_plot_without_matplotlib_says_how_to_install_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)     # import matplotlib fails
+    path = tmp_path / "loss.png"
+    demo.main(["--epochs", "1", "--quiet", "--plot", str(path)])
+    err = capsys.readouterr().err
+    assert not path.exists()
+    assert "--plot needs matplotlib" in err and "pip install matplotlib" in err
+
+
+def test_demo_with_the_estimator_has_one_display_counting_epochs_from_0(capsys):
+    demo.main(["--epochs", "2", "--estimator", "--batch-size", "128"])
+    out = capsys.readouterr().out
+    assert not [ln for ln in out.splitlines() if ln.startswith("epoch")]   # no second display
+    for e in (0, 1):      # the Estimator's numbering, its log and the accuracies side by side
+        assert f"[Epoch {e}] Begin" in out and f"[Epoch {e}] Finished" in out
+        assert f"[Epoch {e}] train acc 0." in out and "test acc 0." in out
+    assert "[Epoch 2]" not in out and "final test accuracy" in out
+
+
 def test_demo_rejects_bad_arguments():
     with pytest.raises(SystemExit):
         demo.main(["--epochs", "0"])

@@ -408,7 +408,7 @@ def test_demo_with_the_estimator_matches_the_loop(capsys):
     assert capsys.readouterr().out == ""
     demo.main(["--epochs", "1", "--estimator", "--batch-size", "128"])
     out = capsys.readouterr().out
-    assert "Train for 1 epochs." in out and "epoch   1/1 loss" in out
+    assert "Train for 1 epochs." in out and "[Epoch 0] train acc" in out
     assert "final test accuracy" in out
 
 

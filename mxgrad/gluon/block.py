@@ -48,6 +48,7 @@ from numbers import Number
 from ..base import MXNetError, ShapeError, StateError
 from .._fileio import atomic_write
 from ..context import current_context
+from .._warn import warn as _warn
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
 from ..ndarray import _format as _nd_format
@@ -251,12 +252,11 @@ class Block:
             if isinstance(v, (list, tuple, dict)) and not (k.startswith("__")
                                                            or k == "_children"):
                 if find(v):
-                    warnings.warn(f'"{self.__class__.__name__}.{k}" is an unregistered '
-                                  f'container with Blocks. Note that Blocks inside the list, '
-                                  f'tuple or dict will not be registered automatically. Make '
-                                  f'sure to register them using register_child() or '
-                                  f'switching to nn.Sequential/nn.HybridSequential instead. ',
-                                  stacklevel=3)
+                    _warn(f'"{self.__class__.__name__}.{k}" is an unregistered '
+                          f'container with Blocks. Note that Blocks inside the list, '
+                          f'tuple or dict will not be registered automatically. Make '
+                          f'sure to register them using register_child() or '
+                          f'switching to nn.Sequential/nn.HybridSequential instead. ')
 
     def _alias(self) -> str:
         return self.__class__.__name__.lower()
@@ -962,7 +962,26 @@ class SymbolBlock(HybridBlock):
     >>> blk.initialize(mx.init.One())        # biases (and BatchNorm offsets) start at 0
     >>> blk(mx.nd.ones((1, 3))).asnumpy().tolist()
     [[3.0, 3.0]]
+    >>> blk
+    SymbolBlock(
+      inputs: data
+      outputs: activation0_output
+      ops: FullyConnected, Activation
+      parameters: fc_weight (2, 3), fc_bias (2,)
+    )
     """
+
+    def __repr__(self) -> str:
+        ops: Dict[str, int] = {}
+        for n in self._sym._nodes():
+            if n.op != "null":
+                ops[n.op] = ops.get(n.op, 0) + 1
+        op_list = ", ".join(op if k == 1 else f"{op} x{k}" for op, k in ops.items())
+        params = ", ".join(f"{p.name} {p.shape if p.shape is not None else '(deferred)'}"
+                           for p in self.params.values())
+        return (f"SymbolBlock(\n  inputs: {', '.join(self._in_names)}\n"
+                f"  outputs: {', '.join(self._sym.list_outputs())}\n"
+                f"  ops: {op_list or 'none'}\n  parameters: {params or 'none'}\n)")
 
     def __init__(self, outputs, inputs, params=None):
         super().__init__(prefix="", params=None)

@@ -109,7 +109,7 @@ class Parameter:
     --------
     >>> p = Parameter('b', shape=(3,), init='zeros', grad_req='add')
     >>> p
-    Parameter b (shape=(3,), dtype=<class 'numpy.float32'>)
+    Parameter b (shape=(3,), dtype=float32)
     """
 
     def __init__(self, name: str, grad_req: GradReq = "write", shape: Optional[ShapeLike] = None,
@@ -140,7 +140,7 @@ class Parameter:
         self.grad_req = grad_req
 
     def __repr__(self) -> str:
-        return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
+        return f"Parameter {self.name} (shape={self.shape}, dtype={np.dtype(self.dtype).name})"
 
     # ------------------------------------------------------------- attributes
     @property
@@ -507,7 +507,7 @@ class Constant(Parameter):
                          init=_Init())
 
     def __repr__(self) -> str:
-        return f"Constant {self.name} (shape={self.shape}, dtype={self.dtype})"
+        return f"Constant {self.name} (shape={self.shape}, dtype={np.dtype(self.dtype).name})"
 
     @property
     def grad_req(self) -> GradReq:

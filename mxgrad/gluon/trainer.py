@@ -167,6 +167,11 @@ class Trainer:
                                          **optimizer_params)
         self._updaters: List[Any] = [opt.get_updater(self._optimizer)]
 
+    def __repr__(self) -> str:
+        kv = self._kvstore_params["kvstore"]
+        kv_name = kv if kv is None or isinstance(kv, str) else getattr(kv, "type", kv)
+        return f"Trainer({self._optimizer!r}, {len(self._params)} parameters, kvstore={kv_name!r})"
+
     @property
     def learning_rate(self) -> float:
         """The optimizer's current learning rate."""

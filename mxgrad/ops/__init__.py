@@ -12,9 +12,8 @@ Where things live
     factory (also used by custom Functions), tangents, and the inlined fast paths
     (``unary_fast``, ``binary_fast``, ``operator``...). Op modules do not build arrays
     or nodes themselves.
-``elemwise``, ``reduce``, ``shape``, ``indexing``, ``ordering``, ``linalg``, ``nn``,
-``conv``, ``creation``
-    Rule tables. ``mx.nd`` (``mxgrad/ndarray/__init__.py``) gathers their ``__all__``.
+``elemwise``, ``reduce``, ``shape``, ``indexing``, ``ordering``, ``linalg``, ``nn``, ``conv``, ...
+    Rule tables (``creation`` too). ``mx.nd`` (``mxgrad/ndarray/__init__.py``) gathers their ``__all__``.
 
 How to add an op
 ----------------

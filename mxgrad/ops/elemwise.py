@@ -279,7 +279,7 @@ sigmoid = _unary("sigmoid", _sigmoid_fwd, lambda g, y, x: g * y * (1.0 - y), sav
 relu = _unary("relu", _relu_fwd, lambda g, y, x: g * (x > 0), doc="max(x, 0); gradient 0 at 0.",
               raw=_relu_raw)
 softsign = _unary("softsign", lambda x: x / (1.0 + np.abs(x)),
-                  lambda g, y, x: g / square(1.0 + abs(x)), doc="x / (1 + |x|).")
+                  lambda g, y, x: g / square(1.0 + abs(x)), doc="``x / (1 + |x|)``.")
 erf = _unary("erf", _erf, lambda g, y, x: g * (2.0 / math.sqrt(math.pi)) * exp(-(x * x)),
              doc="Gauss error function.")
 erfinv = _unary("erfinv", _erfinv,

@@ -133,6 +133,29 @@ def _looks_like_weight(name: str) -> bool:
     return name.endswith(_WEIGHT_LIKE)
 
 
+def _parameter_names(keys) -> Dict[int, str]:
+    """Node keys in ``keys`` -> the name of the live Gluon ``Parameter`` whose data they are,
+    so ``plot_network(loss)`` labels a network's variables ``dense0_weight``... without
+    ``names=``. The Parameters are found among the live objects (a drawing is rare and
+    this costs milliseconds; the training path keeps no registry for it)."""
+    import gc
+    from ..gluon.parameter import Parameter
+    out: Dict[int, str] = {}
+    if not keys:
+        return out
+    for obj in gc.get_objects():
+        if isinstance(obj, Parameter) and getattr(obj, "_data_list", None):
+            try:
+                arrays = obj.list_data()
+            except Exception:   # noqa: BLE001 - deferred or half-built: nothing to name
+                continue
+            for a in arrays:
+                k = node_key(a)
+                if k in keys:
+                    out[k] = obj.name
+    return out
+
+
 def _names_from(names) -> Dict[int, str]:
     """Node keys -> names from ``{name: NDArray or Parameter}`` or a ParameterDict."""
     out: Dict[int, str] = {}
@@ -383,7 +406,9 @@ def plot_network(symbol, title: str = "plot", save_format: str = "pdf", shape=No
                                        all(isinstance(a, NDArray) for a in symbol)):
         heads = flatten_arrays(symbol)
         graph = read_graph(heads)
-        _draw_graph(dot, graph, _names_from(names), hide_weights, show_saved, node_attr)
+        all_names = _parameter_names({v.key for v in graph.variables})
+        all_names.update(_names_from(names))
+        _draw_graph(dot, graph, all_names, hide_weights, show_saved, node_attr)
         return dot
     if hasattr(symbol, "tojson"):
         conf = json.loads(symbol.tojson())
