@@ -141,10 +141,11 @@ def use_np(func: _T) -> _T:
     """Decorator: run a function (or every method of a class, e.g. a Gluon block) with
     NumPy shapes and arrays on."""
     if inspect.isclass(func):
-        for name, member in list(vars(func).items()):
-            if inspect.isfunction(member) and not name.startswith("__") or name in (
-                    "__init__", "__call__"):
-                if inspect.isfunction(member):
+        # every method, inherited ones too (a Gluon block's forward and __call__ run
+        # deferred initialization, which must see NumPy mode), as MXNet does
+        for name, member in inspect.getmembers(func, inspect.isfunction):
+            if not name.startswith("__") or name in ("__init__", "__call__"):
+                if not getattr(member, "_np_wrapped", False):
                     setattr(func, name, use_np(member))
         return func
 
@@ -152,6 +153,7 @@ def use_np(func: _T) -> _T:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         with np_shape(True), np_array(True):
             return func(*args, **kwargs)  # type: ignore[operator]
+    wrapper._np_wrapped = True  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
 
 

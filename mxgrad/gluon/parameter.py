@@ -118,6 +118,7 @@ class Parameter:
                  differentiable: bool = True, stype: str = "default", grad_stype: str = "default"
                  ) -> None:
         self._var: Optional[NDArray] = None     # the copy on the first context
+        self._face: type = NDArray                # the face data() gives (see _init_impl)
         self._data_list: list = []                # one copy per context (first is _var)
         self._ctx_index: dict = {}                # context -> index in _data_list
         self._deferred_init: tuple = ()
@@ -260,6 +261,7 @@ class Parameter:
         copies = [data] + [nd.array(data._data, dtype=data.dtype) for _ in ctx_list[1:]]
         self._data_list = copies
         self._var = data
+        self._face = mode_face()   # made in NumPy mode (npx.set_np, use_np): mx.np arrays
         self._init_grad()
         if self._trainer is not None:
             self._trainer._param_initialized(self)
@@ -326,13 +328,15 @@ class Parameter:
             return self._check_initialized()
         if len(self._data_list) != 1:
             var = self._data_list[self._index(ctx)]
-        face = mode_face()
+        face = self._face
+        if face is NDArray:
+            face = mode_face()
         return var if face is NDArray else as_face(var, face)
 
     def list_data(self) -> List[NDArray]:
         """One copy per context, in the order of :meth:`list_ctx`."""
         self._check_initialized()
-        face = mode_face()
+        face = self._face if self._face is not NDArray else mode_face()
         return [a if face is NDArray else as_face(a, face) for a in self._data_list]
 
     def grad(self, ctx: Optional[Context] = None) -> NDArray:
@@ -342,7 +346,7 @@ class Parameter:
             raise StateError(f"Cannot get gradient array for Parameter '{self.name}' "
                              f"because grad_req='null'")
         g = self._data_list[self._index(ctx)].grad
-        face = mode_face()
+        face = self._face if self._face is not NDArray else mode_face()
         return g if face is NDArray or g is None else as_face(g, face)
 
     def list_grad(self) -> List[NDArray]:
@@ -351,7 +355,7 @@ class Parameter:
         if self._grad_req == "null":
             raise StateError(f"Cannot get gradient array for Parameter '{self.name}' "
                              f"because grad_req='null'")
-        face = mode_face()
+        face = self._face if self._face is not NDArray else mode_face()
         return [a.grad if face is NDArray else as_face(a.grad, face) for a in self._data_list]
 
     def list_ctx(self) -> list:
