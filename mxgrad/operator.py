@@ -32,7 +32,7 @@ from typing import Any, Callable, Dict, List, Sequence, Type
 import numpy as np
 
 from . import autograd
-from .base import DTypeError, ShapeError, StateError
+from .base import ArgumentTypeError, DTypeError, ShapeError, StateError
 from .context import current_context
 from .ndarray.ndarray import NDArray
 
@@ -191,6 +191,9 @@ def Custom(*data: NDArray, op_type: str = "", **kwargs: Any):
     auxiliary states); keyword parameters go to the property class as strings. Returns one
     NDArray, or a list for several outputs."""
     kwargs.pop("name", None)
+    if not isinstance(op_type, str):
+        raise ArgumentTypeError(f"Custom: op_type must be the registered name (a str), got "
+                                f"{type(op_type).__name__}")
     if op_type not in _REGISTRY:
         raise StateError(f"Custom: no operator registered as op_type={op_type!r}; register "
                          f"a CustomOpProp with @mx.operator.register(name). Registered: "
