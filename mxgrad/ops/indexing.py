@@ -602,7 +602,8 @@ def _setitem(self, key, value):
     kn = index_spec(d.shape, key, copy=False)
     oshape, mid = kn["oshape"], kn["mid"]
     is_nd = isinstance(value, NDArray)
-    if is_nd and state.recording and value._node is not None and not _whole(key):
+    if is_nd and state.recording and value._node is not None and (
+            not _whole(key) or d.dtype.kind != "f"):   # an integer target ends the graph
         raise InPlaceError(
             f"Inplace operations (+=, -=, x[:]=, etc) are not supported when recording "
             f"with autograd (as in MXNet): x[{key!r}] = value writes a recorded value into "
