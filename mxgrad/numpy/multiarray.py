@@ -177,8 +177,12 @@ class ndarray(NDArray):
         """NumPy indexing: integers drop their axis (down to 0-d), slices, ``None``,
         ``...``, integer and boolean arrays; differentiable."""
         d = self._data
-        if isinstance(key, ndarray) and key._data.dtype == _onp.bool_ and d.ndim == 0:
-            key = key._data
+        if isinstance(key, (bool, _onp.bool_)) or (isinstance(key, NDArray) and
+                                                  key._data.dtype == _onp.bool_ and
+                                                  key._data.ndim == 0):
+            # NumPy: a 0-d boolean index adds an axis of length 1 (True) or 0 (False)
+            keep = bool(key._data) if isinstance(key, NDArray) else bool(key)
+            return self[None] if keep else self[None][:0]
         kn = index_spec(d.shape, key, copy=False, zero_d=True)
         if kn["basic"]:
             xs = kn["xshape"]
