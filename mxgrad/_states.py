@@ -251,7 +251,7 @@ def _check_optimizer_attrs(cls, attrs: dict, where: str) -> None:
         if k == "lr":
             if v is None and attrs.get("lr_scheduler") is not None:
                 continue
-            rule: Any = _OPTIMIZER_RULES["learning_rate"]
+            rule = _OPTIMIZER_RULES["learning_rate"]
         else:
             rule = _OPTIMIZER_RULES.get(k) or _STATE_ATTR_RULES.get(k)
         if rule is not None and not rule[0](v):

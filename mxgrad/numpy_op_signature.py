@@ -21,6 +21,7 @@ def _get_builtin_op(op_name: str) -> Optional[Any]:
     """``mx.np.<name>`` for ``_np_<name>`` (``_np_linalg_<name>``, ``_np_random_<name>``
     in the submodules), ``mx.npx.<name>`` for ``_npx_<name>``, else None."""
     from . import numpy as mnp, numpy_extension as mnpx
+    root: Any
     if op_name.startswith("_npx_"):
         root, rest = mnpx, op_name[5:]
     elif op_name.startswith("_np_"):

@@ -955,7 +955,7 @@ class SymbolBlock(HybridBlock):
     >>> import mxgrad as mx
     >>> x = mx.sym.var('data')
     >>> y = mx.sym.Activation(mx.sym.FullyConnected(x, num_hidden=2, name='fc'),
-    ...                       act_type='relu')
+    ...                       act_type='relu', name='relu')
     >>> blk = mx.gluon.SymbolBlock(y, x)
     >>> sorted(blk.collect_params().keys())
     ['fc_bias', 'fc_weight']
@@ -965,7 +965,7 @@ class SymbolBlock(HybridBlock):
     >>> blk
     SymbolBlock(
       inputs: data
-      outputs: activation0_output
+      outputs: relu_output
       ops: FullyConnected, Activation
       parameters: fc_weight (2, 3), fc_bias (2,)
     )

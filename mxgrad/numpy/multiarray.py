@@ -141,7 +141,7 @@ class ndarray(NDArray):
         """
         return self._data.copy()
 
-    def copy(self, order: str = "C") -> "ndarray":  # type: ignore[override]
+    def copy(self, order: str = "C") -> "ndarray":
         """A copy (recorded: gradients flow through it)."""
         if order not in ("C", "K", "A"):
             raise NotSupportedError(f"copy(order={order!r}): only C order is supported")
