@@ -306,3 +306,18 @@ def test_npx_save_load_roundtrip(tmp_path):
     got = npx.load(f)
     assert type(got["w"]) is np.ndarray
     onp.testing.assert_array_equal(got["w"].asnumpy(), [0, 1, 2])
+
+
+def test_export_and_import_in_numpy_mode(np_mode, tmp_path):
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(4, activation="relu"), gluon.nn.Dense(2))
+    net.initialize()
+    net.hybridize()
+    x = np.random.uniform(size=(3, 5))
+    y = net(x)
+    prefix = str(tmp_path / "npnet")
+    net.export(prefix)
+    blk = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params")
+    y2 = blk(x)
+    assert type(y2) is np.ndarray
+    onp.testing.assert_array_equal(y2.asnumpy(), y.asnumpy())
