@@ -122,6 +122,8 @@ VALUE_CASES = {
     "tensordot": "np.tensordot(np.arange(6).reshape(2, 3), np.arange(12).reshape(3, 4), axes=1)",
     "outer": "np.outer(np.arange(2), np.arange(3))",
     "einsum": "np.einsum('ij,jk->ik', np.arange(6).reshape(2, 3), np.arange(6).reshape(3, 2))",
+    "einsum_trace": "np.einsum('ii', np.arange(9).reshape(3, 3))",
+    "einsum_diag_dot": "np.einsum('ii,ij->j', np.arange(9).reshape(3, 3), np.arange(6).reshape(3, 2))",
     # sorting, searching
     "sort": "np.sort(np.array([3, 1, 2]))",
     "argsort": "np.array([3, 1, 2]).argsort()",

@@ -602,6 +602,19 @@ def einsum(subscripts: str, *operands: Any, **kwargs: Any) -> ndarray:
     if len(terms) != len(ops) or _builtins.any("." in t for t in terms):
         raise DTypeError(f"np.einsum: subscripts {subscripts!r} do not match "
                          f"{len(ops)} operands (ellipses are not supported)")
+    # a letter repeated inside one term takes that operand's diagonal (NumPy's rule)
+    terms = list(terms)
+    for k, (t, o) in enumerate(zip(terms, ops)):
+        if len(t) != o.ndim:
+            raise ShapeError(f"np.einsum: term {t!r} does not fit an operand of shape "
+                             f"{o.shape}")
+        while len(set(t)) != len(t):
+            c = next(ch for ch in t if t.count(ch) > 1)
+            i = t.index(c)
+            j = t.index(c, i + 1)
+            o = diagonal(o, 0, i, j)            # the diagonal becomes the last axis
+            t = "".join(ch for n, ch in enumerate(t) if n not in (i, j)) + c
+        terms[k], ops[k] = t, o
     allc = []
     for t in terms:
         for c in t:
@@ -610,9 +623,6 @@ def einsum(subscripts: str, *operands: Any, **kwargs: Any) -> ndarray:
     sizes = {}
     aligned = []
     for t, o in zip(terms, ops):
-        if len(t) != o.ndim or len(set(t)) != len(t):
-            raise ShapeError(f"np.einsum: term {t!r} does not fit an operand of shape "
-                             f"{o.shape} (repeated indices in one term are not supported)")
         for c, s in zip(t, o.shape):
             sizes[c] = s
         perm = sorted(range(len(t)), key=lambda i: allc.index(t[i]))
