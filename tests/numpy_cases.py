@@ -189,6 +189,8 @@ GRAD_CASES = {
     "g_average": "np.average(x, axis=1, weights=np.array([1., 2., 3.]))",
     "g_take": "np.take(x, np.array([2, 0, 2]), axis=1)",
     "g_tril": "np.tril(x, 1) * 2",
+    "g_0d_power": "(x[0, 0] ** x[1, 1]) * np.ones(1)",
+    "g_0d_chain": "np.tanh(x[1, 0]) * np.exp(x[0, 2]) + x[1, 2] / 2",
 }
 
 # checked against central differences only: MXNet 1.9.1's gradient is wrong (np.std's

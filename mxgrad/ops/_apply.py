@@ -53,6 +53,7 @@ __all__ = ["new_array", "as_array", "make_node", "record", "apply", "apply1", "a
            "fit_gradient", "face_of"]
 
 _ALL = "all"
+_RAW = (np.ndarray, np.generic)   # NumPy data in a raw backward (0-d ops give scalars)
 _new = object.__new__
 new_array = wrap  # the one constructor of an output array (no copy, not in any graph)
 
@@ -246,7 +247,8 @@ def apply1(op, x, attrs: Optional[dict] = None):
 def apply2(op, a, b, attrs: Optional[dict] = None):
     """Apply a two-input op (both arrays)."""
     ta, tb = type(a), type(b)
-    if ta is np.ndarray and tb is np.ndarray:
+    if (ta is np.ndarray or isinstance(a, np.generic)) and (
+            tb is np.ndarray or isinstance(b, np.generic)):
         return op.fwd(a, b, **attrs) if attrs else op.fwd(a, b)
     if ta is not NDArray and not isinstance(a, NDArray):
         a = as_array(a, op.name, "lhs")
@@ -417,7 +419,7 @@ def binary_fast(op, scalar_ops=None, py=None):
             if lhs._tan is not None or rhs._tan is not None:
                 forward_tangents(op, (lhs, rhs), (r,), None)
             return r
-        if type(lhs) is np.ndarray and type(rhs) is np.ndarray:  # a rule, raw backward
+        if isinstance(lhs, _RAW) and isinstance(rhs, _RAW):  # a rule, raw backward
             return fwd(lhs, rhs)
         if scalar_ops is not None:
             if isinstance(rhs, _Number) and isinstance(lhs, (NDArray, np.ndarray)):
@@ -433,7 +435,7 @@ def binary_fast(op, scalar_ops=None, py=None):
 
 
 def _with_scalar(op, x, s):
-    if type(x) is np.ndarray:
+    if isinstance(x, _RAW):
         return op.fwd(x, s)
     return scalar_call(op, x, s)
 

@@ -16,6 +16,8 @@ import operator as _operator
 
 import numpy as np
 
+_RAW = (np.ndarray, np.generic)  # NumPy data in a raw backward (0-d ops give scalars)
+
 from ..base import ShapeError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ._core import defop, register_method, reusable
@@ -402,7 +404,7 @@ def cast(data: NDArray, dtype: DTypeLike, out: Optional[NDArray] = None, name: O
     <class 'numpy.float64'>
     """
     dt = as_dtype(dtype)
-    if type(data) is np.ndarray:
+    if isinstance(data, _RAW):
         return data.astype(dt)
     data = as_array(data, "cast")
     if dt.kind not in "fc" or data._data.dtype.kind not in "fc":
@@ -456,7 +458,7 @@ def zeros_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray
     [0. 0.]
     <NDArray 2 @cpu(0)>
     """
-    if type(data) is np.ndarray:
+    if isinstance(data, _RAW):
         return np.zeros_like(data, dtype=dtype)
     data = as_array(data, "zeros_like")
     r = wrap(np.zeros_like(data._data, dtype=None if dtype is None else as_dtype(dtype)))
@@ -475,7 +477,7 @@ def ones_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     [1. 1.]
     <NDArray 2 @cpu(0)>
     """
-    if type(data) is np.ndarray:
+    if isinstance(data, _RAW):
         return np.ones_like(data, dtype=dtype)
     data = as_array(data, "ones_like")
     r = wrap(np.ones_like(data._data, dtype=None if dtype is None else as_dtype(dtype)))
@@ -494,7 +496,7 @@ def stop_gradient(data: NDArray, name: Optional[str] = None, **kwargs: Any) -> N
     >>> y.backward(); x.grad.asscalar()
     3.0
     """
-    if type(data) is np.ndarray:
+    if isinstance(data, _RAW):
         return data
     data = as_array(data, "stop_gradient")
     return wrap(data._data.copy())   # new memory, as MXNet's (a later write to data is not seen)

@@ -21,6 +21,8 @@ import builtins
 
 import numpy as np
 
+_RAW = (np.ndarray, np.generic)  # NumPy data in a raw backward (0-d ops give scalars)
+
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ._core import defop, call1, register_method, as_array, inplace_apply
@@ -83,7 +85,7 @@ def _keep(a, axis, keepdims, ishape):
 
 def _raw(a):
     """The NumPy data of an array argument of a rule (NumPy array or NDArray)."""
-    return a if type(a) is np.ndarray else a._data
+    return a if isinstance(a, _RAW) else a._data
 
 
 def _cmask(like, cond):
@@ -95,7 +97,7 @@ def _cmask(like, cond):
     dt = _raw(like).dtype
     dt = dt if dt.kind == "f" else np.dtype(np.float32)
     m = cond.astype(dt)
-    return m if type(like) is np.ndarray else wrap(m, None, 0, type(like))
+    return m if isinstance(like, _RAW) else wrap(m, None, 0, type(like))
 
 
 def _to_out(r, out):
@@ -107,7 +109,7 @@ def _to_out(r, out):
 
 
 def _prep(data, op):
-    return data if type(data) is np.ndarray else as_array(data, op)
+    return data if isinstance(data, _RAW) else as_array(data, op)
 
 
 # ----------------------------------------------------------- reshape (exact)
@@ -134,7 +136,7 @@ def reshape_exact(data, shape):
     (3, 2)
     """
     shape = tuple(int(s) for s in shape)
-    if type(data) is np.ndarray:
+    if isinstance(data, _RAW):
         return data if data.shape == shape else data.reshape(shape)
     data = as_array(data, "reshape")
     if data.shape == shape:
