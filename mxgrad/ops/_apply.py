@@ -665,6 +665,12 @@ def fit_gradient(g, meta, who: str, what: str, create_graph: bool, float_only: b
     if float_only and data.dtype.kind != "f" and dtype.kind == "f":
         raise DTypeError(f"{who}: the gradient of {what} has dtype {data.dtype} but the "
                          f"argument has dtype {dtype}; return a floating-point gradient")
+    if data.shape != shape and data.size == 1 and (data.ndim == 0 or not shape) and \
+            len(shape) <= 1 and data.ndim <= 1:
+        # one value between a 0-d array (mx.np) and the (1,) view its rules work on
+        from .reduce import reshape_exact  # an op (recorded under create_graph): call time
+        g = reshape_exact(g, shape) if isinstance(g, NDArray) else data.reshape(shape)
+        data = g._data if isinstance(g, NDArray) else g
     if data.shape != shape:
         try:
             ok = np.broadcast_shapes(shape, data.shape) == data.shape

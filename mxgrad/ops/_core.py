@@ -94,7 +94,11 @@ class Op:
             x = saved[0] if saved else None
             if x is not None:
                 x = x._data
-            r = grads[0](g, out, x, **attrs) if attrs else grads[0](g, out, x)
+            rule = grads[0]
+            if grads is not self.grads and (type(g) is not np.ndarray or not g.shape):
+                rule = self.grads[0]   # a 0-d (mx.np) gradient: the composed rule, not the
+                #                        raw one that writes into NumPy arrays in place
+            r = rule(g, out, x, **attrs) if attrs else rule(g, out, x)
             if r is not None:
                 m = node.metas[0]
                 if type(r) is not np.ndarray or r.shape != m[0] or (
@@ -134,14 +138,14 @@ class Op:
     def _backward_recorded(self, node, gouts, needs):
         """create_graph=True: run the rules on NDArrays while recording."""
         # rules see the NDArray face whatever face the user computed with (mx.np's
-        # semantics are presentation; the rules are written against mx.nd's)
-        ins = tuple(a if a is None or type(a) is NDArray else as_face(a, NDArray)
-                    for a in node.saved) if node.saved else (None,) * len(self.grads)
-        gouts = [x if x is None or type(x) is NDArray else as_face(x, NDArray)
-                 for x in gouts]
+        # semantics are presentation; the rules are written against mx.nd's), and never a
+        # 0-d array (mx.nd has none): such values reach them as recorded (1,) views
+        ins = tuple(_rule_view(a) for a in node.saved) if node.saved else \
+            (None,) * len(self.grads)
+        gouts = [_rule_view(x) for x in gouts]
         if self.save_out:
-            out = _bound_output(node, node.out, 0) if self.nout == 1 else tuple(
-                _bound_output(node, o, k) for k, o in enumerate(node.out))
+            out = _rule_view(_bound_output(node, node.out, 0)) if self.nout == 1 else tuple(
+                _rule_view(_bound_output(node, o, k)) for k, o in enumerate(node.out))
         else:
             out = None
         if self.nout == 1:
@@ -172,6 +176,19 @@ class Op:
                     res = list(res)
                 res[i] = fit_gradient(g, m, f"op '{self.name}'", f"input {i}", create_graph)
         return res
+
+
+def _rule_view(a):
+    """``a`` as a gradient rule under ``create_graph`` takes it: the ``NDArray`` face, and
+    a 0-d array as a recorded ``(1,)`` view (gradients of the view reach ``a``)."""
+    if a is None:
+        return a
+    if type(a) is not NDArray:
+        a = as_face(a, NDArray)
+    if a._data.ndim == 0:
+        from .reduce import reshape_exact   # an op module above this one: at call time
+        a = reshape_exact(a, (1,))
+    return a
 
 
 def _bound_output(node, data, k):
