@@ -44,7 +44,7 @@ from . import attribute
 from .attribute import AttrScope
 from . import profiler
 from . import operator
-from .util import np_shape, is_np_shape, set_np_shape, is_np_array
+from .util import np_shape, is_np_shape, set_np_shape, is_np_array, use_np_shape, use_np_array
 
 __version__ = "0.1.0"
 

@@ -82,6 +82,16 @@ class np_array(np_shape):
         _refuse("np_array", active)
 
 
+class _NumpyArrayScope:
+    """MXNet's (private) scope object of the NumPy-array mode, for code that imports it;
+    it records a flag and changes nothing (mx.nd never switches to NumPy arrays)."""
+
+    _current: Optional["_NumpyArrayScope"] = None
+
+    def __init__(self, is_np_array: bool = True) -> None:
+        self._is_np_array = bool(is_np_array)
+
+
 def reset_np() -> None:
     """Nothing to reset."""
 
