@@ -176,6 +176,9 @@ def Custom(*data: NDArray, op_type: str = "", **kwargs: Any):
     auxiliary states); keyword parameters go to the property class as strings. Returns one
     NDArray, or a list for several outputs."""
     kwargs.pop("name", None)
+    if not isinstance(op_type, str):
+        raise DTypeError(f"Custom: op_type must be the registered name (a str), got "
+                         f"{type(op_type).__name__}")
     if op_type not in _REGISTRY:
         raise StateError(f"Custom: no operator registered as op_type={op_type!r}; register "
                          f"a CustomOpProp with @mx.operator.register(name). Registered: "
