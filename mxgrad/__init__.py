@@ -47,7 +47,7 @@ from . import attribute
 from .attribute import AttrScope
 from . import profiler
 from . import operator
-from .util import np_shape, is_np_shape, set_np_shape, is_np_array
+from .util import np_shape, is_np_shape, set_np_shape, is_np_array, use_np_shape, use_np_array
 from . import numpy  # noqa: E402  (mx.np: MXNet's NumPy interface)
 from . import numpy as np  # noqa: E402
 from . import numpy_extension  # noqa: E402

@@ -28,7 +28,7 @@ Examples
 (1, 1)
 >>> mx.profiler.dump()
 >>> sorted({e['name'] for e in json.load(open(path))['traceEvents'] if e['ph'] == 'B'})
-['_plus_scalar', 'ones', 'sqrt']
+['_ones', '_plus_scalar', 'sqrt']
 >>> _ = mx.profiler.dumps(reset=True)
 """
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """``mx.runtime``: which build features are there, as MXNet's ``Features`` reports them.
 
 mxgrad is pure Python on NumPy, so the native-library features MXNet reported (CUDA, MKLDNN,
-OPENCV, ...) are all off; ``INT64_TENSOR_SIZE`` is on (NumPy indexes with 64 bits) and
-``DIST_KVSTORE`` is on when mpi4py is installed.
+OPENCV, ...) are all off; ``INT64_TENSOR_SIZE`` is on (NumPy indexes with 64 bits),
+``PROFILER`` is on (``mx.profiler``) and ``DIST_KVSTORE`` is on when mpi4py is installed.
+``Features()`` is one shared object, as in MXNet.
 
 Examples
 --------
@@ -42,7 +43,7 @@ class Feature:
 
 def feature_list() -> List[Feature]:
     """Every feature MXNet 1.9 reports, with mxgrad's answer."""
-    on = {"INT64_TENSOR_SIZE", "LAPACK",
+    on = {"INT64_TENSOR_SIZE", "LAPACK", "PROFILER",
           *(["DIST_KVSTORE"] if importlib.util.find_spec("mpi4py") else [])}
     return [Feature(n, n in on) for n in _NAMES]
 
@@ -50,8 +51,16 @@ def feature_list() -> List[Feature]:
 class Features(collections.OrderedDict):
     """Name -> :class:`Feature`, with :meth:`is_enabled`."""
 
+    _instance = None
+
+    def __new__(cls, *args, **kwargs):
+        if cls._instance is None:                 # one object, as MXNet's singleton
+            cls._instance = super().__new__(cls)
+            super(Features, cls._instance).__init__((f.name, f) for f in feature_list())
+        return cls._instance
+
     def __init__(self) -> None:
-        super().__init__((f.name, f) for f in feature_list())
+        pass
 
     def __repr__(self) -> str:
         return str(list(self.values()))

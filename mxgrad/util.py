@@ -137,6 +137,24 @@ class np_array(np_shape):
     _field = "array"
 
 
+class _NumpyArrayScope:
+    """MXNet's (private) scope object of the NumPy-array mode, for code that imports it:
+    ``with _NumpyArrayScope(True):`` is :class:`np_array`."""
+
+    _current: Optional["_NumpyArrayScope"] = None
+
+    def __init__(self, is_np_array: bool = True) -> None:
+        self._is_np_array = bool(is_np_array)
+        self._scope = np_array(self._is_np_array)
+
+    def __enter__(self) -> "_NumpyArrayScope":
+        self._scope.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._scope.__exit__(*exc)
+
+
 def use_np(func: _T) -> _T:
     """Decorator: run a function (or every method of a class, e.g. a Gluon block) with
     NumPy shapes and arrays on."""

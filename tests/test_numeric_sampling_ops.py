@@ -100,3 +100,16 @@ def test_sample_ops_distributions():
         nd.sample_normal(nd.ones((2,)), nd.ones((3,)))
     with pytest.raises(TypeError):
         nd.sample_poisson(3.0)
+
+
+def test_quantize_dequantize_match_mxnet():
+    x = nd.array(FIX["quantize_input"])
+    for case in FIX["quantize"]:
+        q, lo, hi = nd.contrib.quantize(x, nd.array([case["lo"]]), nd.array([case["hi"]]),
+                                        out_type=case["type"])
+        _same(q, case["q"])
+        _same(lo, case["min"])
+        _same(hi, case["max"])
+        _same(nd.contrib.dequantize(q, lo, hi), case["deq"])
+    with pytest.raises(MXNetError, match="out_type"):
+        nd.contrib.quantize(x, nd.array([0.]), nd.array([1.]), out_type="int4")

@@ -92,3 +92,24 @@ def Stacked_imperative(x):
     net = Stacked(prefix="stacked_")
     net.collect_params().load(os.path.join(DATA, "unroll-stacked-0000.params"))
     return net(x).asnumpy()
+
+
+@pytest.mark.parametrize("cell, n_out", [(mx.gluon.rnn.RNNCell(4, prefix="rnn_"), 3),
+                                         (mx.gluon.rnn.LSTMCell(4, prefix="rnn_"), 3),
+                                         (mx.gluon.rnn.GRUCell(4, prefix="rnn_"), 3)])
+def test_unroll_on_free_symbols_names_outputs_as_mxnet(cell, n_out):
+    """MXNet's test_gluon_rnn check: unrolling on variables of unknown shape works and each
+    step's output is named <prefix>t<i>_out."""
+    inputs = [mx.sym.var(f"rnn_t{i}_data") for i in range(n_out)]
+    outputs, _ = cell.unroll(n_out, inputs)
+    assert mx.sym.Group(outputs).list_outputs() == [f"rnn_t{i}_out_output"
+                                                    for i in range(n_out)]
+
+
+def test_bidirectional_unroll_names_outputs_as_mxnet():
+    cell = mx.gluon.rnn.BidirectionalCell(mx.gluon.rnn.LSTMCell(4, prefix="rnn_l_"),
+                                          mx.gluon.rnn.LSTMCell(4, prefix="rnn_r_"),
+                                          output_prefix="rnn_bi_")
+    outputs, _ = cell.unroll(3, [mx.sym.var(f"rnn_t{i}_data") for i in range(3)])
+    assert mx.sym.Group(outputs).list_outputs() == ["rnn_bi_t0_output", "rnn_bi_t1_output",
+                                                    "rnn_bi_t2_output"]

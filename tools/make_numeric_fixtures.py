@@ -1,5 +1,5 @@
 """Write tests/data/mxnet/numeric_ops.json: MXNet 1.9.1's results of nd.histogram,
-nd.multi_all_finite and nd.contrib.allclose on small inputs (values and dtypes), and the
+nd.multi_all_finite, nd.contrib.allclose and contrib.quantize/dequantize on small inputs (values and dtypes), and the
 shapes and dtypes of the nd.sample_* operators.
 
 Needs real MXNet (not run in CI)::
@@ -54,6 +54,17 @@ def main():
                                "shape23": list(fn(*args, shape=(2, 3)).shape),
                                "dtype": np.dtype(fn(*args).dtype).name,
                                "dtype64": np.dtype(fn(*args, dtype="float64").dtype).name}
+    q_in = np.array([0.1, 0.3, 0.45, 0.7, 0.9, 1.3, 2.0, -0.3, 0.1392, 0.5928, -1.7],
+                    dtype="float32")
+    out["quantize"] = []
+    for lo, hi in [(0.2, 1.0), (0.0, 2.0), (-1.0, 1.0), (-0.5, 1.0), (-3.0, 0.5)]:
+        for t in ("int8", "uint8"):
+            q, m1, m2 = mx.nd.contrib.quantize(mx.nd.array(q_in), mx.nd.array([lo]),
+                                               mx.nd.array([hi]), out_type=t)
+            out["quantize"].append({"lo": lo, "hi": hi, "type": t, "q": _res(q),
+                                    "min": _res(m1), "max": _res(m2),
+                                    "deq": _res(mx.nd.contrib.dequantize(q, m1, m2))})
+    out["quantize_input"] = q_in.tolist()
     with open(OUT, "w") as f:
         json.dump(out, f)
     print("wrote", OUT)

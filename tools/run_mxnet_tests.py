@@ -11,6 +11,7 @@ Usage::
     python tools/run_mxnet_tests.py --mxnet-git /path/to/mxnet.git            # the default set
     python tools/run_mxnet_tests.py --mxnet-git DIR test_autograd test_loss    # some files
     python tools/run_mxnet_tests.py --mxnet-git DIR --pytest-args "-x -k save"
+    python tools/run_mxnet_tests.py --compare BASE/report.txt OURS/report.txt  # the table
     /tmp/mxvenv/bin/python tools/run_mxnet_tests.py --mxnet-git DIR --real-mxnet  # baseline
 
 ``--real-mxnet`` runs the same files on the real MXNet installed in the running interpreter
@@ -145,7 +146,40 @@ def prepare(git_dir: str, tag: str, work: str, real_mxnet: bool = False) -> str:
     return unit
 
 
+def _passed(report: str) -> dict:
+    """file -> (passed, summary) from a report.txt."""
+    out = {}
+    with open(report) as f:
+        for line in f:
+            if line.startswith("== "):
+                name, summary = line[3:].rstrip("\n").split(": ", 1)
+                bits = [b.strip().split() for b in summary.replace("=", "").split(",")]
+                passed = sum(int(b[0]) for b in bits if len(b) >= 2 and b[0].isdigit()
+                             and b[1] == "passed")
+                out[name] = (passed, summary)
+    return out
+
+
+def compare(base: str, ours: str) -> str:
+    """A Markdown table: per file, tests passing on MXNet and on mxgrad."""
+    a, b = _passed(base), _passed(ours)
+    rows = ["| file | pass on MXNet 1.9.1 | pass on mxgrad |", "|---|---:|---:|"]
+    for name in sorted(set(a) | set(b)):
+        rows.append(f"| {name} | {a.get(name, ('-',))[0]} | {b.get(name, ('-',))[0]} |")
+    rows.append(f"| **total** | {sum(v[0] for v in a.values())} | "
+                f"{sum(v[0] for v in b.values())} |")
+    return "\n".join(rows)
+
+
 def main(argv=None) -> int:
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["--compare"]:
+        if len(argv) != 3:
+            print("usage: run_mxnet_tests.py --compare BASE_REPORT OURS_REPORT")
+            return 2
+        print(compare(argv[1], argv[2]))
+        return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("files", nargs="*", default=DEFAULT_FILES, help="test file names, no .py")
     p.add_argument("--mxnet-git", required=True, help="clone or bare git dir of apache/mxnet")

@@ -43,6 +43,7 @@ from ..ops.sampler import GridGenerator, BilinearSampler, SpatialTransformer  # 
 from ..ops.detection import ROIPooling  # noqa: F401  (MultiBox* live in nd.contrib)
 # MXNet's other names of the same operators
 from ..ops.elemwise import cast as Cast, cast as amp_cast, divide as true_divide  # noqa: F401
+from ..ops.nn import BatchNorm as BatchNorm_v1  # noqa: F401  (MXNet's legacy op, same math)
 from .. import random  # noqa: F401
 # MXNet 1.x's flat names of the random samplers
 from ..random import uniform, normal, shuffle  # noqa: F401,E402

@@ -35,7 +35,7 @@ from ..ops.linalg import dot
 from ..ops.shape import concat, split, stack, swapaxes
 from ..ops.detection import MultiBoxPrior, MultiBoxTarget, MultiBoxDetection  # noqa: F401
 from ..ops.ctc import CTCLoss, ctc_loss  # noqa: F401  (MXNet keeps contrib aliases)
-from ..ops.numeric import allclose  # noqa: F401
+from ..ops.numeric import allclose, quantize, dequantize  # noqa: F401
 from ..ops.resize2d import BilinearResize2D  # noqa: F401
 from ..ops.boxes import (box_iou, box_nms, box_non_maximum_suppression,  # noqa: F401
                          box_encode, box_decode, bipartite_matching)
@@ -48,7 +48,7 @@ __all__ = ["boolean_mask", "arange_like", "div_sqrt_dim", "foreach", "while_loop
            "rand_zipfian", "MultiBoxPrior", "MultiBoxTarget", "MultiBoxDetection",
            "CTCLoss", "ctc_loss", "allclose", "box_iou", "box_nms",
            "box_non_maximum_suppression", "box_encode", "box_decode", "bipartite_matching",
-           "BilinearResize2D"]
+           "BilinearResize2D", "quantize", "dequantize"]
 
 
 def _nd(x, op, arg="data") -> NDArray:

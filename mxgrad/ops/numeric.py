@@ -116,3 +116,62 @@ def allclose(a: NDArray, b: NDArray, rtol: float = 1e-05, atol: float = 1e-08,
             raise DTypeError(f"allclose: {name} must be a number, got {type(v).__name__}")
     ok = np.allclose(x, y, rtol=float(rtol), atol=float(atol), equal_nan=bool(equal_nan))
     return wrap(np.array(1 if ok else 0, dtype=np.uint8))
+
+
+def _range(v, op: str, arg: str) -> np.float32:
+    a = _arr(v, op, arg)._data.reshape(-1)
+    if a.size != 1:
+        raise ShapeError(f"{op}: {arg} must hold one number, got shape {a.shape}")
+    return np.float32(a[0])
+
+
+def quantize(data: NDArray, min_range: NDArray, max_range: NDArray, out_type: str = "uint8",
+             **kwargs: Any):
+    """MXNet 1.9's ``contrib.quantize``: ``[q, min, max]`` with ``r = max(|min|, |max|)``
+    and ``q = rint(x * levels / r)`` (ties to even) clipped to the type: ``int8`` (127
+    levels, clipped to [-128, 127]; the range returned as ``[-r], [r]``) or ``uint8`` (255
+    levels, negatives to 0; the range returned as given). float32 arithmetic as MXNet's
+    kernel; no gradient.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> q, lo, hi = mx.nd.contrib.quantize(mx.nd.array([0.1392, -0.6]), mx.nd.array([0.]),
+    ...                                    mx.nd.array([1.]), out_type='int8')
+    >>> q.asnumpy().tolist(), lo.asscalar(), hi.asscalar()
+    ([18, -76], -1.0, 1.0)
+    """
+    x = _arr(data, "quantize", "data")._data.astype(np.float32)
+    lo, hi = _range(min_range, "quantize", "min_range"), _range(max_range, "quantize",
+                                                                "max_range")
+    real = np.float32(max(abs(lo), abs(hi)))
+    if out_type == "int8":
+        q = np.clip(np.rint(x * (np.float32(127.0) / real)), -128, 127).astype(np.int8)
+        return [wrap(q), wrap(np.array([-real], np.float32)), wrap(np.array([real], np.float32))]
+    if out_type == "uint8":
+        q = np.clip(np.rint(x * (np.float32(255.0) / real)), 0, 255).astype(np.uint8)
+        return [wrap(q), wrap(np.array([lo], np.float32)), wrap(np.array([hi], np.float32))]
+    raise StateError(f"quantize: out_type must be 'int8' or 'uint8', got {out_type!r}")
+
+
+def dequantize(data: NDArray, min_range: NDArray, max_range: NDArray,
+               out_type: str = "float32", **kwargs: Any) -> NDArray:
+    """MXNet 1.9's ``contrib.dequantize``: ``q * r / 127.5`` (int8) or ``q * r / 255.5``
+    (uint8), ``r = max(|min|, |max|)`` (its kernel's constants), in float32."""
+    q = _arr(data, "dequantize", "data")._data
+    lo, hi = _range(min_range, "dequantize", "min_range"), _range(max_range, "dequantize",
+                                                                  "max_range")
+    if out_type != "float32":
+        raise StateError(f"dequantize: out_type must be 'float32', got {out_type!r}")
+    real = np.float32(max(abs(lo), abs(hi)))
+    if q.dtype == np.int8:
+        scale = real / np.float32(127.5)
+    elif q.dtype == np.uint8:
+        scale = real / np.float32(255.5)
+    else:
+        raise DTypeError(f"dequantize: data must be int8 or uint8 (from quantize), got "
+                         f"{q.dtype}")
+    return wrap(q.astype(np.float32) * scale)
+
+
+__all__ += ["quantize", "dequantize"]

@@ -79,9 +79,12 @@ def _format_sequence(length, inputs, layout, merge, in_layout=None):
     in_axis = in_layout.find("T") if in_layout is not None else axis
     F = _F(inputs)
     if _is_tensor(inputs):
-        batch_size = inputs.shape[layout.find("N")]
+        shape = _known_shape(inputs)
+        batch_size = shape[layout.find("N")] if shape else 0
         if merge is False:
-            steps = inputs.shape[in_axis]
+            if shape is None and length is None:
+                raise StateError("unroll: a Symbol of unknown shape needs length=")
+            steps = shape[in_axis] if shape else length
             if length is not None and length != steps:
                 raise ShapeError(f"unroll: length={length} but the inputs have {steps} time "
                                  f"steps along axis {in_axis} (layout {layout!r})")
@@ -93,7 +96,8 @@ def _format_sequence(length, inputs, layout, merge, in_layout=None):
             raise ShapeError(f"unroll: length={length} but {len(inputs)} inputs were given")
         if not inputs:
             raise StateError("unroll: the list of inputs is empty")
-        batch_size = inputs[0].shape[0]
+        first_shape = _known_shape(inputs[0])
+        batch_size = first_shape[0] if first_shape else 0
         if merge is True:
             inputs = F.stack(*inputs, axis=axis)
             in_axis = axis
@@ -102,14 +106,26 @@ def _format_sequence(length, inputs, layout, merge, in_layout=None):
     return inputs, axis, F, batch_size
 
 
+def _known_shape(x):
+    """``x.shape``, or None for a Symbol whose shape is not known (not traced on data)."""
+    if isinstance(x, Symbol):
+        try:
+            return tuple(x.shape)
+        except ShapeError:
+            return None
+    return tuple(x.shape)
+
+
 def _get_begin_state(cell, begin_state, inputs, batch_size):
     if begin_state is None:
         first = inputs if _is_tensor(inputs) else inputs[0]
         if isinstance(first, Symbol):
             # zeros whose batch axis follows the data's, so an exported graph takes any
             # batch size (MXNet infers a 0 batch dimension instead)
+            dtype = first.dtype if _known_shape(first) is not None else "float32"
+
             def func(shape, **kwargs):
-                one = _sym.zeros(shape=(1,) + tuple(shape[1:]), dtype=first.dtype)
+                one = _sym.zeros(shape=(1,) + tuple(shape[1:]), dtype=dtype)
                 return _sym.broadcast_like(one, first, lhs_axes=(0,), rhs_axes=(0,))
             return cell.begin_state(func=func, batch_size=batch_size)
         begin_state = cell.begin_state(func=nd.zeros, batch_size=batch_size,
@@ -250,13 +266,18 @@ class RecurrentCell(Block):
         func = {"tanh": F.tanh, "relu": F.relu, "sigmoid": F.sigmoid,
                 "softsign": F.softsign}.get(activation) if isinstance(activation, str) else None
         if func is not None:
-            return func(inputs)
+            return func(inputs, **kwargs)
         if isinstance(activation, str):
-            return F.Activation(inputs, act_type=activation)
+            return F.Activation(inputs, act_type=activation, **kwargs)
         alpha = getattr(activation, "_alpha", None)
         if alpha is not None and type(activation).__name__ == "LeakyReLU":
-            return F.LeakyReLU(inputs, act_type="leaky", slope=alpha)
+            return F.LeakyReLU(inputs, act_type="leaky", slope=alpha, **kwargs)
         return activation(inputs)
+
+    def _out_name(self) -> dict:
+        """``name=t<step>_out`` for a step's output Symbol (MXNet's node names, so traced
+        graphs list ``<prefix>t0_out_output``...); nothing for NDArrays."""
+        return {"name": f"t{self._counter}_out"}
 
     def forward(self, inputs, states):
         """One step: ``(output, new_states)``."""
@@ -355,7 +376,7 @@ class RNNCell(_GatedCell):
         self._check_states(states)
         i2h = F.FullyConnected(inputs, i2h_weight, i2h_bias, num_hidden=self._hidden_size)
         h2h = F.FullyConnected(states[0], h2h_weight, h2h_bias, num_hidden=self._hidden_size)
-        output = self._get_activation(F, i2h + h2h, self._activation)
+        output = self._get_activation(F, i2h + h2h, self._activation, **self._out_name())
         return output, [output]
 
 
@@ -406,7 +427,8 @@ class LSTMCell(_GatedCell):
         in_transform = self._get_activation(F, gc, self._activation)
         out_gate = self._get_activation(F, go, rec)
         next_c = forget_gate * states[1] + in_gate * in_transform
-        next_h = out_gate * F.Activation(next_c, act_type=self._activation)
+        next_h = F.elemwise_mul(out_gate, F.Activation(next_c, act_type=self._activation),
+                                **self._out_name())
         return next_h, [next_h, next_c]
 
 
@@ -455,7 +477,8 @@ class GRUCell(_GatedCell):
         reset_gate = self._get_activation(F, i2h_r + h2h_r, rec)
         update_gate = self._get_activation(F, i2h_z + h2h_z, rec)
         next_h_tmp = self._get_activation(F, i2h_n + reset_gate * h2h_n, self._activation)
-        next_h = (1.0 - update_gate) * next_h_tmp + update_gate * prev_h
+        next_h = F.elemwise_add(F.elemwise_mul(1.0 - update_gate, next_h_tmp),
+                                F.elemwise_mul(update_gate, prev_h), **self._out_name())
         return next_h, [next_h]
 
 
@@ -787,10 +810,11 @@ class BidirectionalCell(HybridRecurrentCell):
         if merge_outputs:
             if not _is_tensor(reversed_r_outputs):
                 reversed_r_outputs = F.stack(*reversed_r_outputs, axis=axis)
-            outputs = F.concat(l_outputs, reversed_r_outputs, dim=2)
+            outputs = F.concat(l_outputs, reversed_r_outputs, dim=2,
+                               name=f"{self._output_prefix}out")
         else:
-            outputs = [F.concat(l_o, r_o, dim=1)
-                       for l_o, r_o in zip(l_outputs, reversed_r_outputs)]
+            outputs = [F.concat(l_o, r_o, dim=1, name=f"{self._output_prefix}t{i}")
+                       for i, (l_o, r_o) in enumerate(zip(l_outputs, reversed_r_outputs))]
         if valid_length is not None:
             outputs = _mask_sequence_variable_length(outputs, length, valid_length, axis,
                                                      merge_outputs)
