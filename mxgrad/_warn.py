@@ -18,7 +18,8 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from typing import Type
+from types import FrameType
+from typing import Optional, Type
 
 __all__ = ["warn"]
 
@@ -27,7 +28,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 def warn(message: str, category: Type[Warning] = UserWarning) -> None:
     """``warnings.warn(message, category)`` attributed to the first caller outside mxgrad."""
-    frame = sys._getframe(1)
+    frame: Optional[FrameType] = sys._getframe(1)
     level = 2                       # 2: the caller of this function
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame = frame.f_back

@@ -151,7 +151,7 @@ def _parameter_names(keys) -> Dict[int, str]:
                 continue
             for a in arrays:
                 k = node_key(a)
-                if k in keys:
+                if k is not None and k in keys:
                     out[k] = obj.name
     return out
 
