@@ -37,6 +37,7 @@ import numpy as np
 
 from .base import DTypeError, MXNetError, ShapeError, StateError
 from .util import is_np_array
+from ._warn import warn as _warn
 from .ndarray.ndarray import NDArray, wrap
 from .autograd.scope import state as _scope
 from .ops import optimizer_update as _k   # the update arithmetic, shared with nd.*_update
@@ -135,8 +136,8 @@ class Optimizer:
         self.lr = learning_rate
         if lr_scheduler is not None and learning_rate is not None:
             if lr_scheduler.base_lr != learning_rate:
-                warnings.warn("learning rate from ``lr_scheduler`` has been overwritten by "
-                              "``learning_rate`` in optimizer.", stacklevel=2)
+                _warn("learning rate from ``lr_scheduler`` has been overwritten by "
+                      "``learning_rate`` in optimizer.")
             lr_scheduler.base_lr = learning_rate
             if hasattr(lr_scheduler, "base_lr_orig"):
                 lr_scheduler.base_lr_orig = learning_rate

@@ -9,7 +9,7 @@ from mxgrad.base import UnknownArgumentError
 
 
 def test_parameter_reprs_spell_dtypes_one_way():
-    net = gluon.nn.Dense(2, in_units=3, prefix="fc_")
+    net = gluon.nn.Dense(2, in_units=3, prefix="dense0_")
     net.initialize()
     assert repr(net.weight) == "Parameter fc_weight (shape=(2, 3), dtype=float32)"
     assert repr(gluon.Parameter("p", shape=(2,), dtype="float16")) == \
@@ -112,3 +112,19 @@ def test_warnings_point_at_the_users_line():
         Holder().initialize()
     msgs = [w for w in caught if "unregistered container" in str(w.message)]
     assert msgs and msgs[0].filename == __file__, msgs[0].filename
+
+
+def test_optimizer_and_estimator_warnings_point_at_the_users_line():
+    import warnings
+    from mxgrad.gluon.contrib.estimator import Estimator
+    net = gluon.nn.Dense(2, in_units=3)
+    net.initialize()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mx.optimizer.SGD(learning_rate=0.1, lr_scheduler=mx.lr_scheduler.FactorScheduler(10))
+        Estimator(net, gluon.loss.L2Loss(), initializer=mx.init.One())
+    texts = {str(w.message)[:20]: w.filename for w in caught}
+    assert any(t.startswith("learning rate from") for t in texts), texts
+    assert any(t.startswith("Network already") for t in texts), texts
+    assert any(t.startswith("No trainer specified") for t in texts), texts
+    assert set(texts.values()) == {__file__}, texts

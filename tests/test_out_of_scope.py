@@ -47,6 +47,7 @@ def test_mxnet_aliases_of_present_modules():
     lambda: mx.nd.sparse.row_sparse_array(([[1.0]], [0]), shape=(2, 1)),
     lambda: nd.ones((2, 2)).tostype("csr"),
     lambda: nd.ones((2, 2)).tostype("row_sparse"),
+    lambda: nd.zeros((2, 2), stype="csr"),
 ])
 def test_sparse_storage(call):
     with pytest.raises(NotSupportedError) as info:

@@ -9,7 +9,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .._check import allocate, as_int, as_real, as_shape, is_attribute_keyword
-from ..base import DTypeError, ShapeError, StateError, as_dtype
+from ..base import DTypeError, NotSupportedError, ShapeError, StateError, as_dtype
 from ..context import as_context
 from ..ndarray.ndarray import NDArray, wrap
 from .._typing import DTypeLike, ShapeLike
@@ -47,9 +47,12 @@ def _into(kwargs, result: NDArray) -> NDArray:
     if unknown:   # as MXNet's creation ops (a typo, usually)
         raise StateError(f"unknown keyword argument(s) {unknown}; creation functions take "
                          f"shape, ctx, dtype, out and name")
+    if kwargs.get("stype") in ("csr", "row_sparse"):
+        raise NotSupportedError(f"stype={kwargs['stype']!r}: sparse storage (row_sparse, csr) "
+                                f"is not supported by mxgrad; use dense arrays "
+                                f"(stype='default')")
     if kwargs.get("stype") not in (None, "default"):
-        raise StateError(f"stype={kwargs['stype']!r}: sparse storage is not supported by "
-                         f"mxgrad; use stype='default'")
+        raise StateError(f"stype={kwargs['stype']!r} is unknown; use stype='default'")
     out = kwargs.get("out")
     if out is None:
         return result

@@ -4,11 +4,11 @@ from __future__ import annotations
 import copy
 import logging
 import sys
-import warnings
 from typing import List, Optional
 
 from ....base import StateError
 from ....context import Context, cpu
+from ...._warn import warn as _warn
 from ....metric import Accuracy
 from ....metric import Loss as LossMetric
 from ...block import Block
@@ -156,15 +156,15 @@ class Estimator:
             else:
                 self.net.initialize(ctx=self.context)
         elif initializer is not None:
-            warnings.warn("Network already fully initialized, skipping initialization. You "
-                          "don't need to pass initializer if you already initialized your "
-                          "net; use net.initialize(init=..., force_reinit=True) to "
-                          "re-initialize")
+            _warn("Network already fully initialized, skipping initialization. You "
+                  "don't need to pass initializer if you already initialized your "
+                  "net; use net.initialize(init=..., force_reinit=True) to "
+                  "re-initialize")
 
     def _check_trainer(self, trainer):
         if trainer is None:
-            warnings.warn("No trainer specified, default SGD optimizer with learning rate "
-                          "0.001 is used.")
+            _warn("No trainer specified, default SGD optimizer with learning rate "
+                  "0.001 is used.")
             return Trainer(self.net.collect_params(), "sgd", {"learning_rate": 0.001})
         if not isinstance(trainer, Trainer):
             raise EstimatorArgumentError(f"Estimator: trainer must be a gluon.Trainer, got "
