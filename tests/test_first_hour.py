@@ -11,7 +11,7 @@ from mxgrad.base import UnknownArgumentError
 def test_parameter_reprs_spell_dtypes_one_way():
     net = gluon.nn.Dense(2, in_units=3, prefix="dense0_")
     net.initialize()
-    assert repr(net.weight) == "Parameter fc_weight (shape=(2, 3), dtype=float32)"
+    assert repr(net.weight) == "Parameter dense0_weight (shape=(2, 3), dtype=float32)"
     assert repr(gluon.Parameter("p", shape=(2,), dtype="float16")) == \
         "Parameter p (shape=(2,), dtype=float16)"
     assert repr(gluon.Parameter("q", shape=(1,), dtype=np.float64)) == \
