@@ -45,7 +45,10 @@ MORE_FILES = ["test_" + n for n in (
     "operator", "contrib_operator", "contrib_control_flow", "contrib_hawkesll",
     "contrib_krprod", "contrib_stes_op", "contrib_optimizer", "contrib_text", "symbol", "attr",
     "infer_shape", "infer_type", "viz")]
-DEFAULT_FILES = FIRST_FILES + MORE_FILES
+# issue 21: MXNet's NumPy interface (mx.np / mx.npx)
+NUMPY_FILES = ["test_numpy_ndarray", "test_numpy_op", "test_numpy_gluon",
+               "test_numpy_interoperability"]
+DEFAULT_FILES = FIRST_FILES + MORE_FILES + NUMPY_FILES
 
 CONFTEST = '''
 import os, sys
