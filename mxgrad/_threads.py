@@ -9,9 +9,10 @@ worse. So mxgrad decides (``bench/bench_threads.py`` measures the policy):
 * **automatic** (the default): every product runs on one BLAS thread, except a product of at
   least ``2**23`` multiply-adds (a 203^3 GEMM, ~0.15 ms on one core), which runs on the cores
   that other processes left idle over the last fraction of a second (``/proc/stat``), at most
-  this process's share: the cores it may run on divided by the MPI ranks on this machine. Measured: a 2048^2 GEMM takes 135 ms on one thread
-  and 70 ms on two on an idle 2-core machine; on a loaded machine two threads were up to 30%
-  slower for it and ~60x slower for small products.
+  this process's share: the cores it may run on divided by the MPI ranks on this machine.
+  Measured on 2 cores: from 2**23 multiply-adds two threads are 1.4-1.9x faster when the
+  machine is idle (a 2048^2 GEMM: 135 ms on one thread, 70 ms on two); with one other busy
+  process two threads were up to 30% slower for that GEMM and ~60x slower for small products.
 * **fixed**: ``set_num_threads(n)`` at run time, or, when the process starts, MXNet's knobs
   ``MXNET_OMP_MAX_THREADS`` then ``OMP_NUM_THREADS``: every product uses ``n`` threads.
 * **the BLAS's own variable**: if ``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``,
