@@ -128,3 +128,14 @@ def test_optimizer_and_estimator_warnings_point_at_the_users_line():
     assert any(t.startswith("Network already") for t in texts), texts
     assert any(t.startswith("No trainer specified") for t in texts), texts
     assert set(texts.values()) == {__file__}, texts
+
+
+def test_already_initialized_warning_points_at_the_users_line():
+    import warnings
+    net = gluon.nn.Dense(2, in_units=2)
+    net.initialize()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        net.initialize()
+    assert caught and caught[0].filename == __file__
+    assert "already initialized" in str(caught[0].message)

@@ -43,6 +43,7 @@ from ..base import DTypeError, MXNetError, ShapeError, StateError, as_dtype
 from ..context import Context, as_context_list, cpu, current_context
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray, as_face, mode_face
+from .._warn import warn as _warn
 from .. import autograd
 from ..autograd.graph import GRAD_REQS
 from .. import initializer
@@ -208,8 +209,8 @@ class Parameter:
             Re-initialize an initialized parameter (otherwise it only warns).
         """
         if self._var is not None and not force_reinit:
-            warnings.warn(f"Parameter '{self.name}' is already initialized, ignoring. Set "
-                          f"force_reinit=True to re-initialize.", stacklevel=2)
+            _warn(f"Parameter '{self.name}' is already initialized, ignoring. Set "
+                  f"force_reinit=True to re-initialize.")   # attributed to the user's line
             return
         ctx = as_context_list(ctx, f"Parameter '{self.name}'.initialize: ctx")
         if init is None:
