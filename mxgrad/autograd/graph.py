@@ -483,8 +483,26 @@ def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
     return leaf_grads, captured
 
 
+class _BackwardScope(_Scope):
+    """The scope gradient rules run in: recording as ``create_graph`` says, training as
+    ``train_mode`` says, and ``state.backward`` raised (mx.nd's one-dtype rule for its
+    operators is MXNet's rule for user code, not for rules mixing a promoted mx.np
+    operation's inputs)."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> "_BackwardScope":
+        super().__enter__()
+        state.backward += 1
+        return self
+
+    def __exit__(self, *exc: object) -> Any:
+        state.backward -= 1
+        return super().__exit__(*exc)
+
+
 def _backward_scope(create_graph, train_mode):
-    return _Scope(bool(create_graph), bool(train_mode))
+    return _BackwardScope(bool(create_graph), bool(train_mode))
 
 
 def backward(heads: Union[NDArray, Sequence[NDArray]],

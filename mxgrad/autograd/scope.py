@@ -34,6 +34,7 @@ __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_
 class _State(threading.local):
     recording = False
     training = False
+    backward = 0       # > 0 while gradient rules run (backward, autograd.grad)
 
 
 state = _State()

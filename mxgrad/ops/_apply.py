@@ -303,6 +303,13 @@ def apply(op, args: Sequence, attrs: Optional[dict] = None):
 call, call1, call2 = apply, apply1, apply2  # the names op modules import
 
 
+def mixed_dtypes(op, a, b) -> DTypeError:
+    """MXNet's refusal of ``mx.nd`` arithmetic between arrays of two dtypes."""
+    return DTypeError(f"{op.name}: the inputs have dtypes {a} and {b}; mx.nd's operators "
+                      f"take arrays of one dtype, as in MXNet 1.x (cast one, e.g. "
+                      f"x.astype('{b}'), or use mx.np, which promotes)")
+
+
 def face_of(args: Sequence) -> type:
     """The face (array class) of an op's outputs: that of its array inputs, the
     ``mx.np`` face winning over ``NDArray`` when both are given (the one rule; the fast
@@ -403,8 +410,11 @@ def binary_fast(op, scalar_ops=None, py=None):
         if out is not None:
             return write_out(out, f(lhs, rhs))
         if type(lhs) is Array and type(rhs) is Array:
+            ld, rd = lhs._data, rhs._data
+            if ld.dtype is not rd.dtype and ld.dtype != rd.dtype and not st.backward:
+                raise mixed_dtypes(op, ld.dtype, rd.dtype)
             try:
-                data = fwd(lhs._data, rhs._data)
+                data = fwd(ld, rd)
             except ValueError as err:
                 raise _shape_error(op, err, (lhs, rhs)) from None
             r = new(Array)
@@ -501,6 +511,7 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None, face
     fast = scalar_fast(scalar_op, np_fn, face)
     bop = array_fn.op
     bfwd = bop.fwd if adapt is None else adapt(bop.fwd, True)
+    strict = adapt is None        # mx.nd: one dtype (a second face's adapter promotes)
     bdiff = bop.grads is not None
     sop = scalar_op
     sdiff = sop.grads is not None
@@ -508,8 +519,12 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None, face
     def method(self, other):
         t = type(other)
         if t is Array:
+            sd, od = self._data, other._data
+            if strict and sd.dtype is not od.dtype and sd.dtype != od.dtype and \
+                    not st.backward:
+                raise mixed_dtypes(bop, sd.dtype, od.dtype)
             try:
-                data = bfwd(self._data, other._data)
+                data = bfwd(sd, od)
             except ValueError as err:
                 raise _shape_error(bop, err, (self, other)) from None
             r = new(Array)
