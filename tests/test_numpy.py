@@ -321,3 +321,34 @@ def test_export_and_import_in_numpy_mode(np_mode, tmp_path):
     y2 = blk(x)
     assert type(y2) is np.ndarray
     onp.testing.assert_array_equal(y2.asnumpy(), y.asnumpy())
+
+
+def test_reshape_gives_a_copy_as_mxnet():
+    """MXNet's NumPy interface: writing into x.reshape(...) leaves x alone (d2l's ndarray
+    section prints x after X = x.reshape(3, 4); X[:2, :] = 12)."""
+    x = np.arange(12)
+    for view in (x.reshape(3, 4), np.reshape(x, (4, 3)), x.flatten(), np.ravel(x),
+                 np.squeeze(x.reshape(1, 12))):
+        view[...] = 12
+    onp.testing.assert_array_equal(x.asnumpy(), onp.arange(12))
+    assert repr(np.arange(12)).endswith("11.])")        # float32 bare also when wrapped
+
+
+def test_numpy_mode_shows_unknown_dims_as_minus_one(np_mode):
+    net = gluon.nn.Dense(256)
+    net.initialize()
+    assert repr(net.weight) == f"Parameter {net.weight.name} (shape=(256, -1), dtype=float32)"
+    assert repr(net).startswith("Dense(-1 -> 256")
+    net(np.ones((2, 20)))
+    assert net.weight.data().shape == (256, 20)
+
+
+def test_transforms_give_the_modes_face(np_mode):
+    from mxgrad.gluon.data.vision import transforms
+    out = transforms.ToTensor()(mx.nd.zeros((4, 4, 1), dtype="uint8"))
+    assert type(out) is np.ndarray and out.dtype == onp.float32 and out.shape == (1, 4, 4)
+
+
+def test_dir_lists_public_names():
+    assert [n for n in dir(np.random) if not n.startswith("_")] == sorted(np.random.__all__)
+    assert "Any" not in dir(np) and "dot" in dir(np)

@@ -43,6 +43,7 @@ from ..base import DTypeError, MXNetError, ShapeError, StateError, as_dtype
 from ..context import Context, as_context_list, cpu, current_context
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray, as_face, mode_face
+from ..util import is_np_shape
 from .._warn import warn as _warn
 from .. import autograd
 from ..autograd.graph import GRAD_REQS
@@ -83,6 +84,14 @@ def _to_shape(shape):
 def _write(dst: NDArray, src) -> None:
     """Copy ``src`` into ``dst`` in place (``dst[:] = src``)."""
     dst[:] = src
+
+
+def shown_shape(shape: Any) -> Any:
+    """A shape as printed: an unknown dimension (0 until deferred initialization) shows as
+    -1 in NumPy shape mode, where 0 is a real size (MXNet 1.9.1 prints it so)."""
+    if shape is None or not is_np_shape():
+        return shape
+    return tuple(-1 if d == 0 else d for d in shape)
 
 
 class Parameter:
@@ -142,7 +151,8 @@ class Parameter:
         self.grad_req = grad_req
 
     def __repr__(self) -> str:
-        return f"Parameter {self.name} (shape={self.shape}, dtype={np.dtype(self.dtype).name})"
+        return (f"Parameter {self.name} (shape={shown_shape(self.shape)}, "
+                f"dtype={np.dtype(self.dtype).name})")
 
     # ------------------------------------------------------------- attributes
     @property

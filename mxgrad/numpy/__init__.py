@@ -920,3 +920,8 @@ def _register_dispatch() -> None:
 
 
 _register_dispatch()
+
+
+def __dir__() -> List[str]:
+    """The public names (as ``dir()`` of MXNet's module lists them)."""
+    return sorted(set(__all__))

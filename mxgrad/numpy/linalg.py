@@ -8,7 +8,7 @@ array(5.)
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import List, Any, Optional
 
 import numpy as _onp
 
@@ -113,3 +113,8 @@ for _name in _LN:
     if _name not in globals():
         globals()[_name] = _fallback(getattr(_onp.linalg, _name), _name)
         __all__.append(_name)
+
+
+def __dir__() -> List[str]:
+    """The public names (as ``dir()`` of MXNet's module lists them)."""
+    return sorted(set(__all__))

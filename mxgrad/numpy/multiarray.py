@@ -84,8 +84,10 @@ class ndarray(NDArray):
 
     def __repr__(self) -> str:
         d = self._data
+        if d.dtype == _DEFAULT and d.size:   # MXNet's NumPy interface: float32 shown bare
+            return "array(" + _onp.array2string(d, separator=", ", prefix="array(") + ")"
         r = _onp.array_repr(d)
-        if d.dtype == _DEFAULT:   # MXNet's NumPy interface shows its default dtype bare
+        if d.dtype == _DEFAULT:
             r = r.replace(", dtype=float32)", ")")
         elif d.dtype.kind != "b" and "dtype=" not in r:  # NumPy's own defaults it names
             r = f"{r[:-1]}, dtype={d.dtype.name})"
@@ -459,6 +461,15 @@ def numpy_shape(size: int, shape: Any, who: str = "reshape") -> Tuple[int, ...]:
     return shape
 
 
+def _copy_of(r: NDArray, src: NDArray) -> Any:
+    """``r`` (a reshape of ``src``) as its own array: MXNet's NumPy interface gives copies
+    from ``reshape``/``flatten``/``squeeze``/``ravel`` (a write into the result leaves the
+    source alone, unlike mx.nd's reshape); recorded, so gradients pass."""
+    if r is src or _onp.may_share_memory(r._data, src._data):
+        r = _E.identity_copy(r)
+    return to_np(r)
+
+
 def _0d(r: NDArray, shape: Tuple[int, ...]) -> Any:
     """``r`` (an mx.nd-semantics result, never 0-d) in NumPy's ``shape``, as the face."""
     if r._data.shape != shape:
@@ -644,7 +655,7 @@ def reshape(a: Any, newshape: Any, order: str = "C") -> ndarray:
         raise DTypeError(f"reshape: order={order!r} is not supported; only 'C'")
     a = from_input(a)
     shape = numpy_shape(a.size, newshape)
-    return to_np(_R.reshape_exact(a, shape))
+    return _copy_of(_R.reshape_exact(a, shape), a)
 
 
 def squeeze(a: Any, axis: Any = None) -> ndarray:
@@ -665,7 +676,7 @@ def squeeze(a: Any, axis: Any = None) -> ndarray:
             if shape[i] != 1:
                 raise ShapeError(f"squeeze: axis {i} has length {shape[i]}, not 1")
         new = tuple(s for i, s in enumerate(shape) if i not in axes)
-    return to_np(_R.reshape_exact(a, new))
+    return _copy_of(_R.reshape_exact(a, new), a)
 
 
 def sqrt(x: Any) -> ndarray:

@@ -12,7 +12,7 @@ True
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import List, Any, Optional
 
 import numpy as _onp
 
@@ -207,3 +207,8 @@ def multivariate_normal(mean: Any, cov: Any, size: Any = None, check_valid: str 
 
 
 __all__.append("multivariate_normal")
+
+
+def __dir__() -> List[str]:
+    """The public names (as ``dir()`` of MXNet's module lists them)."""
+    return sorted(set(__all__))

@@ -11,7 +11,7 @@ array([0., 2.])
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import List, Any, Optional, Sequence
 
 import numpy as _onp
 
@@ -296,3 +296,8 @@ def roi_pooling(*args: Any, **kwargs: Any) -> ndarray:
 from . import image, random  # noqa: E402
 __all__ += ["cast", "gather_nd", "nonzero", "multibox_prior", "multibox_target",
             "multibox_detection", "roi_pooling", "Context", "cpu_pinned", "image", "random"]
+
+
+def __dir__() -> List[str]:
+    """The public names (as ``dir()`` of MXNet's module lists them)."""
+    return sorted(set(__all__))

@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from ...util import is_np_shape
 from ...base import DTypeError, ShapeError, StateError
 from ... import ndarray as nd
 from ...ndarray.ndarray import NDArray
@@ -226,7 +227,7 @@ class Dense(ArrayLayer):
 
     def __repr__(self):
         shape = self.weight.shape
-        layout = f"{shape[1] if shape[1] else None} -> {shape[0]}"
+        layout = f"{shape[1] if shape[1] else (-1 if is_np_shape() else None)} -> {shape[0]}"
         return f"{self.__class__.__name__}({layout}, {self.act if self.act else 'linear'})"
 
 

@@ -23,7 +23,7 @@ from typing import Callable, Sequence, Tuple, cast
 import numpy as np
 
 from ....base import DTypeError, ShapeError, StateError, as_dtype
-from ....ndarray.ndarray import NDArray, wrap
+from ....ndarray.ndarray import NDArray, mode_face, wrap
 from .... import random as _random
 from ...block import Block, HybridBlock
 
@@ -32,6 +32,11 @@ __all__ = ["Compose", "Cast", "ToTensor", "Normalize", "Resize", "CenterCrop", "
            "RandomBrightness", "RandomContrast", "RandomSaturation", "RandomHue",
            "RandomColorJitter", "RandomLighting"]
 
+
+
+def _wrap(data):
+    """A transform's output: an array of the mode's face (mx.np after npx.set_np())."""
+    return wrap(data, None, 0, mode_face())
 
 class _Described:
     """``repr`` from the constructor arguments listed in ``_fields``; ``_batchable``
@@ -197,7 +202,7 @@ class Cast(_Transform):
 
     def forward(self, x, *args):
         if isinstance(x, np.ndarray):
-            x = wrap(x)
+            x = _wrap(x)
         return x.astype(self._dtype)
 
 
@@ -225,7 +230,7 @@ class ToTensor(_Transform):
         axes = (2, 0, 1) if a.ndim == 3 else (0, 3, 1, 2)
         out = np.ascontiguousarray(a.transpose(axes), dtype=np.float32)
         out /= np.float32(255.0)
-        return wrap(out)
+        return _wrap(out)
 
 
 class Normalize(_Transform):
@@ -257,7 +262,7 @@ class Normalize(_Transform):
 
     def forward(self, x, *args):
         if isinstance(x, np.ndarray):
-            x = wrap(x)
+            x = _wrap(x)
         a = _np(x, "Normalize")
         if a.ndim not in (3, 4):
             raise ShapeError(f"Normalize: expected a tensor (C, H, W) or (N, C, H, W), got "
@@ -272,7 +277,7 @@ class Normalize(_Transform):
             if v.size not in (1, c):
                 raise ShapeError(f"Normalize: {name} has {v.size} values but the input has "
                                  f"{c} channels (shape {a.shape}); give 1 or {c} values")
-            stats.append(wrap(np.ascontiguousarray(np.broadcast_to(v, (c,)))
+            stats.append(_wrap(np.ascontiguousarray(np.broadcast_to(v, (c,)))
                               .reshape(c, 1, 1)))
         mean, std = stats
         return (x - mean) / std
@@ -321,7 +326,7 @@ class Resize(_Transform):
                 hsize, wsize = s, int(w * s / h)
         else:
             wsize, hsize = _wh(self._size, "Resize")
-        return wrap(_resize_hwc(a, wsize, hsize, self._interpolation))
+        return _wrap(_resize_hwc(a, wsize, hsize, self._interpolation))
 
 
 class CenterCrop(_BlockTransform):
@@ -358,7 +363,7 @@ class CenterCrop(_BlockTransform):
         h, w = a.shape[-3], a.shape[-2]
         cw, ch = _scale_down(w, h, *self._size)
         x0, y0 = int((w - cw) / 2), int((h - ch) / 2)
-        return wrap(_crop_resize(a, x0, y0, cw, ch, self._size, self._interpolation))
+        return _wrap(_crop_resize(a, x0, y0, cw, ch, self._size, self._interpolation))
 
 
 class RandomCrop(_Transform):
@@ -409,7 +414,7 @@ class RandomCrop(_Transform):
         rng = _random.generator()
         x0 = int(rng.integers(0, w - cw + 1))
         y0 = int(rng.integers(0, h - ch + 1))
-        return wrap(_crop_resize(a, x0, y0, cw, ch, self._size, self._interpolation))
+        return _wrap(_crop_resize(a, x0, y0, cw, ch, self._size, self._interpolation))
 
 
 class RandomResizedCrop(_BlockTransform):
@@ -459,11 +464,11 @@ class RandomResizedCrop(_BlockTransform):
             if 0 < cw <= w and 0 < ch <= h:
                 x0 = int(rng.integers(0, w - cw + 1))
                 y0 = int(rng.integers(0, h - ch + 1))
-                return wrap(_crop_resize(a, x0, y0, cw, ch, self._size,
+                return _wrap(_crop_resize(a, x0, y0, cw, ch, self._size,
                                          self._interpolation))
         cw, ch = _scale_down(w, h, *self._size)
         x0, y0 = int((w - cw) / 2), int((h - ch) / 2)
-        return wrap(_crop_resize(a, x0, y0, cw, ch, self._size, self._interpolation))
+        return _wrap(_crop_resize(a, x0, y0, cw, ch, self._size, self._interpolation))
 
 
 class _RandomFlip(_Transform):
@@ -481,9 +486,9 @@ class _RandomFlip(_Transform):
             raise ShapeError(f"{type(self).__name__}: expected an image (H, W, C), got shape "
                              f"{a.shape}")
         if _random.generator().random() < self._p:
-            return wrap(np.ascontiguousarray(np.flip(a, axis=self._axis if a.ndim >= 3
+            return _wrap(np.ascontiguousarray(np.flip(a, axis=self._axis if a.ndim >= 3
                                                      else self._axis + 1)))
-        return x if isinstance(x, NDArray) else wrap(a)
+        return x if isinstance(x, NDArray) else _wrap(a)
 
 
 class RandomFlipLeftRight(_RandomFlip):
@@ -533,7 +538,7 @@ class RandomBrightness(_Transform):
         b = self._brightness
         alpha = _random.generator().uniform(max(0.0, 1 - b), 1 + b)
         out = a.astype(np.float32) * np.float32(alpha)
-        return wrap(_back_to(out, a.dtype))
+        return _wrap(_back_to(out, a.dtype))
 
 
 class RandomContrast(_Transform):
@@ -557,7 +562,7 @@ class RandomContrast(_Transform):
         a = _np(x, "RandomContrast")
         c = self._contrast
         alpha = np.float32(_random.generator().uniform(max(0.0, 1 - c), 1 + c))
-        return wrap(_back_to(_contrast(a.astype(np.float32), alpha), a.dtype))
+        return _wrap(_back_to(_contrast(a.astype(np.float32), alpha), a.dtype))
 
 
 def _contrast(f: np.ndarray, alpha) -> np.ndarray:
@@ -644,7 +649,7 @@ class RandomSaturation(_Transform):
         a = _np(x, "RandomSaturation")
         s = self._saturation
         alpha = _random.generator().uniform(max(0.0, 1 - s), 1 + s)
-        return wrap(_back_to(_saturate(a.astype(np.float32), alpha), a.dtype))
+        return _wrap(_back_to(_saturate(a.astype(np.float32), alpha), a.dtype))
 
 
 class RandomHue(_Transform):
@@ -668,7 +673,7 @@ class RandomHue(_Transform):
     def forward(self, x, *args):
         a = _np(x, "RandomHue")
         alpha = _random.generator().uniform(-self._hue, self._hue)
-        return wrap(_back_to(_rotate_hue(a.astype(np.float32), alpha), a.dtype))
+        return _wrap(_back_to(_rotate_hue(a.astype(np.float32), alpha), a.dtype))
 
 
 class RandomColorJitter(_Transform):
@@ -726,7 +731,7 @@ class RandomLighting(_Transform):
         if a.shape[-1] != 3:
             return x
         alpha = _random.generator().normal(0, self._alpha, size=3).astype(np.float32)
-        return wrap(_back_to(a.astype(np.float32) + _EIG @ alpha, a.dtype))
+        return _wrap(_back_to(a.astype(np.float32) + _EIG @ alpha, a.dtype))
 
 
 def _back_to(out: np.ndarray, dtype) -> np.ndarray:
@@ -786,8 +791,8 @@ class CropResize(_Transform):
         if self._size:
             size = _wh(self._size, "CropResize")
             interp = 1 if self._interpolation is None else self._interpolation
-            return wrap(_resize_hwc(out, size[0], size[1], interp))
-        return wrap(out.copy())
+            return _wrap(_resize_hwc(out, size[0], size[1], interp))
+        return _wrap(out.copy())
 
 
 def _float32_chw(x, what: str) -> NDArray:
