@@ -86,7 +86,7 @@ def hawkesll(lda: NDArray, alpha: NDArray, beta: NDArray, state: NDArray, lags: 
         new_c = 1 + st_c * ed
         st = st + oh * ((new_c - st_c) * act).reshape((n, 1))
         last[np.arange(n)[active], mark[active, j]] = t[active]
-    d = wrap((tmax[:, None] - last).astype(dt))
-    ed = exp(-b.reshape((1, k)) * d)
-    rem = mu * d + a.reshape((1, k)) * st * (1 - ed)
-    return [ll - _sum(rem, axis=1), ed * st]
+    d_end = wrap((tmax[:, None] - last).astype(dt))
+    ed_end = exp(-b.reshape((1, k)) * d_end)
+    rem = mu * d_end + a.reshape((1, k)) * st * (1 - ed_end)
+    return [ll - _sum(rem, axis=1), ed_end * st]
