@@ -32,11 +32,27 @@ from typing import Any, Callable, Dict, List, Sequence, Type
 import numpy as np
 
 from . import autograd
-from .base import ArgumentTypeError, DTypeError, ShapeError, StateError
+from .base import ArgumentTypeError, DTypeError, MXNetError, ShapeError, StateError
 from .context import current_context
 from .ndarray.ndarray import NDArray
 
-__all__ = ["CustomOp", "CustomOpProp", "register", "get_all_registered_operators", "Custom"]
+__all__ = ["CustomOp", "CustomOpProp", "CustomOpError", "register",
+           "get_all_registered_operators", "Custom"]
+
+
+class CustomOpError(MXNetError):
+    """An exception raised inside a custom operator's Python code, re-raised as an
+    ``MXNetError`` naming the operator (as MXNet reports it); the original is its cause."""
+
+
+def _run_user(op_type: str, what: str, fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except MXNetError:
+        raise
+    except Exception as err:
+        raise CustomOpError(f"Custom({op_type}): {what} raised {type(err).__name__}: "
+                            f"{err}") from err
 
 
 class CustomOp:
@@ -161,8 +177,9 @@ class _CustomCall(autograd.Function):
     """One call of a custom operator, as a recorded autograd node."""
 
     def __init__(self, op: CustomOp, out_specs: Sequence[tuple], n_args: int,
-                 aux: List[NDArray]) -> None:
+                 aux: List[NDArray], op_type: str = "") -> None:
         super().__init__()
+        self._op_type = op_type
         self._op = op
         self._out_specs = out_specs
         self._n_args = n_args
@@ -171,8 +188,9 @@ class _CustomCall(autograd.Function):
     def forward(self, *inputs):
         from .ops.creation import zeros
         outs = [zeros(shape, dtype=dtype) for shape, dtype in self._out_specs]
-        self._op.forward(is_train=autograd.is_training(), req=["write"] * len(outs),
-                         in_data=list(inputs), out_data=outs, aux=self._aux)
+        _run_user(self._op_type, "forward", self._op.forward, is_train=autograd.is_training(),
+                  req=["write"] * len(outs), in_data=list(inputs), out_data=outs,
+                  aux=self._aux)
         self.save_for_backward(*inputs, *outs)
         return tuple(outs) if len(outs) > 1 else outs[0]
 
@@ -181,8 +199,9 @@ class _CustomCall(autograd.Function):
         saved = self.saved_tensors
         ins, outs = list(saved[:self._n_args]), list(saved[self._n_args:])
         in_grad = [zeros_like(x) for x in ins]
-        self._op.backward(req=["write"] * len(ins), out_grad=list(out_grads), in_data=ins,
-                          out_data=outs, in_grad=in_grad, aux=self._aux)
+        _run_user(self._op_type, "backward", self._op.backward, req=["write"] * len(ins),
+                  out_grad=list(out_grads), in_data=ins, out_data=outs, in_grad=in_grad,
+                  aux=self._aux)
         return tuple(in_grad) if len(in_grad) > 1 else in_grad[0]
 
 
@@ -199,7 +218,8 @@ def Custom(*data: NDArray, op_type: str = "", **kwargs: Any):
                          f"a CustomOpProp with @mx.operator.register(name). Registered: "
                          f"{get_all_registered_operators()}")
     prop_cls: Any = _REGISTRY[op_type]
-    prop = prop_cls(**{k: str(v) for k, v in kwargs.items()})
+    prop = _run_user(op_type, "the property's constructor", prop_cls,
+                     **{k: str(v) for k, v in kwargs.items()})
     n_args = len(prop.list_arguments())
     n_aux = len(prop.list_auxiliary_states())
     if len(data) != n_args + n_aux:
@@ -211,16 +231,18 @@ def Custom(*data: NDArray, op_type: str = "", **kwargs: Any):
             raise DTypeError(f"Custom({op_type}): input {i} must be an NDArray, got "
                              f"{type(a).__name__}")
     args, aux = list(data[:n_args]), list(data[n_args:])
-    shapes = prop.infer_shape([tuple(a.shape) for a in args])
+    shapes = _run_user(op_type, "infer_shape", prop.infer_shape, [tuple(a.shape) for a in args])
     in_shapes, out_shapes = [tuple(s) for s in shapes[0]], [tuple(s) for s in shapes[1]]
-    types = prop.infer_type([np.dtype(a.dtype).type for a in args])
+    types = _run_user(op_type, "infer_type", prop.infer_type,
+                      [np.dtype(a.dtype).type for a in args])
     out_types = list(types[1])
     n_out = len(prop.list_outputs())
     if len(out_shapes) != n_out or len(out_types) != n_out:
         raise ShapeError(f"Custom({op_type}): infer_shape/infer_type gave "
                          f"{len(out_shapes)}/{len(out_types)} outputs, list_outputs has "
                          f"{n_out}")
-    op = prop.create_operator(current_context(), in_shapes, [a.dtype for a in args])
-    call = _CustomCall(op, list(zip(out_shapes, out_types)), n_args, aux)
+    op = _run_user(op_type, "create_operator", prop.create_operator, current_context(),
+                   in_shapes, [a.dtype for a in args])
+    call = _CustomCall(op, list(zip(out_shapes, out_types)), n_args, aux, op_type)
     out = call(*args)
     return list(out) if isinstance(out, tuple) else out

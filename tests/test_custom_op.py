@@ -87,3 +87,21 @@ def test_custom_errors():
     with pytest.raises(TypeError):
         mx.operator.register("bad")(int)
     assert "test_scaled" in mx.operator.get_all_registered_operators()
+
+
+class _Failing(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        assert False, "broken forward"
+
+
+@mx.operator.register("test_failing")
+class _FailingProp(mx.operator.CustomOpProp):
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        return _Failing()
+
+
+def test_errors_in_user_code_are_mxnet_errors_naming_the_op():
+    with pytest.raises(MXNetError, match="test_failing.*forward.*AssertionError"):
+        nd.Custom(nd.ones((2,)), op_type="test_failing")
+    ops = mx.operator.get_all_registered_operators()
+    assert "Activation" in ops and "test_failing" in ops

@@ -186,3 +186,12 @@ def test_checkpoint_handler_writes_the_symbol_of_a_hybridized_net(tmp_path):
     np.testing.assert_allclose(back(x).asnumpy(), net(x).asnumpy(), rtol=1e-6)
     handlers = est._categorize_handlers([handler])
     assert len(handlers) == 6 and handler in handlers[0] and handler in handlers[3]
+
+
+def test_interval_sampler():
+    s = mx.gluon.contrib.data.IntervalSampler(10, 3)
+    assert list(s) == [0, 3, 6, 9, 1, 4, 7, 2, 5, 8] and len(s) == 10
+    s = mx.gluon.contrib.data.IntervalSampler(10, 3, rollover=False)
+    assert list(s) == [0, 3, 6, 9] and len(s) == 4
+    with pytest.raises(MXNetError):
+        mx.gluon.contrib.data.IntervalSampler(10, 0)

@@ -152,3 +152,47 @@ def test_bad_arguments():
         nd.contrib.box_nms(nd.ones((3, 6)), score_index=3)
     with pytest.raises(MXNetError, match="corner"):
         nd.contrib.box_iou(nd.ones((1, 4)), nd.ones((1, 4)), format="xywh")
+
+
+def _hawkes_inputs():
+    lags = nd.array([[6, 7, 8, 9, 3, 2, 5, 1, 7], [1, 2, 3, 4, 2, 1, 2, 1, 4]])
+    marks = nd.array([[0, 0, 0, 1, 0, 0, 1, 2, 0], [1, 2, 0, 0, 0, 2, 2, 1, 0]], dtype="int32")
+    return lags, marks, nd.array([9, 9]), nd.zeros((2, 3)), nd.ones((2,)) * 100.0
+
+
+def test_hawkesll_values_and_gradients_are_mxnets():
+    """MXNet 1.9.1's own expected numbers (its test_contrib_hawkesll)."""
+    lags, marks, vlen, states, tmax = _hawkes_inputs()
+    mu, alpha, beta = nd.array([1.5, 2.0, 3.0]), nd.array([0.2, 0.3, 0.4]), nd.array([2.0] * 3)
+    for v in (mu, alpha, beta):
+        v.attach_grad()
+    with autograd.record():
+        ll, _ = nd.contrib.hawkesll(mu.tile((2, 1)), alpha, beta, states, lags, marks, vlen,
+                                    tmax)
+    ll.backward()
+    np.testing.assert_allclose(mu.grad.asnumpy(), [-193.33987481, -198.0, -198.66828681],
+                               rtol=1e-5)
+    np.testing.assert_allclose(alpha.grad.asnumpy(), [-9.95093892, -4.0, -3.98784892],
+                               rtol=1e-5)
+    np.testing.assert_allclose(beta.grad.asnumpy(),
+                               [-1.49052169e-02, -5.87469511e-09, -7.29065224e-03],
+                               rtol=1e-3, atol=1e-8)
+    marks2 = nd.array([[0, 1, 2, 1, 0, 2, 1, 0, 2], [1, 2, 0, 0, 0, 2, 2, 1, 0]], dtype="int32")
+    ll2, _ = nd.contrib.hawkesll(nd.array([1.5, 2.0, 3.0]).tile((2, 1)), alpha, beta, states,
+                                 lags, marks2, nd.array([7, 9]), tmax)
+    np.testing.assert_allclose(ll2.asnumpy(), [-647.01240372, -646.28617272], rtol=1e-6)
+
+
+def test_hawkesll_gradient_second_order():
+    lags, marks, vlen, states, tmax = _hawkes_inputs()
+    f64 = dict(dtype="float64")
+
+    def f(mu, alpha, beta):
+        ll, st = nd.contrib.hawkesll(mu, alpha, beta, states.astype("float64"),
+                                     lags.astype("float64"), marks, vlen, tmax * 0.6)
+        return ll.sum() + st.sum()
+    from mxgrad.test_utils import check_numeric_gradient, check_second_order
+    args = [nd.array([[1.5, 2.0, 3.0]] * 2, **f64), nd.array([0.2, 0.3, 0.4], **f64),
+            nd.array([0.7, 1.1, 0.9], **f64)]
+    assert check_numeric_gradient(f, args)
+    assert check_second_order(f, args)

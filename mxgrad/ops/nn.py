@@ -1581,7 +1581,8 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
     The forward returns ``softmax(data)``; backward ignores the head gradient and
     gives ``(softmax(data) - one_hot(label)) * grad_scale`` (divided by the batch size
     for ``normalization='batch'``, by the number of non-ignored labels for
-    ``'valid'``), as MXNet's loss layer.
+    ``'valid'``; with ``multi_output`` and 'null'/'batch' also by the number of spatial
+    positions), as MXNet's loss layer.
 
     Examples
     --------
@@ -1631,6 +1632,8 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
     elif normalization != "null":
         raise StateError(f"SoftmaxOutput: normalization must be 'null', 'batch' or "
                          f"'valid', got {normalization!r}")
+    if multi_output and normalization != "valid":
+        scale /= _prod(shape[2:])     # MXNet also averages over the spatial positions
     if valid is not None:
         scale = (valid * scale).astype(dt)   # ignored positions get a zero gradient
     return call1(_SOFTMAX_OUTPUT, data, {"axis": axis, "target": target, "scale": scale,

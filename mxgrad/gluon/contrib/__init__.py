@@ -1,4 +1,5 @@
 """``gluon.contrib``: MXNet 1.x's contributed Gluon parts (``nn`` layers, the training
-``estimator``)."""
+``estimator``, ``data.IntervalSampler``)."""
 from . import nn  # noqa: F401
+from . import data  # noqa: F401
 from . import estimator  # noqa: F401
