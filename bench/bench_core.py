@@ -127,31 +127,30 @@ def _add_rows(rows, name, res, targets=None):
         rows.append(row)
 
 
+def _recorded_chain(chain, x, c):
+    """``chain(x, c)`` recorded and differentiated, as one callable (``x`` a variable)."""
+    x.attach_grad()
+
+    def run():
+        with autograd.record():
+            s = chain(x, c)
+        s.backward()
+    return run
+
+
 def bench_chain(rows):
+    import mxgrad.numpy as mnp
     rng = np.random.default_rng(0)
     x0 = rng.standard_normal(16).astype(np.float32)
     c0 = rng.standard_normal(16).astype(np.float32)
     x, c = nd.array(x0), nd.array(c0)
-    x.attach_grad()
-
-    def mx_fb():
-        with autograd.record():
-            s = chain_mx(x, c)
-        s.backward()
-
-    # check the math agrees
-    mx_fb()
-    np.testing.assert_allclose(x.grad.asnumpy(), chain_numpy(x0, c0)[1], rtol=1e-4, atol=1e-6)
-    import mxgrad.numpy as mnp
     xn, cn = mnp.array(x0), mnp.array(c0)
-    xn.attach_grad()
-
-    def np_fb():
-        with autograd.record():
-            s = chain_np(xn, cn)
-        s.backward()
-
+    mx_fb = _recorded_chain(chain_mx, x, c)
+    np_fb = _recorded_chain(chain_np, xn, cn)
+    # check the math agrees (both faces, and with NumPy by hand)
+    mx_fb()
     np_fb()
+    np.testing.assert_allclose(x.grad.asnumpy(), chain_numpy(x0, c0)[1], rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(xn.grad.asnumpy(), x.grad.asnumpy(), rtol=1e-6)
     fns = {"numpy": lambda: chain_numpy(x0, c0), "mxgrad": mx_fb, "mxgrad.np": np_fb}
     torch = torch_or_none()

@@ -45,7 +45,7 @@ from ..ops import shape as _S
 from ..ops import ordering as _O
 from ..ops import linalg as _L
 from ..ops import composed as _C
-from ..ops.shape import index_apply, index_spec
+from ..ops.indexing import gather
 
 __all__ = ["ndarray", "to_np", "from_input", "promote", "numpy_shape", "matmul"]
 
@@ -185,14 +185,7 @@ class ndarray(NDArray):
             # NumPy: a 0-d boolean index adds an axis of length 1 (True) or 0 (False)
             keep = bool(key._data) if isinstance(key, NDArray) else bool(key)
             return self[None] if keep else self[None][:0]
-        kn = index_spec(d.shape, key, copy=False, zero_d=True)
-        if kn["basic"]:
-            xs = kn["xshape"]
-            probe = (d.reshape(xs) if xs != d.shape else d)[kn["key"]]
-            kn["copy"] = not (probe.flags.c_contiguous and probe.flags.writeable)
-        else:
-            kn["copy"] = True
-        return to_np(index_apply(self, kn))
+        return to_np(gather(self, key, zero_d=True))
 
     # --------------------------------------------------------- conversions
     def astype(self, dtype: Any, copy: bool = True) -> "ndarray":

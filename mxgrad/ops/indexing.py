@@ -461,14 +461,22 @@ def _getitem(self, key):
               "ishape": d.shape, "mid": (1,) + d.shape[1:], "oshape": d.shape[1:],
               "basic": True, "copy": False}
         return index_apply(self, kn)
-    kn = index_spec(d.shape, key, copy=False)
+    return gather(self, key)
+
+
+def gather(x, key, zero_d: bool = False):
+    """``x[key]`` by NumPy's rules (:func:`index_spec`; ``zero_d``: NumPy's 0-d results,
+    the ``mx.np`` face): a view of ``x`` when the region is contiguous, else a copy;
+    differentiable."""
+    d = x._data
+    kn = index_spec(d.shape, key, copy=False, zero_d=zero_d)
     if kn["basic"]:
         xs = kn["xshape"]
         probe = (d.reshape(xs) if xs != d.shape else d)[kn["key"]]
         kn["copy"] = not (probe.flags.c_contiguous and probe.flags.writeable)
     else:
         kn["copy"] = True
-    return index_apply(self, kn)
+    return index_apply(x, kn)
 
 
 def _prepare_value(value, oshape, dtype, op="setitem"):
