@@ -11,31 +11,11 @@ import pytest
 import mxgrad as mx
 from mxgrad.base import MXNetError
 
+import refusal_cases
+
 FIX = json.load(open(os.path.join(os.path.dirname(__file__), "data", "mxnet", "refusals.json")))
 
-CALLS = {
-    "zeros_shape_kw_0d": lambda: mx.nd.zeros(shape=()),
-    "zeros_0d": lambda: mx.nd.zeros(()),
-    "ones_0d": lambda: mx.nd.ones(()),
-    "full_0d": lambda: mx.nd.full((), 2.0),
-    "zeros_1": lambda: mx.nd.zeros((1,)),
-    "diag_2x3": lambda: mx.nd.diag(mx.nd.ones((2, 3))),
-    "diag_1d_k2": lambda: mx.nd.diag(mx.nd.ones((3,)), k=2),
-    "diag_1d_k-4": lambda: mx.nd.diag(mx.nd.ones((3,)), k=-4),
-    "diag_2x3_k3": lambda: mx.nd.diag(mx.nd.ones((2, 3)), k=3),
-    "diag_2x3_k4": lambda: mx.nd.diag(mx.nd.ones((2, 3)), k=4),
-    "diag_2x3_k5": lambda: mx.nd.diag(mx.nd.ones((2, 3)), k=5),
-    "diag_2x3_k-2": lambda: mx.nd.diag(mx.nd.ones((2, 3)), k=-2),
-    "diag_2x3_k-3": lambda: mx.nd.diag(mx.nd.ones((2, 3)), k=-3),
-    "diag_3d": lambda: mx.nd.diag(mx.nd.ones((2, 3, 4))),
-    "diag_3d_axes_1_2": lambda: mx.nd.diag(mx.nd.ones((2, 3, 4)), axis1=1, axis2=2),
-    "diag_3d_axes_-1_0": lambda: mx.nd.diag(mx.nd.ones((2, 3, 4)), axis1=-1, axis2=0),
-    "diag_3d_axes_-1_0_k-5": lambda: mx.nd.diag(mx.nd.ones((2, 3, 4)), k=-5, axis1=-1,
-                                                axis2=0),
-    "diag_3d_same_axes": lambda: mx.nd.diag(mx.nd.ones((2, 3, 4)), axis1=1, axis2=1),
-    "diag_3d_axis_3": lambda: mx.nd.diag(mx.nd.ones((2, 3, 4)), axis1=3, axis2=1),
-    "seed_negative": lambda: mx.random.seed(-5),
-}
+CALLS = refusal_cases.calls(mx)
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
