@@ -352,3 +352,47 @@ def test_transforms_give_the_modes_face(np_mode):
 def test_dir_lists_public_names():
     assert [n for n in dir(np.random) if not n.startswith("_")] == sorted(np.random.__all__)
     assert "Any" not in dir(np) and "dot" in dir(np)
+
+
+_UNARY_F = ["exp", "expm1", "log1p", "sin", "cos", "tanh", "arctan", "sinh", "abs", "sign",
+            "square", "floor", "ceil", "trunc", "rint", "negative", "cbrt", "sqrt"]
+_shapes = st.lists(st.integers(0, 3), min_size=0, max_size=3).map(tuple)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_shapes, st.sampled_from(_UNARY_F))
+def test_unary_functions_match_numpy_on_any_shape(shape, name):
+    """Every shape, 0-d and zero-size included: mx.np's function equals NumPy's (float32)."""
+    x = onp.random.default_rng(len(shape)).uniform(0.1, 2.0, size=shape).astype(onp.float32)
+    r = getattr(np, name)(np.array(x))
+    want = getattr(onp, name)(x)
+    assert type(r) is np.ndarray and r.shape == onp.shape(want) and r.dtype == onp.float32
+    onp.testing.assert_allclose(r.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_shapes.filter(lambda s: 0 not in s), st.sampled_from(["sum", "mean", "max", "min",
+                                                                "prod", "std", "var"]),
+       st.data())
+def test_reductions_match_numpy_on_any_shape(shape, name, data):
+    x = onp.random.default_rng(len(shape)).uniform(0.5, 1.5, size=shape).astype(onp.float32)
+    axis = data.draw(st.one_of(st.none(), st.integers(-len(shape), len(shape) - 1))
+                     if shape else st.none())
+    keep = data.draw(st.booleans())
+    r = getattr(np, name)(np.array(x), axis=axis, keepdims=keep)
+    want = getattr(onp, name)(x, axis=axis, keepdims=keep)
+    assert r.shape == onp.shape(want)
+    onp.testing.assert_allclose(r.asnumpy(), want, rtol=1e-4, atol=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(_shapes)
+def test_zero_size_and_0d_arrays_flow_through_gradients(shape):
+    x = np.ones(shape)
+    x.attach_grad()
+    with autograd.record():
+        y = (np.tanh(x) * 2 + x ** 2).sum()
+    y.backward()
+    assert y.shape == () and x.grad.shape == tuple(shape)
+    want = 2 * (1 - onp.tanh(1.0) ** 2) + 2.0
+    onp.testing.assert_allclose(x.grad.asnumpy(), onp.full(shape, want, onp.float32), rtol=1e-5)
