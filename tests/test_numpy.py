@@ -396,3 +396,18 @@ def test_zero_size_and_0d_arrays_flow_through_gradients(shape):
     assert y.shape == () and x.grad.shape == tuple(shape)
     want = 2 * (1 - onp.tanh(1.0) ** 2) + 2.0
     onp.testing.assert_allclose(x.grad.asnumpy(), onp.full(shape, want, onp.float32), rtol=1e-5)
+
+
+def test_npx_random_and_constraint_check():
+    mx.random.seed(3)
+    assert npx.random.bernoulli(prob=np.ones((2, 3)), dtype="bool").dtype == onp.bool_
+    assert npx.random.bernoulli(logit=np.zeros(4)).shape == (4,)
+    with pytest.raises(MXNetError):
+        npx.random.bernoulli(prob=np.array([1.5]))
+    with pytest.raises(MXNetError):
+        npx.random.bernoulli(prob=0.5, logit=0.0)
+    assert npx.random.normal_n(np.zeros(2), np.ones(2), batch_shape=3).shape == (3, 2)
+    assert npx.random.uniform_n(0.0, 1.0, batch_shape=(2, 2)).shape == (2, 2)
+    assert npx.constraint_check(np.ones(3, dtype=bool)).item() is True
+    with pytest.raises(ValueError, match="bad"):
+        npx.constraint_check(np.zeros(3, dtype=bool), "bad")

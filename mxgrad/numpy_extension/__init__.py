@@ -259,6 +259,22 @@ def seed(seed_state: int, ctx: Any = "all") -> None:
     _random.seed(seed_state)
 
 
+def constraint_check(input: Any, msg: str = "Constraint violated.") -> ndarray:
+    """Raise ``ValueError(msg)`` (an MXNetError) unless every element of ``input`` is true;
+    returns ``array(True)`` to multiply into a computation, as MXNet's.
+
+    Examples
+    --------
+    >>> from mxgrad import np, npx
+    >>> npx.constraint_check(np.ones(2, dtype=bool))
+    array(True)
+    """
+    if not bool(_onp.all(_in(input)._data)):
+        raise ShapeError(msg)
+    from ..ndarray.ndarray import wrap
+    return wrap(_onp.asarray(True), None, 0, ndarray)
+
+
 def cast(data: Any, dtype: Any) -> ndarray:
     """``data`` cast to ``dtype`` (differentiable between float types)."""
     return _np(_E.cast(_in(data), dtype))
@@ -294,7 +310,7 @@ def roi_pooling(*args: Any, **kwargs: Any) -> ndarray:
 
 
 from . import image, random  # noqa: E402
-__all__ += ["cast", "gather_nd", "nonzero", "multibox_prior", "multibox_target",
+__all__ += ["constraint_check", "cast", "gather_nd", "nonzero", "multibox_prior", "multibox_target",
             "multibox_detection", "roi_pooling", "Context", "cpu_pinned", "image", "random"]
 
 
