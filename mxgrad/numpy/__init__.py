@@ -218,6 +218,8 @@ def eye(N: int, M: Optional[int] = None, k: int = 0, dtype: Any = None,
         ctx: Any = None) -> ndarray:
     """A 2-d array with ones on the ``k``-th diagonal."""
     _ctx(ctx)
+    if int(N) < 0 or (M is not None and int(M) < 0):
+        raise ShapeError(f"np.eye: N and M must be >= 0, got N={N}, M={M}")
     return _wrap(_onp.eye(N, M, k, dtype=_np_dtype(dtype)), None, 0, ndarray)
 
 

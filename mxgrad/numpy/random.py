@@ -136,8 +136,11 @@ def exponential(scale: Any = 1.0, size: Any = None, ctx: Any = None, out: Any = 
 
 def gamma(shape: Any = 1.0, scale: Any = 1.0, size: Any = None, dtype: Any = None,
           ctx: Any = None, out: Any = None) -> ndarray:
-    """Samples from a gamma distribution."""
-    return _out(_rng().gamma(_param(shape), _param(scale), _size(size)), dtype)
+    """Samples from a gamma distribution (``shape`` and ``scale`` > 0, as MXNet)."""
+    k, theta = _param(shape), _param(scale)
+    if _onp.any(_onp.asarray(k) <= 0) or _onp.any(_onp.asarray(theta) <= 0):
+        raise ShapeError("np.random.gamma: shape and scale must be greater than 0")
+    return _out(_rng().gamma(k, theta, _size(size)), dtype)
 
 
 def beta(a: Any, b: Any, size: Any = None, dtype: Any = None, ctx: Any = None) -> ndarray:
