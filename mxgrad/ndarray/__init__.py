@@ -28,6 +28,7 @@ from ..ops.shape import *  # noqa: F401,F403
 from ..ops.indexing import *  # noqa: F401,F403
 from ..ops.ordering import *  # noqa: F401,F403
 from ..ops.linalg import *  # noqa: F401,F403
+from ..ops.linalg_factor import *  # noqa: F401,F403
 from ..ops.nn import *  # noqa: F401,F403
 from ..ops.conv import *  # noqa: F401,F403
 from ..ops.ctc import *  # noqa: F401,F403
