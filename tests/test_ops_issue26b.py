@@ -1,5 +1,6 @@
 """Operators added for MXNet programs (issue 26, second part): linalg extracttrian/
-maketrian/gelqf/syevd and the contrib.interleaved_matmul_* attention products. Outputs and
+maketrian/gelqf/syevd, the contrib.interleaved_matmul_* attention products,
+contrib.ROIAlign/PSROIPooling and Correlation. Outputs and
 gradients equal MXNet 1.9.1's (tests/data/mxnet/ops26b.npz by tools/make_op26b_fixtures.py,
 same case names and arguments); gradients also against float64 central differences, first
 and second order (the op table below)."""
@@ -10,7 +11,7 @@ import pytest
 
 from mxgrad import autograd, nd
 from mxgrad.base import MXNetError
-from opcheck import OpCase, op_tests, randn
+from opcheck import OpCase, op_tests, randn, uniform
 
 FIX = np.load(os.path.join(os.path.dirname(__file__), "data", "mxnet", "ops26b.npz"))
 
@@ -27,6 +28,21 @@ CASES = {
     "selfatt_valatt": ("contrib.interleaved_matmul_selfatt_valatt", dict(heads=2)),
     "encdec_qk": ("contrib.interleaved_matmul_encdec_qk", dict(heads=2)),
     "encdec_valatt": ("contrib.interleaved_matmul_encdec_valatt", dict(heads=2)),
+    "roialign": ("contrib.ROIAlign", dict(pooled_size=(2, 3), spatial_scale=1.0)),
+    "roialign_scaled_ratio": ("contrib.ROIAlign", dict(pooled_size=(3, 2), spatial_scale=0.5,
+                                                       sample_ratio=2)),
+    "roialign_aligned": ("contrib.ROIAlign", dict(pooled_size=(2, 2), spatial_scale=1.0,
+                                                  aligned=True)),
+    "roialign_ps": ("contrib.ROIAlign", dict(pooled_size=(2, 2), spatial_scale=1.0,
+                                             position_sensitive=True)),
+    "psroipool": ("contrib.PSROIPooling", dict(spatial_scale=1.0, output_dim=2, pooled_size=3)),
+    "psroipool_group": ("contrib.PSROIPooling", dict(spatial_scale=0.5, output_dim=2,
+                                                     pooled_size=3, group_size=2)),
+    "correlation": ("Correlation", dict(max_displacement=2, pad_size=2)),
+    "correlation_k3_strides": ("Correlation", dict(kernel_size=3, max_displacement=2, stride1=2,
+                                                   stride2=2, pad_size=3)),
+    "correlation_subtract": ("Correlation", dict(kernel_size=1, max_displacement=1, pad_size=0,
+                                                 is_multiply=False)),
 }
 
 
@@ -67,6 +83,7 @@ def _np_selfatt_qk(x, h):
     return (q @ np.swapaxes(k, -1, -2)).reshape(b * h, s, s) / np.sqrt(t.shape[-1])
 
 
+ROIS = np.array([[0, 0.4, 1.2, 3.3, 4.1], [1, 1.0, 0.0, 5.6, 2.5], [0, 2.2, 1.1, 2.6, 1.9]])
 S4 = randn(2, 3, 3, seed=21)
 S4 = S4 + np.swapaxes(S4, -1, -2) + np.diag([0.0, 3.0, 6.0])   # well-separated eigenvalues
 TABLE = [
@@ -86,6 +103,22 @@ TABLE = [
         x, a * a, heads=2), [randn(3, 1, 12, seed=26), randn(2, 3, 3, seed=27)], None),
     OpCase("encdec_qk", lambda q, kv: nd.contrib.interleaved_matmul_encdec_qk(
         q * q, kv, heads=2), [randn(3, 1, 4, seed=28), randn(2, 1, 8, seed=29)], None),
+    OpCase("roialign", lambda x, r: nd.contrib.ROIAlign(x * x, r, pooled_size=(2, 2),
+                                                         spatial_scale=1.0),
+           [randn(2, 2, 5, 6, seed=32), ROIS], None, grad_inputs=(0,), jvp=False),
+    OpCase("roialign_ps_aligned", lambda x, r: nd.contrib.ROIAlign(
+        x * x, r, pooled_size=(2, 1), spatial_scale=0.5, aligned=True, position_sensitive=True,
+        sample_ratio=2), [randn(1, 4, 4, 4, seed=33), ROIS[:1] * [0, 2, 2, 2, 2]], None,
+        grad_inputs=(0,), jvp=False),
+    OpCase("psroipool", lambda x, r: nd.contrib.PSROIPooling(
+        x * x, r, spatial_scale=1.0, output_dim=1, pooled_size=2),
+        [randn(2, 4, 5, 6, seed=34), ROIS], None, grad_inputs=(0,), jvp=False),
+    OpCase("correlation", lambda a, b: nd.Correlation(a * a, b, kernel_size=3,
+                                                      max_displacement=1, pad_size=2),
+           [randn(1, 2, 4, 5, seed=35), randn(1, 2, 4, 5, seed=36)], None, jvp=False),
+    OpCase("correlation_subtract", lambda a, b: nd.Correlation(
+        a * a, b, max_displacement=2, stride2=2, pad_size=1, is_multiply=False),
+        [randn(1, 2, 4, 4, seed=37), uniform(3, 4, 1, 2, 4, 4, seed=38)], None, jvp=False),
     OpCase("encdec_valatt", lambda kv, a: nd.contrib.interleaved_matmul_encdec_valatt(
         kv * kv, a, heads=1), [randn(2, 2, 6, seed=30), randn(2, 4, 2, seed=31)], None),
 ]
@@ -122,3 +155,17 @@ def test_bad_arguments():
     with pytest.raises(MXNetError, match="attention"):
         nd.contrib.interleaved_matmul_selfatt_valatt(nd.ones((2, 1, 12)), nd.ones((2, 2, 3)),
                                                      heads=2)
+    with pytest.raises(MXNetError, match="rois"):
+        nd.contrib.ROIAlign(nd.ones((1, 2, 4, 4)), nd.ones((2, 4)), (2, 2), 1.0)
+    with pytest.raises(MXNetError, match="batch index"):
+        nd.contrib.ROIAlign(nd.ones((1, 2, 4, 4)), nd.array([[1, 0, 0, 2, 2]]), (2, 2), 1.0)
+    with pytest.raises(MXNetError, match="divisible"):
+        nd.contrib.ROIAlign(nd.ones((1, 3, 4, 4)), nd.array([[0, 0, 0, 2, 2]]), (2, 2), 1.0,
+                            position_sensitive=True)
+    with pytest.raises(MXNetError, match="output_dim"):
+        nd.contrib.PSROIPooling(nd.ones((1, 5, 4, 4)), nd.array([[0, 0, 0, 2, 2]]), 1.0,
+                                output_dim=2, pooled_size=2)
+    with pytest.raises(MXNetError, match="kernel_size"):
+        nd.Correlation(nd.ones((1, 1, 5, 5)), nd.ones((1, 1, 5, 5)), kernel_size=2)
+    with pytest.raises(MXNetError, match="one shape"):
+        nd.Correlation(nd.ones((1, 1, 5, 5)), nd.ones((1, 1, 5, 4)))

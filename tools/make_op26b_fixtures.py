@@ -41,6 +41,28 @@ def cases(rs):
     att2 = rs.randn(2 * 2, 5, 6)
     yield "encdec_valatt", "contrib.interleaved_matmul_encdec_valatt", [kv, att2], \
         dict(heads=2), [0, 1]
+    feat = rs.randn(2, 3, 7, 8)
+    rois = np.array([[0, 0.5, 1.2, 5.3, 6.1], [1, 2.0, 0.0, 7.9, 3.5], [0, -1.5, 3.0, 2.0, 9.0],
+                     [1, 3.3, 2.2, 3.6, 2.4]])
+    rois2 = rois * [1, 2, 2, 2, 2]              # image coordinates twice the map's
+    yield "roialign", "contrib.ROIAlign", [feat, rois], dict(pooled_size=(2, 3),
+                                                             spatial_scale=1.0), [0]
+    yield "roialign_scaled_ratio", "contrib.ROIAlign", [feat, rois2], \
+        dict(pooled_size=(3, 2), spatial_scale=0.5, sample_ratio=2), [0]
+    yield "roialign_aligned", "contrib.ROIAlign", [feat, rois[:3]], \
+        dict(pooled_size=(2, 2), spatial_scale=1.0, aligned=True), [0]
+    yield "roialign_ps", "contrib.ROIAlign", [rs.randn(2, 8, 6, 6), rois], \
+        dict(pooled_size=(2, 2), spatial_scale=1.0, position_sensitive=True), [0]
+    yield "psroipool", "contrib.PSROIPooling", [rs.randn(2, 2 * 9, 7, 8), rois], \
+        dict(spatial_scale=1.0, output_dim=2, pooled_size=3), [0]
+    yield "psroipool_group", "contrib.PSROIPooling", [rs.randn(2, 2 * 4, 7, 8), rois2], \
+        dict(spatial_scale=0.5, output_dim=2, pooled_size=3, group_size=2), [0]
+    f1, f2 = rs.randn(2, 3, 6, 7), rs.randn(2, 3, 6, 7)
+    yield "correlation", "Correlation", [f1, f2], dict(max_displacement=2, pad_size=2), [0, 1]
+    yield "correlation_k3_strides", "Correlation", [f1, f2], \
+        dict(kernel_size=3, max_displacement=2, stride1=2, stride2=2, pad_size=3), [0, 1]
+    yield "correlation_subtract", "Correlation", [f1, f2], \
+        dict(kernel_size=1, max_displacement=1, pad_size=0, is_multiply=False), [0, 1]
 
 
 def main():
