@@ -1,0 +1,77 @@
+"""gluon.contrib.rnn: LSTMPCell equals MXNet 1.9.1 (values and gradients; fixture by
+tools/make_contrib_rnn_fixtures.py), VariationalDropoutCell keeps one mask per sequence."""
+import os
+
+import numpy as np
+import pytest
+
+import mxgrad as mx
+from mxgrad import autograd, nd
+from mxgrad.base import MXNetError
+
+FIX = np.load(os.path.join(os.path.dirname(__file__), "data", "mxnet", "contrib_rnn.npz"))
+NAMES = ("i2h_weight", "h2h_weight", "h2r_weight", "i2h_bias", "h2h_bias")
+
+
+def test_lstmp_matches_mxnet():
+    cell = mx.gluon.contrib.rnn.LSTMPCell(5, 3, input_size=4, prefix="lstmp_")
+    cell.initialize()
+    for n in NAMES:
+        getattr(cell, n).set_data(nd.array(FIX[n]))
+    x = nd.array(FIX["x"])
+    x.attach_grad()
+    with autograd.record():
+        outputs, states = cell.unroll(3, x, layout="NTC", merge_outputs=True)
+        loss = (outputs * nd.array(FIX["head"])).sum()
+    loss.backward()
+    tol = dict(rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(outputs.asnumpy(), FIX["outputs"], **tol)
+    np.testing.assert_allclose(states[0].asnumpy(), FIX["r"], **tol)
+    np.testing.assert_allclose(states[1].asnumpy(), FIX["c"], **tol)
+    np.testing.assert_allclose(x.grad.asnumpy(), FIX["grad_x"], **tol)
+    for n in NAMES:
+        np.testing.assert_allclose(getattr(cell, n).grad().asnumpy(), FIX["grad_" + n], **tol)
+
+
+def test_lstmp_deferred_shapes_and_gradcheck():
+    cell = mx.gluon.contrib.rnn.LSTMPCell(4, 2)
+    cell.initialize()
+    out, (r, c) = cell(nd.ones((3, 6)), cell.begin_state(batch_size=3))
+    assert cell.i2h_weight.shape == (16, 6) and cell.h2r_weight.shape == (2, 4)
+    assert out.shape == r.shape == (3, 2) and c.shape == (3, 4)
+    with pytest.raises(MXNetError, match="projection_size"):
+        mx.gluon.contrib.rnn.LSTMPCell(4, 0)
+    cell.cast("float64")
+
+    def f(x):
+        o, _ = cell.unroll(2, x, merge_outputs=True)
+        return o
+    from mxgrad.test_utils import check_numeric_gradient
+    x = nd.array(np.random.default_rng(0).normal(size=(2, 2, 6)), dtype="float64")
+    assert check_numeric_gradient(f, [x])
+
+
+@pytest.mark.parametrize("drop_states", [0.0, 0.5])
+def test_variational_dropout_one_mask_per_sequence(drop_states):
+    base = mx.gluon.rnn.RNNCell(6, input_size=3)
+    cell = mx.gluon.contrib.rnn.VariationalDropoutCell(base, drop_outputs=0.5,
+                                                       drop_states=drop_states)
+    cell.initialize()
+    x = nd.array(np.random.default_rng(1).normal(size=(4, 5, 3)))
+    mx.random.seed(3)
+    with autograd.train_mode():
+        out, _ = cell.unroll(5, x, merge_outputs=True)
+    out = out.asnumpy()
+    zero = out == 0
+    assert zero.any() and not zero.all()
+    assert (zero == zero[:, :1]).all()            # the same units dropped at every step
+    kept = out[~zero]
+    assert np.all(np.abs(kept) > 0)
+    with autograd.predict_mode():                 # outside training: the base cell
+        plain, _ = cell.unroll(5, x, merge_outputs=True)
+    if drop_states == 0.0:
+        np.testing.assert_allclose(out[~zero], 2 * plain.asnumpy()[~zero], rtol=1e-5)
+    with pytest.raises(MXNetError, match="Bidirectional"):
+        mx.gluon.contrib.rnn.VariationalDropoutCell(
+            mx.gluon.rnn.BidirectionalCell(mx.gluon.rnn.RNNCell(2), mx.gluon.rnn.RNNCell(2)),
+            drop_states=0.5)
