@@ -42,7 +42,8 @@ def test_layout_equals_mxnets(tmp_path):
     net = _fresh_names()
     net.initialize()
     net.save(str(tmp_path / "plain"))
-    with open(tmp_path / "plain-model.json") as f, open(os.path.join(DATA, "plain-model.json")) as g:
+    with open(tmp_path / "plain-model.json") as f, \
+            open(os.path.join(DATA, "plain-model.json")) as g:
         assert json.load(f) == json.load(g)
     net.hybridize()
     net(mx.nd.ones((2, 3)))

@@ -75,3 +75,51 @@ def test_variational_dropout_one_mask_per_sequence(drop_states):
         mx.gluon.contrib.rnn.VariationalDropoutCell(
             mx.gluon.rnn.BidirectionalCell(mx.gluon.rnn.RNNCell(2), mx.gluon.rnn.RNNCell(2)),
             drop_states=0.5)
+
+
+CONV_CASES = [
+    ("conv2d_lstm", "Conv2DLSTMCell", dict(input_shape=(2, 5, 4), hidden_channels=3,
+                                           i2h_kernel=3, h2h_kernel=3, i2h_pad=1)),
+    ("conv1d_gru", "Conv1DGRUCell", dict(input_shape=(3, 6), hidden_channels=2, i2h_kernel=2,
+                                         h2h_kernel=3, i2h_dilate=2, h2h_dilate=2)),
+    ("conv1d_rnn_relu", "Conv1DRNNCell", dict(input_shape=(3, 6), hidden_channels=2,
+                                              i2h_kernel=3, h2h_kernel=1, activation="relu")),
+    ("conv3d_rnn", "Conv3DRNNCell", dict(input_shape=(1, 3, 4, 3), hidden_channels=2,
+                                         i2h_kernel=(1, 2, 2), h2h_kernel=(3, 1, 3))),
+]
+
+
+@pytest.mark.parametrize("case,cls,kw", CONV_CASES, ids=[c[0] for c in CONV_CASES])
+def test_conv_cells_match_mxnet(case, cls, kw):
+    cell = getattr(mx.gluon.contrib.rnn, cls)(prefix=case + "_", **kw)
+    cell.initialize()
+    names = ("i2h_weight", "h2h_weight", "i2h_bias", "h2h_bias")
+    for n in names:
+        getattr(cell, n).set_data(nd.array(FIX[f"{case}_{n}"]))
+    x = nd.array(FIX[f"{case}_x"])
+    x.attach_grad()
+    with autograd.record():
+        outputs, states = cell.unroll(x.shape[1], x, layout="NTC", merge_outputs=True)
+        loss = (outputs * nd.array(FIX[f"{case}_head"])).sum()
+    loss.backward()
+    tol = dict(rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(outputs.asnumpy(), FIX[f"{case}_outputs"], **tol)
+    for i, st in enumerate(states):
+        np.testing.assert_allclose(st.asnumpy(), FIX[f"{case}_state{i}"], **tol)
+    np.testing.assert_allclose(x.grad.asnumpy(), FIX[f"{case}_grad_x"], **tol)
+    for n in names:
+        np.testing.assert_allclose(getattr(cell, n).grad().asnumpy(), FIX[f"{case}_grad_{n}"],
+                                   **tol)
+
+
+def test_conv_cell_arguments():
+    rnn = mx.gluon.contrib.rnn
+    with pytest.raises(MXNetError, match="odd"):
+        rnn.Conv2DRNNCell((1, 4, 4), 2, 3, 2)
+    with pytest.raises(MXNetError, match="length 2"):
+        rnn.Conv2DGRUCell((1, 4, 4), 2, (3, 3, 3), 3)
+    with pytest.raises(MXNetError, match="conv_layout"):
+        rnn.Conv1DLSTMCell((1, 4), 2, 3, 3, conv_layout="NCHW")
+    cell = rnn.Conv2DGRUCell((2, 4, 5), 3, 3, 3)
+    assert cell.state_info(7)[0]["shape"] == (7, 3, 2, 3)
+    assert repr(cell) == "Conv2DGRUCell(2 -> 9, tanh, NCHW)"

@@ -381,7 +381,8 @@ def test_multi_adamw_update():
     ws = [nd.array(w, dtype="float64") for w in w0]
     ms = [nd.zeros(s, dtype="float64") for s in shapes]
     vs = [nd.zeros(s, dtype="float64") for s in shapes]
-    rw, rm, rv = [w.copy() for w in w0], [np.zeros(s) for s in shapes], [np.zeros(s) for s in shapes]
+    rw = [w.copy() for w in w0]
+    rm, rv = [np.zeros(s) for s in shapes], [np.zeros(s) for s in shapes]
     for step in range(3):
         gs = [rng.standard_normal(s) * 2 for s in shapes]
         res = nd.contrib.multi_adamw_update(ws, [nd.array(g, dtype="float64") for g in gs], ms,
