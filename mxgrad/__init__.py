@@ -29,6 +29,9 @@ from . import test_utils
 from . import initializer
 from . import initializer as init
 from . import optimizer
+from . import optimizer_contrib as _optimizer_contrib
+setattr(optimizer, "contrib", _optimizer_contrib)           # mx.optimizer.contrib.GroupAdaGrad
+setattr(optimizer, "LBSGD", _optimizer_contrib.LBSGD)      # mx.optimizer.LBSGD
 from . import lr_scheduler
 from . import gluon
 from . import metric

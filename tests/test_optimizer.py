@@ -309,3 +309,97 @@ def test_cosine_and_poly_scheduler():
     p = mx.lr_scheduler.PolyScheduler(max_update=10, base_lr=1.0, pwr=2, final_lr=0.0)
     for t in (0, 3, 10):
         assert p(t) == pytest.approx((1 - t / 10) ** 2)
+
+
+def test_group_adagrad():
+    w0, grads = data((3, 4))
+    lr, eps, clip = 0.1, 1e-5, 2.0
+    opt = mx.optimizer.contrib.GroupAdaGrad(learning_rate=lr, eps=eps, clip_gradient=clip,
+                                            rescale_grad=0.5)
+    got = run(opt, w0, grads)
+    w, h = w0.copy(), np.zeros((3, 1))
+    for g, out in zip(grads, got):
+        g = np.clip(0.5 * g, -clip, clip)
+        h = h + np.mean(g * g, axis=1, keepdims=True)
+        w = w - lr * g / np.sqrt(h + eps)
+        np.testing.assert_allclose(out, w, rtol=1e-12)
+    assert isinstance(mx.optimizer.create("groupadagrad"), mx.optimizer.contrib.GroupAdaGrad)
+    with pytest.raises(StateError, match="weight decay"):
+        mx.optimizer.contrib.GroupAdaGrad(wd=0.1).update(0, nd.ones((2, 2)), nd.ones((2, 2)),
+                                                         nd.zeros((2, 1)))
+    with pytest.raises(ShapeError, match="2-D"):
+        mx.optimizer.contrib.GroupAdaGrad().create_state(0, nd.ones((3,)))
+
+
+def _lbsgd_reference(w0, grads, lr, wd, momentum, batch_scale, mult, rescale=1.0):
+    """MXNet's LBSGD: gradients summed over batch_scale calls, then sgd(_mom)_update with
+    lr * mult(num_cums) on their mean."""
+    w, mom, cum, outs = w0.copy(), np.zeros_like(w0), 0.0, []
+    for n, g in enumerate(grads, start=1):
+        cum = cum + g
+        if n % batch_scale == 0:
+            gm = cum / batch_scale
+            step = (lr * mult(n, w, gm)) * (rescale * gm + wd * w)
+            mom = momentum * mom - step
+            w = w + mom
+            cum = 0.0
+        outs.append(w.copy())
+    return outs
+
+
+@pytest.mark.parametrize("strategy", ["linear", "power2", "sqrt", "lars"])
+def test_lbsgd(strategy):
+    w0, _ = data((3, 4))
+    grads = [RNG.standard_normal((3, 4)) for _ in range(8)]
+    lr, wd, mom, bs, nwup = 0.1, 0.01, 0.9, 2, 3 * 2
+    opt = mx.optimizer.LBSGD(learning_rate=lr, wd=wd, momentum=mom, batch_scale=bs,
+                             warmup_strategy=strategy, warmup_epochs=3, updates_per_epoch=2,
+                             rescale_grad=0.5)
+    got = run(opt, w0, grads)
+
+    def mult(n, w, g):
+        if strategy == "lars":
+            w2, g2 = (w * w).sum(), (g * g).sum()
+            return min(max(math.sqrt(w2 / (g2 + wd * w2 + 1e-18)), 0.01), 100)
+        if n >= nwup:
+            return bs
+        frac = {"linear": n / nwup, "power2": (n / nwup) ** 2, "sqrt": math.sqrt(n / nwup)}
+        return 1 + (bs - 1) * frac[strategy]
+    # MXNet's lars factor uses the averaged gradient before rescale_grad
+    ref = _lbsgd_reference(w0, grads, lr, wd, mom, bs, mult, rescale=0.5)
+    for out, r in zip(got, ref):
+        np.testing.assert_allclose(out, r, rtol=1e-12)
+    assert np.array_equal(got[0], w0)          # the first call only accumulates
+    assert isinstance(mx.optimizer.create("lbsgd"), mx.optimizer.LBSGD)
+
+
+def test_multi_adamw_update():
+    shapes = [(3, 4), (5,)]
+    rng = np.random.default_rng(3)
+    w0 = [rng.standard_normal(s) for s in shapes]
+    lrs, wds, etas, b1, b2, eps, clip = [0.1, 0.05], [0.01, 0.0], [1.0, 0.5], 0.8, 0.9, 1e-6, 1.5
+    ws = [nd.array(w, dtype="float64") for w in w0]
+    ms = [nd.zeros(s, dtype="float64") for s in shapes]
+    vs = [nd.zeros(s, dtype="float64") for s in shapes]
+    rw = [w.copy() for w in w0]
+    rm, rv = [np.zeros(s) for s in shapes], [np.zeros(s) for s in shapes]
+    for step in range(3):
+        gs = [rng.standard_normal(s) * 2 for s in shapes]
+        res = nd.contrib.multi_adamw_update(ws, [nd.array(g, dtype="float64") for g in gs], ms,
+                                            vs, nd.array([0.5], dtype="float64"), lrs=lrs,
+                                            wds=wds, etas=etas, beta1=b1, beta2=b2,
+                                            epsilon=eps, clip_gradient=clip, out=ws)
+        assert res[0] is ws[0] and len(res) == 2
+        for i in range(2):
+            g = np.clip(0.5 * gs[i], -clip, clip)
+            rm[i] = b1 * rm[i] + (1 - b1) * g
+            rv[i] = b2 * rv[i] + (1 - b2) * g * g
+            rw[i] = rw[i] - etas[i] * (lrs[i] * rm[i] / (np.sqrt(rv[i]) + eps) + wds[i] * rw[i])
+            np.testing.assert_allclose(ws[i].asnumpy(), rw[i], rtol=1e-12)
+            np.testing.assert_allclose(ms[i].asnumpy(), rm[i], rtol=1e-12)
+    before = ws[0].asnumpy().copy()     # a non-finite rescale_grad skips the step (MXNet)
+    nd.contrib.multi_adamw_update(ws, [nd.ones(s, dtype="float64") for s in shapes], ms, vs,
+                                  float("nan"), lrs=lrs, wds=wds, etas=etas, out=ws)
+    np.testing.assert_array_equal(ws[0].asnumpy(), before)
+    with pytest.raises(ShapeError, match="lrs"):
+        nd.contrib.multi_adamw_update(ws, ws, ms, vs, 1.0, lrs=[0.1], wds=wds, etas=etas)

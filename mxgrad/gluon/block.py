@@ -419,6 +419,35 @@ class Block:
         self.load_parameters(filename, ctx, allow_missing, ignore_extra)
 
     # ------------------------------------------------------------- structure
+    def save(self, prefix: str) -> None:
+        """Save the architecture's names (``<prefix>-model.json``, MXNet 1.9.1's layout,
+        with the traced graph of hybridized blocks that have run) and the parameters
+        (``<prefix>-model.params``), for :meth:`load` into an identically built model.
+
+        Examples
+        --------
+        >>> import mxgrad as mx, os, tempfile
+        >>> def build():
+        ...     net = mx.gluon.nn.HybridSequential()
+        ...     net.add(mx.gluon.nn.Dense(2, in_units=3))
+        ...     return net
+        >>> net = build(); net.initialize()
+        >>> prefix = os.path.join(tempfile.mkdtemp(), 'm')
+        >>> net.save(prefix)
+        >>> sorted(os.listdir(os.path.dirname(prefix)))
+        ['m-model.json', 'm-model.params']
+        >>> net2 = build(); net2.load(prefix); net2[0].name == net[0].name
+        True
+        """
+        from ._block_save import save_model
+        save_model(self, prefix)
+
+    def load(self, prefix: str) -> None:
+        """Load what :meth:`save` wrote: blocks (and parameter keys) get their saved
+        names, saved hybridized blocks are hybridized, parameters are loaded."""
+        from ._block_save import load_model
+        load_model(self, prefix)
+
     def register_child(self, block: Block, name: Optional[str] = None) -> None:
         """Register ``block`` as a child (done automatically for attributes)."""
         if name is None:

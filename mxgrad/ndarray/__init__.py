@@ -28,6 +28,7 @@ from ..ops.shape import *  # noqa: F401,F403
 from ..ops.indexing import *  # noqa: F401,F403
 from ..ops.ordering import *  # noqa: F401,F403
 from ..ops.linalg import *  # noqa: F401,F403
+from ..ops.linalg_factor import *  # noqa: F401,F403
 from ..ops.nn import *  # noqa: F401,F403
 from ..ops.conv import *  # noqa: F401,F403
 from ..ops.ctc import *  # noqa: F401,F403
@@ -41,6 +42,7 @@ from ..ops.numeric import histogram, multi_all_finite  # noqa: F401
 from ..ops.im2col import im2col, col2im  # noqa: F401
 from ..ops.sampler import GridGenerator, BilinearSampler, SpatialTransformer  # noqa: F401
 from ..ops.detection import ROIPooling  # noqa: F401  (MultiBox* live in nd.contrib)
+from ..ops.correlation import Correlation  # noqa: F401
 # MXNet's other names of the same operators
 from ..ops.elemwise import cast as Cast, cast as amp_cast, divide as true_divide  # noqa: F401
 from ..ops.nn import BatchNorm as BatchNorm_v1  # noqa: F401  (MXNet's legacy op, same math)

@@ -38,6 +38,11 @@ from ..ops.ctc import CTCLoss, ctc_loss  # noqa: F401  (MXNet keeps contrib alia
 from ..ops.numeric import allclose, quantize, dequantize  # noqa: F401
 from ..ops.resize2d import BilinearResize2D  # noqa: F401
 from ..ops.hawkes import hawkesll  # noqa: F401
+from ..ops.roi import ROIAlign, PSROIPooling  # noqa: F401
+from ..ops.optimizer_update import multi_adamw_update  # noqa: F401
+from ..ops.transformer import (interleaved_matmul_selfatt_qk,  # noqa: F401
+                               interleaved_matmul_selfatt_valatt, interleaved_matmul_encdec_qk,
+                               interleaved_matmul_encdec_valatt)
 from ..ops.boxes import (box_iou, box_nms, box_non_maximum_suppression,  # noqa: F401
                          box_encode, box_decode, bipartite_matching)
 from .ndarray import NDArray, wrap
@@ -49,7 +54,10 @@ __all__ = ["boolean_mask", "arange_like", "div_sqrt_dim", "foreach", "while_loop
            "rand_zipfian", "MultiBoxPrior", "MultiBoxTarget", "MultiBoxDetection",
            "CTCLoss", "ctc_loss", "allclose", "box_iou", "box_nms",
            "box_non_maximum_suppression", "box_encode", "box_decode", "bipartite_matching",
-           "BilinearResize2D", "quantize", "dequantize", "hawkesll"]
+           "BilinearResize2D", "quantize", "dequantize", "hawkesll",
+           "interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt",
+           "interleaved_matmul_encdec_qk", "interleaved_matmul_encdec_valatt", "ROIAlign",
+           "PSROIPooling", "multi_adamw_update"]
 
 
 def _nd(x, op, arg="data") -> NDArray:

@@ -29,9 +29,12 @@ from ..ops.linalg import (linalg_det, linalg_extractdiag, linalg_gemm, linalg_ge
                           linalg_inverse, linalg_makediag, linalg_potrf, linalg_potri,
                           linalg_slogdet, linalg_sumlogdiag, linalg_syrk, linalg_trmm,
                           linalg_trsm)
+from ..ops.linalg_factor import (linalg_extracttrian, linalg_gelqf, linalg_maketrian,
+                                 linalg_syevd)
 
 __all__ = ["gemm", "gemm2", "potrf", "potri", "trmm", "trsm", "sumlogdiag", "extractdiag",
-           "makediag", "syrk", "inverse", "det", "slogdet"]
+           "makediag", "syrk", "inverse", "det", "slogdet", "extracttrian", "maketrian",
+           "gelqf", "syevd"]
 
 gemm = linalg_gemm
 gemm2 = linalg_gemm2
@@ -46,6 +49,10 @@ syrk = linalg_syrk
 inverse = linalg_inverse
 det = linalg_det
 slogdet = linalg_slogdet
+extracttrian = linalg_extracttrian
+maketrian = linalg_maketrian
+gelqf = linalg_gelqf
+syevd = linalg_syevd
 
 
 # every error on bad arguments is an MXNetError naming the argument (issue 11)
