@@ -19,7 +19,7 @@ CASES = {c["name"]: c for c in META["cases"]}
 
 
 def _run(op, kw, data, label, head, sym=False):
-    x = mx.nd.array(data)
+    x = mx.nd.array(data, dtype=data.dtype)
     x.attach_grad()
     with mx.autograd.record():
         if op == "BlockGrad":
@@ -27,11 +27,11 @@ def _run(op, kw, data, label, head, sym=False):
         elif label is None:
             out = getattr(mx.nd, op)(x, **kw)
         else:
-            out = getattr(mx.nd, op)(x, mx.nd.array(label), **kw)
+            out = getattr(mx.nd, op)(x, mx.nd.array(label, dtype=label.dtype), **kw)
     if head is None:
         out.backward()
     else:
-        out.backward(mx.nd.array(head))
+        out.backward(mx.nd.array(head, dtype=head.dtype))
     return out.asnumpy(), x.grad.asnumpy()
 
 
@@ -40,8 +40,10 @@ def test_matches_mxnet(name):
     c = CASES[name]
     get = lambda k: DATA[name + "/" + k] if name + "/" + k in DATA.files else None  # noqa
     out, grad = _run(c["op"], c["kwargs"], get("data"), get("label"), get("head"))
-    np.testing.assert_allclose(out, get("out"), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(grad, get("grad"), rtol=1e-5, atol=1e-6)
+    tol = dict(rtol=2e-3, atol=1e-4) if out.dtype == np.float16 else dict(rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out, get("out"), **tol)
+    np.testing.assert_allclose(grad, get("grad"), **tol)
+    assert (out.dtype, grad.dtype) == (get("out").dtype, get("grad").dtype)
 
 
 def test_head_gradient_is_ignored():
@@ -123,3 +125,21 @@ def test_symbol_graph_matches_mxnet(name):
     out.backward()
     np.testing.assert_allclose(out.asnumpy(), DATA[name + "/out"], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(x.grad.asnumpy(), DATA[name + "/grad"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["so_3d_default", "so_preserve", "so_multi_flat_label",
+                                  "logistic", "lin", "svm_l1", "makeloss_batch"])
+def test_forward_mode_tangent_of_the_prediction(name):
+    """jvp goes through the forward (the prediction), checked by central differences."""
+    from mxgrad.autograd.functional import jvp
+    c = CASES[name]
+    x = mx.nd.array(DATA[name + "/data"], dtype="float64")
+    v = mx.nd.array(np.random.RandomState(3).randn(*x.shape), dtype="float64")
+    if name + "/label" in DATA.files:
+        lab = mx.nd.array(DATA[name + "/label"], dtype="float64")
+        f = lambda a: getattr(mx.nd, c["op"])(a, lab, **c["kwargs"])  # noqa: E731
+    else:
+        f = lambda a: getattr(mx.nd, c["op"])(a, **c["kwargs"])  # noqa: E731
+    _, t = jvp(f, x, v)
+    num = (f(x + 1e-6 * v) - f(x - 1e-6 * v)) / 2e-6
+    np.testing.assert_allclose(t.asnumpy(), num.asnumpy(), rtol=1e-6, atol=1e-8)

@@ -98,12 +98,23 @@ def cases():
          u(3, 4), None, None),
         ("make_loss", "make_loss", {}, u(3, 4), None, head(3, 4)),
         ("blockgrad", "BlockGrad", {}, u(3, 4), None, head(3, 4)),
+        # other float types: the gradient keeps the data's dtype
+        ("so_f64", so, dict(smooth_alpha=0.2, use_ignore=True, ignore_label=1,
+                            normalization="batch", grad_scale=0.3), u(4, 5).astype("float64"),
+         lab(5, 4).astype("float64"), None),
+        ("so_multi_f16", so, dict(multi_output=True, normalization="valid", use_ignore=True,
+                                  ignore_label=0), u(2, 3, 4).astype("float16"),
+         lab(3, 2, 4).astype("float16"), None),
+        ("mae_f64", "MAERegressionOutput", {}, u(3, 2).astype("float64"),
+         u(3, 2).astype("float64"), None),
+        ("svm_f64", "SVMOutput", dict(use_linear=True), u(3, 4).astype("float64"),
+         lab(4, 3).astype("float64"), None),
     ]
     return c
 
 
 def run_nd(op, kw, data, label, head):
-    x = mx.nd.array(data)
+    x = mx.nd.array(data, dtype=data.dtype)
     x.attach_grad()
     with mx.autograd.record():
         if op == "BlockGrad":      # stops the gradient through one factor of x * x
@@ -111,11 +122,11 @@ def run_nd(op, kw, data, label, head):
         elif label is None:
             out = getattr(mx.nd, op)(x, **kw)
         else:
-            out = getattr(mx.nd, op)(x, mx.nd.array(label), **kw)
+            out = getattr(mx.nd, op)(x, mx.nd.array(label, dtype=label.dtype), **kw)
     if head is None:
         out.backward()
     else:
-        out.backward(mx.nd.array(head))
+        out.backward(mx.nd.array(head, dtype=head.dtype))
     return out.asnumpy(), x.grad.asnumpy()
 
 

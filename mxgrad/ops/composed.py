@@ -368,7 +368,7 @@ def _make_loss_grad(g, y, x, grad_scale, valid_thresh, normalization):
 
 
 _MAKE_LOSS = defop("MakeLoss", lambda x, grad_scale, valid_thresh, normalization: x.copy(),
-                   [_make_loss_grad], None, save=(), save_out=True)
+                   [_make_loss_grad], [lambda t, y, x, **attrs: t], save=(), save_out=True)
 
 
 def MakeLoss(data: NDArray, grad_scale: float = 1.0, valid_thresh: float = 0.0,

@@ -281,7 +281,8 @@ def _svm_grad(g, y, x, onehot, margin, reg, linear):
     return (_ew.relu(x + margin) * rest - _ew.relu(margin - x) * oh) * (2.0 * reg)
 
 
-_SVM = defop("SVMOutput", lambda x, onehot, margin, reg, linear: x.copy(), [_svm_grad])
+_SVM = defop("SVMOutput", lambda x, onehot, margin, reg, linear: x.copy(), [_svm_grad],
+             [lambda t, y, x, **attrs: t])       # the forward is the identity
 
 
 def SVMOutput(data: NDArray, label: NDArray, margin: float = 1.0,
@@ -336,7 +337,8 @@ def _kl_grad(g, y, x, moving_avg, rho, penalty, momentum):
 
 
 _KL = defop("IdentityAttachKLSparseReg",
-            lambda x, moving_avg, rho, penalty, momentum: x.copy(), [_kl_grad])
+            lambda x, moving_avg, rho, penalty, momentum: x.copy(), [_kl_grad],
+            [lambda t, y, x, **attrs: t])
 
 
 def IdentityAttachKLSparseReg(data: NDArray, moving_avg: Optional[NDArray] = None,
