@@ -143,3 +143,27 @@ def test_forward_mode_tangent_of_the_prediction(name):
     _, t = jvp(f, x, v)
     num = (f(x + 1e-6 * v) - f(x - 1e-6 * v)) / 2e-6
     np.testing.assert_allclose(t.asnumpy(), num.asnumpy(), rtol=1e-6, atol=1e-8)
+
+
+def test_mxnet_graph_of_every_output_layer():
+    """MXNet's JSON of a graph using every output layer loads with MXNet's argument,
+    auxiliary-state and output names; run under autograd (heads of ones) it gives MXNet's
+    executor outputs, data and weight gradients and updated moving average."""
+    g = META["graph"]
+    s = mx.sym.load_json(g["json"])
+    assert s.list_arguments() == g["arguments"]
+    assert s.list_auxiliary_states() == g["aux"]
+    assert s.list_outputs() == g["outputs"]
+    feed = {k: mx.nd.array(DATA["graph/" + k]) for k in g["arguments"] + g["aux"]}
+    for k in ("data", "fc_weight"):
+        feed[k].attach_grad()
+    with mx.autograd.record():
+        outs = s.eval(**feed)
+    mx.autograd.backward(outs, [mx.nd.ones_like(o) for o in outs])
+    for i, o in enumerate(outs):
+        np.testing.assert_allclose(o.asnumpy(), DATA[f"graph/out{i}"], rtol=1e-5, atol=1e-6,
+                                   err_msg=g["outputs"][i])
+    for k in ("data", "fc_weight"):
+        np.testing.assert_allclose(feed[k].grad.asnumpy(), DATA["graph/grad_" + k], rtol=1e-5,
+                                   atol=1e-6, err_msg=k)
+    np.testing.assert_allclose(feed["kl_moving_avg"].asnumpy(), DATA["graph/avg1"], rtol=1e-6)

@@ -153,6 +153,46 @@ def kl_steps(arrays, meta):
     meta["kl_aux_names"] = sym.list_auxiliary_states()
 
 
+def graph(arrays, meta):
+    """A Symbol graph with every output layer, as MXNet writes it to JSON, run by MXNet's
+    executor: forward outputs, the data gradient (heads of ones) and the moving average."""
+    rs = np.random.RandomState(11)
+    data = mx.sym.var("data")
+    fc = mx.sym.FullyConnected(data, num_hidden=4, name="fc")
+    kl = mx.sym.IdentityAttachKLSparseReg(mx.sym.sigmoid(fc), name="kl", penalty=0.1)
+    outs = [mx.sym.SVMOutput(kl, name="svm", margin=0.5, use_linear=True),
+            mx.sym.SoftmaxOutput(fc, name="so", smooth_alpha=0.1, normalization="batch"),
+            mx.sym.LinearRegressionOutput(fc, name="lin", grad_scale=0.5),
+            mx.sym.LogisticRegressionOutput(fc, name="logit"),
+            mx.sym.MAERegressionOutput(fc, name="mae"),
+            mx.sym.MakeLoss(mx.sym.sum(mx.sym.BlockGrad(fc) * fc), grad_scale=2.0,
+                            normalization="batch", name="ml"),
+            mx.sym.make_loss(mx.sym.square(fc), name="ml2")]
+    g = mx.sym.Group(outs)
+    shapes = dict(data=(3, 5), svm_label=(3,), so_label=(3,), lin_label=(3, 4),
+                  logit_label=(3, 4), mae_label=(3, 4))
+    ex = g.simple_bind(mx.cpu(), **shapes)
+    feed = {"data": rs.uniform(-1, 1, (3, 5)), "fc_weight": rs.uniform(-1, 1, (4, 5)),
+            "fc_bias": rs.uniform(-1, 1, (4,)), "svm_label": rs.randint(0, 4, (3,)),
+            "so_label": rs.randint(0, 4, (3,)), "lin_label": rs.uniform(-1, 1, (3, 4)),
+            "logit_label": rs.randint(0, 2, (3, 4)), "mae_label": rs.uniform(-1, 1, (3, 4))}
+    for k, v in feed.items():
+        ex.arg_dict[k][:] = v
+        arrays["graph/" + k] = v.astype("float32")
+    avg0 = np.full((4,), 0.4, "float32")
+    ex.aux_dict["kl_moving_avg"][:] = avg0
+    arrays["graph/kl_moving_avg"] = avg0
+    ex.forward(is_train=True)
+    ex.backward(out_grads=[mx.nd.ones(o.shape) for o in ex.outputs])
+    for i, o in enumerate(ex.outputs):
+        arrays[f"graph/out{i}"] = o.asnumpy()
+    arrays["graph/grad_data"] = ex.grad_dict["data"].asnumpy()
+    arrays["graph/grad_fc_weight"] = ex.grad_dict["fc_weight"].asnumpy()
+    arrays["graph/avg1"] = ex.aux_dict["kl_moving_avg"].asnumpy()
+    meta["graph"] = {"json": g.tojson(), "arguments": g.list_arguments(),
+                     "aux": g.list_auxiliary_states(), "outputs": g.list_outputs()}
+
+
 def main():
     arrays, meta = {}, {"cases": []}
     for name, op, kw, data, label, head in cases():
@@ -166,6 +206,7 @@ def main():
         arrays[name + "/grad"] = grad
         meta["cases"].append({"name": name, "op": op, "kwargs": kw})
     kl_steps(arrays, meta)
+    graph(arrays, meta)
     arrays["meta"] = np.array(json.dumps(meta, sort_keys=True))
     tmp = OUT + ".tmp"
     with open(tmp, "wb") as f:

@@ -277,7 +277,7 @@ def _copy(inputs, kwargs):
 
 _op("_copy", run=_copy, aliases=("identity",), attrs=())
 _op("BlockGrad", aliases=("stop_gradient",))
-_op("make_loss")
+_op("make_loss", out_names=("loss",))   # MXNet names its output <name>_loss
 _op("MakeLoss")
 _op("Cast", nd_name="cast", aliases=("cast",))
 _op("SequenceMask", ("data", "sequence_length"))
