@@ -167,3 +167,15 @@ def test_mxnet_graph_of_every_output_layer():
         np.testing.assert_allclose(feed[k].grad.asnumpy(), DATA["graph/grad_" + k], rtol=1e-5,
                                    atol=1e-6, err_msg=k)
     np.testing.assert_allclose(feed["kl_moving_avg"].asnumpy(), DATA["graph/avg1"], rtol=1e-6)
+
+
+def test_out_argument_receives_the_prediction():
+    x = mx.nd.array([[1., 2., 3.]])
+    for op, args in (("SoftmaxOutput", (mx.nd.array([0]),)), ("SVMOutput", (mx.nd.array([1]),)),
+                     ("LogisticRegressionOutput", (mx.nd.zeros((1, 3)),)),
+                     ("IdentityAttachKLSparseReg", ())):
+        out = mx.nd.zeros((1, 3))
+        r = getattr(mx.nd, op)(x, *args, out=out)
+        assert r is out
+        np.testing.assert_allclose(out.asnumpy(), getattr(mx.nd, op)(x, *args).asnumpy())
+        assert np.abs(out.asnumpy()).sum() > 0

@@ -29,6 +29,7 @@ from ..base import ArgumentTypeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray, wrap
 from .._check import as_real
 from ._core import defop, call1, call2
+from ._apply import write_out
 from .reduce import reshape_exact
 from . import elemwise as _ew
 from .nn import _arr, _raw, _prod, _no_grad, _softmax_fwd, _sm_bwd
@@ -45,6 +46,11 @@ def _labels_int(lab: np.ndarray) -> np.ndarray:
         return lab.astype(np.int64)
     with np.errstate(invalid="ignore"):
         return np.trunc(lab).astype(np.int64)
+
+
+def _finish(result: NDArray, out: Optional[NDArray]) -> NDArray:
+    """MXNet's ``out=``: write the result into ``out`` and return it."""
+    return result if out is None else write_out(out, result)
 
 
 def _like(a, c):
@@ -90,7 +96,9 @@ def _so_multi_label(lab, shape):
 def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
                   ignore_label: float = -1.0, multi_output: bool = False, use_ignore: bool = False,
                   preserve_shape: bool = False, normalization: str = "null",
-                  out_grad: bool = False, smooth_alpha: float = 0.0, **kwargs: Any) -> NDArray:
+                  out_grad: bool = False, smooth_alpha: float = 0.0,
+                  out: Optional[NDArray] = None, name: Optional[str] = None,
+                  **kwargs: Any) -> NDArray:
     """Softmax forward with the cross-entropy gradient in backward, as MXNet's loss layer.
 
     The forward is the softmax of each sample's elements (``data`` seen as
@@ -134,7 +142,7 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
     attrs = {"s3": s3, "out_grad": bool(out_grad)}
     if tuple(lab.shape) == shape:          # probabilities as the target
         attrs.update(target=lab.astype(dt).reshape(s3), scale=np.array(gs, dt))
-        return call1(_SOFTMAX_OUTPUT, data, attrs)
+        return _finish(call1(_SOFTMAX_OUTPUT, data, attrs), out)
     ign = int(float(ignore_label))
     k = s3[1]
     if multi_output:
@@ -175,7 +183,7 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
     if use_ignore:
         sc = np.where(rows_ignored, np.array(0, dt), sc)
     attrs.update(target=target, scale=sc)
-    return call1(_SOFTMAX_OUTPUT, data, attrs)
+    return _finish(call1(_SOFTMAX_OUTPUT, data, attrs), out)
 
 
 Softmax = SoftmaxOutput      # MXNet's deprecated name of the same op
@@ -205,7 +213,7 @@ _REGRESSION = defop("RegressionOutput", _regression_fwd, [_regression_grad, _no_
                     [_regression_jvp, _no_grad], save=(1,), save_out=True)
 
 
-def _regression(op, kind, data, label, grad_scale):
+def _regression(op, kind, data, label, grad_scale, out):
     data = _arr(data, op)
     label = _arr(label, op, "label")
     ds, ls = tuple(data.shape), tuple(label.shape)
@@ -215,11 +223,12 @@ def _regression(op, kind, data, label, grad_scale):
     n = ls[0] if ls else 1
     num_output = _prod(ls) // n if n else 1
     scale = float(_f32(as_real(grad_scale, f"{op}: grad_scale")) / _f32(num_output))
-    return call2(_REGRESSION, data, label, {"kind": kind, "scale": scale})
+    return _finish(call2(_REGRESSION, data, label, {"kind": kind, "scale": scale}), out)
 
 
-def LinearRegressionOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0, **kwargs: Any
-                           ) -> NDArray:
+def LinearRegressionOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
+                           out: Optional[NDArray] = None, name: Optional[str] = None,
+                           **kwargs: Any) -> NDArray:
     """Loss layer for least squares: the forward is the identity, the backward gives
     ``(data - label) * grad_scale / num_output`` (``num_output`` = label elements per
     sample) whatever the head gradient, as MXNet.
@@ -235,10 +244,11 @@ def LinearRegressionOutput(data: NDArray, label: NDArray, grad_scale: float = 1.
     [[0.5 1. ]]
     <NDArray 1x2 @cpu(0)>
     """
-    return _regression("LinearRegressionOutput", "linear", data, label, grad_scale)
+    return _regression("LinearRegressionOutput", "linear", data, label, grad_scale, out)
 
 
 def LogisticRegressionOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
+                             out: Optional[NDArray] = None, name: Optional[str] = None,
                              **kwargs: Any) -> NDArray:
     """Loss layer for logistic regression: the forward is ``sigmoid(data)``, the
     backward ``(sigmoid(data) - label) * grad_scale / num_output``.
@@ -251,11 +261,12 @@ def LogisticRegressionOutput(data: NDArray, label: NDArray, grad_scale: float = 
     [[0.5 0.5]]
     <NDArray 1x2 @cpu(0)>
     """
-    return _regression("LogisticRegressionOutput", "logistic", data, label, grad_scale)
+    return _regression("LogisticRegressionOutput", "logistic", data, label, grad_scale, out)
 
 
-def MAERegressionOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0, **kwargs: Any
-                        ) -> NDArray:
+def MAERegressionOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
+                        out: Optional[NDArray] = None, name: Optional[str] = None,
+                        **kwargs: Any) -> NDArray:
     """Loss layer for mean absolute error: identity forward, backward
     ``grad_scale / num_output`` where ``data > label`` and minus that elsewhere
     (also where they are equal, as MXNet).
@@ -269,7 +280,7 @@ def MAERegressionOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0, 
     >>> y.backward(); x.grad.asnumpy()
     array([[ 0.5, -0.5]], dtype=float32)
     """
-    return _regression("MAERegressionOutput", "mae", data, label, grad_scale)
+    return _regression("MAERegressionOutput", "mae", data, label, grad_scale, out)
 
 
 # ================================================================ SVMOutput
@@ -287,6 +298,7 @@ _SVM = defop("SVMOutput", lambda x, onehot, margin, reg, linear: x.copy(), [_svm
 
 def SVMOutput(data: NDArray, label: NDArray, margin: float = 1.0,
               regularization_coefficient: float = 1.0, use_linear: bool = False,
+              out: Optional[NDArray] = None, name: Optional[str] = None,
               **kwargs: Any) -> NDArray:
     """Loss layer of a multi-class SVM (hinge loss): identity forward; backward, for
     each row of ``data`` (classes on the last axis) and its integer ``label``,
@@ -313,11 +325,11 @@ def SVMOutput(data: NDArray, label: NDArray, margin: float = 1.0,
                          f"{shape}: expected {shape[:-1]}")
     dt = _raw(data).dtype if _raw(data).dtype.kind == "f" else np.dtype(np.float32)
     onehot = (_labels_int(lab)[..., None] == np.arange(shape[-1])).astype(dt)
-    return call1(_SVM, data, {
+    return _finish(call1(_SVM, data, {
         "onehot": onehot, "margin": float(as_real(margin, "SVMOutput: margin")),
         "reg": float(as_real(regularization_coefficient,
                              "SVMOutput: regularization_coefficient")),
-        "linear": bool(use_linear)})
+        "linear": bool(use_linear)}), out)
 
 
 # ================================================================ IdentityAttachKLSparseReg
@@ -343,7 +355,8 @@ _KL = defop("IdentityAttachKLSparseReg",
 
 def IdentityAttachKLSparseReg(data: NDArray, moving_avg: Optional[NDArray] = None,
                               sparseness_target: float = 0.1, penalty: float = 0.001,
-                              momentum: float = 0.9, **kwargs: Any) -> NDArray:
+                              momentum: float = 0.9, out: Optional[NDArray] = None,
+                              name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Identity forward that adds a KL sparseness penalty to the gradient of a sigmoid
     layer's output ``data`` of shape ``(batch, units)``, as MXNet.
 
@@ -384,7 +397,6 @@ def IdentityAttachKLSparseReg(data: NDArray, moving_avg: Optional[NDArray] = Non
     for nm, v in (("sparseness_target", rho), ("momentum", mom)):
         if not 0.0 <= v <= 1.0:
             raise StateError(f"IdentityAttachKLSparseReg: {nm} must be in [0, 1], got {v}")
-    return call1(_KL, data, {"moving_avg": avg, "rho": rho,
-                             "penalty": float(as_real(penalty, "IdentityAttachKLSparseReg: "
-                                                               "penalty")),
-                             "momentum": mom})
+    pen = float(as_real(penalty, "IdentityAttachKLSparseReg: penalty"))
+    return _finish(call1(_KL, data, {"moving_avg": avg, "rho": rho, "penalty": pen,
+                                     "momentum": mom}), out)
