@@ -146,7 +146,7 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
     ign = int(float(ignore_label))
     k = s3[1]
     if multi_output:
-        labi = _labels_int(_so_multi_label(lab, shape))              # (n, S)
+        labi = every = _labels_int(_so_multi_label(lab, shape))      # (n, S)
         count = labi.size
         oh = labi[:, None, :] == np.arange(k)[None, :, None]
         rows_ignored = labi[:, None, :] == ign                      # (n, 1, S)
@@ -158,20 +158,18 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
             raise ShapeError(f"SoftmaxOutput: label of shape {lab.shape} does not fit data of "
                              f"shape {shape}: expected {want} (or the data's shape for "
                              f"probabilities)")
-        flat = _labels_int(lab.reshape(-1))
-        count = batch = flat.size
-        labi = flat[:s3[0]]                         # MXNet reads the first `rows` labels
+        every = _labels_int(lab.reshape(-1))
+        count = batch = every.size
+        labi = every[:s3[0]]                        # MXNet reads the first `rows` labels
         oh = (labi[:, None] == np.arange(k)[None, :])[:, :, None]
         rows_ignored = (labi == ign)[:, None, None]
-        flat_all = flat
     if alpha:
         target = np.where(oh, 1.0 - alpha, alpha / (k - 1) if k > 1 else 0.0).astype(dt)
     else:
         target = oh.astype(dt)
     if normalization == "batch":
         cnt = batch
-    elif normalization == "valid":
-        every = labi if multi_output else flat_all
+    elif normalization == "valid":     # labels == ignore_label never count (use_ignore or not)
         cnt = max(count - int(np.count_nonzero(every == ign)), 1)
     else:
         cnt = 1
