@@ -30,6 +30,7 @@ from ..ops.ordering import *  # noqa: F401,F403
 from ..ops.linalg import *  # noqa: F401,F403
 from ..ops.linalg_factor import *  # noqa: F401,F403
 from ..ops.nn import *  # noqa: F401,F403
+from ..ops.output import *  # noqa: F401,F403
 from ..ops.conv import *  # noqa: F401,F403
 from ..ops.ctc import *  # noqa: F401,F403
 from ..ops.optimizer_update import *  # noqa: F401,F403

@@ -368,7 +368,7 @@ def _make_loss_grad(g, y, x, grad_scale, valid_thresh, normalization):
 
 
 _MAKE_LOSS = defop("MakeLoss", lambda x, grad_scale, valid_thresh, normalization: x.copy(),
-                   [_make_loss_grad], None, save=(), save_out=True)
+                   [_make_loss_grad], [lambda t, y, x, **attrs: t], save=(), save_out=True)
 
 
 def MakeLoss(data: NDArray, grad_scale: float = 1.0, valid_thresh: float = 0.0,
@@ -398,7 +398,21 @@ def MakeLoss(data: NDArray, grad_scale: float = 1.0, valid_thresh: float = 0.0,
     return _finish(call1(_MAKE_LOSS, data, attrs), out)
 
 
-make_loss = MakeLoss     # MXNet's other name: the same head-gradient-ignoring op
+def make_loss(data: NDArray, out: Optional[NDArray] = None, name: Optional[str] = None
+              ) -> NDArray:
+    """MXNet's other loss marker: the identity forward, a gradient of ones whatever the
+    head gradient (``MakeLoss`` with its defaults; MXNet's ``make_loss`` has no options).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([1., 2.]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     loss = mx.nd.make_loss(x * x)
+    >>> loss.backward(mx.nd.array([5., 5.])); x.grad.asnumpy()
+    array([2., 4.], dtype=float32)
+    """
+    return MakeLoss(data, out=out, name=name)
 
 
 def all_finite(data: NDArray, init_output: bool = True, out: Optional[NDArray] = None,

@@ -277,7 +277,8 @@ def _copy(inputs, kwargs):
 
 _op("_copy", run=_copy, aliases=("identity",), attrs=())
 _op("BlockGrad", aliases=("stop_gradient",))
-_op("make_loss", aliases=("MakeLoss",))
+_op("make_loss", out_names=("loss",))   # MXNet names its output <name>_loss
+_op("MakeLoss")
 _op("Cast", nd_name="cast", aliases=("cast",))
 _op("SequenceMask", ("data", "sequence_length"))
 _op("SequenceLast", ("data", "sequence_length"))
@@ -457,6 +458,19 @@ for _n, _k in (("LinearRegressionOutput", "linear"), ("MAERegressionOutput", "li
     _op(_n, ("data", "label"), params=("label",), run=_regression(_n, _k),
         attrs=("grad_scale",))
 
+
+
+def _svm_output(inputs, kwargs):
+    """SVMOutput: with a label, MXNet's hinge-loss layer; without one, the identity."""
+    if len(inputs) > 1 and inputs[1] is not None:
+        return nd.SVMOutput(inputs[0], inputs[1], **kwargs)
+    return inputs[0].copy()
+
+
+_op("SVMOutput", ("data", "label"), params=("label",), run=_svm_output,
+    attrs=("margin", "regularization_coefficient", "use_linear"))
+_op("IdentityAttachKLSparseReg", ("data", "moving_avg"), params=("moving_avg",), aux=(1,))
+
 # ops whose label input is only used by training losses: never a parameter to load
 LABEL_OPS = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "MAERegressionOutput",
-                       "LogisticRegressionOutput"})
+                       "LogisticRegressionOutput", "SVMOutput"})
