@@ -55,6 +55,12 @@ Usage::
         [--work /tmp/d2len] [--timeout 900] [chapter_x/section ...]
     python tools/run_d2l_np.py --work /tmp/d2len --table [--diff] [--failures FILE.md]
 
+Each side runs on its interpreter's NumPy: MXNet 1.9.1 needs NumPy < 1.24, while mxgrad's
+venv may have NumPy 2, which refuses ragged ``asarray`` input that 1.23 turns into an
+object array with a warning (``chapter_optimization/sgd`` plots such a list through
+matplotlib): run the mxgrad side with ``--python /tmp/mxvenv/bin/python`` to compare on the
+same NumPy.
+
 Needs what the book imports: matplotlib, matplotlib-inline, IPython, requests and
 ``pandas<3`` (see ``run_d2l.py`` for why not pandas 3).
 """
