@@ -127,3 +127,10 @@ def test_display_last():
     assert out == EXPECTED.replace("npx.set_np()\n", "_d2l_display((\nnpx.set_np()\n))\n")
     ns = {}
     exec(r.DISPLAY + r.display_last("y = [1]\ny"), ns)   # runs
+
+
+def test_normalized_output():
+    log = ("array([[ 0.1,  2. ],\n       [-3.5, 4e-05]], dtype=float32)\n<Figure size 350x250>\n"
+           "loss 0.25, float32\n---- stderr ----\nignored 1.0\n")
+    assert r.normalized_output(log) == ["array([[#,], [#,]], dtype=float32)", "loss #, float32"]
+    assert r.normalized_output("array([1., 2.])\n") == r.normalized_output("array([ 7.5, -2.])\n")

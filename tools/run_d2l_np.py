@@ -44,14 +44,22 @@ There is no internet here, so, the same on both sides:
 
 Results go to ``WORK/results-<side>.json`` (updated after each section, so runs of a few
 sections, e.g. ``--mxgrad-only`` re-runs, merge into it); the table of both sides is printed
-at the end, or alone with ``--table``.
+at the end, or alone with ``--table``; ``--failures FILE`` writes mxgrad's failures grouped by
+first error line; ``--diff`` lists the sections whose printed output differs between the
+sides once every number is masked (random draws differ; a repr, a dtype, a shape may not).
 
 Usage::
 
     python tools/run_d2l_np.py --d2l-git /work/.mirror/d2l-ai+d2l-en/repo \\
         [--mxnet-python /tmp/mxvenv/bin/python] [--mxgrad-only | --mxnet-only] \\
         [--work /tmp/d2len] [--timeout 900] [chapter_x/section ...]
-    python tools/run_d2l_np.py --work /tmp/d2len --table [--failures FILE.md]
+    python tools/run_d2l_np.py --work /tmp/d2len --table [--diff] [--failures FILE.md]
+
+Each side runs on its interpreter's NumPy: MXNet 1.9.1 needs NumPy < 1.24, while mxgrad's
+venv may have NumPy 2, which refuses ragged ``asarray`` input that 1.23 turns into an
+object array with a warning (``chapter_optimization/sgd`` plots such a list through
+matplotlib): run the mxgrad side with ``--python /tmp/mxvenv/bin/python`` to compare on the
+same NumPy.
 
 Needs what the book imports: matplotlib, matplotlib-inline, IPython, requests and
 ``pandas<3`` (see ``run_d2l.py`` for why not pandas 3).
@@ -479,6 +487,51 @@ def failures(work: str) -> str:
     return "\n".join(out) + "\n"
 
 
+_NUMBER = re.compile(r"(?<![A-Za-z_\d])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def normalized_output(log: str) -> List[str]:
+    """A section log's stdout lines with every number as ``#`` and spaces collapsed, so
+    that random draws and column widths do not count as differences; a whole array's
+    repr (``array([...])`` over several lines) becomes one line first."""
+    text = log.split("\n---- stderr ----\n")[0]
+    out: List[str] = []
+    depth = 0
+    for ln in text.splitlines():
+        if "Figure size" in ln or ln.strip() in ("", "\x1b[2K"):
+            continue
+        norm = " ".join(_NUMBER.sub("#", ln).split())
+        if depth and out:
+            out[-1] += " " + norm
+        else:
+            out.append(norm)
+        depth = max(0, depth + ln.count("(") + ln.count("[") - ln.count(")") - ln.count("]"))
+    out = [re.sub(r"(# ?,? ?)+", "#, ", ln) for ln in out]
+    return [re.sub(r"([\[(]) | ([\])])", r"\1\2", ln) for ln in out]
+
+
+def output_differences(work: str, per_section: int = 3) -> str:
+    """Sections whose printed output differs between the sides beyond numbers: the
+    first ``per_section`` differing lines of each side (lines compared by position)."""
+    out = []
+    for sec in load_results(work, "mxgrad"):
+        chapter, name = sec.split("/")
+        logs = [os.path.join(work, f"run-{side}", chapter, f"sec_{name}.log")
+                for side in ("mxgrad", "mxnet")]
+        if not all(os.path.exists(p) for p in logs):
+            continue
+        a, b = (normalized_output(open(p, encoding="utf-8").read()) for p in logs)
+        shown = 0
+        for i in range(max(len(a), len(b))):
+            la = a[i] if i < len(a) else "(nothing)"
+            lb = b[i] if i < len(b) else "(nothing)"
+            if la != lb and shown < per_section:
+                out.append(f"- {sec}: line {i + 1}\n  - mxgrad: `{la[:200]}`\n"
+                           f"  - MXNet:  `{lb[:200]}`")
+                shown += 1
+    return "\n".join(out)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--d2l-git", help="git dir of a d2l-en clone")
@@ -505,6 +558,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--failures", default=None,
                     help="also write mxgrad's failures grouped by first error to this file")
     ap.add_argument("--list", action="store_true", help="list the sections and stop")
+    ap.add_argument("--diff", action="store_true",
+                    help="also print the sections whose output differs beyond numbers")
     ap.add_argument("sections", nargs="*", help="chapter_x/name (default: all of --chapters)")
     args = ap.parse_args(argv)
     os.makedirs(args.work, exist_ok=True)
@@ -541,6 +596,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 print(json.dumps({"section": sec, "side": name, "result": list(r)}),
                       flush=True)
     print(table(args.work))
+    if args.diff:
+        print("\nOutput differences (numbers aside):\n" + output_differences(args.work))
     if args.failures:
         text = failures(args.work)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(args.failures)))
