@@ -179,3 +179,24 @@ def test_out_argument_receives_the_prediction():
         assert r is out
         np.testing.assert_allclose(out.asnumpy(), getattr(mx.nd, op)(x, *args).asnumpy())
         assert np.abs(out.asnumpy()).sum() > 0
+
+
+@pytest.mark.parametrize("op", ["SoftmaxOutput", "SVMOutput", "LinearRegressionOutput",
+                                "LogisticRegressionOutput", "MAERegressionOutput"])
+def test_symbolblock_with_an_output_layer_infers_its_parameters_without_a_label(op):
+    d = mx.sym.var("data")
+    s = getattr(mx.sym, op)(mx.sym.FullyConnected(d, num_hidden=3, name="fc"), name="out")
+    blk = mx.gluon.SymbolBlock(s, [d])
+    blk.initialize()
+    assert blk(mx.nd.ones((2, 4))).shape == (2, 3)
+    assert sorted(blk.collect_params().keys()) == ["fc_bias", "fc_weight"]
+
+
+def test_symbolblock_sizes_the_kl_moving_average():
+    d = mx.sym.var("data")
+    kl = mx.sym.IdentityAttachKLSparseReg(mx.sym.FullyConnected(d, num_hidden=5, name="fc"),
+                                          name="kl")
+    blk = mx.gluon.SymbolBlock(kl, [d])
+    blk.initialize()
+    assert blk(mx.nd.ones((2, 4))).shape == (2, 5)
+    assert blk.collect_params()["kl_moving_avg"].shape == (5,)

@@ -22,6 +22,7 @@ from .. import autograd
 from .. import ndarray as nd
 from ..base import ShapeError
 from .symbol import _run_node
+from ._registry import LABEL_OPS
 
 __all__ = ["infer_param_shapes"]
 
@@ -55,6 +56,8 @@ def _rule(op: str, kw: dict, x_shape: tuple) -> Dict[str, tuple]:
         return {"gamma": ng, "beta": ng}
     if op == "InstanceNorm":
         return {"gamma": (x_shape[1],), "beta": (x_shape[1],)}
+    if op == "IdentityAttachKLSparseReg":    # one moving average per unit (axis 1)
+        return {"moving_avg": (x_shape[1],)}
     if op == "Embedding":
         return {"weight": (int(kw["input_dim"]), int(kw["output_dim"]))}
     if op == "LeakyReLU":
@@ -67,13 +70,16 @@ def infer_param_shapes(sym, inputs: dict, params) -> Dict[str, tuple]:
     ``inputs`` (name -> NDArray) nor initialized Parameters in ``params``."""
     found: Dict[str, tuple] = {}
     env: Dict[int, Any] = {}
+    # a plain lookup: ParameterDict.get would create a Parameter for a name it lacks
+    # (a label left out of the inputs, say)
+    known = dict(params.items()) if hasattr(params, "items") else {}
     with autograd.pause(train_mode=False):
         for n in sym._nodes():
             if n.op == "null":
                 if n.name in inputs:
                     env[id(n)] = (inputs[n.name],)
                     continue
-                p = params.get(n.name) if hasattr(params, "get") else None
+                p = known.get(n.name)
                 try:
                     env[id(n)] = (p.data(),) if p is not None else None
                 except Exception:   # not initialized yet: shape worked out below
@@ -93,8 +99,7 @@ def infer_param_shapes(sym, inputs: dict, params) -> Dict[str, tuple]:
                         raise ShapeError(f"cannot infer shapes at node '{n.name}'")
                     key = names[i] if i < len(names) else None
                     if key not in shapes:
-                        if n.op in ("SoftmaxOutput", "LinearRegressionOutput",
-                                    "MAERegressionOutput", "LogisticRegressionOutput"):
+                        if n.op in LABEL_OPS:      # a label left out: not a parameter
                             env[id(src)] = (None,)
                             continue
                         raise ShapeError(
