@@ -291,38 +291,134 @@ class Symbol:
     def dtype(self):
         return self._shadow().dtype
 
-    def infer_shape(self, **shapes):
-        """``(arg_shapes, out_shapes, aux_shapes)`` given the shapes of the inputs.
+    def infer_shape(self, *args, **shapes):
+        """``(arg_shapes, out_shapes, aux_shapes)`` from the shapes of some variables.
 
-        Every variable needs a shape (keyword or its ``__shape__`` attribute); the graph
-        is run once on zeros to find the others.
+        Shapes come as keywords (or positionally, in :meth:`list_arguments` order) or from
+        variables' ``__shape__`` attributes; the parameters' shapes are worked out from the
+        data (the rules of the layers that own them: FullyConnected, Convolution, norms...),
+        labels of output layers from their data, and the graph is run once on zeros. A
+        variable whose shape cannot be found raises (see :meth:`infer_shape_partial`).
 
         Examples
         --------
         >>> import mxgrad as mx
         >>> y = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2, name='fc')
-        >>> y.infer_shape(x=(4, 3), fc_weight=(2, 3), fc_bias=(2,))[1]
-        [(4, 2)]
+        >>> y.infer_shape(x=(4, 3))
+        ([(4, 3), (2, 3), (2,)], [(4, 2)], [])
         """
+        return self._infer_shapes(args, shapes, partial=False)
+
+    def infer_shape_partial(self, *args, **shapes):
+        """:meth:`infer_shape`, with ``()`` for what cannot be found instead of an error.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2).infer_shape_partial()
+        ([(), (), ()], [()], [])
+        """
+        return self._infer_shapes(args, shapes, partial=True)
+
+    def infer_type(self, *args, **types):
+        """``(arg_types, out_types, aux_types)``: float32 unless given (as a keyword or
+        positionally); the graph's own casts are followed.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2).infer_type(x='float64')[1]
+        [<class 'numpy.float64'>]
+        """
+        names = self.list_arguments()
+        given = dict(zip(names, args))
+        given.update(types)
+        nodes = self._nodes()
+        aux = _aux_ids(nodes)
+        dtypes = {n.name: np.dtype(given.get(n.name) or _FLAG_DTYPES.get(
+            int(n.attrs.get("__dtype__", 0)), "float32")) for n in nodes if n.is_var}
+        try:
+            arg_s, _, _ = self._infer_shapes((), {}, partial=False)
+            shapes = dict(zip(names, arg_s))
+        except MXNetError:
+            shapes = {}
+        try:
+            values = {n.name: nd.zeros(shapes.get(n.name) or (1,), dtype=dtypes[n.name])
+                      for n in nodes if n.is_var}
+            with autograd.pause(train_mode=False):
+                outs, _ = _eval(self._outputs, nodes, values)
+            out_types = [o.dtype for o in outs]
+        except MXNetError:
+            out_types = [np.dtype(dtypes.get(names[0]) if names else "float32").type
+                         for _ in self._outputs]
+        return ([dtypes[n.name].type for n in nodes if n.is_var and id(n) not in aux],
+                out_types,
+                [dtypes[n.name].type for n in nodes if n.is_var and id(n) in aux])
+
+    def _infer_shapes(self, args, shapes, partial):
+        from ._infer import infer_param_shapes
+        from ._registry import LABEL_OPS
+        names = self.list_arguments()
+        given = dict(zip(names, args))
+        given.update(shapes)
         nodes = self._nodes()
         values = {}
         for n in nodes:
             if not n.is_var:
                 continue
-            shape = shapes.get(n.name)
+            shape = given.get(n.name)
             if shape is None:
                 shape = _known_shape(n)
-            if shape is None:
-                raise ShapeError(f"infer_shape: give the shape of variable '{n.name}'")
-            values[n.name] = nd.zeros(tuple(shape),
-                                      dtype=_FLAG_DTYPES.get(
-                                          int(n.attrs.get("__dtype__", 0)), "float32"))
+            if shape is not None and 0 not in tuple(shape):
+                values[n.name] = nd.zeros(tuple(shape), dtype=_FLAG_DTYPES.get(
+                    int(n.attrs.get("__dtype__", 0)), "float32"))
+        missing = [n for n in nodes if n.is_var and n.name not in values]
+        if missing and values:
+            try:
+                found = infer_param_shapes(self, values, {})
+            except MXNetError:
+                found = {}
+            for name, shape in found.items():
+                values[name] = nd.zeros(tuple(shape), dtype="float32")
+            # labels of output layers: shaped from their data (MXNet's rules)
+            for n in nodes:
+                if n.op in LABEL_OPS and len(n.inputs) > 1 and n.inputs[1][0].is_var \
+                        and n.inputs[1][0].name not in values:
+                    data_shape = self._node_shape(n.inputs[0], nodes, values)
+                    if data_shape is not None:
+                        label = data_shape[:-1] if n.op in ("SoftmaxOutput", "SVMOutput") \
+                            and not n.kwargs.get("multi_output") else data_shape
+                        if n.op == "SoftmaxOutput" and n.kwargs.get("multi_output"):
+                            label = (data_shape[0],) + tuple(data_shape[2:])
+                        values[n.inputs[1][0].name] = nd.zeros(label)
+        missing = [n.name for n in nodes if n.is_var and n.name not in values]
+        aux = _aux_ids(nodes)
+        if missing:
+            if not partial:
+                raise ShapeError(f"infer_shape: cannot work out the shape of "
+                                 f"{', '.join(repr(m) for m in missing)}; give it")
+            known = {k: v.shape for k, v in values.items()}
+            return ([known.get(n.name, ()) for n in nodes if n.is_var and id(n) not in aux],
+                    [() for _ in self._outputs],
+                    [known.get(n.name, ()) for n in nodes if n.is_var and id(n) in aux])
         with autograd.pause(train_mode=False):
             outs, env = _eval(self._outputs, nodes, values)
-        aux = _aux_ids(nodes)
-        args = [values[n.name].shape for n in nodes if n.is_var and id(n) not in aux]
+        args_ = [values[n.name].shape for n in nodes if n.is_var and id(n) not in aux]
         auxs = [values[n.name].shape for n in nodes if n.is_var and id(n) in aux]
-        return args, [o.shape for o in outs], auxs
+        return args_, [o.shape for o in outs], auxs
+
+    @staticmethod
+    def _node_shape(entry, nodes, values):
+        """The shape of output ``entry`` (node, index) when every variable it depends on
+        has a value (run on zeros), else None."""
+        src, j = entry
+        sub = Symbol([(src, j)])
+        try:
+            with autograd.pause(train_mode=False):
+                outs, _ = _eval(sub._outputs, sub._nodes(), values)
+            return tuple(outs[0].shape)
+        except MXNetError:
+            return None
 
     # ------------------------------------------------------------- composing
     def _substitute(self, mapping: Dict[str, "Symbol"]) -> "Symbol":

@@ -1,0 +1,43 @@
+"""Symbol.infer_shape / infer_shape_partial / infer_type from partial information, equal to
+MXNet 1.9.1's (fixture by tools/make_infer_shape_fixtures.py from tests/infer_shape_cases.py)."""
+import json
+import os
+
+import pytest
+
+import mxgrad as mx
+from mxgrad.base import MXNetError
+
+import infer_shape_cases
+
+FIX = json.load(open(os.path.join(os.path.dirname(__file__), "data", "mxnet",
+                                  "infer_shape.json")))
+CASES = infer_shape_cases.cases(mx)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_infer_shape_partial_equals_mxnet(name):
+    sym, shapes = CASES[name]
+    want = FIX[name]
+    assert sym.list_arguments() == want["arguments"]
+    got = sym.infer_shape_partial(**shapes)
+    assert [[list(s) for s in part] for part in got] == want["shapes"]
+    if want["types"] is not None:
+        types = sym.infer_type(**{k: "float32" for k in shapes})
+        assert [[t.__name__ for t in part] for part in types] == want["types"]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CASES if n != "partial_nothing"))
+def test_infer_shape_complete_and_positional(name):
+    sym, shapes = CASES[name]
+    full = sym.infer_shape(**shapes)
+    assert [[list(s) for s in part] for part in full] == FIX[name]["shapes"]
+    positional = [shapes.get(a) for a in sym.list_arguments()]
+    if all(s is not None for s in positional[:1]) and len(shapes) == 1:
+        assert sym.infer_shape(positional[0]) == full
+
+
+def test_infer_shape_names_what_it_cannot_find():
+    sym, _ = CASES["partial_nothing"]
+    with pytest.raises(MXNetError, match="fc3_weight"):
+        sym.infer_shape()
