@@ -1,6 +1,6 @@
 """Operators added for MXNet programs (issue 26, second part): linalg extracttrian/
 maketrian/gelqf/syevd, the contrib.interleaved_matmul_* attention products,
-contrib.ROIAlign/PSROIPooling and Correlation. Outputs and
+contrib.ROIAlign/RROIAlign/PSROIPooling and Correlation. Outputs and
 gradients equal MXNet 1.9.1's (tests/data/mxnet/ops26b.npz by tools/make_op26b_fixtures.py,
 same case names and arguments); gradients also against float64 central differences, first
 and second order (the op table below)."""
@@ -35,6 +35,9 @@ CASES = {
                                                   aligned=True)),
     "roialign_ps": ("contrib.ROIAlign", dict(pooled_size=(2, 2), spatial_scale=1.0,
                                              position_sensitive=True)),
+    "rroialign": ("contrib.RROIAlign", dict(pooled_size=(2, 3), spatial_scale=1.0)),
+    "rroialign_scaled": ("contrib.RROIAlign", dict(pooled_size=(3, 2), spatial_scale=0.5,
+                                                   sampling_ratio=2)),
     "psroipool": ("contrib.PSROIPooling", dict(spatial_scale=1.0, output_dim=2, pooled_size=3)),
     "psroipool_group": ("contrib.PSROIPooling", dict(spatial_scale=0.5, output_dim=2,
                                                      pooled_size=3, group_size=2)),
@@ -110,6 +113,11 @@ TABLE = [
         x * x, r, pooled_size=(2, 1), spatial_scale=0.5, aligned=True, position_sensitive=True,
         sample_ratio=2), [randn(1, 4, 4, 4, seed=33), ROIS[:1] * [0, 2, 2, 2, 2]], None,
         grad_inputs=(0,), jvp=False),
+    OpCase("rroialign", lambda x, r: nd.contrib.RROIAlign(x * x, r, pooled_size=(2, 2),
+                                                           spatial_scale=1.0),
+           [randn(2, 2, 5, 6, seed=39), [[0, 2.5, 2.0, 3.0, 2.2, 20.0],
+                                         [1, 3.0, 2.5, 2.4, 4.0, -60]]],
+           None, grad_inputs=(0,), jvp=False),
     OpCase("psroipool", lambda x, r: nd.contrib.PSROIPooling(
         x * x, r, spatial_scale=1.0, output_dim=1, pooled_size=2),
         [randn(2, 4, 5, 6, seed=34), ROIS], None, grad_inputs=(0,), jvp=False),
