@@ -495,8 +495,8 @@ def multi_adamw_update(weights: Sequence[NDArray], grads: Sequence[NDArray],
     n = int(size) if size else len(weights)
     lists = {"weights": weights, "grads": grads, "mean": mean, "var": var, "lrs": lrs,
              "wds": wds, "etas": etas}
-    for what, v in lists.items():
-        if not isinstance(v, (list, tuple)) or len(v) < n:
+    for what, entries in lists.items():
+        if not isinstance(entries, (list, tuple)) or len(entries) < n:
             raise ShapeError(f"{op}: {what} must be a list of {n} entries (one per weight)")
     if out is not None and (not isinstance(out, (list, tuple)) or len(out) < n):
         raise ShapeError(f"{op}: out must be a list of {n} NDArrays")

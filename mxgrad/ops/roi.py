@@ -1,8 +1,9 @@
 """Region-of-interest feature extraction of MXNet 1.9.1's ``nd.contrib``: ``ROIAlign``
 (Mask R-CNN's bilinear sampling, optionally position-sensitive or Detectron2's
-``aligned``), ``RROIAlign`` (over rotated boxes) and ``PSROIPooling`` (R-FCN's position-sensitive average pooling).
+``aligned``), ``RROIAlign`` (over rotated boxes) and ``PSROIPooling`` (R-FCN's
+position-sensitive average pooling).
 
-Both are weighted sums of input pixels whose positions and weights depend only on the
+All are weighted sums of input pixels whose positions and weights depend only on the
 boxes: the positions and weights are computed in NumPy (in the data's precision, as
 MXNet), the sum is a ``take`` of rows and a product, so gradients with respect to
 ``data`` (boxes get none, as in MXNet) are exact and differentiate again.

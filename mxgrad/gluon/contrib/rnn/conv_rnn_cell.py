@@ -110,7 +110,7 @@ class _BaseConvRNNCell(HybridRecurrentCell):
         return self._kind
 
     def __repr__(self) -> str:
-        shape = self.i2h_weight.shape
+        shape = self.i2h_weight.shape or (0,) * (self._dims + 2)
         cin = shape[1 if self._channel_axis == 1 else -1]
         return (f"{type(self).__name__}({cin if cin else None} -> {shape[0]}, "
                 f"{self._activation}, {self._conv_layout})")

@@ -178,9 +178,9 @@ class LSTMPCell(HybridRecurrentCell):
         return "lstmp"
 
     def __repr__(self) -> str:
-        shape = self.i2h_weight.shape
-        return (f"{type(self).__name__}({shape[1] if shape[1] else None} -> {shape[0]} -> "
-                f"{self.h2r_weight.shape[0]})")
+        shape = self.i2h_weight.shape or (0, 0)
+        proj = (self.h2r_weight.shape or (0,))[0]
+        return f"{type(self).__name__}({shape[1] if shape[1] else None} -> {shape[0]} -> {proj})"
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, h2r_weight,
                        i2h_bias, h2h_bias):
