@@ -403,3 +403,18 @@ def test_multi_adamw_update():
     np.testing.assert_array_equal(ws[0].asnumpy(), before)
     with pytest.raises(ShapeError, match="lrs"):
         nd.contrib.multi_adamw_update(ws, ws, ms, vs, 1.0, lrs=[0.1], wds=wds, etas=etas)
+
+
+def test_group_adagrad_states_round_trip():
+    opt = mx.optimizer.contrib.GroupAdaGrad(learning_rate=0.1)
+    upd = mx.optimizer.get_updater(opt)
+    w = nd.array([[1.0, 2.0], [3.0, 4.0]])
+    g = nd.array([[1.0, -1.0], [0.5, 2.0]])
+    upd(0, g, w)
+    upd2 = mx.optimizer.get_updater(mx.optimizer.contrib.GroupAdaGrad())
+    upd2.set_states(upd.get_states(dump_optimizer=True))
+    np.testing.assert_allclose(upd2.states[0].asnumpy(), [[1.0], [2.125]])
+    w2 = w.copy()
+    upd(0, g, w)
+    upd2(0, g, w2)
+    np.testing.assert_array_equal(w.asnumpy(), w2.asnumpy())
