@@ -177,3 +177,23 @@ def test_bad_arguments():
         nd.Correlation(nd.ones((1, 1, 5, 5)), nd.ones((1, 1, 5, 5)), kernel_size=2)
     with pytest.raises(MXNetError, match="one shape"):
         nd.Correlation(nd.ones((1, 1, 5, 5)), nd.ones((1, 1, 5, 4)))
+
+
+def test_out_argument_is_written():
+    x = nd.array(randn(1, 2, 4, 4, seed=40))
+    rois = nd.array([[0, 0.5, 0.5, 3.0, 2.5]])
+    for fn in (lambda out: nd.contrib.ROIAlign(x, rois, (2, 2), 1.0, out=out),
+               lambda out: nd.contrib.PSROIPooling(x[:, :1].tile((1, 4, 1, 1)), rois, 1.0, 1,
+                                                   2, out=out),
+               lambda out: nd.Correlation(x, x, max_displacement=0, out=out)):
+        ref = fn(None)
+        out = nd.zeros(ref.shape)
+        assert fn(out) is out
+        np.testing.assert_array_equal(out.asnumpy(), ref.asnumpy())
+    a = nd.array(S4[0])
+    q = [nd.zeros((3, 3)), nd.zeros((3,))]
+    res = nd.linalg.syevd(a, out=q)
+    assert res[0] is q[0] and res[1] is q[1]
+    np.testing.assert_allclose(q[1].asnumpy(), np.linalg.eigvalsh(S4[0]), rtol=1e-5)
+    v = nd.zeros((6,))
+    assert nd.linalg.extracttrian(a, out=v) is v

@@ -18,7 +18,7 @@ array([5.], dtype=float32)
 """
 from __future__ import annotations
 
-from typing import Any, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -26,6 +26,7 @@ from .._check import as_real
 from ..base import DTypeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray, wrap
 from .indexing import take
+from ._apply import write_out
 from .reduce import sum as _sum
 from .shape import reshape, transpose
 
@@ -71,6 +72,10 @@ def _gather(data: NDArray, groups: int, batch: np.ndarray, group: np.ndarray,
     t = t * wrap(weight.reshape(-1, 1).astype(data.dtype))
     t = _sum(reshape(t, (R, P, K, c)), axis=2)
     return reshape(transpose(t, (0, 2, 1)), (R, c) + out_hw)
+
+
+def _out(result: NDArray, out: Optional[NDArray]) -> NDArray:
+    return result if out is None else write_out(out, result)
 
 
 def _bilinear(y: np.ndarray, x: np.ndarray, h: int, w: int):
@@ -130,7 +135,7 @@ def _align_weights(y1, x1, bh, bw, gh, gw, pooled, hw, valid, rotation=None):
 
 def ROIAlign(data: NDArray, rois: NDArray, pooled_size: Sequence[int],
              spatial_scale: float, sample_ratio: int = -1, position_sensitive: bool = False,
-             aligned: bool = False, **kwargs: Any) -> NDArray:
+             aligned: bool = False, out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """Average of bilinearly sampled points in each of ``pooled_size`` bins of every region
     of interest: ``(R, C, ph, pw)`` (``C / (ph * pw)`` channels when
     ``position_sensitive``, bin ``(i, j)`` reading its own channel group).
@@ -176,11 +181,12 @@ def ROIAlign(data: NDArray, rois: NDArray, pooled_size: Sequence[int],
     pos, wt = _align_weights(y1, x1, bh, bw, gh, gw, (ph, pw), (h, w), b >= 0)
     P = ph * pw
     group = np.arange(P) if position_sensitive else np.zeros(P, dtype=np.int64)
-    return _gather(data, groups, np.maximum(b, 0), group, pos, wt, (ph, pw))
+    return _out(_gather(data, groups, np.maximum(b, 0), group, pos, wt, (ph, pw)), out)
 
 
 def RROIAlign(data: NDArray, rois: NDArray, pooled_size: Sequence[int],
-              spatial_scale: float, sampling_ratio: int = -1, **kwargs: Any) -> NDArray:
+              spatial_scale: float, sampling_ratio: int = -1,
+              out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """ROIAlign over rotated boxes (text detection): ``rois`` rows are ``[batch_index,
     center_x, center_y, width, height, angle]`` (degrees, counter-clockwise), the sample
     grid turned about the centre; ``(R, C, ph, pw)``. MXNet computes no gradient here;
@@ -212,7 +218,7 @@ def RROIAlign(data: NDArray, rois: NDArray, pooled_size: Sequence[int],
     pos, wt = _align_weights(-rh / dt(2), -rw / dt(2), bh, bw, gh, gw, (ph, pw), (h, w),
                              np.ones(len(r), dtype=bool),
                              (np.cos(theta), np.sin(theta), cy, cx))
-    return _gather(data, 1, b, np.zeros(ph * pw, dtype=np.int64), pos, wt, (ph, pw))
+    return _out(_gather(data, 1, b, np.zeros(ph * pw, dtype=np.int64), pos, wt, (ph, pw)), out)
 
 
 def _cround(v: np.ndarray) -> np.ndarray:
@@ -221,7 +227,8 @@ def _cround(v: np.ndarray) -> np.ndarray:
 
 
 def PSROIPooling(data: NDArray, rois: NDArray, spatial_scale: float, output_dim: int,
-                 pooled_size: int, group_size: int = 0, **kwargs: Any) -> NDArray:
+                 pooled_size: int, group_size: int = 0, out: Optional[NDArray] = None,
+                 **kwargs: Any) -> NDArray:
     """Position-sensitive average pooling (R-FCN): bin ``(i, j)`` of output channel ``c``
     averages input channel ``(c * group_size + gi) * group_size + gj`` over the bin;
     ``(R, output_dim, pooled_size, pooled_size)``. Boxes are rounded to whole pixels and
@@ -273,4 +280,4 @@ def PSROIPooling(data: NDArray, rois: NDArray, spatial_scale: float, output_dim:
             wt[i, j, :area[i, j]] = dt(1) / dt(area[i, j])
     gh = np.clip(np.floor(iph * g / p).astype(np.int64), 0, g - 1)
     gw = np.clip(np.floor(ipw * g / p).astype(np.int64), 0, g - 1)
-    return _gather(data, g * g, b, gh * g + gw, pos, wt, (p, p))
+    return _out(_gather(data, g * g, b, gh * g + gw, pos, wt, (p, p)), out)
