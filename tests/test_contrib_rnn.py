@@ -120,6 +120,31 @@ def test_conv_cell_arguments():
         rnn.Conv2DGRUCell((1, 4, 4), 2, (3, 3, 3), 3)
     with pytest.raises(MXNetError, match="conv_layout"):
         rnn.Conv1DLSTMCell((1, 4), 2, 3, 3, conv_layout="NCHW")
+    deferred = rnn.Conv1DLSTMCell((0, 7), 10, (3,), (3,))     # channels from the input
+    deferred.initialize()
+    out, _ = deferred.unroll(3, nd.ones((8, 3, 5, 7)), merge_outputs=True)
+    assert deferred.i2h_weight.shape == (40, 5, 3) and out.shape == (8, 3, 10, 5)
     cell = rnn.Conv2DGRUCell((2, 4, 5), 3, 3, 3)
     assert cell.state_info(7)[0]["shape"] == (7, 3, 2, 3)
     assert repr(cell) == "Conv2DGRUCell(2 -> 9, tanh, NCHW)"
+
+
+@pytest.mark.parametrize("layout", ["TNC", "NTC"])
+def test_dynamic_unroll_equals_unroll(layout):
+    cell = mx.gluon.rnn.LSTMCell(4, input_size=3)
+    cell.initialize()
+    rng = np.random.default_rng(5)
+    shape = (6, 2, 3) if layout == "TNC" else (2, 6, 3)
+    x = nd.array(rng.normal(size=shape))
+    vl = nd.array([3, 6])
+    begin = cell.begin_state(batch_size=2)
+    ref, ref_states = cell.unroll(6, x, begin, layout=layout, merge_outputs=True,
+                                  valid_length=vl)
+    out, states = mx.gluon.contrib.rnn.rnn_cell.dynamic_unroll(cell, x, begin, layout=layout,
+                                                                valid_length=vl)
+    np.testing.assert_allclose(out.asnumpy(), ref.asnumpy(), rtol=1e-5, atol=1e-6)
+    for a, b in zip(states, ref_states):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-6)
+    plain, _ = mx.gluon.contrib.rnn.rnn_cell.dynamic_unroll(cell, x, begin, layout=layout)
+    full, _ = cell.unroll(6, x, begin, layout=layout, merge_outputs=True)
+    np.testing.assert_allclose(plain.asnumpy(), full.asnumpy(), rtol=1e-5, atol=1e-6)

@@ -21,7 +21,8 @@ def f64(x):
 
 # ------------------------------------------------------------------ linalg
 LINALG = ["gemm", "gemm2", "potrf", "potri", "trmm", "trsm", "sumlogdiag", "extractdiag",
-          "makediag", "syrk", "inverse", "det", "slogdet"]
+          "makediag", "syrk", "inverse", "det", "slogdet", "extracttrian", "maketrian",
+          "gelqf", "syevd"]
 
 
 @pytest.mark.parametrize("name", LINALG)

@@ -1,6 +1,6 @@
 """Operators added for MXNet programs (issue 26, second part): linalg extracttrian/
 maketrian/gelqf/syevd, the contrib.interleaved_matmul_* attention products,
-contrib.ROIAlign/PSROIPooling and Correlation. Outputs and
+contrib.ROIAlign/RROIAlign/PSROIPooling and Correlation. Outputs and
 gradients equal MXNet 1.9.1's (tests/data/mxnet/ops26b.npz by tools/make_op26b_fixtures.py,
 same case names and arguments); gradients also against float64 central differences, first
 and second order (the op table below)."""
@@ -35,6 +35,9 @@ CASES = {
                                                   aligned=True)),
     "roialign_ps": ("contrib.ROIAlign", dict(pooled_size=(2, 2), spatial_scale=1.0,
                                              position_sensitive=True)),
+    "rroialign": ("contrib.RROIAlign", dict(pooled_size=(2, 3), spatial_scale=1.0)),
+    "rroialign_scaled": ("contrib.RROIAlign", dict(pooled_size=(3, 2), spatial_scale=0.5,
+                                                   sampling_ratio=2)),
     "psroipool": ("contrib.PSROIPooling", dict(spatial_scale=1.0, output_dim=2, pooled_size=3)),
     "psroipool_group": ("contrib.PSROIPooling", dict(spatial_scale=0.5, output_dim=2,
                                                      pooled_size=3, group_size=2)),
@@ -110,6 +113,11 @@ TABLE = [
         x * x, r, pooled_size=(2, 1), spatial_scale=0.5, aligned=True, position_sensitive=True,
         sample_ratio=2), [randn(1, 4, 4, 4, seed=33), ROIS[:1] * [0, 2, 2, 2, 2]], None,
         grad_inputs=(0,), jvp=False),
+    OpCase("rroialign", lambda x, r: nd.contrib.RROIAlign(x * x, r, pooled_size=(2, 2),
+                                                           spatial_scale=1.0),
+           [randn(2, 2, 5, 6, seed=39), [[0, 2.5, 2.0, 3.0, 2.2, 20.0],
+                                         [1, 3.0, 2.5, 2.4, 4.0, -60]]],
+           None, grad_inputs=(0,), jvp=False),
     OpCase("psroipool", lambda x, r: nd.contrib.PSROIPooling(
         x * x, r, spatial_scale=1.0, output_dim=1, pooled_size=2),
         [randn(2, 4, 5, 6, seed=34), ROIS], None, grad_inputs=(0,), jvp=False),
@@ -169,3 +177,23 @@ def test_bad_arguments():
         nd.Correlation(nd.ones((1, 1, 5, 5)), nd.ones((1, 1, 5, 5)), kernel_size=2)
     with pytest.raises(MXNetError, match="one shape"):
         nd.Correlation(nd.ones((1, 1, 5, 5)), nd.ones((1, 1, 5, 4)))
+
+
+def test_out_argument_is_written():
+    x = nd.array(randn(1, 2, 4, 4, seed=40))
+    rois = nd.array([[0, 0.5, 0.5, 3.0, 2.5]])
+    for fn in (lambda out: nd.contrib.ROIAlign(x, rois, (2, 2), 1.0, out=out),
+               lambda out: nd.contrib.PSROIPooling(x[:, :1].tile((1, 4, 1, 1)), rois, 1.0, 1,
+                                                   2, out=out),
+               lambda out: nd.Correlation(x, x, max_displacement=0, out=out)):
+        ref = fn(None)
+        out = nd.zeros(ref.shape)
+        assert fn(out) is out
+        np.testing.assert_array_equal(out.asnumpy(), ref.asnumpy())
+    a = nd.array(S4[0])
+    q = [nd.zeros((3, 3)), nd.zeros((3,))]
+    res = nd.linalg.syevd(a, out=q)
+    assert res[0] is q[0] and res[1] is q[1]
+    np.testing.assert_allclose(q[1].asnumpy(), np.linalg.eigvalsh(S4[0]), rtol=1e-5)
+    v = nd.zeros((6,))
+    assert nd.linalg.extracttrian(a, out=v) is v

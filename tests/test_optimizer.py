@@ -403,3 +403,47 @@ def test_multi_adamw_update():
     np.testing.assert_array_equal(ws[0].asnumpy(), before)
     with pytest.raises(ShapeError, match="lrs"):
         nd.contrib.multi_adamw_update(ws, ws, ms, vs, 1.0, lrs=[0.1], wds=wds, etas=etas)
+
+
+def test_group_adagrad_states_round_trip():
+    opt = mx.optimizer.contrib.GroupAdaGrad(learning_rate=0.1)
+    upd = mx.optimizer.get_updater(opt)
+    w = nd.array([[1.0, 2.0], [3.0, 4.0]])
+    g = nd.array([[1.0, -1.0], [0.5, 2.0]])
+    upd(0, g, w)
+    upd2 = mx.optimizer.get_updater(mx.optimizer.contrib.GroupAdaGrad())
+    upd2.set_states(upd.get_states(dump_optimizer=True))
+    np.testing.assert_allclose(upd2.states[0].asnumpy(), [[1.0], [2.125]])
+    w2 = w.copy()
+    upd(0, g, w)
+    upd2(0, g, w2)
+    np.testing.assert_array_equal(w.asnumpy(), w2.asnumpy())
+
+
+def test_adamw_update_and_mixed_precision():
+    rng = np.random.default_rng(4)
+    w0, g0 = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    kw = dict(lr=0.1, eta=0.5, wd=0.02, beta1=0.8, beta2=0.9, epsilon=1e-6, clip_gradient=1.0)
+    w, m, v = nd.array(w0, dtype="float64"), nd.zeros((3, 4), dtype="float64"), \
+        nd.zeros((3, 4), dtype="float64")
+    out = nd.contrib.adamw_update(w, nd.array(g0, dtype="float64"), m, v, 2.0, out=w, **kw)
+    g = np.clip(2.0 * g0, -1.0, 1.0)
+    rm, rv = 0.2 * g, 0.1 * g * g
+    ref = w0 - 0.5 * (0.1 * rm / (np.sqrt(rv) + 1e-6) + 0.02 * w0)
+    assert out is w
+    np.testing.assert_allclose(w.asnumpy(), ref, rtol=1e-12)
+    np.testing.assert_allclose(v.asnumpy(), rv, rtol=1e-12)
+    # float16 weights, float32 master: the gradient is widened before scaling
+    w16, master = nd.array(w0, dtype="float16"), nd.array(w0, dtype="float32")
+    m, v = nd.zeros((3, 4)), nd.zeros((3, 4))
+    g16 = nd.array(g0, dtype="float16")
+    nd.contrib.multi_mp_adamw_update([w16], [g16], [m], [v], [master], nd.array([2.0]),
+                                     lrs=[0.1], etas=[0.5], wds=[0.02], out=[w16],
+                                     beta1=0.8, beta2=0.9, epsilon=1e-6, clip_gradient=1.0)
+    g = np.clip(2.0 * g16.asnumpy().astype(np.float32), -1.0, 1.0)
+    rm, rv = 0.2 * g, 0.1 * g * g
+    ref = w0.astype(np.float32) - 0.5 * (0.1 * rm / (np.sqrt(rv) + 1e-6)
+                                         + 0.02 * w0.astype(np.float32))
+    np.testing.assert_allclose(master.asnumpy(), ref, rtol=1e-5)
+    assert w16.dtype == np.float16
+    np.testing.assert_array_equal(w16.asnumpy(), master.asnumpy().astype(np.float16))

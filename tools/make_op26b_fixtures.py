@@ -57,6 +57,12 @@ def cases(rs):
         dict(spatial_scale=1.0, output_dim=2, pooled_size=3), [0]
     yield "psroipool_group", "contrib.PSROIPooling", [rs.randn(2, 2 * 4, 7, 8), rois2], \
         dict(spatial_scale=0.5, output_dim=2, pooled_size=3, group_size=2), [0]
+    rrois = np.array([[0, 3.2, 2.9, 4.0, 3.1, 30.0], [1, 5.0, 4.1, 2.5, 6.0, -75.0],
+                      [0, 1.0, 6.5, 3.0, 0.5, 180.0], [1, 4.0, 3.0, 9.0, 2.0, 0.0]])
+    yield "rroialign", "contrib.RROIAlign", [feat, rrois], dict(pooled_size=(2, 3),
+                                                                spatial_scale=1.0), []
+    yield "rroialign_scaled", "contrib.RROIAlign", [feat, rrois * [1, 2, 2, 2, 2, 1]], \
+        dict(pooled_size=(3, 2), spatial_scale=0.5, sampling_ratio=2), []
     f1, f2 = rs.randn(2, 3, 6, 7), rs.randn(2, 3, 6, 7)
     yield "correlation", "Correlation", [f1, f2], dict(max_displacement=2, pad_size=2), [0, 1]
     yield "correlation_k3_strides", "Correlation", [f1, f2], \

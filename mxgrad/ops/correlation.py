@@ -19,20 +19,22 @@ Examples
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Optional
 
 from ..base import DTypeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray
 from .elemwise import abs as _abs, add_n
 from .reduce import sum as _sum
 from .shape import pad, slice as _slice, stack
+from ._apply import write_out
 
 __all__ = ["Correlation"]
 
 
 def Correlation(data1: NDArray, data2: NDArray, kernel_size: int = 1,
                 max_displacement: int = 1, stride1: int = 1, stride2: int = 1,
-                pad_size: int = 0, is_multiply: bool = True, **kwargs: Any) -> NDArray:
+                pad_size: int = 0, is_multiply: bool = True, out: Optional[NDArray] = None,
+                **kwargs: Any) -> NDArray:
     """Correlation of ``data1`` and ``data2`` ``(N, C, H, W)`` over displacements:
     ``(N, (2 * (max_displacement // stride2) + 1) ** 2, out_h, out_w)``.
 
@@ -82,4 +84,5 @@ def Correlation(data1: NDArray, data2: NDArray, kernel_size: int = 1,
             g = win(b, md + i + dy, md + j + dx)
             terms.append(_sum(f * g if is_multiply else _abs(f - g), axis=1))
         outs.append((add_n(*terms) if len(terms) > 1 else terms[0]) / float(k * k * c))
-    return stack(*outs, axis=1)
+    res = stack(*outs, axis=1)
+    return res if out is None else write_out(out, res)

@@ -17,18 +17,32 @@ Examples
 from __future__ import annotations
 
 import math
-from typing import Any, List, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..base import ShapeError
 from ..ndarray.ndarray import NDArray
 from ._core import call1, defop
+from ._apply import write_out
 from .elemwise import maximum
 from .linalg import _COPY_LTU, _gemm2, _mT, _prep1, _solve, _square, _tri, linalg_makediag
 from .shape import expand_dims
 
 __all__ = ["linalg_extracttrian", "linalg_maketrian", "linalg_gelqf", "linalg_syevd"]
+
+
+def _out(result: NDArray, out: Optional[NDArray]) -> NDArray:
+    return result if out is None else write_out(out, result)
+
+
+def _outs(results: List[NDArray], out: Optional[Sequence[NDArray]], op: str
+          ) -> List[NDArray]:
+    if out is None:
+        return results
+    if not isinstance(out, (list, tuple)) or len(out) != len(results):
+        raise ShapeError(f"{op}: out must be a list of {len(results)} NDArrays")
+    return [write_out(o, r) for o, r in zip(out, results)]
 
 
 # ------------------------------------------------------------ triangles as vectors
@@ -72,7 +86,7 @@ _MAKE = defop("linalg_maketrian", _make_fwd,
 
 
 def linalg_extracttrian(A: NDArray, offset: int = 0, lower: bool = True,
-                        **kwargs: Any) -> NDArray:
+                        out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """The triangle of each trailing square matrix of ``A`` as a vector: the lower one
     (``offset`` < 0, or 0 with ``lower=True``) row by row, the upper one column by
     column; ``offset`` moves the bounding diagonal as in :func:`linalg_extractdiag`.
@@ -89,11 +103,11 @@ def linalg_extracttrian(A: NDArray, offset: int = 0, lower: bool = True,
     if abs(int(offset)) >= A.shape[-1]:
         raise ShapeError(f"linalg_extracttrian: offset={offset} leaves no triangle in "
                          f"{A.shape[-1]}x{A.shape[-1]} matrices")
-    return call1(_EXTRACT, A, {"offset": int(offset), "lower": bool(lower)})
+    return _out(call1(_EXTRACT, A, {"offset": int(offset), "lower": bool(lower)}), out)
 
 
 def linalg_maketrian(A: NDArray, offset: int = 0, lower: bool = True,
-                     **kwargs: Any) -> NDArray:
+                     out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """Square matrices holding the trailing vectors of ``A`` in the triangle that
     :func:`linalg_extracttrian` reads (same ``offset`` and ``lower``), zeros elsewhere.
 
@@ -105,7 +119,7 @@ def linalg_maketrian(A: NDArray, offset: int = 0, lower: bool = True,
     """
     A = _prep1("linalg_maketrian", A)
     _trian_size(A.shape[-1], int(offset))
-    return call1(_MAKE, A, {"offset": int(offset), "lower": bool(lower)})
+    return _out(call1(_MAKE, A, {"offset": int(offset), "lower": bool(lower)}), out)
 
 
 # ------------------------------------------------------------------------ LQ
@@ -132,7 +146,8 @@ def _gelqf_grad(g, y, a):
 _GELQF = defop("linalg_gelqf", _gelqf_fwd, [_gelqf_grad], save=(), save_out=True, nout=2)
 
 
-def linalg_gelqf(A: NDArray, **kwargs: Any) -> List[NDArray]:
+def linalg_gelqf(A: NDArray, out: Optional[Sequence[NDArray]] = None, **kwargs: Any
+                 ) -> List[NDArray]:
     """LQ factorization ``A = L . Q`` of m x n matrices (m <= n, full row rank):
     returns ``[Q, L]``, ``Q`` with orthonormal rows, ``L`` lower triangular (LAPACK's
     signs, as MXNet).
@@ -145,7 +160,7 @@ def linalg_gelqf(A: NDArray, **kwargs: Any) -> List[NDArray]:
     ([[-0.6000000238418579, -0.800000011920929]], [[-5.0]])
     """
     A = _prep1("linalg_gelqf", A)
-    return list(call1(_GELQF, A))
+    return _outs(list(call1(_GELQF, A)), out, "linalg_gelqf")
 
 
 # --------------------------------------------------------------- eigenvectors
@@ -177,7 +192,8 @@ def _syevd_grad(g, y, a):
 _SYEVD = defop("linalg_syevd", _syevd_fwd, [_syevd_grad], save=(), save_out=True, nout=2)
 
 
-def linalg_syevd(A: NDArray, **kwargs: Any) -> List[NDArray]:
+def linalg_syevd(A: NDArray, out: Optional[Sequence[NDArray]] = None, **kwargs: Any
+                 ) -> List[NDArray]:
     """Eigendecomposition of symmetric matrices ``A = U^T diag(L) U``: returns
     ``[U, L]``, eigenvectors in the rows of ``U`` (each with its largest-magnitude entry
     positive, as MXNet) and eigenvalues ``L`` ascending.
@@ -191,4 +207,4 @@ def linalg_syevd(A: NDArray, **kwargs: Any) -> List[NDArray]:
     """
     A = _prep1("linalg_syevd", A)
     _square("linalg_syevd", A.shape)
-    return list(call1(_SYEVD, A))
+    return _outs(list(call1(_SYEVD, A)), out, "linalg_syevd")

@@ -18,7 +18,7 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, Optional
 
 import numpy as np
 
@@ -462,64 +462,3 @@ def lamb_update_phase2(weight: NDArray, g: NDArray, r1: NDArray, r2: NDArray, lr
     lamb_apply(w, g._data, n1, n2, lr, lower_bound, upper_bound)
     return _finish(weight, w, out)
 
-
-def multi_adamw_update(weights: Sequence[NDArray], grads: Sequence[NDArray],
-                       mean: Sequence[NDArray], var: Sequence[NDArray],
-                       rescale_grad: Union[float, NDArray], lrs: Sequence[float],
-                       wds: Sequence[float], etas: Sequence[float],
-                       out: Optional[Sequence[NDArray]] = None, name: Optional[str] = None,
-                       size: int = 0, beta1: float = 0.9, beta2: float = 0.999,
-                       epsilon: float = 1e-8, clip_gradient: float = -1.0, **kwargs: Any
-                       ) -> List[NDArray]:
-    """AdamW on several weights at once (MXNet's ``nd.contrib.multi_adamw_update``)::
-
-        g = clip(rescale_grad * grad, clip_gradient)       # clip_gradient < 0: none
-        mean = beta1 * (mean - g) + g;  var = beta2 * (var - g**2) + g**2
-        weight -= eta * (lr * mean / (sqrt(var) + epsilon) + wd * weight)
-
-    with one ``lr``, ``wd``, ``eta`` per weight. A ``rescale_grad`` (number or 1-element
-    NDArray) that is 0 or not finite skips the whole update, as MXNet. Writes into
-    ``out`` (usually ``weights``) and returns the updated weights as a list.
-
-    Examples
-    --------
-    >>> import mxgrad as mx
-    >>> w, g = [mx.nd.ones((2,))], [mx.nd.ones((2,))]
-    >>> m, v = [mx.nd.zeros((2,))], [mx.nd.zeros((2,))]
-    >>> _ = mx.nd.contrib.multi_adamw_update(w, g, m, v, 1.0, lrs=[0.1], wds=[0.0],
-    ...                                      etas=[1.0], out=w)
-    >>> [round(x, 4) for x in w[0].asnumpy().tolist()]
-    [0.6838, 0.6838]
-    """
-    op = "multi_adamw_update"
-    n = int(size) if size else len(weights)
-    lists = {"weights": weights, "grads": grads, "mean": mean, "var": var, "lrs": lrs,
-             "wds": wds, "etas": etas}
-    for what, v in lists.items():
-        if not isinstance(v, (list, tuple)) or len(v) < n:
-            raise ShapeError(f"{op}: {what} must be a list of {n} entries (one per weight)")
-    if out is not None and (not isinstance(out, (list, tuple)) or len(out) < n):
-        raise ShapeError(f"{op}: out must be a list of {n} NDArrays")
-    from .._check import as_real
-    scale = float(rescale_grad.asnumpy().reshape(-1)[0]) if isinstance(rescale_grad, NDArray) \
-        else as_real(rescale_grad, f"{op}: rescale_grad", finite=False)
-    for h in ("beta1", "beta2", "epsilon", "clip_gradient"):
-        as_real(locals()[h], f"{op}: {h}")
-    hyper = [(as_real(lrs[i], f"{op}: lrs"), as_real(wds[i], f"{op}: wds"),
-              as_real(etas[i], f"{op}: etas")) for i in range(n)]
-    checked = [_buffers(op, weights[i], grads[i], (("mean", mean[i]), ("var", var[i])),
-                        None if out is None else out[i]) for i in range(n)]
-    if scale == 0 or not np.isfinite(scale):
-        return [weights[i] if out is None else out[i] for i in range(n)]
-    res = []
-    for i, (weight, grad, w) in enumerate(checked):
-        lr, wd, eta = hyper[i]
-        dt = w.dtype.type
-        g = prepare_grad(grad._data, w.dtype, scale, clip_gradient)
-        m, v = mean[i]._data, var[i]._data
-        m[...] = dt(beta1) * (m - g) + g
-        g2 = np.square(g)
-        v[...] = dt(beta2) * (v - g2) + g2
-        w -= dt(eta) * (dt(lr) * m / (np.sqrt(v) + dt(epsilon)) + dt(wd) * w)
-        res.append(_finish(weight, w, None if out is None else out[i], mean[i], var[i]))
-    return res

@@ -1,8 +1,9 @@
 """Region-of-interest feature extraction of MXNet 1.9.1's ``nd.contrib``: ``ROIAlign``
 (Mask R-CNN's bilinear sampling, optionally position-sensitive or Detectron2's
-``aligned``) and ``PSROIPooling`` (R-FCN's position-sensitive average pooling).
+``aligned``), ``RROIAlign`` (over rotated boxes) and ``PSROIPooling`` (R-FCN's
+position-sensitive average pooling).
 
-Both are weighted sums of input pixels whose positions and weights depend only on the
+All are weighted sums of input pixels whose positions and weights depend only on the
 boxes: the positions and weights are computed in NumPy (in the data's precision, as
 MXNet), the sum is a ``take`` of rows and a product, so gradients with respect to
 ``data`` (boxes get none, as in MXNet) are exact and differentiate again.
@@ -17,7 +18,7 @@ array([5.], dtype=float32)
 """
 from __future__ import annotations
 
-from typing import Any, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -25,21 +26,24 @@ from .._check import as_real
 from ..base import DTypeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray, wrap
 from .indexing import take
+from ._apply import write_out
 from .reduce import sum as _sum
 from .shape import reshape, transpose
 
-__all__ = ["ROIAlign", "PSROIPooling"]
+__all__ = ["ROIAlign", "RROIAlign", "PSROIPooling"]
 
 
-def _check(op: str, data: Any, rois: Any) -> Tuple[np.ndarray, np.ndarray]:
+def _check(op: str, data: Any, rois: Any, cols: int = 5) -> Tuple[np.ndarray, np.ndarray]:
     for name, v in (("data", data), ("rois", rois)):
         if not isinstance(v, NDArray):
             raise DTypeError(f"{op}: {name} must be an NDArray, got {type(v).__name__}")
     if data.ndim != 4:
         raise ShapeError(f"{op}: data must be (N, C, H, W), got shape {tuple(data.shape)}")
-    if rois.ndim != 2 or rois.shape[1] != 5:
-        raise ShapeError(f"{op}: rois must be (R, 5) rows [batch_index, x1, y1, x2, y2], "
-                         f"got shape {tuple(rois.shape)}")
+    if rois.ndim != 2 or rois.shape[1] != cols:
+        rows = ("[batch_index, x1, y1, x2, y2]" if cols == 5 else
+                "[batch_index, center_x, center_y, width, height, angle_degrees]")
+        raise ShapeError(f"{op}: rois must be (R, {cols}) rows {rows}, got shape "
+                         f"{tuple(rois.shape)}")
     r = rois.asnumpy()
     b = r[:, 0].astype(np.int64)
     if b.size and b.max() >= data.shape[0]:
@@ -70,6 +74,10 @@ def _gather(data: NDArray, groups: int, batch: np.ndarray, group: np.ndarray,
     return reshape(transpose(t, (0, 2, 1)), (R, c) + out_hw)
 
 
+def _out(result: NDArray, out: Optional[NDArray]) -> NDArray:
+    return result if out is None else write_out(out, result)
+
+
 def _bilinear(y: np.ndarray, x: np.ndarray, h: int, w: int):
     """MXNet's ROIAlign corner positions ``(..., 4)`` and weights of sample points."""
     dt = y.dtype.type
@@ -91,9 +99,43 @@ def _bilinear(y: np.ndarray, x: np.ndarray, h: int, w: int):
     return pos, wt
 
 
+def _align_weights(y1, x1, bh, bw, gh, gw, pooled, hw, valid, rotation=None):
+    """Positions and weights ``(R, P, K)`` of ROIAlign's sample points: per roi, a
+    ``gh x gw`` grid in each of the ``pooled`` bins starting at ``(y1, x1)``, each point's
+    four bilinear corners, the weights divided by the point count (MXNet's average).
+    ``rotation``: per-roi ``(cos, sin, cy, cx)`` turning the grid about the centre
+    (RROIAlign; the grid is then relative to the centre)."""
+    ph, pw = pooled
+    dt = y1.dtype.type
+    R, P = len(y1), ph * pw
+    K = int(max(int((gh * gw).max()) if R else 1, 1)) * 4
+    pos = np.zeros((R, P, K), dtype=np.int64)
+    wt = np.zeros((R, P, K), dtype=y1.dtype)
+    iph, ipw = np.divmod(np.arange(P), pw)
+    fy, fx = iph.astype(y1.dtype)[:, None], ipw.astype(y1.dtype)[:, None]
+    for i in range(R):
+        if not valid[i]:
+            continue
+        sy, sx = int(gh[i]), int(gw[i])
+        iy = (np.arange(sy) + dt(0.5)).astype(y1.dtype)
+        ix = (np.arange(sx) + dt(0.5)).astype(y1.dtype)
+        yy = y1[i] + fy * bh[i] + iy[None, :] * bh[i] / dt(sy)
+        xx = x1[i] + fx * bw[i] + ix[None, :] * bw[i] / dt(sx)
+        Y = np.broadcast_to(yy[:, :, None], (P, sy, sx))
+        X = np.broadcast_to(xx[:, None, :], (P, sy, sx))
+        if rotation is not None:
+            c, sn, cy, cx = (v[i] for v in rotation)
+            Y, X = Y * c - X * sn + cy, X * c + Y * sn + cx
+        p4, w4 = _bilinear(np.ascontiguousarray(Y), np.ascontiguousarray(X), *hw)
+        count = dt(max(sy * sx, 1))
+        pos[i, :, :sy * sx * 4] = p4.reshape(P, -1)
+        wt[i, :, :sy * sx * 4] = w4.reshape(P, -1) / count
+    return pos, wt
+
+
 def ROIAlign(data: NDArray, rois: NDArray, pooled_size: Sequence[int],
              spatial_scale: float, sample_ratio: int = -1, position_sensitive: bool = False,
-             aligned: bool = False, **kwargs: Any) -> NDArray:
+             aligned: bool = False, out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """Average of bilinearly sampled points in each of ``pooled_size`` bins of every region
     of interest: ``(R, C, ph, pw)`` (``C / (ph * pw)`` channels when
     ``position_sensitive``, bin ``(i, j)`` reading its own channel group).
@@ -136,27 +178,47 @@ def ROIAlign(data: NDArray, rois: NDArray, pooled_size: Sequence[int],
     else:
         gh = np.ceil(rh / dt(ph)).astype(np.int64)
         gw = np.ceil(rw / dt(pw)).astype(np.int64)
-    R, P = len(r), ph * pw
-    K = int(max(int((gh * gw).max()) if R else 1, 1)) * 4
-    pos = np.zeros((R, P, K), dtype=np.int64)
-    wt = np.zeros((R, P, K), dtype=data.dtype)
-    iph, ipw = np.divmod(np.arange(P), pw)
-    for i in range(R):
-        if b[i] < 0:
-            continue
-        sy, sx = int(gh[i]), int(gw[i])
-        iy = (np.arange(sy) + dt(0.5)).astype(data.dtype)
-        ix = (np.arange(sx) + dt(0.5)).astype(data.dtype)
-        yy = y1[i] + iph[:, None].astype(data.dtype) * bh[i] + iy[None, :] * bh[i] / dt(sy)
-        xx = x1[i] + ipw[:, None].astype(data.dtype) * bw[i] + ix[None, :] * bw[i] / dt(sx)
-        Y = np.broadcast_to(yy[:, :, None], (P, sy, sx))
-        X = np.broadcast_to(xx[:, None, :], (P, sy, sx))
-        p4, w4 = _bilinear(np.ascontiguousarray(Y), np.ascontiguousarray(X), h, w)
-        count = dt(max(sy * sx, 1))
-        pos[i, :, :sy * sx * 4] = p4.reshape(P, -1)
-        wt[i, :, :sy * sx * 4] = w4.reshape(P, -1) / count
+    pos, wt = _align_weights(y1, x1, bh, bw, gh, gw, (ph, pw), (h, w), b >= 0)
+    P = ph * pw
     group = np.arange(P) if position_sensitive else np.zeros(P, dtype=np.int64)
-    return _gather(data, groups, np.maximum(b, 0), group, pos, wt, (ph, pw))
+    return _out(_gather(data, groups, np.maximum(b, 0), group, pos, wt, (ph, pw)), out)
+
+
+def RROIAlign(data: NDArray, rois: NDArray, pooled_size: Sequence[int],
+              spatial_scale: float, sampling_ratio: int = -1,
+              out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+    """ROIAlign over rotated boxes (text detection): ``rois`` rows are ``[batch_index,
+    center_x, center_y, width, height, angle]`` (degrees, counter-clockwise), the sample
+    grid turned about the centre; ``(R, C, ph, pw)``. MXNet computes no gradient here;
+    mxgrad gives the gradient with respect to ``data``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.arange(16).reshape((1, 1, 4, 4))
+    >>> out = mx.nd.contrib.RROIAlign(x, mx.nd.array([[0, 1.5, 1.5, 2, 2, 90]]), (1, 1), 1.0)
+    >>> round(float(out.asscalar()), 4)
+    7.5
+    """
+    op = "RROIAlign"
+    r, b = _check(op, data, rois, cols=6)
+    ph, pw = _pair(pooled_size, op, "pooled_size")
+    sc = r.dtype.type(as_real(spatial_scale, f"{op}: spatial_scale"))
+    dt = r.dtype.type
+    cx, cy = r[:, 1] * sc, r[:, 2] * sc
+    rw, rh = np.maximum(r[:, 3] * sc, dt(1)), np.maximum(r[:, 4] * sc, dt(1))
+    theta = (r[:, 5].astype(np.float64) * np.pi / 180.0).astype(r.dtype)
+    bh, bw = rh / dt(ph), rw / dt(pw)
+    if sampling_ratio > 0:
+        gh = gw = np.full(len(r), int(sampling_ratio))
+    else:
+        gh = np.ceil(rh / dt(ph)).astype(np.int64)
+        gw = np.ceil(rw / dt(pw)).astype(np.int64)
+    n, c, h, w = data.shape
+    pos, wt = _align_weights(-rh / dt(2), -rw / dt(2), bh, bw, gh, gw, (ph, pw), (h, w),
+                             np.ones(len(r), dtype=bool),
+                             (np.cos(theta), np.sin(theta), cy, cx))
+    return _out(_gather(data, 1, b, np.zeros(ph * pw, dtype=np.int64), pos, wt, (ph, pw)), out)
 
 
 def _cround(v: np.ndarray) -> np.ndarray:
@@ -165,7 +227,8 @@ def _cround(v: np.ndarray) -> np.ndarray:
 
 
 def PSROIPooling(data: NDArray, rois: NDArray, spatial_scale: float, output_dim: int,
-                 pooled_size: int, group_size: int = 0, **kwargs: Any) -> NDArray:
+                 pooled_size: int, group_size: int = 0, out: Optional[NDArray] = None,
+                 **kwargs: Any) -> NDArray:
     """Position-sensitive average pooling (R-FCN): bin ``(i, j)`` of output channel ``c``
     averages input channel ``(c * group_size + gi) * group_size + gj`` over the bin;
     ``(R, output_dim, pooled_size, pooled_size)``. Boxes are rounded to whole pixels and
@@ -217,4 +280,4 @@ def PSROIPooling(data: NDArray, rois: NDArray, spatial_scale: float, output_dim:
             wt[i, j, :area[i, j]] = dt(1) / dt(area[i, j])
     gh = np.clip(np.floor(iph * g / p).astype(np.int64), 0, g - 1)
     gw = np.clip(np.floor(ipw * g / p).astype(np.int64), 0, g - 1)
-    return _gather(data, g * g, b, gh * g + gw, pos, wt, (p, p))
+    return _out(_gather(data, g * g, b, gh * g + gw, pos, wt, (p, p)), out)

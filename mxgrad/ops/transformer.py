@@ -17,12 +17,13 @@ Examples
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Optional
 
 from ..base import ShapeError, DTypeError
 from ..ndarray.ndarray import NDArray
 from .linalg import batch_dot
 from .shape import reshape, slice_axis, transpose
+from ._apply import write_out
 
 __all__ = ["interleaved_matmul_selfatt_qk", "interleaved_matmul_selfatt_valatt",
            "interleaved_matmul_encdec_qk", "interleaved_matmul_encdec_valatt"]
@@ -57,6 +58,10 @@ def _merge(out: NDArray, heads: int) -> NDArray:
     return reshape(t, (s, bh // heads, heads * d))
 
 
+def _out(result: NDArray, out: Optional[NDArray]) -> NDArray:
+    return result if out is None else write_out(out, result)
+
+
 def _check_att(op: str, att: Any, bh: int, q: int, k: int) -> None:
     if not isinstance(att, NDArray):
         raise DTypeError(f"{op}: attention must be an NDArray, got {type(att).__name__}")
@@ -66,7 +71,7 @@ def _check_att(op: str, att: Any, bh: int, q: int, k: int) -> None:
 
 
 def interleaved_matmul_selfatt_qk(queries_keys_values: NDArray, heads: int,
-                                  **kwargs: Any) -> NDArray:
+                                  out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """Scaled ``q . k^T`` of each head from interleaved projections:
     ``(batch * heads, seq, seq)``.
 
@@ -80,11 +85,13 @@ def interleaved_matmul_selfatt_qk(queries_keys_values: NDArray, heads: int,
     op = "interleaved_matmul_selfatt_qk"
     d = _check(op, "queries_keys_values", queries_keys_values, heads, 3)
     q = _proj(queries_keys_values, int(heads), 3, 0) * (1.0 / math.sqrt(d))
-    return batch_dot(q, _proj(queries_keys_values, int(heads), 3, 1), transpose_b=True)
+    return _out(batch_dot(q, _proj(queries_keys_values, int(heads), 3, 1), transpose_b=True),
+                out)
 
 
 def interleaved_matmul_selfatt_valatt(queries_keys_values: NDArray, attention: NDArray,
-                                      heads: int, **kwargs: Any) -> NDArray:
+                                      heads: int, out: Optional[NDArray] = None,
+                                      **kwargs: Any) -> NDArray:
     """``attention . v`` of each head, merged back to ``(seq, batch, heads * head_dim)``.
 
     Examples
@@ -99,11 +106,11 @@ def interleaved_matmul_selfatt_valatt(queries_keys_values: NDArray, attention: N
     s, b, _ = queries_keys_values.shape
     _check_att(op, attention, b * int(heads), s, s)
     v = _proj(queries_keys_values, int(heads), 3, 2)
-    return _merge(batch_dot(attention, v), int(heads))
+    return _out(_merge(batch_dot(attention, v), int(heads)), out)
 
 
 def interleaved_matmul_encdec_qk(queries: NDArray, keys_values: NDArray, heads: int,
-                                 **kwargs: Any) -> NDArray:
+                                 out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """Scaled ``q . k^T`` of each head, queries ``(q_seq, batch, heads * head_dim)``
     against interleaved keys/values: ``(batch * heads, q_seq, k_seq)``.
 
@@ -121,11 +128,11 @@ def interleaved_matmul_encdec_qk(queries: NDArray, keys_values: NDArray, heads: 
         raise ShapeError(f"{op}: queries {tuple(queries.shape)} and keys_values "
                          f"{tuple(keys_values.shape)} do not fit (same batch and head size)")
     q = _proj(queries, int(heads), 1, 0) * (1.0 / math.sqrt(d))
-    return batch_dot(q, _proj(keys_values, int(heads), 2, 0), transpose_b=True)
+    return _out(batch_dot(q, _proj(keys_values, int(heads), 2, 0), transpose_b=True), out)
 
 
 def interleaved_matmul_encdec_valatt(keys_values: NDArray, attention: NDArray, heads: int,
-                                     **kwargs: Any) -> NDArray:
+                                     out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """``attention . v`` of each head with interleaved keys/values, merged to
     ``(q_seq, batch, heads * head_dim)``.
 
@@ -143,4 +150,4 @@ def interleaved_matmul_encdec_valatt(keys_values: NDArray, attention: NDArray, h
         raise ShapeError(f"{op}: attention must be a (batch * heads, q_seq, k_seq) NDArray")
     _check_att(op, attention, b * int(heads), attention.shape[1], s)
     v = _proj(keys_values, int(heads), 2, 1)
-    return _merge(batch_dot(attention, v), int(heads))
+    return _out(_merge(batch_dot(attention, v), int(heads)), out)

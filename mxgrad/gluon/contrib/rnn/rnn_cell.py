@@ -16,10 +16,10 @@ from typing import List
 
 from ....base import StateError
 from ...rnn.rnn_cell import (BidirectionalCell, HybridRecurrentCell, ModifierCell,
-                             SequentialRNNCell, _format_sequence, _get_begin_state,
+                             SequentialRNNCell, _as_list, _format_sequence, _get_begin_state,
                              _is_tensor, _mask_sequence_variable_length)
 
-__all__ = ["LSTMPCell", "VariationalDropoutCell"]
+__all__ = ["LSTMPCell", "VariationalDropoutCell", "dynamic_unroll"]
 
 
 class VariationalDropoutCell(ModifierCell):
@@ -178,9 +178,9 @@ class LSTMPCell(HybridRecurrentCell):
         return "lstmp"
 
     def __repr__(self) -> str:
-        shape = self.i2h_weight.shape
-        return (f"{type(self).__name__}({shape[1] if shape[1] else None} -> {shape[0]} -> "
-                f"{self.h2r_weight.shape[0]})")
+        shape = self.i2h_weight.shape or (0, 0)
+        proj = (self.h2r_weight.shape or (0,))[0]
+        return f"{type(self).__name__}({shape[1] if shape[1] else None} -> {shape[0]} -> {proj})"
 
     def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, h2r_weight,
                        i2h_bias, h2h_bias):
@@ -198,3 +198,55 @@ class LSTMPCell(HybridRecurrentCell):
         next_r = F.FullyConnected(hidden, h2r_weight, num_hidden=self._projection_size,
                                   no_bias=True, **self._out_name())
         return next_r, [next_r, next_c]
+
+
+def dynamic_unroll(cell, inputs, begin_state, drop_inputs: float = 0.0,
+                   drop_outputs: float = 0.0, layout: str = "TNC", valid_length=None):
+    """Run ``cell`` over the time axis of ``inputs`` with ``F.contrib.foreach`` (MXNet's
+    ``gluon.contrib.rnn.rnn_cell.dynamic_unroll``): returns ``(outputs, states)``,
+    outputs merged in ``layout``. With ``valid_length`` ``(N,)``, each sequence's
+    states stop at its last valid step and its later outputs are zero. Dropout on inputs
+    and outputs shares one mask over time.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> cell = mx.gluon.rnn.GRUCell(3, input_size=2); cell.initialize()
+    >>> x = mx.nd.ones((4, 5, 2))                       # (T, N, C)
+    >>> out, states = mx.gluon.contrib.rnn.rnn_cell.dynamic_unroll(
+    ...     cell, x, cell.begin_state(batch_size=5), valid_length=mx.nd.array([1, 2, 3, 4, 4]))
+    >>> out.shape, float(out[3, 0].abs().sum().asscalar())
+    ((4, 5, 3), 0.0)
+    """
+    inputs, axis, F, _ = _format_sequence(None, inputs, layout, True)
+    axes = list(range(len(layout)))
+    if axis != 0:
+        axes[0], axes[axis] = axes[axis], axes[0]
+        inputs = F.transpose(inputs, axes=axes)
+    states = begin_state
+    if drop_inputs:
+        inputs = F.Dropout(inputs, p=drop_inputs, axes=(axis,))
+    if valid_length is None:
+        def loop_body(step, st):
+            return cell(step, st)
+    else:
+        states = list(_as_list(states)) + [F.zeros((1,))]
+
+        def loop_body(step, st):
+            cell_states, iter_no = st[:-1], st[-1]
+            out, new_states = cell(step, cell_states)
+            new_states = list(new_states)
+            for i, old in enumerate(cell_states):
+                new_states[i] = F.where(F.broadcast_greater(valid_length, iter_no),
+                                        new_states[i], old)
+            return out, new_states + [iter_no + 1]
+    outputs, states = F.contrib.foreach(loop_body, inputs, states)
+    if drop_outputs:
+        outputs = F.Dropout(outputs, p=drop_outputs, axes=(axis,))
+    if axis != 0:
+        outputs = F.transpose(outputs, axes=axes)
+    if valid_length is not None:
+        outputs = F.SequenceMask(outputs, sequence_length=valid_length,
+                                 use_sequence_length=True, axis=axis)
+        return outputs, states[:-1]
+    return outputs, states
