@@ -17,6 +17,8 @@ FIX = np.load(os.path.join(os.path.dirname(__file__), "data", "mxnet", "deformab
 
 CASES = {
     "deform_basic": ("DeformableConvolution", dict(kernel=(3, 3), pad=(1, 1), num_filter=3)),
+    "deform_integer": ("DeformableConvolution", dict(kernel=(3, 3), pad=(1, 1),
+                                                     num_filter=2)),
     "deform_groups": ("DeformableConvolution", dict(
         kernel=(3, 2), stride=(1, 2), dilate=(2, 1), pad=(1, 1), num_filter=4, num_group=2,
         num_deformable_group=2)),
@@ -47,10 +49,17 @@ def test_matches_mxnet(name):
                                        rtol=1e-9, atol=1e-10, err_msg=f"input {i}")
 
 
-def test_fixtures_send_taps_outside():
-    """The fixtures' offsets reach past the borders, so the edge rules are exercised."""
+def test_fixtures_send_taps_past_every_border():
+    """The edge rules are exercised: some sampled rows and columns of deform_basic (3x3,
+    pad 1, stride 1) fall before 0, some in the last pixel's span, some past the end."""
     x, off = FIX["deform_basic_in0"], FIX["deform_basic_in1"]
-    assert np.abs(off).max() > 2 and x.shape[2] == 5
+    h, w = x.shape[2:]
+    off = off.reshape(off.shape[0], 9, 2, h, w)
+    i, j = np.divmod(np.arange(9), 3)
+    rows = off[:, :, 0] + (i - 1)[:, None, None] + np.arange(h)[:, None]
+    cols = off[:, :, 1] + (j - 1)[:, None, None] + np.arange(w)
+    for pos, n in ((rows, h), (cols, w)):
+        assert (pos < 0).any() and ((pos >= n - 1) & (pos < n)).any() and (pos >= n).any()
 
 
 def test_zero_offsets_are_a_convolution():

@@ -1,9 +1,10 @@
 """Write tests/data/mxnet/deformable.npz: MXNet 1.9.1's outputs, and the gradients of every
 input for a seeded head gradient, of ``contrib.DeformableConvolution``, and the outputs
 of ``contrib.ModulatedDeformableConvolution`` (whose backward MXNet implements only on
-GPU), on seeded float64 inputs (offsets large enough to send taps past the borders). Keys are ``<case>_in<i>``, ``<case>_out0``,
-``<case>_head0`` and ``<case>_grad<i>``; tests/test_ops_deformable.py holds the same cases
-(names and keyword arguments).
+GPU), on seeded float64 inputs (offsets large enough to send taps past the borders, and
+whole-pixel ones). Keys are ``<case>_in<i>``, ``<case>_out0``, ``<case>_head0`` and
+``<case>_grad<i>``; tests/test_ops_deformable.py holds the same cases (names and keyword
+arguments).
 
 Needs real MXNet (not run in CI)::
 
@@ -26,31 +27,38 @@ def _osize(h, w, kw):
 
 
 def cases(rs):
-    """(name, op, keyword arguments, input shapes (N, C, H, W), with mask, with bias)"""
+    """(name, op, keyword arguments, input shapes (N, C, H, W), with mask, with bias,
+    offset rule: 'uniform' or 'integer' (whole pixels: the corner cases, zero included,
+    which is where a layer's zero-initialized offsets start))"""
     yield "deform_basic", "DeformableConvolution", dict(kernel=(3, 3), pad=(1, 1),
-                                                        num_filter=3), (2, 2, 5, 5), False, True
+                                                        num_filter=3), (2, 2, 5, 5), False, \
+        True, "uniform"
+    yield "deform_integer", "DeformableConvolution", dict(kernel=(3, 3), pad=(1, 1),
+                                                          num_filter=2), (1, 2, 4, 5), False, \
+        True, "integer"
     yield "deform_groups", "DeformableConvolution", dict(
         kernel=(3, 2), stride=(1, 2), dilate=(2, 1), pad=(1, 1), num_filter=4, num_group=2,
-        num_deformable_group=2), (1, 4, 6, 7), False, True
+        num_deformable_group=2), (1, 4, 6, 7), False, True, "uniform"
     yield "deform_nobias", "DeformableConvolution", dict(kernel=(2, 2), stride=(2, 2),
                                                          num_filter=2, no_bias=True), \
-        (2, 3, 5, 6), False, False
+        (2, 3, 5, 6), False, False, "uniform"
     yield "modulated_basic", "ModulatedDeformableConvolution", dict(
-        kernel=(3, 3), pad=(1, 1), num_filter=3), (2, 2, 5, 5), True, True
+        kernel=(3, 3), pad=(1, 1), num_filter=3), (2, 2, 5, 5), True, True, "uniform"
     yield "modulated_groups", "ModulatedDeformableConvolution", dict(
         kernel=(2, 3), stride=(2, 1), dilate=(1, 2), pad=(1, 2), num_filter=4, num_group=2,
-        num_deformable_group=2), (1, 4, 6, 5), True, True
+        num_deformable_group=2), (1, 4, 6, 5), True, True, "uniform"
 
 
 def main():
     rs = np.random.RandomState(0)
     out = {}
-    for name, op, kw, (n, c, h, w), with_mask, with_bias in cases(rs):
+    for name, op, kw, (n, c, h, w), with_mask, with_bias, rule in cases(rs):
         k = kw["kernel"][0] * kw["kernel"][1]
         dg = kw.get("num_deformable_group", 1)
         g = kw.get("num_group", 1)
         ho, wo = _osize(h, w, kw)
-        ins = [rs.randn(n, c, h, w), rs.uniform(-2.5, 2.5, (n, 2 * dg * k, ho, wo))]
+        off = rs.uniform(-2.5, 2.5, (n, 2 * dg * k, ho, wo))
+        ins = [rs.randn(n, c, h, w), np.round(off) if rule == "integer" else off]
         if with_mask:
             ins.append(rs.uniform(-0.5, 1.5, (n, dg * k, ho, wo)))
         ins.append(rs.randn(kw["num_filter"], c // g, *kw["kernel"]))
