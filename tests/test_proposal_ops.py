@@ -68,3 +68,81 @@ def test_proposal_refusals():
         mx.nd.contrib.MultiProposal(cls, bbox, info[:1], **kw)
     with pytest.raises(TypeError, match="cls_prob"):
         mx.nd.contrib.MultiProposal(FIX["multi_in0"], bbox, info, **kw)
+
+
+SBN_CASES = [
+    ("sbn_train", dict(fix_gamma=False, eps=1e-3, momentum=0.8), True),
+    ("sbn_fixgamma_mv", dict(output_mean_var=True, eps=1e-2), True),
+    ("sbn_2d", dict(fix_gamma=False), True),
+    ("sbn_4d", dict(fix_gamma=False, momentum=0.5), True),
+    ("sbn_global", dict(fix_gamma=False, use_global_stats=True), True),
+    ("sbn_infer", dict(fix_gamma=False), False),
+]
+
+
+@pytest.mark.parametrize("name,kw,rec", SBN_CASES, ids=[c[0] for c in SBN_CASES])
+def test_sync_batch_norm_matches_mxnet(name, kw, rec):
+    x, g, b, mm, mv = [mx.nd.array(FIX[f"{name}_in{i}"]) for i in range(5)]
+    for v in (x, g, b):
+        v.attach_grad()
+    if rec:
+        with mx.autograd.record():
+            outs = mx.nd.contrib.SyncBatchNorm(x, g, b, mm, mv, key=name, **kw)
+            outs = outs if isinstance(outs, list) else [outs]
+        outs[0].backward(mx.nd.array(FIX[f"{name}_head"]))
+        for i, v in enumerate((x, g, b)):
+            np.testing.assert_allclose(v.grad.asnumpy(), FIX[f"{name}_grad{i}"], rtol=1e-4,
+                                       atol=1e-5)
+    else:
+        outs = mx.nd.contrib.SyncBatchNorm(x, g, b, mm, mv, key=name, **kw)
+        outs = outs if isinstance(outs, list) else [outs]
+    np.testing.assert_allclose(outs[0].asnumpy(), FIX[f"{name}_out0"], rtol=1e-4, atol=1e-5)
+    if kw.get("output_mean_var"):
+        for j in (1, 2):
+            np.testing.assert_allclose(outs[j].asnumpy(), FIX[f"{name}_out{j}"], rtol=1e-5,
+                                       atol=1e-6)
+    np.testing.assert_allclose(mm.asnumpy(), FIX[f"{name}_mm"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mv.asnumpy(), FIX[f"{name}_mv"], rtol=1e-5, atol=1e-6)
+
+
+def test_sync_batch_norm_gradient_central_differences():
+    rs = np.random.RandomState(3)
+    xs, gs, bs = rs.randn(4, 3, 2), rs.rand(3) + 0.5, rs.randn(3)
+    head = rs.randn(4, 3, 2)
+
+    def loss(xv, gv, bv):
+        with mx.autograd.train_mode():
+            y = mx.nd.contrib.SyncBatchNorm(
+                mx.nd.array(xv, dtype="float64"), mx.nd.array(gv, dtype="float64"),
+                mx.nd.array(bv, dtype="float64"), mx.nd.zeros(3, dtype="float64"),
+                mx.nd.ones(3, dtype="float64"), fix_gamma=False, key="cd", ndev=2)
+        return float((y.asnumpy() * head).sum())
+
+    x, g, b = (mx.nd.array(v, dtype="float64") for v in (xs, gs, bs))
+    for v in (x, g, b):
+        v.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.contrib.SyncBatchNorm(x, g, b, mx.nd.zeros(3, dtype="float64"),
+                                        mx.nd.ones(3, dtype="float64"), fix_gamma=False,
+                                        key="cd", ndev=2)
+    y.backward(mx.nd.array(head, dtype="float64"))
+    args = [xs, gs, bs]
+    for k, v in enumerate((x, g, b)):
+        num = np.zeros_like(args[k])
+        for idx in np.ndindex(*args[k].shape):
+            hi = [a.copy() for a in args]
+            lo = [a.copy() for a in args]
+            hi[k][idx] += 1e-6
+            lo[k][idx] -= 1e-6
+            num[idx] = (loss(*hi) - loss(*lo)) / 2e-6
+        np.testing.assert_allclose(v.grad.asnumpy(), num, rtol=1e-5, atol=1e-7)
+
+
+def test_sync_batch_norm_refusals():
+    args = [mx.nd.ones((2, 2)), mx.nd.ones(2), mx.nd.zeros(2), mx.nd.zeros(2), mx.nd.ones(2)]
+    with pytest.raises(ValueError, match="'key' is required"):
+        mx.nd.contrib.SyncBatchNorm(*args)
+    with pytest.raises(ValueError, match="ndev"):
+        mx.nd.contrib.SyncBatchNorm(*args, key="k", ndev=0)
+    with pytest.raises(TypeError, match="data"):
+        mx.nd.contrib.SyncBatchNorm(np.ones((2, 2)), *args[1:], key="k")

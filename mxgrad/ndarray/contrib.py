@@ -40,6 +40,7 @@ from ..ops.resize2d import BilinearResize2D  # noqa: F401
 from ..ops.hawkes import hawkesll  # noqa: F401
 from ..ops.roi import ROIAlign, RROIAlign, PSROIPooling  # noqa: F401
 from ..ops.proposal import Proposal, MultiProposal  # noqa: F401
+from ..ops.syncbn import SyncBatchNorm  # noqa: F401
 from ..ops.adamw import (adamw_update, mp_adamw_update, multi_adamw_update,  # noqa: F401
                          multi_mp_adamw_update)
 from ..ops.transformer import (interleaved_matmul_selfatt_qk,  # noqa: F401
@@ -61,7 +62,7 @@ __all__ = ["boolean_mask", "arange_like", "div_sqrt_dim", "foreach", "while_loop
            "interleaved_matmul_encdec_qk", "interleaved_matmul_encdec_valatt", "ROIAlign",
            "PSROIPooling", "multi_adamw_update", "RROIAlign",
            "adamw_update", "mp_adamw_update", "multi_mp_adamw_update", "Proposal",
-           "MultiProposal"]
+           "MultiProposal", "SyncBatchNorm"]
 
 
 def _nd(x, op, arg="data") -> NDArray:
