@@ -5,9 +5,10 @@ A proposal op enumerates anchors (``len(ratios) * len(scales)`` per feature-map 
 ``feature_stride`` pixels apart), applies the predicted box deltas, clips the boxes to the
 image, marks boxes smaller than ``rpn_min_size * im_info[2]`` (and cells beyond the image's
 real size) with score -1, keeps the ``rpn_pre_nms_top_n`` best, and greedily suppresses
-overlaps above ``threshold`` (pixel-inclusive boxes: width is ``x2 - x1 + 1``, MXNet's RPN convention, unlike ``box_nms``).
-When fewer than ``rpn_post_nms_top_n`` boxes survive, the kept ones are repeated cyclically, as
-MXNet does. The outputs are constants for autograd (MXNet back-propagates zeros).
+overlaps above ``threshold`` (pixel-inclusive boxes: width is ``x2 - x1 + 1``, MXNet's RPN
+convention, unlike ``box_nms``). When fewer than ``rpn_post_nms_top_n`` boxes survive, the
+kept ones are repeated cyclically, as MXNet does. The outputs are constants for autograd
+(MXNet back-propagates zeros).
 
 Examples
 --------
