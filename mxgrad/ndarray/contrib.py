@@ -41,6 +41,8 @@ from ..ops.hawkes import hawkesll  # noqa: F401
 from ..ops.roi import ROIAlign, RROIAlign, PSROIPooling  # noqa: F401
 from ..ops.deformable import (DeformableConvolution,  # noqa: F401
                               ModulatedDeformableConvolution)
+from ..ops.proposal import Proposal, MultiProposal  # noqa: F401
+from ..ops.syncbn import SyncBatchNorm  # noqa: F401
 from ..ops.adamw import (adamw_update, mp_adamw_update, multi_adamw_update,  # noqa: F401
                          multi_mp_adamw_update)
 from ..ops.transformer import (interleaved_matmul_selfatt_qk,  # noqa: F401
@@ -62,7 +64,8 @@ __all__ = ["boolean_mask", "arange_like", "div_sqrt_dim", "foreach", "while_loop
            "interleaved_matmul_encdec_qk", "interleaved_matmul_encdec_valatt", "ROIAlign",
            "PSROIPooling", "multi_adamw_update", "RROIAlign",
            "adamw_update", "mp_adamw_update", "multi_mp_adamw_update",
-           "DeformableConvolution", "ModulatedDeformableConvolution"]
+           "DeformableConvolution", "ModulatedDeformableConvolution", "Proposal",
+           "MultiProposal", "SyncBatchNorm"]
 
 
 def _nd(x, op, arg="data") -> NDArray:
