@@ -596,3 +596,25 @@ def test_hybridized_block_refuses_what_mxnet_refuses():
     with pytest.raises(ValueError, match="NDArrays and Symbols"):
         plain(mx.sym.var("a"), one)
     assert isinstance(plain(mx.sym.var("a"), mx.sym.var("b")), mx.sym.Symbol)
+
+
+def test_custom_layer_parameter_shape_inferred_through_its_ops():
+    """MXNet infers a custom layer's (n, 0) weight through F.FullyConnected (issue 26):
+    mxgrad traces hybrid_forward on Symbols whose example value is the input."""
+    class Layer(gluon.HybridBlock):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.weight = self.params.get("weight", shape=(4, 0), allow_deferred_init=True)
+            self.bias = self.params.get("bias", shape=(4,))
+
+        def hybrid_forward(self, F, x, weight, bias):
+            return F.FullyConnected(x, weight, bias, num_hidden=4)
+
+    for hybridize, width in ((False, 3), (True, 5)):
+        layer = Layer()
+        layer.initialize(mx.init.One())
+        if hybridize:
+            layer.hybridize()
+        out = layer(mx.nd.ones((2, width)))
+        assert layer.weight.shape == (4, width)
+        np.testing.assert_allclose(out.asnumpy(), np.full((2, 4), width + 1.0))

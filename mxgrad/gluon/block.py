@@ -682,13 +682,51 @@ class HybridBlock(Block):
                 f"but it has shape {cur}")
 
     def infer_shape(self, *args: NDArray) -> None:
-        """Infer the shapes of this layer's parameters from example inputs."""
+        """Infer the shapes of this layer's parameters from example inputs: by the layer's
+        own rule, or (a custom block) by tracing ``hybrid_forward`` on Symbols whose
+        example values are the inputs, so that an op such as ``F.FullyConnected`` sizes
+        a ``(n, 0)`` weight, as MXNet infers shapes through the ops."""
+        if self._param_shapes(*args) is None and self._infer_by_tracing(args):
+            return
         if self._param_shapes(*args) is None:
             raise MXNetError(
                 f"{self.name}: mxgrad infers parameter shapes layer by layer at the first "
                 f"forward pass (there is no symbolic graph); give the full shapes of "
                 f"{self.__class__.__name__}'s parameters or run it on a batch")
         self._apply_param_shapes(*args)
+
+    def _infer_by_tracing(self, args) -> bool:
+        """Set the unknown parameter shapes that a trace of ``hybrid_forward`` on
+        ``args`` works out; True when none is left unknown."""
+        if not args or not all(isinstance(a, NDArray) for a in args):
+            return False
+        names = ["data"] if len(args) == 1 else [f"data{i}" for i in range(len(args))]
+        inputs = []
+        for n, a in zip(names, args):
+            v = _sym.var(n)
+            v._outputs[0][0].shadow = (a,)
+            inputs.append(v)
+        try:
+            with autograd.pause(train_mode=False):
+                out = self._symbolic_forward(*inputs)
+        except MXNetError:
+            return False
+        found: Dict[str, tuple] = {}
+        stack = [out]
+        while stack:
+            o = stack.pop()
+            if isinstance(o, (list, tuple)):
+                stack.extend(o)
+            elif isinstance(o, Symbol):
+                for node in o._nodes():
+                    if node.is_var and node.shadow is not None:
+                        found[node.name] = tuple(node.shadow[0].shape)
+        unknown = [p for p in self.collect_params().values()
+                   if not shape_is_known(p.shape)]
+        for p in unknown:
+            if p.name in found:
+                p.shape = found[p.name]
+        return all(shape_is_known(p.shape) for p in unknown)
 
     def infer_type(self, *args: NDArray) -> None:
         """Parameter dtypes are set at construction (or with cast) in mxgrad."""
