@@ -236,3 +236,32 @@ def face_tests(cases):
         run_np_face(case)
 
     return test_np_face
+
+
+def check_op_fixture(fix, name, op, kw, rtol=1e-5, atol=1e-5, grad_rtol=None, grad_atol=None):
+    """Run ``mx.nd.<op>`` (a dotted name, e.g. ``contrib.ROIAlign``) on the inputs of
+    fixture case ``name`` (``tools/_mxnet_case.py``'s layout: ``<name>_in<i>``,
+    ``_out<j>``, head gradient ``_head`` or ``_head<j>``, ``_grad<i>``) and compare
+    outputs and input gradients with MXNet's."""
+    fn = mx.nd
+    for part in op.split("."):
+        fn = getattr(fn, part)
+    ins = [mx.nd.array(fix[f"{name}_in{i}"]) for i in range(6) if f"{name}_in{i}" in fix]
+    for a in ins:
+        a.attach_grad()
+    with mx.autograd.record():
+        res = fn(*ins, **kw)
+    res = list(res) if isinstance(res, (list, tuple)) else [res]
+    for j, r in enumerate(res):
+        np.testing.assert_allclose(r.asnumpy(), fix[f"{name}_out{j}"], rtol=rtol, atol=atol)
+    if f"{name}_head" in fix:
+        res[0].backward(mx.nd.array(fix[f"{name}_head"]))
+    elif f"{name}_head0" in fix:
+        mx.autograd.backward(res, [mx.nd.array(fix[f"{name}_head{j}"])
+                                   for j in range(len(res))])
+    else:
+        return
+    for i, a in enumerate(ins):
+        if f"{name}_grad{i}" in fix:
+            np.testing.assert_allclose(a.grad.asnumpy(), fix[f"{name}_grad{i}"],
+                                       rtol=grad_rtol or rtol, atol=grad_atol or atol)

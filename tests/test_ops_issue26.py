@@ -10,7 +10,7 @@ import pytest
 import mxgrad as mx
 from mxgrad import autograd, nd
 from mxgrad.base import MXNetError
-from opcheck import OpCase, op_tests, randn, uniform
+from opcheck import OpCase, op_tests, randn, uniform, check_op_fixture
 
 FIX = np.load(os.path.join(os.path.dirname(__file__), "data", "mxnet", "ops26.npz"))
 
@@ -57,30 +57,10 @@ CASES = {
 }
 
 
-def _fn(op):
-    fn = nd
-    for part in op.split("."):
-        fn = getattr(fn, part)
-    return fn
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_mxnet(name):
     op, kw = CASES[name]
-    ins = [nd.array(FIX[f"{name}_in{i}"]) for i in range(6) if f"{name}_in{i}" in FIX]
-    for a in ins:
-        a.attach_grad()
-    with autograd.record():
-        res = _fn(op)(*ins, **kw)
-    res = list(res) if isinstance(res, (list, tuple)) else [res]
-    for j, r in enumerate(res):
-        np.testing.assert_allclose(r.asnumpy(), FIX[f"{name}_out{j}"], rtol=1e-5, atol=1e-5)
-    if f"{name}_head" in FIX:
-        res[0].backward(nd.array(FIX[f"{name}_head"]))
-        for i, a in enumerate(ins):
-            if f"{name}_grad{i}" in FIX:
-                np.testing.assert_allclose(a.grad.asnumpy(), FIX[f"{name}_grad{i}"],
-                                           rtol=1e-5, atol=1e-5)
+    check_op_fixture(FIX, name, op, kw, rtol=1e-5, atol=1e-5)
 
 
 def _ref_im2col(x, k, s, d, p):

@@ -13,6 +13,8 @@ import os
 import mxnet as mx
 import numpy as np
 
+from _mxnet_case import record_op_case
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tests", "data",
                    "mxnet", "ops26.npz")
 
@@ -98,25 +100,7 @@ def main():
     rs = np.random.RandomState(0)
     out = {}
     for name, op, ins, kw, diff in cases(rs):
-        fn = mx.nd
-        for part in op.split("."):
-            fn = getattr(fn, part)
-        arrays = [mx.nd.array(a) for a in ins]
-        for i in diff:
-            arrays[i].attach_grad()
-        with mx.autograd.record():
-            res = fn(*arrays, **kw)
-        res = list(res) if isinstance(res, (list, tuple)) else [res]
-        for i, a in enumerate(ins):
-            out[f"{name}_in{i}"] = np.asarray(a, dtype="float32")
-        for j, r in enumerate(res):
-            out[f"{name}_out{j}"] = r.asnumpy()
-        if diff:
-            head = rs.randn(*res[0].shape).astype("float32")
-            res[0].backward(mx.nd.array(head))
-            out[f"{name}_head"] = head
-            for i in diff:
-                out[f"{name}_grad{i}"] = arrays[i].grad.asnumpy()
+        record_op_case(mx, rs, out, name, op, ins, kw, diff)
     np.savez_compressed(OUT, **out)
     print("wrote", OUT, len(out), "arrays")
 
