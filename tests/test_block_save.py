@@ -11,19 +11,13 @@ import pytest
 import mxgrad as mx
 from mxgrad.base import FileFormatError, FileMissingError
 
+import block_save_net
+
 DATA = os.path.join(os.path.dirname(__file__), "data", "mxnet", "block_save")
 
 
 def build():
-    nn = mx.gluon.nn
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Dense(4, in_units=3, activation="relu"))
-        inner = nn.HybridSequential()
-        with inner.name_scope():
-            inner.add(nn.Dense(2, in_units=4), nn.Activation("tanh"))
-        net.add(inner)
-    return net
+    return block_save_net.build(mx.gluon.nn)
 
 
 def _fresh_names():

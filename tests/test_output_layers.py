@@ -12,27 +12,16 @@ import pytest
 import mxgrad as mx
 from mxgrad.base import MXNetError
 
+from output_layer_run import run_nd
+
 DATA = np.load(os.path.join(os.path.dirname(__file__), "data", "mxnet", "output_layers.npz"),
                allow_pickle=False)
 META = json.loads(str(DATA["meta"]))
 CASES = {c["name"]: c for c in META["cases"]}
 
 
-def _run(op, kw, data, label, head, sym=False):
-    x = mx.nd.array(data, dtype=data.dtype)
-    x.attach_grad()
-    with mx.autograd.record():
-        if op == "BlockGrad":
-            out = mx.nd.BlockGrad(x) * x
-        elif label is None:
-            out = getattr(mx.nd, op)(x, **kw)
-        else:
-            out = getattr(mx.nd, op)(x, mx.nd.array(label, dtype=label.dtype), **kw)
-    if head is None:
-        out.backward()
-    else:
-        out.backward(mx.nd.array(head, dtype=head.dtype))
-    return out.asnumpy(), x.grad.asnumpy()
+def _run(op, kw, data, label, head):
+    return run_nd(mx, op, kw, data, label, head)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

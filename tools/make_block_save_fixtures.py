@@ -9,6 +9,7 @@ Needs real MXNet (not run in CI)::
     /tmp/mxvenv/bin/python tools/make_block_save_fixtures.py
 """
 import os
+import sys
 
 import mxnet as mx
 import numpy as np
@@ -17,15 +18,9 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tests
                    "mxnet", "block_save")
 
 
-def build(nn):
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Dense(4, in_units=3, activation="relu"))
-        inner = nn.HybridSequential()
-        with inner.name_scope():
-            inner.add(nn.Dense(2, in_units=4), nn.Activation("tanh"))
-        net.add(inner)
-    return net
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                                "tests"))
+from block_save_net import build  # noqa: E402
 
 
 def main():

@@ -15,9 +15,14 @@ Needs real MXNet (not run in CI)::
 """
 import json
 import os
+import sys
 
 import mxnet as mx
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                                "tests"))
+from output_layer_run import run_nd  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tests", "data",
                    "mxnet", "output_layers.npz")
@@ -113,23 +118,6 @@ def cases():
     return c
 
 
-def run_nd(op, kw, data, label, head):
-    x = mx.nd.array(data, dtype=data.dtype)
-    x.attach_grad()
-    with mx.autograd.record():
-        if op == "BlockGrad":      # stops the gradient through one factor of x * x
-            out = mx.nd.BlockGrad(x) * x
-        elif label is None:
-            out = getattr(mx.nd, op)(x, **kw)
-        else:
-            out = getattr(mx.nd, op)(x, mx.nd.array(label, dtype=label.dtype), **kw)
-    if head is None:
-        out.backward()
-    else:
-        out.backward(mx.nd.array(head, dtype=head.dtype))
-    return out.asnumpy(), x.grad.asnumpy()
-
-
 def kl_steps(arrays, meta):
     rs = np.random.RandomState(7)
     kw = dict(sparseness_target=0.2, penalty=0.01, momentum=0.8)
@@ -196,7 +184,7 @@ def graph(arrays, meta):
 def main():
     arrays, meta = {}, {"cases": []}
     for name, op, kw, data, label, head in cases():
-        out, grad = run_nd(op, kw, data, label, head)
+        out, grad = run_nd(mx, op, kw, data, label, head)
         arrays[name + "/data"] = data
         if label is not None:
             arrays[name + "/label"] = label
