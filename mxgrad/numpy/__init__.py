@@ -37,7 +37,7 @@ from ..ops._apply import unary_fast
 from .multiarray import (adapt_unary, ndarray, to_np as _np, from_input as _in, promote as _promote,
                          numpy_shape as _numpy_shape, _np_dtype, _host, _DEFAULT,
                          sum, mean, prod, max, min, amax, amin, var, std, argmax, argmin,
-                         cumsum, all, any, reshape, squeeze, sqrt, dot, clip, round, sort,
+                         cumsum, all, any, reshape, squeeze, dot, clip, round, sort,
                          argsort, nonzero, matmul)
 from . import random, linalg  # noqa: E402
 
@@ -273,7 +273,7 @@ for _name in _UNARY:
     globals()[_name] = _unary(_name, getattr(_E, _name))
 absolute = globals()["abs"]
 fabs = absolute
-__all__ += list(_UNARY) + ["absolute", "fabs", "sqrt"]
+__all__ += list(_UNARY) + ["absolute", "fabs"]
 
 
 def _binary(method: str, rmethod: str, np_name: str) -> Any:
@@ -826,8 +826,6 @@ def dstack(tup: Sequence[Any]) -> ndarray:
 
 
 alltrue, sometrue, product = all, any, prod
-cumproduct = None  # NumPy 2 removed it; MXNet 1.9.1 has none
-del cumproduct
 
 
 def msort(a: Any) -> ndarray:
@@ -835,7 +833,6 @@ def msort(a: Any) -> ndarray:
     return sort(a, axis=0)
 
 
-in1d = None  # bound below to NumPy's isin for flattened input (NumPy 2 dropped in1d)
 __all__ += ["roll", "diagonal", "trace", "diff", "average", "append", "atleast_1d",
             "atleast_2d", "atleast_3d", "take_along_axis", "deg2rad", "rad2deg", "positive",
             "around", "round_", "ptp", "flipud", "fliplr", "rot90", "column_stack",

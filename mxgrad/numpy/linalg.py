@@ -15,7 +15,8 @@ import numpy as _onp
 from ..base import DTypeError
 from ..ndarray.ndarray import wrap
 from ..ops import linalg as _L
-from .multiarray import ndarray, to_np, from_input, sum, sqrt, max, min, matmul
+from ..ops import elemwise as _E
+from .multiarray import ndarray, to_np, from_input, sum, max, min, matmul
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "svd", "eigh", "eigvalsh", "solve",
            "pinv", "matrix_rank"]
@@ -29,7 +30,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> n
         a = a.astype("float32")
     if ord is None or ord == "fro" or (ord == 2 and (axis is None and a.ndim == 1
                                                       or isinstance(axis, int))):
-        return sqrt(sum(a * a, axis=axis, keepdims=keepdims))
+        return to_np(_E.sqrt(sum(a * a, axis=axis, keepdims=keepdims)))
     if ord == 1:
         return sum(abs(a), axis=axis, keepdims=keepdims)
     if ord in (_onp.inf, "inf"):

@@ -589,7 +589,7 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
         keepdims: bool = False) -> ndarray:
     """Standard deviation over ``axis``."""
-    return sqrt(var(a, axis, dtype, out, ddof, keepdims))
+    return to_np(_E.sqrt(var(a, axis, dtype, out, ddof, keepdims)))
 
 
 def _arg(fn: Any, a: Any, axis: Optional[int]) -> ndarray:
@@ -670,11 +670,6 @@ def squeeze(a: Any, axis: Any = None) -> ndarray:
                 raise ShapeError(f"squeeze: axis {i} has length {shape[i]}, not 1")
         new = tuple(s for i, s in enumerate(shape) if i not in axes)
     return _copy_of(_R.reshape_exact(a, new), a)
-
-
-def sqrt(x: Any) -> ndarray:
-    """Square root, element-wise."""
-    return to_np(_E.sqrt(from_input(x)))
 
 
 def dot(a: Any, b: Any, out: Any = None) -> ndarray:

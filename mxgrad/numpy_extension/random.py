@@ -17,7 +17,7 @@ from ..base import ShapeError
 from ..ndarray.ndarray import NDArray, wrap
 from ..numpy.multiarray import ndarray, _np_dtype
 from ..numpy.random import seed, uniform, normal  # noqa: F401
-from ..numpy.random import _rng
+from ..numpy.random import _param, _rng
 
 __all__ = ["seed", "bernoulli", "uniform_n", "normal_n"]
 
@@ -28,10 +28,6 @@ def _batch(batch_shape: Any) -> tuple:
     if isinstance(batch_shape, (int, _onp.integer)):
         return (int(batch_shape),)
     return tuple(int(b) for b in batch_shape)
-
-
-def _value(p: Any) -> Any:
-    return p._data if isinstance(p, NDArray) else _onp.asarray(p, dtype=_onp.float64)
 
 
 def bernoulli(prob: Any = None, logit: Any = None, size: Any = None, dtype: Any = None,
@@ -48,11 +44,11 @@ def bernoulli(prob: Any = None, logit: Any = None, size: Any = None, dtype: Any 
     if (prob is None) == (logit is None):
         raise ShapeError("npx.random.bernoulli: give either prob or logit (exactly one)")
     if prob is not None:
-        p = _value(prob)
+        p = _onp.asarray(_param(prob), dtype=_onp.float64)
         if _onp.any((p < 0) | (p > 1)):
             raise ShapeError("npx.random.bernoulli: prob must lie in [0, 1]")
     else:
-        p = 1.0 / (1.0 + _onp.exp(-_value(logit)))
+        p = 1.0 / (1.0 + _onp.exp(-_onp.asarray(_param(logit), dtype=_onp.float64)))
     shape = _onp.shape(p) if size is None else (
         (int(size),) if isinstance(size, (int, _onp.integer)) else tuple(size))
     draw = _rng().random(shape) < _onp.broadcast_to(p, shape)
@@ -62,14 +58,14 @@ def bernoulli(prob: Any = None, logit: Any = None, size: Any = None, dtype: Any 
 def uniform_n(low: Any = 0.0, high: Any = 1.0, batch_shape: Any = None, dtype: Any = None,
               ctx: Any = None) -> ndarray:
     """Uniform samples of shape ``batch_shape + broadcast(low, high).shape``."""
-    shape = _batch(batch_shape) + _onp.broadcast_shapes(_onp.shape(_value(low)),
-                                                        _onp.shape(_value(high)))
+    shape = _batch(batch_shape) + _onp.broadcast_shapes(_onp.shape(_param(low)),
+                                                        _onp.shape(_param(high)))
     return uniform(low, high, size=shape, dtype=dtype)
 
 
 def normal_n(loc: Any = 0.0, scale: Any = 1.0, batch_shape: Any = None, dtype: Any = None,
              ctx: Any = None) -> ndarray:
     """Normal samples of shape ``batch_shape + broadcast(loc, scale).shape``."""
-    shape = _batch(batch_shape) + _onp.broadcast_shapes(_onp.shape(_value(loc)),
-                                                        _onp.shape(_value(scale)))
+    shape = _batch(batch_shape) + _onp.broadcast_shapes(_onp.shape(_param(loc)),
+                                                        _onp.shape(_param(scale)))
     return normal(loc, scale, size=shape, dtype=dtype)
