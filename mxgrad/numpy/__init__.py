@@ -21,6 +21,7 @@ array([0., 2., 4., 6.])
 from __future__ import annotations
 
 import builtins as _builtins
+import functools as _functools
 from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as _onp
@@ -34,7 +35,7 @@ from ..ops import shape as _S
 from ..ops import indexing as _I
 from ..ops import linalg as _L
 from ..ops._apply import unary_fast
-from .multiarray import (adapt_unary, ndarray, to_np as _np, from_input as _in, promote as _promote,
+from .multiarray import (adapt_unary, ndarray, promoted_dtype, to_np as _np, from_input as _in, promote as _promote,
                          numpy_shape as _numpy_shape, _np_dtype, _host, _DEFAULT,
                          sum, mean, prod, max, min, amax, amin, var, std, argmax, argmin,
                          cumsum, all, any, reshape, squeeze, dot, clip, round, sort,
@@ -434,14 +435,9 @@ def concatenate(seq: Sequence[Any], axis: Optional[int] = 0, out: Any = None) ->
         raise ShapeError("np.concatenate: need at least one array to concatenate")
     if axis is None:
         arrs, axis = [reshape(a, (-1,)) for a in arrs], 0
-    first = arrs[0]
-    for i in range(1, len(arrs)):
-        if arrs[i]._data.dtype != first._data.dtype:
-            first, arrs[i] = _promote(first, arrs[i])
-    arrs[0] = first
-    arrs = [a if a._data.dtype == first._data.dtype else _E.cast(a, first._data.dtype)
-            for a in arrs]
-    if first.ndim == 0:
+    dt = _functools.reduce(promoted_dtype, (a._data.dtype for a in arrs))
+    arrs = [a if a._data.dtype == dt else _E.cast(a, dt) for a in arrs]
+    if arrs[0].ndim == 0:
         raise ShapeError("np.concatenate: zero-dimensional arrays cannot be concatenated")
     return _np(_S.concat(*arrs, dim=axis))
 

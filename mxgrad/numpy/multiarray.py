@@ -47,7 +47,8 @@ from ..ops import linalg as _L
 from ..ops import composed as _C
 from ..ops.indexing import gather
 
-__all__ = ["ndarray", "to_np", "from_input", "promote", "numpy_shape", "matmul"]
+__all__ = ["ndarray", "to_np", "from_input", "promote", "promoted_dtype", "numpy_shape",
+           "matmul"]
 
 _DEFAULT = _onp.dtype(_onp.float32)
 
@@ -417,18 +418,23 @@ def from_input(x: Any, like: Optional[NDArray] = None) -> NDArray:
     return wrap(_host(x), None, 0, ndarray)
 
 
+def promoted_dtype(da: _onp.dtype, db: _onp.dtype) -> _onp.dtype:
+    """MXNet's NumPy-interface promotion of two dtypes: an integer or bool meeting a float
+    takes the float; otherwise NumPy's rule (the wider type)."""
+    if da == db:
+        return da
+    fa, fb = da.kind == "f", db.kind == "f"
+    if fa != fb:
+        return da if fa else db
+    return _onp.result_type(da, db)
+
+
 def promote(a: NDArray, b: NDArray) -> Tuple[NDArray, NDArray]:
-    """MXNet's NumPy-interface promotion of two arrays: an integer or bool array meeting
-    a float array takes the float's dtype; otherwise NumPy's rule (the wider type)."""
+    """Two arrays cast (recorded) to their :func:`promoted_dtype`."""
     da, db = a._data.dtype, b._data.dtype
     if da == db:
         return a, b
-    fa, fb = da.kind == "f", db.kind == "f"
-    if fa and not fb:
-        return a, _E.cast(b, da)
-    if fb and not fa:
-        return _E.cast(a, db), b
-    dt = _onp.result_type(da, db)
+    dt = promoted_dtype(da, db)
     return (a if da == dt else _E.cast(a, dt)), (b if db == dt else _E.cast(b, dt))
 
 
@@ -752,12 +758,7 @@ def nonzero(a: Any) -> Tuple[ndarray, ...]:
 # ================================================================== operators
 def _promote_data(a: _onp.ndarray, b: _onp.ndarray) -> Tuple[_onp.ndarray, _onp.ndarray]:
     """:func:`promote` on NumPy data (inside an op's forward)."""
-    fa, fb = a.dtype.kind == "f", b.dtype.kind == "f"
-    if fa and not fb:
-        return a, b.astype(a.dtype)
-    if fb and not fa:
-        return a.astype(b.dtype), b
-    dt = _onp.result_type(a.dtype, b.dtype)
+    dt = promoted_dtype(a.dtype, b.dtype)
     return a.astype(dt, copy=False), b.astype(dt, copy=False)
 
 
