@@ -298,6 +298,28 @@ class Plan:
         return plan
 
     # ---------------------------------------------------------------- forward
+    def _forward_program(self) -> list:
+        """The steps as the forward loop reads them: ``(code, fn, a, b, out, attrs)``.
+        Codes: 1 one input, 2 two inputs (a, b slots; one output ``out``), 3 any
+        (``a`` the input slots, -1 for None; ``out`` the output slots), 4 a node step."""
+        prog = self._bwd.get("fwd")
+        if prog is not None:
+            return prog
+        prog = []
+        for st in self.steps:
+            if st[0] == _OPSTEP:
+                op, ins, outs, attrs, kind = st[1], st[2], st[3], st[4], st[6]
+                if kind == 1 and len(outs) == 1:
+                    prog.append((1, op.fwd, ins[0], 0, outs[0], attrs))
+                elif kind == 2 and len(outs) == 1:
+                    prog.append((2, op.fwd, ins[0], ins[1], outs[0], attrs))
+                else:
+                    prog.append((3, op.fwd, ins, 0, outs, attrs))
+            else:
+                prog.append((4, st, 0, 0, 0, None))
+        self._bwd["fwd"] = prog
+        return prog
+
     def forward(self, arrays: Sequence[NDArray], keep: bool,
                 needs: Optional[Sequence[bool]] = None) -> Tuple[list, Any]:
         """Run the plan on the variables' arrays; return (raw outputs, call state).
@@ -305,30 +327,26 @@ class Plan:
         ``keep`` keeps what backward needs (the call state; None otherwise); ``needs``
         says which variables need gradients (node steps record only then)."""
         vals: list = [None] * self.nslots
-        for i, a in enumerate(arrays):
-            vals[i] = a._data
+        for i, x in enumerate(arrays):
+            vals[i] = x._data
         training = self.training
         node_calls: Optional[dict] = {} if keep else None
         grad_slots = self._grad_slots(needs) if keep and needs is not None else None
-        for st in self.steps:
-            if st[0] == _OPSTEP:
-                op, ins, outs, attrs, kind = st[1], st[2], st[3], st[4], st[6]
-                fwd = op.fwd
-                if kind == 1:
-                    r = fwd(vals[ins[0]], **attrs) if attrs else fwd(vals[ins[0]])
-                elif kind == 2:
-                    r = fwd(vals[ins[0]], vals[ins[1]], **attrs) if attrs else \
-                        fwd(vals[ins[0]], vals[ins[1]])
+        for code, fn, a, b, o, attrs in self._forward_program():
+            if code == 1:
+                vals[o] = fn(vals[a], **attrs) if attrs else fn(vals[a])
+            elif code == 2:
+                vals[o] = fn(vals[a], vals[b], **attrs) if attrs else fn(vals[a], vals[b])
+            elif code == 3:
+                al = [None if i < 0 else vals[i] for i in a]
+                r = fn(*al, **attrs) if attrs else fn(*al)
+                if len(o) == 1:
+                    vals[o[0]] = r
                 else:
-                    al = [None if i < 0 else vals[i] for i in ins]
-                    r = fwd(*al, **attrs) if attrs else fwd(*al)
-                if len(outs) == 1:
-                    vals[outs[0]] = r
-                else:
-                    for o, v in zip(outs, r):
-                        vals[o] = v
+                    for k, v in zip(o, r):
+                        vals[k] = v
             else:
-                self._run_node_step(st, vals, arrays, training, node_calls, grad_slots)
+                self._run_node_step(fn, vals, arrays, training, node_calls, grad_slots)
         res = [vals[s] for s in self.out_slots]
         if not keep:
             return res, None
@@ -376,86 +394,145 @@ class Plan:
         return got
 
     # ---------------------------------------------------------------- backward
+    def _backward_program(self, key: tuple) -> list:
+        """The steps backward runs for variables needing gradients as ``key`` says, in
+        reverse order: ``(code, op, out, x, y, rules, need, attrs, extra)``.
+
+        Code 1: one input, one output (``x`` the input slot if saved else -1; ``need``
+        ``(slot, meta)``); 2: two inputs, one output (``x``/``y`` saved slots or -1;
+        ``need`` a tuple of (position, slot, meta)); 3: general (``extra`` the step);
+        4: a node step."""
+        prog = self._bwd.get(("bwd", key))
+        if prog is not None:
+            return prog
+        dep = self._grad_slots(key)
+        prog = []
+        for st in reversed(self.steps):
+            if st[0] != _OPSTEP:
+                if any(s in dep for s in st[2]):
+                    prog.append((4, None, 0, 0, 0, None, None, None, st))
+                continue
+            op, ins, outs, attrs, metas = st[1], st[2], st[3], st[4], st[5]
+            need = tuple((k, s, metas[k]) for k, s in enumerate(ins) if s >= 0 and s in dep)
+            if not need:
+                continue
+            save = op.save_in
+            saved = [s if s >= 0 and (save == "all" or (save and k in save)) else -1
+                     for k, s in enumerate(ins)]
+            if len(outs) == 1 and len(ins) == 1:
+                prog.append((1, op, outs[0], saved[0], -1, op.raw_grads, need[0][1:], attrs,
+                             None))
+            elif len(outs) == 1 and len(ins) == 2:
+                prog.append((2, op, outs[0], saved[0], saved[1], op.raw_grads, need, attrs,
+                             None))
+            else:
+                prog.append((3, op, outs, tuple(saved), -1, op.raw_grads, need, attrs, st))
+        self._bwd[("bwd", key)] = prog
+        return prog
+
     def backward(self, call, out_grads: Sequence[Optional[np.ndarray]],
                  needs: Sequence[bool]) -> List[Optional[np.ndarray]]:
         """Gradients of the variables (raw arrays; None for those not needed or not
         reached) from the outputs' gradients (None: no gradient for that output)."""
         vals, node_calls = call
-        dep = self._grad_slots(needs)
+        key = tuple(bool(x) for x in needs)
         gs: list = [None] * self.nslots
         g: Any
-        a: Any
         for s, g in zip(self.out_slots, out_grads):
             if g is not None:
                 gs[s] = g if gs[s] is None else gs[s] + g
-        for st in reversed(self.steps):
-            outs = st[3]
-            if st[0] == _OPSTEP:
-                ins = st[2]
-                if not any(s in dep for s in ins if s >= 0):
+        fit = _apply.fit_gradient
+        ndarray = np.ndarray
+        # (a gradient stays in gs while its rules run: the holders a raw rule counts
+        # before writing into it, ops._core.reusable, are then the engine's)
+        for code, op, o, x, y, rules, need, attrs, extra in self._backward_program(key):
+            if code == 1:
+                g = gs[o]
+                if g is None:
                     continue
-                op, attrs, metas = st[1], st[4], st[5]
-                if len(outs) == 1:
-                    g = gs[outs[0]]
-                    if g is None:
-                        continue
-                    # g stays in gs while the rules run: the holders a raw rule counts
-                    # before writing into g (ops._core.reusable) are the engine's
-                    out = vals[outs[0]] if op.save_out else None
-                else:
-                    gl = [gs[o] for o in outs]
-                    if all(x is None for x in gl):
-                        continue
-                    g = tuple(x if x is not None else np.zeros(m[0], m[1])
-                              for x, m in zip(gl, st[7]))
-                    out = tuple(vals[o] for o in outs) if op.save_out else None
-                save = op.save_in
-                if save == "all":
-                    a = [None if s < 0 else vals[s] for s in ins]
-                elif save:
-                    a = [vals[s] if (k in save and s >= 0) else None for k, s in enumerate(ins)]
-                else:
-                    a = [None] * len(ins)
-                rules = op.raw_grads
-                if len(ins) == 1 and rules is not op.grads and (
-                        type(g) is not np.ndarray or not g.shape):
-                    rules = op.grads
-                for k, s in enumerate(ins):
-                    if s < 0 or s not in dep:
-                        continue
-                    r = rules[k](g, out, *a, **attrs) if attrs else rules[k](g, out, *a)
-                    if r is None:
-                        continue
-                    m = metas[k]
-                    if type(r) is not np.ndarray or r.shape != m[0] or r.dtype != m[1]:
-                        r = _apply.fit_gradient(r, m, f"op '{op.name}'", f"input {k}", False)
+                rule = rules[0] if type(g) is ndarray and g.shape else op.grads[0]
+                r = rule(g, vals[o] if op.save_out else None, None if x < 0 else vals[x],
+                         **attrs) if attrs else \
+                    rule(g, vals[o] if op.save_out else None, None if x < 0 else vals[x])
+                gs[o] = g = None
+                if r is not None:
+                    s, m = need
+                    if type(r) is not ndarray or r.shape != m[0] or r.dtype != m[1]:
+                        r = fit(r, m, f"op '{op.name}'", "input 0", False)
                     prev = gs[s]
                     gs[s] = r if prev is None else prev + r
-                for o in outs:
-                    if o not in ins:
-                        gs[o] = None
-                g = r = a = out = prev = None
-            else:
-                nc = node_calls.get(id(st)) if node_calls else None
-                if nc is None:
+                    r = prev = None
+            elif code == 2:
+                g = gs[o]
+                if g is None:
                     continue
-                heads, hgs = [], []
-                for o, h in zip(outs, nc.outs):
-                    g = gs[o]
-                    gs[o] = None
-                    if g is not None and h._node is not None:
-                        heads.append(h)
-                        hgs.append(wrap(g))
-                if not heads:
-                    continue
-                grads = _graph.grad_impl(heads, nc.leaves, hgs, False, False, self.training,
-                                         False, True)
-                for k, gr in zip(nc.leaf_pos, grads):
-                    s = st[2][k]
-                    d = gr._data
+                out = vals[o] if op.save_out else None
+                a = None if x < 0 else vals[x]
+                b = None if y < 0 else vals[y]
+                for k, s, m in need:
+                    r = rules[k](g, out, a, b, **attrs) if attrs else rules[k](g, out, a, b)
+                    if r is None:
+                        continue
+                    if type(r) is not ndarray or r.shape != m[0] or r.dtype != m[1]:
+                        r = fit(r, m, f"op '{op.name}'", f"input {k}", False)
                     prev = gs[s]
-                    gs[s] = d if prev is None else prev + d
-        return [gs[i] if needs[i] else None for i in range(self.nvars)]
+                    gs[s] = r if prev is None else prev + r
+                gs[o] = g = r = prev = out = a = b = None
+            elif code == 3:
+                self._backward_general(extra, op, o, x, rules, need, attrs, vals, gs)
+            else:
+                self._backward_node_step(extra, node_calls, gs)
+        return [gs[i] if key[i] else None for i in range(self.nvars)]
+
+    def _backward_general(self, st, op, outs, saved, rules, need, attrs, vals, gs):
+        if len(outs) == 1:
+            g = gs[outs[0]]
+            if g is None:
+                return
+            out = vals[outs[0]] if op.save_out else None
+        else:
+            gl = [gs[o] for o in outs]
+            if all(v is None for v in gl):
+                return
+            g = tuple(v if v is not None else np.zeros(m[0], m[1]) for v, m in zip(gl, st[7]))
+            out = tuple(vals[o] for o in outs) if op.save_out else None
+        a = [None if s < 0 else vals[s] for s in saved]
+        if len(saved) == 1 and not (type(g) is np.ndarray and g.shape):
+            rules = op.grads
+        for k, s, m in need:
+            r = rules[k](g, out, *a, **attrs) if attrs else rules[k](g, out, *a)
+            if r is None:
+                continue
+            if type(r) is not np.ndarray or r.shape != m[0] or r.dtype != m[1]:
+                r = _apply.fit_gradient(r, m, f"op '{op.name}'", f"input {k}", False)
+            prev = gs[s]
+            gs[s] = r if prev is None else prev + r
+        for o in outs:
+            gs[o] = None
+
+    def _backward_node_step(self, st, node_calls, gs):
+        nc = node_calls.get(id(st)) if node_calls else None
+        outs = st[3]
+        if nc is None:
+            for o in outs:
+                gs[o] = None
+            return
+        heads, hgs = [], []
+        for o, h in zip(outs, nc.outs):
+            g = gs[o]
+            gs[o] = None
+            if g is not None and h._node is not None:
+                heads.append(h)
+                hgs.append(wrap(g))
+        if not heads:
+            return
+        grads = _graph.grad_impl(heads, nc.leaves, hgs, False, False, self.training,
+                                 False, True)
+        for k, gr in zip(nc.leaf_pos, grads):
+            s = st[2][k]
+            d = gr._data
+            prev = gs[s]
+            gs[s] = d if prev is None else prev + d
 
 
 def _run_copy(n, args, training):
