@@ -41,7 +41,7 @@ Examples
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -191,7 +191,7 @@ class Plan:
 
     __slots__ = ("names", "nvars", "nslots", "steps", "out_slots", "out_metas", "var_metas",
                  "keep", "var_keep", "_bwd", "nodes", "symbol", "training", "random",
-                 "aux_pos", "__weakref__")
+                 "aux_pos", "node_slots", "__weakref__")
     names: List[str]
     nvars: int
     nslots: int
@@ -207,6 +207,7 @@ class Plan:
     training: bool
     random: bool
     aux_pos: frozenset
+    node_slots: list
 
     # ---------------------------------------------------------------- building
     @classmethod
@@ -230,6 +231,7 @@ class Plan:
         steps: list = []
         nslots = plan.nvars
         aux_pos = set()
+        node_slots = []
         saved_rng = _rng_state()
         try:
             for n in nodes:
@@ -269,11 +271,13 @@ class Plan:
                     out_slots = [local[i] for i in node_out]
                 for k, s in enumerate(out_slots):
                     slot_of[(id(n), k)] = s
+                node_slots.append((n, tuple(in_slots), tuple(out_slots)))
                 env[id(n)] = tuple(outs)
         finally:
             _set_rng_state(saved_rng)
         plan.nslots = nslots
         plan.steps = steps
+        plan.node_slots = node_slots
         plan.aux_pos = frozenset(aux_pos)
         plan.random = any(s[0] == _NODESTEP for s in steps)
         plan.out_slots = [slot_of[(id(n), j)] for n, j in symbol._outputs]
@@ -321,11 +325,14 @@ class Plan:
         return prog
 
     def forward(self, arrays: Sequence[NDArray], keep: bool,
-                needs: Optional[Sequence[bool]] = None) -> Tuple[list, Any]:
+                needs: Optional[Sequence[bool]] = None,
+                monitor: Optional[Callable] = None) -> Tuple[list, Any]:
         """Run the plan on the variables' arrays; return (raw outputs, call state).
 
         ``keep`` keeps what backward needs (the call state; None otherwise); ``needs``
-        says which variables need gradients (node steps record only then)."""
+        says which variables need gradients (node steps record only then);
+        ``monitor(node, inputs, outputs)`` is called for every Symbol node after the run
+        (raw arrays)."""
         vals: list = [None] * self.nslots
         for i, x in enumerate(arrays):
             vals[i] = x._data
@@ -348,6 +355,9 @@ class Plan:
             else:
                 self._run_node_step(fn, vals, arrays, training, node_calls, grad_slots)
         res = [vals[s] for s in self.out_slots]
+        if monitor is not None:
+            for n, ins, outs in self.node_slots:
+                monitor(n, [vals[i] for i in ins], [vals[o] for o in outs])
         if not keep:
             return res, None
         keepset = self.keep
