@@ -162,6 +162,8 @@ def _plain_attr(v) -> bool:
         return True
     if isinstance(v, (tuple, list)):
         return all(_plain_attr(e) for e in v)
+    if isinstance(v, dict):
+        return all(_plain_attr(e) for e in v.values())
     return False
 
 
