@@ -92,15 +92,23 @@ def _make_entry(block, args, training) -> Any:
     for p in params.values():
         if p._var is None:
             return None
-    names = ["data"] if len(args) == 1 else [f"data{i}" for i in range(len(args))]
-    inputs = []
-    for n, a in zip(names, args):
-        v = _var(n)
-        v._outputs[0][0].shadow = (a,)
-        inputs.append(v)
+    given = block._plan_symbol()
+    if given is not None:          # a SymbolBlock: its graph, not a trace
+        out, names = given
+        names = list(names)
+        if len(names) != len(args):
+            return NOT_PLANNED
+    else:
+        names = ["data"] if len(args) == 1 else [f"data{i}" for i in range(len(args))]
     try:
-        with autograd.pause(train_mode=False):
-            out = block(*inputs)
+        if given is None:
+            inputs = []
+            for n, a in zip(names, args):
+                v = _var(n)
+                v._outputs[0][0].shadow = (a,)
+                inputs.append(v)
+            with autograd.pause(train_mode=False):
+                out = block(*inputs)
         flat: List[Symbol] = []
         structure = _flatten(out, flat)
         sym = flat[0] if len(flat) == 1 else _group(flat)
