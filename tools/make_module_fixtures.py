@@ -1,0 +1,175 @@
+"""Write tests/data/mxnet/module/: what MXNet 1.9.1's Module API computes and writes for
+small networks on fixed data, for tests/test_module.py. The tests load the networks from
+the JSON files written here (no second copy of the network code).
+
+Needs real MXNet (not run in CI)::
+
+    /tmp/mxvenv/bin/python tools/make_module_fixtures.py
+
+Files
+  mlp-symbol.json, mlp-0001.params, mlp-0002.params
+        ``Module.fit`` of an MLP (FullyConnected, BatchNorm, relu, FullyConnected,
+        SoftmaxOutput) for 2 epochs with ``do_checkpoint('mlp')``, SGD (lr 0.1,
+        momentum 0.9, wd 1e-3), batches of 8 from ``NDArrayIter`` (no shuffle).
+  mlp.npz  x, y (24 samples), ``init:<name>`` the initial parameters (given to fit),
+        ``fit1:<name>`` the parameters after fit on one context, ``fit2:<name>`` after
+        the same fit on [cpu(0), cpu(1)] (kvstore 'local'), ``pred`` the predictions
+        (``Module.predict``) of the one-context model on x, ``acc`` its training accuracy
+        (``Module.score``), ``fixed:<name>`` after one epoch with ``fixed_param_names``
+        ['fc1_weight'], ``pygrad`` the gradient of fc1_weight after one forward/backward
+        with out_grads of ones for a Module whose output is the logits (no loss layer).
+  bucket-<key>-symbol.json, bucket.npz
+        ``BucketingModule.fit`` (keys 3 and 5, default 5) of embedding, sum over time,
+        FullyConnected, SoftmaxOutput; batches in a fixed order of keys;
+        ``tokens<i>``/``labels<i>``/``key<i>`` the batches, ``init:``/``fit:`` parameters.
+"""
+import logging
+import os
+
+os.environ["MXNET_SUBGRAPH_BACKEND"] = "NONE"   # MXNet's plain kernels (no MKLDNN fusion)
+import numpy as np  # noqa: E402
+import mxnet as mx  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tests", "data",
+                   "mxnet", "module")
+SGD = {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-3}
+
+
+def mlp():
+    data = mx.sym.var("data")
+    h = mx.sym.FullyConnected(data, num_hidden=8, name="fc1")
+    h = mx.sym.BatchNorm(h, name="bn1")
+    h = mx.sym.Activation(h, act_type="relu", name="relu1")
+    h = mx.sym.FullyConnected(h, num_hidden=3, name="fc2")
+    return mx.sym.SoftmaxOutput(h, name="softmax")
+
+
+def init_params(sym, rs, shapes):
+    arg_shapes, _, aux_shapes = sym.infer_shape(**shapes)
+    args, auxs = {}, {}
+    for name, shape in zip(sym.list_arguments(), arg_shapes):
+        if name in shapes or name.endswith("_label"):
+            continue
+        if name.endswith("gamma"):
+            args[name] = np.ones(shape, "float32")
+        else:
+            args[name] = (rs.randn(*shape) * 0.3).astype("float32")
+    for name, shape in zip(sym.list_auxiliary_states(), aux_shapes):
+        args_or = np.ones if name.endswith("var") else np.zeros
+        auxs[name] = args_or(shape, "float32")
+    return args, auxs
+
+
+def to_nd(d):
+    return {k: mx.nd.array(v) for k, v in d.items()}
+
+
+def fit_mlp(sym, x, y, args, auxs, context, num_epoch, prefix=None, **kwargs):
+    train = mx.io.NDArrayIter(x, y, batch_size=8, shuffle=False)
+    mod = mx.mod.Module(sym, context=context, **kwargs)
+    cb = mx.callback.do_checkpoint(prefix) if prefix else None
+    mod.fit(train, num_epoch=num_epoch, optimizer="sgd", optimizer_params=SGD,
+            arg_params=to_nd(args), aux_params=to_nd(auxs), epoch_end_callback=cb)
+    return mod, train
+
+
+def params_of(mod, tag):
+    arg, aux = mod.get_params()
+    out = {f"{tag}:{k}": v.asnumpy() for k, v in arg.items()}
+    out.update({f"{tag}:{k}": v.asnumpy() for k, v in aux.items()})
+    return out
+
+
+def make_mlp():
+    rs = np.random.RandomState(0)
+    x = rs.randn(24, 6).astype("float32")
+    y = (np.argmax(x[:, :3], axis=1)).astype("float32")
+    sym = mlp()
+    args, auxs = init_params(sym, rs, {"data": (8, 6)})
+    out = {"x": x, "y": y}
+    out.update({f"init:{k}": v for k, v in {**args, **auxs}.items()})
+    mod, train = fit_mlp(sym, x, y, args, auxs, mx.cpu(), 2,
+                         prefix=os.path.join(OUT, "mlp"))
+    out.update(params_of(mod, "fit1"))
+    out["pred"] = mod.predict(mx.io.NDArrayIter(x, batch_size=8)).asnumpy()
+    out["acc"] = np.array([mod.score(train, "acc")[0][1]])
+    mod2, _ = fit_mlp(sym, x, y, args, auxs, [mx.cpu(0), mx.cpu(1)], 2)
+    out.update(params_of(mod2, "fit2"))
+    mod3, _ = fit_mlp(sym, x, y, args, auxs, mx.cpu(), 1, fixed_param_names=["fc1_weight"])
+    out.update(params_of(mod3, "fixed"))
+    logits = sym.get_internals()["fc2_output"]
+    mod4 = mx.mod.Module(logits, label_names=None)
+    mod4.bind(data_shapes=[("data", (8, 6))])
+    mod4.init_params(arg_params=to_nd(args), aux_params=to_nd(auxs), allow_extra=True)
+    mod4.forward(mx.io.DataBatch([mx.nd.array(x[:8])]), is_train=True)
+    mod4.backward([mx.nd.ones((8, 3))])
+    out["pygrad"] = mod4._exec_group.grad_arrays[0][0].asnumpy()
+    np.savez(os.path.join(OUT, "mlp.npz"), **out)
+
+
+def bucket_sym_gen(key):
+    data = mx.sym.var("data")
+    label = mx.sym.var("softmax_label")
+    emb = mx.sym.Embedding(data, input_dim=10, output_dim=4, name="embed")
+    h = mx.sym.sum(emb, axis=1) / key
+    h = mx.sym.FullyConnected(h, num_hidden=2, name="fc")
+    return mx.sym.SoftmaxOutput(h, label, name="softmax"), ("data",), ("softmax_label",)
+
+
+class ListIter(mx.io.DataIter):
+    """Fixed batches (tokens, labels, bucket key) in a fixed order."""
+
+    def __init__(self, batches, default_key):
+        super().__init__(batch_size=batches[0][0].shape[0])
+        self.batches = batches
+        self.default_bucket_key = default_key
+        self.provide_data = [mx.io.DataDesc("data", (self.batch_size, default_key))]
+        self.provide_label = [mx.io.DataDesc("softmax_label", (self.batch_size,))]
+        self.i = 0
+
+    def reset(self):
+        self.i = 0
+
+    def next(self):
+        if self.i == len(self.batches):
+            raise StopIteration
+        tokens, labels, key = self.batches[self.i]
+        self.i += 1
+        return mx.io.DataBatch([mx.nd.array(tokens)], [mx.nd.array(labels)], bucket_key=key,
+                               provide_data=[mx.io.DataDesc("data", tokens.shape)],
+                               provide_label=[mx.io.DataDesc("softmax_label",
+                                                             labels.shape)])
+
+
+def make_bucket():
+    rs = np.random.RandomState(1)
+    out = {}
+    batches = []
+    for i, key in enumerate([5, 3, 3, 5, 3]):
+        tokens = rs.randint(0, 10, size=(4, key)).astype("float32")
+        labels = (tokens[:, 0] > 4).astype("float32")
+        batches.append((tokens, labels, key))
+        out[f"tokens{i}"], out[f"labels{i}"], out[f"key{i}"] = tokens, labels, np.array([key])
+    sym, _, _ = bucket_sym_gen(5)
+    args, auxs = init_params(sym, rs, {"data": (4, 5), "softmax_label": (4,)})
+    out.update({f"init:{k}": v for k, v in args.items()})
+    mod = mx.mod.BucketingModule(bucket_sym_gen, default_bucket_key=5)
+    mod.fit(ListIter(batches, 5), num_epoch=2, optimizer="sgd", optimizer_params=SGD,
+            arg_params=to_nd(args), aux_params={})
+    out.update(params_of(mod, "fit"))
+    mod.save_checkpoint(os.path.join(OUT, "bucket"), 2)
+    os.remove(os.path.join(OUT, "bucket-0002.params"))
+    os.remove(os.path.join(OUT, "bucket.buckets"))
+    np.savez(os.path.join(OUT, "bucket.npz"), **out)
+
+
+def main():
+    logging.basicConfig(level=logging.WARNING)
+    os.makedirs(OUT, exist_ok=True)
+    make_mlp()
+    make_bucket()
+    print("wrote", sorted(os.listdir(OUT)))
+
+
+if __name__ == "__main__":
+    main()
