@@ -8,7 +8,7 @@ Needs real MXNet (not run in CI)::
 
 Files
   mlp-symbol.json, mlp-0001.params, mlp-0002.params
-        ``Module.fit`` of an MLP (FullyConnected, BatchNorm, relu, FullyConnected,
+        ``Module.fit`` of an MLP (FullyConnected, BatchNorm(fix_gamma=False), relu, FullyConnected,
         SoftmaxOutput) for 2 epochs with ``do_checkpoint('mlp')``, SGD (lr 0.1,
         momentum 0.9, wd 1e-3), batches of 8 from ``NDArrayIter`` (no shuffle).
   mlp.npz  x, y (24 samples), ``init:<name>`` the initial parameters (given to fit),
@@ -38,7 +38,7 @@ SGD = {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-3}
 def mlp():
     data = mx.sym.var("data")
     h = mx.sym.FullyConnected(data, num_hidden=8, name="fc1")
-    h = mx.sym.BatchNorm(h, name="bn1")
+    h = mx.sym.BatchNorm(h, fix_gamma=False, name="bn1")
     h = mx.sym.Activation(h, act_type="relu", name="relu1")
     h = mx.sym.FullyConnected(h, num_hidden=3, name="fc2")
     return mx.sym.SoftmaxOutput(h, name="softmax")

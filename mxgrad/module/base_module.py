@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import time
-import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -17,6 +16,7 @@ from .. import metric
 from .. import ndarray
 from ..base import DTypeError, ShapeError, StateError, _as_list
 from ..context import cpu
+from .._warn import warn
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
 from ..model import BatchEndParam, split_params
@@ -49,7 +49,7 @@ def _check_input_names(symbol, names: Sequence[str], typename: str, throw: bool)
                f"Did you mean one of:\n\t" + "\n\t".join(candidates))
         if throw:
             raise StateError(msg)
-        warnings.warn(msg, stacklevel=3)
+        warn(msg)
 
 
 def _as_desc(x, what: str) -> DataDesc:
@@ -79,7 +79,7 @@ def _check_names_match(data_names, data_shapes, name: str, throw: bool) -> None:
                f"({data_shapes} vs. {list(data_names)})")
         if throw:
             raise StateError(msg)
-        warnings.warn(msg, stacklevel=4)
+        warn(msg)
 
 
 def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
@@ -388,8 +388,7 @@ class BaseModule:
     def prepare(self, data_batch, sparse_row_id_fn=None) -> None:
         """Prepare for ``data_batch`` (switch bucket, ...); nothing here."""
         if sparse_row_id_fn is not None:
-            warnings.warn(UserWarning("sparse_row_id_fn is not invoked for BaseModule."),
-                          stacklevel=2)
+            warn("sparse_row_id_fn is not invoked for BaseModule.")
 
     def forward(self, data_batch, is_train: Optional[bool] = None) -> None:
         """Forward computation (``is_train`` None: as bound)."""

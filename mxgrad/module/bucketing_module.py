@@ -8,7 +8,6 @@ bound on first use with the default bucket's module as its ``shared_module``.
 from __future__ import annotations
 
 import logging
-import warnings
 from typing import Any, Dict, Optional
 
 import numpy as np
@@ -17,6 +16,7 @@ from .. import context as ctx
 from .. import ndarray as nd
 from .. import symbol as sym
 from ..base import StateError
+from .._warn import warn
 from ..initializer import Uniform
 from ..model import load_params
 from ..name import NameManager
@@ -155,8 +155,8 @@ class BucketingModule(BaseModule):
                              allow_missing=allow_missing, force_init=force_init)
             return
         if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. "
-                          "set_params call ignored.", stacklevel=2)
+            warn("Parameters already initialized and force_init=False. "
+                          "set_params call ignored.")
             return
         self._curr_module.set_params(arg_params, aux_params, allow_missing=allow_missing,
                                      force_init=force_init, allow_extra=allow_extra)

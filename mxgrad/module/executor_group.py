@@ -363,6 +363,9 @@ class DataParallelExecutorGroup:
     def get_output_shapes(self) -> list:
         """``[(name, shape)]`` of the merged outputs."""
         shapes = [out.shape for out in self.execs[0].outputs]
+        if len(shapes) != self.num_outputs:   # before the first forward: infer them
+            inputs = {name: arr.shape for name, arr in self.execs[0].arg_dict.items()}
+            shapes = self.symbol.infer_shape(**inputs)[1]
         concat_shapes = []
         for key, the_shape, axis in zip(self.output_names, shapes, self.output_layouts):
             the_shape = list(the_shape)

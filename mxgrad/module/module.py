@@ -19,13 +19,13 @@ Examples
 from __future__ import annotations
 
 import logging
-import warnings
 from typing import Any, Dict, List, Optional, Tuple
 
 from .. import context as ctx
 from .. import optimizer as opt
 from .._fileio import atomic_write, check_path
 from ..base import DTypeError, MXNetError, StateError
+from .._warn import warn
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
 from ..model import (_create_kvstore, _initialize_kvstore, _update_params,
@@ -201,8 +201,8 @@ class Module(BaseModule):
         ``force_init``. Names in the dicts that the network lacks are an error unless
         ``allow_extra``."""
         if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. "
-                          "init_params call ignored.", stacklevel=2)
+            warn("Parameters already initialized and force_init=False. "
+                          "init_params call ignored.")
             return
         _require(self.binded, "init_params: call bind(...) before initializing the parameters")
 
@@ -252,8 +252,8 @@ class Module(BaseModule):
                              allow_extra=allow_extra)
             return
         if self.params_initialized and not force_init:
-            warnings.warn("Parameters already initialized and force_init=False. "
-                          "set_params call ignored.", stacklevel=2)
+            warn("Parameters already initialized and force_init=False. "
+                          "set_params call ignored.")
             return
         self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
         # the executors hold the new values: the module's copies are stale
@@ -374,10 +374,10 @@ class Module(BaseModule):
                 raise DTypeError(f"init_optimizer: optimizer must be a name such as 'sgd' or "
                                  f"an mx.optimizer.Optimizer, got {type(optimizer).__name__}")
             if optimizer.rescale_grad != rescale_grad:
-                warnings.warn(
+                warn(
                     "Optimizer created manually outside Module but rescale_grad is not "
                     f"normalized to 1.0/batch_size/num_workers ({optimizer.rescale_grad} vs. "
-                    f"{rescale_grad}). Is this intended?", stacklevel=2)
+                    f"{rescale_grad}). Is this intended?")
             if not optimizer.idx2name:
                 optimizer.idx2name = idx2name.copy()
         self._optimizer = optimizer
@@ -528,5 +528,5 @@ class Module(BaseModule):
         """Nothing to prepare (no row-sparse parameters in mxgrad)."""
         _require(self.binded, "prepare: call bind(...) first")
         if sparse_row_id_fn is not None:
-            warnings.warn(UserWarning("Parameters are not updated in the KVStore. "
-                                      "No need to call sparse_row_id_fn."), stacklevel=2)
+            warn("Parameters are not updated in the KVStore. "
+                                      "No need to call sparse_row_id_fn.")
