@@ -125,6 +125,29 @@ def test_bucketing_fit_equals_mxnet():
     assert shared is mod._buckets[5]._exec_group.execs[0].arg_dict["fc_weight"]
 
 
+def test_feedforward_with_epoch_size_equals_mxnet(mlp, tmp_path, caplog):
+    sym = mx.sym.load(os.path.join(DATA, "mlp-symbol.json"))
+    arg, aux = _init(mlp)
+    with pytest.warns(DeprecationWarning, match="Please use mxnet.mod.Module"):
+        model = mx.model.FeedForward(sym, num_epoch=2, epoch_size=2, arg_params=arg,
+                                     aux_params=aux, **SGD)
+    seen = []
+    with caplog.at_level(logging.INFO):
+        model.fit(mx.io.NDArrayIter(mlp["x"], mlp["y"], batch_size=8, shuffle=False),
+                  batch_end_callback=lambda p: seen.append((p.epoch, p.nbatch)))
+    assert seen == [(0, 1), (0, 2), (1, 1), (1, 2)]      # nbatch counts from 1 here
+    assert "Epoch[1] Resetting Data Iterator" in [r.getMessage() for r in caplog.records]
+    for name, value in {**model.arg_params, **model.aux_params}.items():
+        np.testing.assert_allclose(value.asnumpy(), mlp["ff:" + name], rtol=1e-5, atol=1e-6,
+                                   err_msg=name)
+    np.testing.assert_allclose(model.predict(mlp["x"]), mlp["ffpred"], rtol=1e-5, atol=1e-6)
+    model.save(str(tmp_path / "ff"))
+    with pytest.warns(DeprecationWarning):
+        again = mx.model.FeedForward.load(str(tmp_path / "ff"), 2)
+    assert again.begin_epoch == 2
+    np.testing.assert_allclose(again.predict(mlp["x"]), mlp["ffpred"], rtol=1e-5, atol=1e-6)
+
+
 # ---------------------------------------------------------------- the examples
 def _mnist_like(n=64, seed=0):
     rs = np.random.RandomState(seed)

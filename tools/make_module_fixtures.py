@@ -17,7 +17,9 @@ Files
         (``Module.predict``) of the one-context model on x, ``acc`` its training accuracy
         (``Module.score``), ``fixed:<name>`` after one epoch with ``fixed_param_names``
         ['fc1_weight'], ``pygrad`` the gradient of fc1_weight after one forward/backward
-        with out_grads of ones for a Module whose output is the logits (no loss layer).
+        with out_grads of ones for a Module whose output is the logits (no loss layer),
+        ``ff:<name>`` after ``FeedForward(num_epoch=2, epoch_size=2).fit`` (4 batches over
+        two passes of the iterator), ``ffpred`` its ``predict(x)``.
   bucket-<key>-symbol.json, bucket.npz
         ``BucketingModule.fit`` (keys 3 and 5, default 5) of embedding, sum over time,
         FullyConnected, SoftmaxOutput; batches in a fixed order of keys;
@@ -104,6 +106,12 @@ def make_mlp():
     mod4.forward(mx.io.DataBatch([mx.nd.array(x[:8])]), is_train=True)
     mod4.backward([mx.nd.ones((8, 3))])
     out["pygrad"] = mod4._exec_group.grad_arrays[0][0].asnumpy()
+    model = mx.model.FeedForward(sym, num_epoch=2, epoch_size=2, arg_params=to_nd(args),
+                                 aux_params=to_nd(auxs), **SGD)
+    model.fit(mx.io.NDArrayIter(x, y, batch_size=8, shuffle=False))
+    out.update({f"ff:{k}": v.asnumpy() for k, v in {**model.arg_params,
+                                                      **model.aux_params}.items()})
+    out["ffpred"] = model.predict(x)
     np.savez(os.path.join(OUT, "mlp.npz"), **out)
 
 
