@@ -325,6 +325,26 @@ def test_input_grads_and_layouts():
     assert [o.shape for o in mod.get_outputs(merge_multi_context=False)[0]] == [(3, 4, 7)] * 2
 
 
+def test_network_without_parameters_trains_as_a_no_op():
+    # MXNet's test_module_update_no_pragram and test_module_dtype: nothing needs a gradient
+    mod = mx.mod.Module(mx.sym.Dropout(mx.sym.var("data"), 0.5), label_names=None)
+    mod.bind(data_shapes=[("data", (10, 10))])
+    mod.init_params()
+    mod.init_optimizer()
+    mod.forward_backward(mx.io.DataBatch([mx.nd.ones((10, 10))]))
+    mod.update()
+    out = mod.get_outputs()[0].asnumpy()
+    assert out.shape == (10, 10) and set(np.unique(out)) <= {0.0, 2.0}
+    act = mx.sym.Activation(mx.sym.var("data"), act_type="relu")
+    mod = mx.mod.Module(act, ("data",), None, context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind(data_shapes=[mx.io.DataDesc("data", (3, 8, 7), np.float16)])
+    mod.init_params()
+    mod.forward(mx.io.DataBatch([-mx.nd.ones((3, 8, 7), dtype=np.float16)]))
+    mod.backward([mx.nd.ones((3, 8, 7), dtype=np.float16)])
+    assert [o.dtype for o in mod.get_outputs()] == [np.float16]
+    assert mod.get_outputs()[0].asnumpy().max() == 0
+
+
 def test_set_params_missing_and_extra():
     x = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc_0")
     x = mx.sym.LinearRegressionOutput(x, name="softmax")

@@ -417,6 +417,8 @@ class DataParallelExecutorGroup:
         """Backward on each executor with its slice of ``out_grads``."""
         if not self.for_training:
             raise StateError("backward: re-bind with for_training=True to run backward")
+        if all(req == "null" for req in self.grad_req.values()):
+            return      # nothing needs a gradient (no parameters, no input gradients)
         out_grads = [] if out_grads is None else list(out_grads)
         slices = self.slices or [slice(None)] * len(self.execs)
         for exec_, islice in zip(self.execs, slices):
