@@ -44,7 +44,8 @@ __all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params",
 
 #: What ``batch_end_callback``\\ s receive: the epoch, the batch number, the metric and the
 #: caller's ``locals()`` (MXNet's namedtuple, with MXNet's type name).
-BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
+BatchEndParam = namedtuple(  # type: ignore[name-match]
+    "BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
 
 
 def _param_dict(params, what: str) -> Dict[str, NDArray]:
@@ -214,7 +215,7 @@ def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore,
 
 
 def _update_params(param_arrays, grad_arrays, updater, num_device: int, kvstore=None,
-                   param_names: Optional[Sequence[str]] = None) -> None:
+                   param_names: Any = None) -> None:
     """Sum gradients over devices through ``kvstore`` (if any), then run ``updater`` on
     each device's copy; parameter ``i`` on device ``k`` has index ``i*num_device + k``."""
     updates: List[List[Any]] = [[] for _ in range(num_device)]

@@ -83,7 +83,7 @@ class BucketingModule(BaseModule):
         self._work_load_list = work_load_list
         self._group2ctxs = group2ctxs
         self._buckets: Dict[Any, Module] = {}
-        self._curr_module: Optional[Module] = None
+        self._curr_module: Any = None     # the current bucket's Module once bound
         self._curr_bucket_key: Any = None
         self._params_dirty = False
         self._monitor: Any = None
@@ -335,7 +335,7 @@ class BucketingModule(BaseModule):
         """A BucketingModule from :meth:`save_checkpoint`'s files (integer bucket keys)."""
         if sym_gen is None or default_bucket_key is None:
             raise StateError("BucketingModule.load needs sym_gen and default_bucket_key")
-        buckets = nd.load(f"{prefix}.buckets")
+        buckets: Any = nd.load(f"{prefix}.buckets")
         keys = [int(k) for k in buckets[0].asnumpy().astype("int32")]
         mod = BucketingModule(sym_gen, default_bucket_key, **kwargs)
         for bucket_key in keys:

@@ -202,9 +202,9 @@ class DataParallelExecutorGroup:
             self.shared_data_arrays = [{} for _ in self.contexts]
 
         self.batch_size: Optional[int] = None
-        self.slices: Optional[List[slice]] = None
+        self.slices: Any = None           # one slice of the batch per context
         self.execs: List[Any] = []
-        self._default_execs: Optional[List[Any]] = None
+        self._default_execs: Any = None   # the executors as first bound (reshape source)
         self.data_arrays: Any = None
         self.label_arrays: Any = None
         self.param_arrays: Any = None

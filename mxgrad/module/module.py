@@ -100,8 +100,8 @@ class Module(BaseModule):
         self._label_names = label_names
         self._state_names = state_names
         self._output_names = symbol.list_outputs()
-        self._arg_params: Optional[Dict[str, NDArray]] = None
-        self._aux_params: Optional[Dict[str, NDArray]] = None
+        self._arg_params: Any = None     # dicts of name -> NDArray once bound or loaded
+        self._aux_params: Any = None
         self._params_dirty = False
         self._compression_params = compression_params
         self._optimizer: Any = None
@@ -416,6 +416,7 @@ class Module(BaseModule):
         batches, one per context); a batch of another shape reshapes the executors."""
         self._check_ready("forward")
         curr_data_shapes = tuple(i.shape for i in self._data_shapes)
+        new_data_shapes: Any
         if isinstance(data_batch, list):
             if not data_batch:
                 raise StateError("forward: empty list of data batches")

@@ -33,7 +33,7 @@ class SequentialModule(BaseModule):
     >>> seq.init_params(mx.init.One())
     >>> seq.forward(mx.io.DataBatch([mx.nd.ones((4, 5))]), is_train=False)
     >>> seq.get_outputs()[0].asnumpy()[0].tolist()
-    [16.0, 16.0]
+    [15.0, 15.0]
     """
 
     META_TAKE_LABELS = "take_labels"
