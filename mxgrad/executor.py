@@ -440,7 +440,7 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
         if aux_names or aux_states else []
     for n, a, g in zip(names, arg_arrays, grad_arrays):
         if g is not None and tuple(g.shape) != tuple(a.shape):
-            raise ShapeError(f"bind: the gradient buffer of '{n}' has shape {g.shape}, the "
+            raise ShapeError(f"bind: Shape of the gradient buffer of '{n}' has shape {g.shape}, the "
                              f"argument has shape {a.shape}")
     return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx)
 

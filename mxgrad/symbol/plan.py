@@ -50,7 +50,7 @@ from ..autograd import graph as _graph
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, wrap
 from ..ops import _apply
-from ..ops._core import Op
+from ..ops._core import Op, PerCall
 from ..random import generator as _generator
 from .symbol import Symbol, _run_node
 
@@ -313,7 +313,9 @@ class Plan:
         for st in self.steps:
             if st[0] == _OPSTEP:
                 op, ins, outs, attrs, kind = st[1], st[2], st[3], st[4], st[6]
-                if kind == 1 and len(outs) == 1:
+                if _per_call(attrs):
+                    prog.append((5, op.fwd, ins, st, outs, attrs))
+                elif kind == 1 and len(outs) == 1:
                     prog.append((1, op.fwd, ins[0], 0, outs[0], attrs))
                 elif kind == 2 and len(outs) == 1:
                     prog.append((2, op.fwd, ins[0], ins[1], outs[0], attrs))
@@ -352,8 +354,20 @@ class Plan:
                 else:
                     for k, v in zip(o, r):
                         vals[k] = v
-            else:
+            elif code == 4:
                 self._run_node_step(fn, vals, arrays, training, node_calls, grad_slots)
+            else:         # op attributes holding this call's state (ops._core.PerCall)
+                attrs = {k: type(v)() if isinstance(v, PerCall) else v
+                         for k, v in attrs.items()}
+                if node_calls is not None:
+                    node_calls[id(b)] = attrs
+                al = [None if i < 0 else vals[i] for i in a]
+                r = fn(*al, **attrs)
+                if len(o) == 1:
+                    vals[o[0]] = r
+                else:
+                    for k, v in zip(o, r):
+                        vals[k] = v
         res = [vals[s] for s in self.out_slots]
         if monitor is not None:
             for n, ins, outs in self.node_slots:
@@ -429,7 +443,9 @@ class Plan:
             save = op.save_in
             saved = [s if s >= 0 and (save == "all" or (save and k in save)) else -1
                      for k, s in enumerate(ins)]
-            if len(outs) == 1 and len(ins) == 1:
+            if _per_call(attrs):
+                prog.append((3, op, outs, tuple(saved), -1, op.raw_grads, need, attrs, st))
+            elif len(outs) == 1 and len(ins) == 1:
                 prog.append((1, op, outs[0], saved[0], -1, op.raw_grads, need[0][1:], attrs,
                              None))
             elif len(outs) == 1 and len(ins) == 2:
@@ -489,6 +505,8 @@ class Plan:
                     gs[s] = r if prev is None else prev + r
                 gs[o] = g = r = prev = out = a = b = None
             elif code == 3:
+                if node_calls and id(extra) in node_calls:
+                    attrs = node_calls[id(extra)]     # this call's PerCall attributes
                 self._backward_general(extra, op, o, x, rules, need, attrs, vals, gs)
             else:
                 self._backward_node_step(extra, node_calls, gs)
@@ -545,6 +563,10 @@ class Plan:
             gs[s] = d if prev is None else prev + d
 
 
+def _per_call(attrs) -> bool:
+    return bool(attrs) and any(isinstance(v, PerCall) for v in attrs.values())
+
+
 def _run_copy(n, args, training):
     """Run node ``n`` once on copies of ``args`` (no side effect reaches them); return
     its outputs (NDArrays, not in any graph)."""
@@ -574,7 +596,8 @@ def _capture_node(n, args, training):
     pos: Dict[int, int] = {id(a): k for k, a in enumerate(leaves)}
     ops = []
     for op, in_arrays, out_arrays, attrs in cap.entries:
-        if type(op) is not Op or (attrs and not all(_plain_attr(v) for v in attrs.values())):
+        if type(op) is not Op or (attrs and not all(
+                _plain_attr(v) or isinstance(v, PerCall) for v in attrs.values())):
             return None
         ins = []
         metas = []
@@ -623,6 +646,9 @@ def _replays(n, args, ops, node_out, training) -> bool:
         vals = list(pert)
         for op, ins, attrs, nout, _, _ in ops:
             a = [None if i < 0 else vals[i] for i in ins]
+            if _per_call(attrs):
+                attrs = {k: type(v)() if isinstance(v, PerCall) else v
+                         for k, v in attrs.items()}
             r = op.fwd(*a, **attrs) if attrs else op.fwd(*a)
             if nout == 1:
                 vals.append(r)
