@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import warnings
 
 sys.path.insert(0, os.path.dirname(__file__))
 from common import best_time, report  # noqa: E402
@@ -69,7 +70,8 @@ def gluon_fit(x, y, hidden):
 
 
 def main():
-    logging.getLogger().setLevel(logging.WARNING)
+    logging.getLogger().setLevel(logging.ERROR)     # fit's per-epoch lines
+    warnings.simplefilter("ignore")                  # "already initialized" on each refit
     x, y = data()
     rows = []
     for hidden in ((128, 64), (512, 256)):
