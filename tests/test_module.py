@@ -67,6 +67,15 @@ def test_fit_two_contexts_splits_the_batch_as_mxnet(mlp):
     assert len(execs) == 2 and execs[0].arg_dict["data"].shape == (4, 6)
 
 
+def test_two_contexts_updating_on_the_devices_gives_the_same_numbers(mlp, monkeypatch):
+    # MXNET_UPDATE_ON_KVSTORE=0: the kvstore only sums gradients, each device updates
+    monkeypatch.setenv("MXNET_UPDATE_ON_KVSTORE", "0")
+    mod, _ = _fit_mlp(mlp, [mx.cpu(0), mx.cpu(1)], 2)
+    assert mod._kvstore is not None and not mod._update_on_kvstore
+    assert sorted(mod._updater.states) == list(range(12))   # index*num_device + device
+    _check_params(mod, mlp, "fit2")
+
+
 def test_fixed_param_names_are_not_trained(mlp):
     mod, _ = _fit_mlp(mlp, mx.cpu(), 1, fixed_param_names=["fc1_weight"])
     _check_params(mod, mlp, "fixed")
@@ -343,6 +352,27 @@ def test_network_without_parameters_trains_as_a_no_op():
     mod.backward([mx.nd.ones((3, 8, 7), dtype=np.float16)])
     assert [o.dtype for o in mod.get_outputs()] == [np.float16]
     assert mod.get_outputs()[0].asnumpy().max() == 0
+
+
+def test_state_names_get_and_set_states():
+    net = mx.sym.var("data") + 2 * mx.sym.var("state", shape=(2, 3))  # per context
+    mod = mx.mod.Module(net, label_names=None, state_names=["state"],
+                        context=[mx.cpu(0), mx.cpu(1)])
+    mod.bind(data_shapes=[("data", (4, 3))], for_training=False)
+    mod.init_params()
+    assert mod._param_names == []
+    mod.set_states(value=1)
+    batch = mx.io.DataBatch([mx.nd.zeros((4, 3))])
+    mod.forward(batch)
+    assert mod.get_outputs()[0].asnumpy().tolist() == [[2.0] * 3] * 4
+    per_context = mod.get_outputs(merge_multi_context=False)
+    mod.set_states(states=per_context)
+    mod.forward(batch)
+    assert mod.get_outputs()[0].asnumpy().tolist() == [[4.0] * 3] * 4
+    states = mod.get_states(merge_multi_context=False)
+    assert [s.shape for s in states[0]] == [(2, 3), (2, 3)]
+    with pytest.raises(StateError, match="merge_multi_context"):
+        mod.get_states()
 
 
 def test_set_params_missing_and_extra():
