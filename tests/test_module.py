@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import mxgrad as mx
-from mxgrad.base import DTypeError, MXNetError, StateError
+from mxgrad.base import DTypeError, FileFormatError, MXNetError, StateError
 from mxgrad.module import ModuleStateError
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "mxnet", "module")
@@ -65,6 +65,21 @@ def test_fit_two_contexts_splits_the_batch_as_mxnet(mlp):
     assert mod._kvstore is not None and mod._update_on_kvstore    # MXNet's default
     execs = mod._exec_group.execs
     assert len(execs) == 2 and execs[0].arg_dict["data"].shape == (4, 6)
+
+
+def test_resume_from_mxnets_checkpoint_and_pickled_states_equals_mxnet(mlp):
+    prefix = os.path.join(DATA, "mlp")
+    mod = mx.mod.Module.load(prefix, 2)
+    train = mx.io.NDArrayIter(mlp["x"], mlp["y"], batch_size=8, shuffle=False)
+    mod.bind(train.provide_data, train.provide_label)
+    mod.init_optimizer(optimizer="sgd", optimizer_params=SGD)
+    with pytest.raises(FileFormatError, match="pickle"):     # no unpickling unless asked
+        mod.load_optimizer_states(prefix + "-0002.states")
+    with pytest.warns(UserWarning, match="allow_pickle=True"):
+        mod.load_optimizer_states(prefix + "-0002.states", allow_pickle=True)
+    with pytest.warns(UserWarning, match="init_params call ignored"):
+        mod.fit(train, begin_epoch=2, num_epoch=3, optimizer="sgd", optimizer_params=SGD)
+    _check_params(mod, mlp, "fit3")
 
 
 def test_two_contexts_updating_on_the_devices_gives_the_same_numbers(mlp, monkeypatch):

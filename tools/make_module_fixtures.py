@@ -11,8 +11,10 @@ Files
         ``Module.fit`` of an MLP (FullyConnected, BatchNorm(fix_gamma=False), relu, FullyConnected,
         SoftmaxOutput) for 2 epochs with ``do_checkpoint('mlp')``, SGD (lr 0.1,
         momentum 0.9, wd 1e-3), batches of 8 from ``NDArrayIter`` (no shuffle).
+  mlp-0002.states  the optimizer states after those 2 epochs (MXNet's pickle).
   mlp.npz  x, y (24 samples), ``init:<name>`` the initial parameters (given to fit),
-        ``fit1:<name>`` the parameters after fit on one context, ``fit2:<name>`` after
+        ``fit1:<name>`` the parameters after fit on one context, ``fit3:<name>`` after 3
+        epochs of the same fit, ``fit2:<name>`` after
         the same fit on [cpu(0), cpu(1)] (kvstore 'local'), ``pred`` the predictions
         (``Module.predict``) of the one-context model on x, ``acc`` its training accuracy
         (``Module.score``), ``fixed:<name>`` after one epoch with ``fixed_param_names``
@@ -93,6 +95,9 @@ def make_mlp():
     mod, train = fit_mlp(sym, x, y, args, auxs, mx.cpu(), 2,
                          prefix=os.path.join(OUT, "mlp"))
     out.update(params_of(mod, "fit1"))
+    mod.save_optimizer_states(os.path.join(OUT, "mlp-0002.states"))     # a pickle
+    mod3, _ = fit_mlp(sym, x, y, args, auxs, mx.cpu(), 3)
+    out.update(params_of(mod3, "fit3"))
     out["pred"] = mod.predict(mx.io.NDArrayIter(x, batch_size=8)).asnumpy()
     out["acc"] = np.array([mod.score(train, "acc")[0][1]])
     mod2, _ = fit_mlp(sym, x, y, args, auxs, [mx.cpu(0), mx.cpu(1)], 2)

@@ -509,16 +509,21 @@ class Module(BaseModule):
             with atomic_write(fname) as fout:
                 fout.write(self._updater.get_states())
 
-    def load_optimizer_states(self, fname: str) -> None:
-        """Load optimizer states saved by :meth:`save_optimizer_states`."""
+    def load_optimizer_states(self, fname: str, allow_pickle: bool = False) -> None:
+        """Load optimizer states saved by :meth:`save_optimizer_states`.
+
+        MXNet's ``.states`` files are pickles: they load only with ``allow_pickle=True``
+        (a pickle can run code; only for files you trust)."""
         _require(self.optimizer_initialized,
                  "load_optimizer_states: call init_optimizer(...) first")
-        if self._update_on_kvstore:
+        if self._update_on_kvstore and not allow_pickle:
             self._kvstore.load_optimizer_states(fname)
-        else:
-            fname = check_path(fname, "fname")
-            with open(fname, "rb") as f:
-                self._updater.set_states(f.read())
+            return
+        fname = check_path(fname, "fname")
+        with open(fname, "rb") as f:
+            blob = f.read()
+        updater = self._kvstore._updater if self._update_on_kvstore else self._updater
+        updater.set_states(blob, allow_pickle=allow_pickle)
 
     def install_monitor(self, mon) -> None:
         """Install a :class:`~mxgrad.monitor.Monitor` on the executors."""
