@@ -50,6 +50,26 @@ def _fit_mlp(f, context, num_epoch, **kwargs):
     return mod, train
 
 
+class _Batches(mx.io.DataIter):
+    """Fixed batches in a fixed order; provide_data/label of the default bucket."""
+
+    def __init__(self, batches, provide_data, provide_label):
+        super().__init__(batches[0].data[0].shape[0])
+        self.batches = batches
+        self.provide_data = provide_data
+        self.provide_label = provide_label
+        self.i = 0
+
+    def reset(self):
+        self.i = 0
+
+    def next(self):
+        if self.i == len(self.batches):
+            raise StopIteration
+        self.i += 1
+        return self.batches[self.i - 1]
+
+
 # ---------------------------------------------------------------- numbers equal to MXNet's
 def test_fit_one_context_equals_mxnet(mlp):
     mod, train = _fit_mlp(mlp, mx.cpu(), 2)
@@ -123,26 +143,11 @@ def test_bucketing_fit_equals_mxnet():
                                provide_label=[mx.io.DataDesc("softmax_label", (4,))])
                for i in range(5)]
 
-    class Batches(mx.io.DataIter):
-        provide_data = [mx.io.DataDesc("data", (4, 5))]
-        provide_label = [mx.io.DataDesc("softmax_label", (4,))]
-
-        def __init__(self):
-            super().__init__(4)
-            self.i = 0
-
-        def reset(self):
-            self.i = 0
-
-        def next(self):
-            if self.i == len(batches):
-                raise StopIteration
-            self.i += 1
-            return batches[self.i - 1]
-
+    it = _Batches(batches, [mx.io.DataDesc("data", (4, 5))],
+                  [mx.io.DataDesc("softmax_label", (4,))])
     mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=5)
     arg, _ = _init(f)
-    mod.fit(Batches(), num_epoch=2, optimizer="sgd", optimizer_params=SGD, arg_params=arg)
+    mod.fit(it, num_epoch=2, optimizer="sgd", optimizer_params=SGD, arg_params=arg)
     _check_params(mod, f, "fit")
     assert sorted(mod._buckets) == [3, 5]
     shared = mod._buckets[3]._exec_group.execs[0].arg_dict["fc_weight"]
@@ -170,6 +175,39 @@ def test_feedforward_with_epoch_size_equals_mxnet(mlp, tmp_path, caplog):
         again = mx.model.FeedForward.load(str(tmp_path / "ff"), 2)
     assert again.begin_epoch == 2
     np.testing.assert_allclose(again.predict(mlp["x"]), mlp["ffpred"], rtol=1e-5, atol=1e-6)
+
+
+def test_bucketing_lstm_language_model_equals_mxnet():
+    # a hand-unrolled LSTM (MXNet's symbols per bucket), begin states as zero inputs
+    f = np.load(os.path.join(DATA, "lstm.npz"))
+    hidden, batch = 8, 3
+
+    def sym_gen(key):
+        return (mx.sym.load(os.path.join(DATA, f"lstm-{key}-symbol.json")),
+                ("data", "init_h", "init_c"), ("softmax_label",))
+
+    def descs(key):
+        return ([mx.io.DataDesc("data", (batch, key)), mx.io.DataDesc("init_h", (batch, hidden)),
+                 mx.io.DataDesc("init_c", (batch, hidden))],
+                [mx.io.DataDesc("softmax_label", (batch, key))])
+
+    batches = []
+    for i in range(5):
+        tokens, key = f[f"tokens{i}"], int(f[f"key{i}"][0])
+        zeros = mx.nd.zeros((batch, hidden))
+        data, label = descs(key)
+        batches.append(mx.io.DataBatch([mx.nd.array(tokens[:, :-1]), zeros, zeros],
+                                       [mx.nd.array(tokens[:, 1:])], bucket_key=key,
+                                       provide_data=data, provide_label=label))
+    it = _Batches(batches, *descs(5))
+    mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=5)
+    arg, _ = _init(f)
+    mod.fit(it, num_epoch=3, optimizer="sgd", optimizer_params=SGD,
+            eval_metric=mx.metric.Perplexity(None), arg_params=arg)
+    _check_params(mod, f, "fit", rtol=1e-4, atol=1e-5)
+    perplexity = mod.score(it, mx.metric.Perplexity(None))[0][1]
+    assert perplexity == pytest.approx(float(f["perplexity"][0]), rel=1e-4)
+    assert sorted(mod._buckets) == [3, 5]
 
 
 # ---------------------------------------------------------------- the issue's examples

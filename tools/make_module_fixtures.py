@@ -26,6 +26,11 @@ Files
         ``BucketingModule.fit`` (keys 3 and 5, default 5) of embedding, sum over time,
         FullyConnected, SoftmaxOutput; batches in a fixed order of keys;
         ``tokens<i>``/``labels<i>``/``key<i>`` the batches, ``init:``/``fit:`` parameters.
+  lstm-<key>-symbol.json, lstm.npz
+        a bucketing LSTM language model (hand-unrolled LSTM, keys 3 and 5, begin states as
+        zero inputs) after 3 epochs of ``BucketingModule.fit`` with the Perplexity metric:
+        ``tokens<i>``/``key<i>`` the sentences (data = tokens[:, :-1], label =
+        tokens[:, 1:]), ``init:``/``fit:`` parameters, ``perplexity`` its final score.
 """
 import logging
 import os
@@ -176,11 +181,103 @@ def make_bucket():
     np.savez(os.path.join(OUT, "bucket.npz"), **out)
 
 
+V, E, H, LSTM_BATCH = 12, 6, 8, 3
+
+
+def lstm_sym_gen(seq_len):
+    """A language model with a hand-unrolled LSTM (MXNet's pre-mx.rnn examples): the
+    begin states are inputs (zeros from the iterator), the weights shared over time."""
+    data = mx.sym.var("data")
+    label = mx.sym.var("softmax_label")
+    h, c = mx.sym.var("init_h"), mx.sym.var("init_c")
+    wx, bx = mx.sym.var("lstm_i2h_weight"), mx.sym.var("lstm_i2h_bias")
+    wh, bh = mx.sym.var("lstm_h2h_weight"), mx.sym.var("lstm_h2h_bias")
+    embed = mx.sym.Embedding(data, input_dim=V, output_dim=E, name="embed")
+    steps = mx.sym.SliceChannel(embed, num_outputs=seq_len, axis=1, squeeze_axis=True,
+                                name="steps")
+    outs = []
+    for t in range(seq_len):
+        gates = (mx.sym.FullyConnected(steps[t], wx, bx, num_hidden=4 * H, name=f"t{t}_i2h")
+                 + mx.sym.FullyConnected(h, wh, bh, num_hidden=4 * H, name=f"t{t}_h2h"))
+        sl = mx.sym.SliceChannel(gates, num_outputs=4, name=f"t{t}_gates")
+        i = mx.sym.Activation(sl[0], act_type="sigmoid")
+        f = mx.sym.Activation(sl[1], act_type="sigmoid")
+        g = mx.sym.Activation(sl[2], act_type="tanh")
+        o = mx.sym.Activation(sl[3], act_type="sigmoid")
+        c = f * c + i * g
+        h = o * mx.sym.Activation(c, act_type="tanh")
+        outs.append(mx.sym.expand_dims(h, axis=1))
+    hs = mx.sym.Reshape(mx.sym.Concat(*outs, dim=1), shape=(-1, H))
+    pred = mx.sym.FullyConnected(hs, num_hidden=V, name="pred")
+    out = mx.sym.SoftmaxOutput(pred, mx.sym.Reshape(label, shape=(-1,)), name="softmax")
+    return out, ("data", "init_h", "init_c"), ("softmax_label",)
+
+
+class LstmIter(mx.io.DataIter):
+    """Sentences of lengths 3 and 5 (bucket keys), zero begin states."""
+
+    def __init__(self, batches):
+        super().__init__(batch_size=LSTM_BATCH)
+        self.batches = batches
+        self.default_bucket_key = 5
+        self.provide_data = self._descs(5)[0]
+        self.provide_label = self._descs(5)[1]
+        self.i = 0
+
+    @staticmethod
+    def _descs(key):
+        return ([mx.io.DataDesc("data", (LSTM_BATCH, key)),
+                 mx.io.DataDesc("init_h", (LSTM_BATCH, H)),
+                 mx.io.DataDesc("init_c", (LSTM_BATCH, H))],
+                [mx.io.DataDesc("softmax_label", (LSTM_BATCH, key))])
+
+    def reset(self):
+        self.i = 0
+
+    def next(self):
+        if self.i == len(self.batches):
+            raise StopIteration
+        tokens, key = self.batches[self.i]
+        self.i += 1
+        zeros = mx.nd.zeros((LSTM_BATCH, H))
+        data, label = self._descs(key)
+        return mx.io.DataBatch([mx.nd.array(tokens[:, :-1]), zeros, zeros],
+                               [mx.nd.array(tokens[:, 1:])], bucket_key=key,
+                               provide_data=data, provide_label=label)
+
+
+def make_lstm():
+    rs = np.random.RandomState(2)
+    out = {}
+    batches = []
+    for i, key in enumerate([5, 3, 5, 3, 3]):
+        start = rs.randint(0, V, size=(LSTM_BATCH, 1))
+        tokens = ((start + np.arange(key + 1)) % V).astype("float32")   # learnable: +1
+        batches.append((tokens, key))
+        out[f"tokens{i}"], out[f"key{i}"] = tokens, np.array([key])
+    sym, _, _ = lstm_sym_gen(5)
+    shapes = {"data": (LSTM_BATCH, 5), "init_h": (LSTM_BATCH, H), "init_c": (LSTM_BATCH, H),
+              "softmax_label": (LSTM_BATCH, 5)}
+    args, _ = init_params(sym, rs, shapes)
+    out.update({f"init:{k}": v for k, v in args.items()})
+    mod = mx.mod.BucketingModule(lstm_sym_gen, default_bucket_key=5)
+    it = LstmIter(batches)
+    mod.fit(it, num_epoch=3, optimizer="sgd", optimizer_params=SGD,
+            eval_metric=mx.metric.Perplexity(None), arg_params=to_nd(args))
+    out.update(params_of(mod, "fit"))
+    out["perplexity"] = np.array([mod.score(it, mx.metric.Perplexity(None))[0][1]])
+    mod.save_checkpoint(os.path.join(OUT, "lstm"), 3)
+    os.remove(os.path.join(OUT, "lstm-0003.params"))
+    os.remove(os.path.join(OUT, "lstm.buckets"))
+    np.savez(os.path.join(OUT, "lstm.npz"), **out)
+
+
 def main():
     logging.basicConfig(level=logging.WARNING)
     os.makedirs(OUT, exist_ok=True)
     make_mlp()
     make_bucket()
+    make_lstm()
     print("wrote", sorted(os.listdir(OUT)))
 
 
