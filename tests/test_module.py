@@ -543,6 +543,18 @@ def test_monitor_collects_outputs_and_arguments():
     assert mon.toc() != []
 
 
+def test_fit_with_a_monitor_logs_its_statistics(caplog):
+    x, y = _mnist_like(16, seed=6)
+    mod = mx.mod.Module(_mlp_sym())
+    mon = mx.mon.Monitor(2, pattern="fc2_.*")
+    with caplog.at_level(logging.INFO):
+        mod.fit(mx.io.NDArrayIter(x, y, batch_size=4), num_epoch=1, monitor=mon)
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Batch:")]
+    names = sorted({line.split()[2] for line in lines})
+    assert names == ["fc2_bias", "fc2_output", "fc2_weight"]
+    assert len(lines) == 2 * 3                   # batches 1 and 3 of 4 (interval 2)
+
+
 # ---------------------------------------------------------------- errors
 def test_errors_name_the_missing_step_or_bad_argument():
     mod = mx.mod.Module(_fc(), label_names=None)
