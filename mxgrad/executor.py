@@ -221,7 +221,7 @@ class Executor:
         saved = state.training
         state.training = bool(is_train)
         try:
-            grads = plan.backward(self._call, raw, needs)
+            grads = plan.backward(self._call, raw, needs, free=False)
         finally:
             state.training = saved
         for i, (req, buf) in enumerate(zip(self._grad_req, self.grad_arrays)):
