@@ -227,7 +227,11 @@ def _update_params(param_arrays, grad_arrays, updater, num_device: int, kvstore=
         for k, (w, g) in enumerate(zip(arg_list, grad_list)):
             updates[k].append((index * num_device + k, g, w))
     for dev_updates in updates:
-        if dev_updates:
+        if not dev_updates:
+            continue
+        if type(updater) is opt.Updater:     # the Updater's loop without a call per item
+            updater._update_params(dev_updates)
+        else:
             i, g, w = zip(*dev_updates)
             updater(list(i), list(g), list(w))
 

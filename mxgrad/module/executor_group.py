@@ -20,6 +20,7 @@ import numpy as np
 from .. import context as ctx
 from .. import ndarray as nd
 from ..base import DTypeError, ShapeError, StateError
+from ..executor import _copy_into as _copy_params
 from ..io import DataDesc
 
 __all__ = ["DataParallelExecutorGroup"]
@@ -52,15 +53,14 @@ def _split_input_slice(batch_size: int, work_load_list: Sequence[float]) -> List
 
 
 def _copy_into(src, dst) -> None:
-    """Copy ``src`` (an NDArray, NumPy array or list) into the NDArray ``dst``."""
-    if isinstance(src, nd.NDArray):
-        if src.shape != dst.shape:
-            raise ShapeError(f"a batch array of shape {src.shape} does not fit the bound "
-                             f"input of shape {dst.shape}; reshape the module (or pass a "
-                             f"batch of the bound shape)")
-        src.copyto(dst)
-    else:
-        dst[:] = np.asarray(src)
+    """Copy ``src`` (an NDArray, NumPy array or list) into the bound NDArray ``dst``."""
+    if not isinstance(src, nd.NDArray):
+        src = nd.array(np.asarray(src), dtype=dst.dtype)
+    if src.shape != dst.shape:
+        raise ShapeError(f"a batch array of shape {src.shape} does not fit the bound "
+                         f"input of shape {dst.shape}; reshape the module (or pass a "
+                         f"batch of the bound shape)")
+    _copy_params(dst, src, "the batch")     # the executor's copy (casts to the bound dtype)
 
 
 def _load_general(data, targets, major_axis) -> None:
