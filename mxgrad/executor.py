@@ -238,7 +238,9 @@ class Executor:
         saved = state.training
         state.training = bool(is_train)
         try:
-            grads = plan.backward(self._call, raw, needs, free=False)
+            grads = plan.backward(self._call, raw, needs, free=False,
+                                  monitor=self._backward_monitor_fn() if self._monitor
+                                  else None)
         finally:
             state.training = saved
         for i, (req, buf) in enumerate(zip(self._grad_req, self.grad_arrays)):
@@ -279,7 +281,9 @@ class Executor:
     def set_monitor_callback(self, callback: Callable[[str, NDArray], Any],
                              monitor_all: bool = False) -> None:
         """Call ``callback(name, array)`` for every node's outputs at each forward
-        (``<node>_output``; with ``monitor_all`` its inputs too, ``<node>_<input>``)."""
+        (``<node>_output``; with ``monitor_all`` its inputs too, ``<node>_<input>``) and
+        for the gradients of every node's inputs at each backward
+        (``<node>_backward_output<k>``), as MXNet's executors report them."""
         self._monitor = callback
         self._monitor_all = bool(monitor_all)
 
@@ -299,6 +303,16 @@ class Executor:
                 suffix = "output" if outs is None else outs[k]
                 cb(f"{node.name}_{suffix}" if visible == 1 or outs else
                    f"{node.name}_output{k}", wrap(v))
+        return on_node
+
+    def _backward_monitor_fn(self):
+        cb = self._monitor
+
+        def on_node(node, grads):
+            for k, g in enumerate(grads):
+                if g is not None:
+                    cb(f"{node.name}_backward_output" if len(grads) == 1 else
+                       f"{node.name}_backward_output{k}", wrap(g))
         return on_node
 
     # ------------------------------------------------------------------ dicts

@@ -551,8 +551,11 @@ def test_fit_with_a_monitor_logs_its_statistics(caplog):
         mod.fit(mx.io.NDArrayIter(x, y, batch_size=4), num_epoch=1, monitor=mon)
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Batch:")]
     names = sorted({line.split()[2] for line in lines})
-    assert names == ["fc2_bias", "fc2_output", "fc2_weight"]
-    assert len(lines) == 2 * 3                   # batches 1 and 3 of 4 (interval 2)
+    # forward outputs, arguments and (as MXNet's executors report) the gradients of the
+    # node's three inputs
+    assert names == ["fc2_backward_output0", "fc2_backward_output1", "fc2_backward_output2",
+                     "fc2_bias", "fc2_output", "fc2_weight"]
+    assert len(lines) == 2 * 6                   # batches 1 and 3 of 4 (interval 2)
 
 
 # ---------------------------------------------------------------- errors
