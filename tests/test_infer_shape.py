@@ -38,6 +38,13 @@ def test_infer_shape_complete_and_positional(name):
 
 
 def test_infer_shape_names_what_it_cannot_find():
+    # MXNet warns, naming the arguments, and returns (None, None, None)
     sym, _ = CASES["partial_nothing"]
-    with pytest.raises(MXNetError, match="fc3_weight"):
-        sym.infer_shape()
+    with pytest.warns(UserWarning, match="fc3_weight"):
+        assert sym.infer_shape() == (None, None, None)
+
+
+def test_infer_shape_contradiction_names_the_operator():
+    sym, _ = CASES["partial_nothing"]
+    with pytest.raises(MXNetError, match="fc3.*Shape inconsistent"):
+        sym.infer_shape(data=(2, 3), fc3_weight=(2, 4))

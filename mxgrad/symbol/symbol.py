@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import threading
+import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -294,11 +295,13 @@ class Symbol:
     def infer_shape(self, *args, **shapes):
         """``(arg_shapes, out_shapes, aux_shapes)`` from the shapes of some variables.
 
-        Shapes come as keywords (or positionally, in :meth:`list_arguments` order) or from
-        variables' ``__shape__`` attributes; the parameters' shapes are worked out from the
-        data (the rules of the layers that own them: FullyConnected, Convolution, norms...),
-        labels of output layers from their data, and the graph is run once on zeros. A
-        variable whose shape cannot be found raises (see :meth:`infer_shape_partial`).
+        Shapes come as keywords, positionally (in :meth:`list_arguments` order, ``None``
+        for unknown) or from variables' ``__shape__`` attributes, and may be partial
+        (``0`` for an unknown dimension; ``-1`` under ``mx.np_shape()``). They flow forward
+        and backward through the operators' shape rules (see :mod:`mxgrad.symbol._shape`).
+        If some shape stays unknown, MXNet's warning names the arguments and
+        ``(None, None, None)`` is returned; shapes that contradict each other raise
+        :class:`~mxgrad.base.ShapeError` naming the operator.
 
         Examples
         --------
@@ -307,10 +310,19 @@ class Symbol:
         >>> y.infer_shape(x=(4, 3))
         ([(4, 3), (2, 3), (2,)], [(4, 2)], [])
         """
-        return self._infer_shapes(args, shapes, partial=False)
+        res = self._infer_shape_impl(args, shapes)
+        if all(_shape_known(s) for part in res for s in part):
+            return res
+        unknown = [f"{name}: {s}" for name, s in zip(self.list_arguments(), res[0])
+                   if not _shape_known(s)][:10]
+        warnings.warn("Cannot decide shape for the following arguments (0s in shape means "
+                      "unknown dimensions). Consider providing them as input:\n\t"
+                      + "\n\t".join(unknown), stacklevel=2)
+        return None, None, None
 
     def infer_shape_partial(self, *args, **shapes):
-        """:meth:`infer_shape`, with ``()`` for what cannot be found instead of an error.
+        """:meth:`infer_shape`, returning what is known: ``()`` for an unknown shape and
+        ``0`` for an unknown dimension (``None`` and ``-1`` under ``mx.np_shape()``).
 
         Examples
         --------
@@ -318,11 +330,53 @@ class Symbol:
         >>> mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2).infer_shape_partial()
         ([(), (), ()], [()], [])
         """
-        return self._infer_shapes(args, shapes, partial=True)
+        return self._infer_shape_impl(args, shapes)
+
+    def _given(self, args, kwargs, what, convert):
+        names = self.list_arguments()
+        if len(args) > len(names):
+            raise ShapeError(f"infer_{what}: {len(args)} positional {what}s for "
+                             f"{len(names)} arguments {names}")
+        given = {n: convert(v) for n, v in zip(names, args) if v is not None}
+        inputs = self.list_inputs()
+        for k, v in kwargs.items():
+            if k not in inputs:
+                raise ShapeError(f"infer_{what}: keyword argument name {k} not found; "
+                                 f"candidate arguments: {inputs}")
+            if v is not None:
+                given[k] = convert(v)
+        return given
+
+    def _infer_shape_impl(self, args, kwargs):
+        from . import _shape
+        given = self._given(args, kwargs, "shape", _shape.from_user)
+        nodes = self._nodes()
+        found = _shape.infer(self, given)
+        entries = _shape.infer_entries(nodes, {**found})
+        aux = _aux_ids(nodes)
+        to = _shape.to_user
+        return ([to(found[n.name]) for n in nodes if n.is_var and id(n) not in aux],
+                [to(entries.get((id(n), i))) for n, i in self._outputs],
+                [to(found[n.name]) for n in nodes if n.is_var and id(n) in aux])
+
+    def _infer_type_impl(self, args, kwargs):
+        from . import _dtype
+        given = self._given(args, kwargs, "type", _dtype.as_dtype)
+        nodes = self._nodes()
+        found = _dtype.infer(self, given)
+        entries = _dtype.infer_entries(nodes, found)
+        aux = _aux_ids(nodes)
+
+        def to(t):
+            return None if t is None else t.type
+        return ([to(found[n.name]) for n in nodes if n.is_var and id(n) not in aux],
+                [to(entries.get((id(n), i))) for n, i in self._outputs],
+                [to(found[n.name]) for n in nodes if n.is_var and id(n) in aux])
 
     def infer_type(self, *args, **types):
-        """``(arg_types, out_types, aux_types)``: float32 unless given (as a keyword or
-        positionally); the graph's own casts are followed.
+        """``(arg_types, out_types, aux_types)`` from the dtypes of some variables (as
+        keywords or positionally, or their ``dtype``); ``(None, None, None)`` with MXNet's
+        warning when some stay unknown; see :mod:`mxgrad.symbol._dtype`.
 
         Examples
         --------
@@ -330,95 +384,25 @@ class Symbol:
         >>> mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2).infer_type(x='float64')[1]
         [<class 'numpy.float64'>]
         """
-        names = self.list_arguments()
-        given = dict(zip(names, args))
-        given.update(types)
-        nodes = self._nodes()
-        aux = _aux_ids(nodes)
-        dtypes = {n.name: np.dtype(given.get(n.name) or _FLAG_DTYPES.get(
-            int(n.attrs.get("__dtype__", 0)), "float32")) for n in nodes if n.is_var}
-        try:
-            arg_s, _, _ = self._infer_shapes((), {}, partial=False)
-            shapes = dict(zip(names, arg_s))
-        except MXNetError:
-            shapes = {}
-        try:
-            values = {n.name: nd.zeros(shapes.get(n.name) or (1,), dtype=dtypes[n.name])
-                      for n in nodes if n.is_var}
-            with autograd.pause(train_mode=False):
-                outs, _ = _eval(self._outputs, nodes, values)
-            out_types = [o.dtype for o in outs]
-        except MXNetError:
-            out_types = [np.dtype(dtypes.get(names[0]) if names else "float32").type
-                         for _ in self._outputs]
-        return ([dtypes[n.name].type for n in nodes if n.is_var and id(n) not in aux],
-                out_types,
-                [dtypes[n.name].type for n in nodes if n.is_var and id(n) in aux])
+        res = self._infer_type_impl(args, types)
+        if all(t is not None for part in res for t in part):
+            return res
+        unknown = [f"{name}: None" for name, t in zip(self.list_arguments(), res[0])
+                   if t is None][:10]
+        warnings.warn("Cannot decide type for the following arguments. Consider providing "
+                      "them as input:\n\t" + "\n\t".join(unknown), stacklevel=2)
+        return None, None, None
 
-    def _infer_shapes(self, args, shapes, partial):
-        from ._infer import infer_param_shapes
-        from ._registry import LABEL_OPS
-        names = self.list_arguments()
-        given = dict(zip(names, args))
-        given.update(shapes)
-        nodes = self._nodes()
-        values = {}
-        for n in nodes:
-            if not n.is_var:
-                continue
-            shape = given.get(n.name)
-            if shape is None:
-                shape = _known_shape(n)
-            if shape is not None and 0 not in tuple(shape):
-                values[n.name] = nd.zeros(tuple(shape), dtype=_FLAG_DTYPES.get(
-                    int(n.attrs.get("__dtype__", 0)), "float32"))
-        missing = [n for n in nodes if n.is_var and n.name not in values]
-        if missing and values:
-            try:
-                found = infer_param_shapes(self, values, {})
-            except MXNetError:
-                found = {}
-            for name, shape in found.items():
-                values[name] = nd.zeros(tuple(shape), dtype="float32")
-            # labels of output layers: shaped from their data (MXNet's rules)
-            for n in nodes:
-                if n.op in LABEL_OPS and len(n.inputs) > 1 and n.inputs[1][0].is_var \
-                        and n.inputs[1][0].name not in values:
-                    data_shape = self._node_shape(n.inputs[0], nodes, values)
-                    if data_shape is not None:
-                        label = data_shape[:-1] if n.op in ("SoftmaxOutput", "SVMOutput") \
-                            and not n.kwargs.get("multi_output") else data_shape
-                        if n.op == "SoftmaxOutput" and n.kwargs.get("multi_output"):
-                            label = (data_shape[0],) + tuple(data_shape[2:])
-                        values[n.inputs[1][0].name] = nd.zeros(label)
-        missing = [n.name for n in nodes if n.is_var and n.name not in values]
-        aux = _aux_ids(nodes)
-        if missing:
-            if not partial:
-                raise ShapeError(f"infer_shape: cannot work out the shape of "
-                                 f"{', '.join(repr(m) for m in missing)}; give it")
-            known = {k: v.shape for k, v in values.items()}
-            return ([known.get(n.name, ()) for n in nodes if n.is_var and id(n) not in aux],
-                    [() for _ in self._outputs],
-                    [known.get(n.name, ()) for n in nodes if n.is_var and id(n) in aux])
-        with autograd.pause(train_mode=False):
-            outs, env = _eval(self._outputs, nodes, values)
-        args_ = [values[n.name].shape for n in nodes if n.is_var and id(n) not in aux]
-        auxs = [values[n.name].shape for n in nodes if n.is_var and id(n) in aux]
-        return args_, [o.shape for o in outs], auxs
+    def infer_type_partial(self, *args, **types):
+        """:meth:`infer_type`, with ``None`` for the dtypes that cannot be worked out.
 
-    @staticmethod
-    def _node_shape(entry, nodes, values):
-        """The shape of output ``entry`` (node, index) when every variable it depends on
-        has a value (run on zeros), else None."""
-        src, j = entry
-        sub = Symbol([(src, j)])
-        try:
-            with autograd.pause(train_mode=False):
-                outs, _ = _eval(sub._outputs, sub._nodes(), values)
-            return tuple(outs[0].shape)
-        except MXNetError:
-            return None
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> mx.sym.Cast(mx.sym.var('x'), dtype='float16').infer_type_partial()
+        ([None], [<class 'numpy.float16'>], [])
+        """
+        return self._infer_type_impl(args, types)
 
     # ------------------------------------------------------------- composing
     def _substitute(self, mapping: Dict[str, "Symbol"]) -> "Symbol":
@@ -622,6 +606,16 @@ for _name, _op in (("reshape", "Reshape"), ("flatten", "Flatten"), ("transpose",
                    ("flip", "reverse"), ("sign", "sign"), ("round", "round"),
                    ("floor", "floor"), ("ceil", "ceil"), ("reciprocal", "reciprocal")):
     setattr(Symbol, _name, _fluent(_op, _name))
+
+
+def _shape_known(s) -> bool:
+    """Whether a shape as :meth:`Symbol.infer_shape` returns it is complete."""
+    from ..util import is_np_shape
+    if s is None:
+        return False
+    if is_np_shape():
+        return all(d >= 0 for d in s)
+    return len(s) > 0 and all(d > 0 for d in s)
 
 
 def _known_shape(node: _Node) -> Optional[tuple]:
