@@ -1,13 +1,14 @@
-"""``mx.sym``: MXNet's Symbol API, as far as exported models need it.
+"""``mx.sym``: MXNet's Symbol API.
 
-A :class:`Symbol` is a graph of MXNet operators. mxgrad makes Symbols by calling a
-HybridBlock on a variable (``hybrid_forward`` is traced with ``F = mx.sym``) and by
-loading MXNet's ``*-symbol.json`` files; ``gluon.SymbolBlock`` runs them through
-``mx.nd`` (differentiable, BatchNorm's running statistics updated in training mode).
-There is no executor: ``bind``/``simple_bind`` are not provided.
-
-Every operator of :func:`supported_ops` is a function here (``mx.sym.Convolution``,
-``mx.sym.relu``...), also under its MXNet aliases (``concat``, ``flatten``...).
+A :class:`Symbol` is a graph of MXNet operators, built with these functions, by calling a
+HybridBlock on a variable (``hybrid_forward`` is traced with ``F = mx.sym``) or loaded from
+MXNet's ``*-symbol.json`` files. Every operator of :func:`supported_ops` is a function here
+(``mx.sym.Convolution``, ``mx.sym.relu``...), also under its MXNet aliases (``concat``,
+``flatten``...); the namespaces ``contrib``, ``linalg``, ``random``, ``image`` and ``sparse``
+hold the Symbol counterpart of every ``mx.nd`` function of the same namespace, and
+``_internal`` every operator by its MXNet name. Shapes and dtypes are inferred from partial
+information (:meth:`Symbol.infer_shape`); each node runs the ``mx.nd`` function of its
+operator.
 
 Examples
 --------
@@ -29,6 +30,7 @@ from .symbol import Symbol, Group, load, load_json, evaluate
 from .symbol import var as _var
 from ._registry import supported_ops, UnknownOpError, _TABLE, _ALIASES
 from . import _ops
+from . import contrib, linalg, image, sparse, random, _internal
 from ..attribute import current_attrs
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "evaluate",
@@ -139,6 +141,6 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     raise AttributeError(
-        f"mx.sym has no operator {name!r}: mxgrad's Symbol supports the operators of "
-        f"mx.sym.supported_ops() (used to import/export models); run other code "
-        f"imperatively with mx.nd")
+        f"mx.sym has no operator {name!r}: mxgrad's Symbol has the operators of "
+        f"mx.sym.supported_ops() (the Symbol counterpart of every mx.nd function); run "
+        f"other code imperatively with mx.nd")

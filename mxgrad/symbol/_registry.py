@@ -474,3 +474,98 @@ _op("IdentityAttachKLSparseReg", ("data", "moving_avg"), params=("moving_avg",),
 # ops whose label input is only used by training losses: never a parameter to load
 LABEL_OPS = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "MAERegressionOutput",
                        "LogisticRegressionOutput", "SVMOutput"})
+
+
+# ------------------------------------------------------------------ every other mx.nd op
+# outputs of the ops registered below that have more than one (hidden ones included)
+_MULTI_OUTPUTS = {
+    "_linalg_gelqf": (2, None), "_linalg_syevd": (2, None), "_linalg_slogdet": (2, None),
+    "linalg_gelqf": (2, None), "linalg_syevd": (2, None), "linalg_slogdet": (2, None),
+    "_contrib_MultiBoxTarget": (3, None), "_contrib_bipartite_matching": (2, None),
+    "_contrib_quantize": (3, None), "_contrib_box_nms": (2, 1),
+    "_contrib_box_non_maximum_suppression": (2, 1), "_contrib_hawkesll": (2, None),
+    "_contrib_CTCLoss": (2, 1), "_contrib_ctc_loss": (2, 1), "CTCLoss": (2, 1),
+    "ctc_loss": (2, 1), "_contrib_SyncBatchNorm": (3, 1),
+    "_contrib_MultiProposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
+    "_contrib_Proposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
+    "_sample_multinomial": (lambda kw: 2 if kw.get("get_prob") else 1, None),
+}
+_AUX = {"_contrib_SyncBatchNorm": (3, 4), "BatchNorm_v1": ()}
+_PARAMS = {"_contrib_SyncBatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
+           "_contrib_DeformableConvolution": ("weight", "bias"),
+           "_contrib_ModulatedDeformableConvolution": ("weight", "bias"),
+           "BatchNorm_v1": ("gamma", "beta")}
+_NAMESPACES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_image_", "image"))
+
+
+def nd_function(op: str) -> Optional[Callable]:
+    """The ``mx.nd`` function behind MXNet's operator ``op`` (``_contrib_box_nms`` ->
+    ``mx.nd.contrib.box_nms``, ``_random_normal`` -> ``mx.nd.random_normal``,
+    ``_sample_normal`` -> ``mx.nd.sample_normal``), or None."""
+    for prefix, ns in _NAMESPACES:
+        if op.startswith(prefix):
+            return getattr(getattr(nd, ns), op[len(prefix):], None)
+    if op.startswith(("_random_", "_sample_")):
+        return getattr(nd, op[1:], None)
+    if op.startswith("_"):
+        return None
+    return getattr(nd, op, None)
+
+
+def _identity_like_rhs(inputs, kwargs):
+    return inputs[0].copy()
+
+
+def _install_all() -> None:
+    from ._mxnet_op_inputs import OP_INPUTS
+    for op, inputs in OP_INPUTS.items():
+        if op in _TABLE or op in _ALIASES:
+            continue
+        fn = nd_function(op)
+        if fn is None or not callable(fn) or isinstance(fn, type):
+            continue
+        outputs, visible = _MULTI_OUTPUTS.get(op, (1, None))
+        attrs = _attr_names(fn)
+        if attrs is not None and inputs is None:
+            attrs = attrs | {"num_args"}
+        run = (lambda f: (lambda ins, kw: f(*ins, **{k: v for k, v in kw.items()
+                                                      if k != "num_args"})))(fn) \
+            if inputs is None else _nd_runner(fn)
+        _TABLE[op] = OpSpec(op, inputs, _PARAMS.get(op, ()), _AUX.get(op, ()), run, attrs,
+                            outputs, visible)
+
+
+_op("_identity_with_attr_like_rhs", ("lhs", "rhs"), run=_identity_like_rhs, attrs=())
+
+# sampling with scalar parameters (MXNet's _random_<dist>, _random_<dist>_like); the
+# Symbol-parameter forms _sample_<dist> are the mx.nd sample_<dist> functions (below)
+_RANDOM_PARAMS = {"uniform": ("low", "high"), "normal": ("loc", "scale"),
+                  "gamma": ("alpha", "beta"), "exponential": ("lam",), "poisson": ("lam",),
+                  "negative_binomial": ("k", "p"),
+                  "generalized_negative_binomial": ("mu", "alpha"), "randint": ("low", "high")}
+
+
+def _sampler(dist: str, like: bool):
+    draw = getattr(nd.random, dist)
+
+    def run(inputs, kwargs):
+        kw = dict(kwargs)
+        kw.pop("ctx", None)
+        if dist == "exponential":           # MXNet's operator takes the rate
+            kw["scale"] = 1.0 / float(kw.pop("lam", 1.0))
+        if like:
+            kw["shape"] = inputs[0].shape
+            kw.setdefault("dtype", inputs[0].dtype)
+        return draw(**kw)
+    return run
+
+
+for _d, _names in _RANDOM_PARAMS.items():
+    _attrs = _names + ("shape", "dtype", "ctx")
+    _op(f"_random_{_d}", (), run=_sampler(_d, False), attrs=_attrs,
+        aliases=(f"random_{_d}",))
+    if _d != "randint":
+        _op(f"_random_{_d}_like", ("data",), run=_sampler(_d, True),
+            attrs=_names + ("dtype",))
+_op("shuffle", aliases=("_shuffle",))
+_install_all()

@@ -30,9 +30,11 @@ import numpy as np
 
 from .. import autograd
 from .. import name as _naming
+from ..attribute import stored_key, listed, HIDDEN_KEYS
 from .._fileio import atomic_write, open_for_read
 from .. import ndarray as nd
-from ..base import MXNetError, OutOfRangeError, ShapeError, DTypeError, FileFormatError
+from ..base import (MXNetError, OutOfRangeError, ShapeError, DTypeError, FileFormatError,
+                    NotImplementedForSymbol)
 from ..ndarray.ndarray import NDArray
 from ._registry import lookup, parse_attrs, UnknownOpError, LABEL_OPS
 
@@ -257,16 +259,50 @@ class Symbol:
         return Symbol(node.inputs)
 
     def attr(self, key: str) -> Optional[str]:
-        """The string attribute ``key`` of the node (single output)."""
-        return self._outputs[0][0].attrs.get(key)
+        """The string attribute ``key`` of the node (single output); ``lr_mult`` and the
+        other hidden keys are found under ``__lr_mult__`` too.
 
-    def list_attr(self) -> Dict[str, str]:
-        """The attributes of the node of this Symbol."""
-        return dict(self._outputs[0][0].attrs)
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> mx.sym.var('w', lr_mult=2).attr('lr_mult')
+        '2'
+        """
+        attrs = self._outputs[0][0].attrs
+        value = attrs.get(key)
+        if value is None and key in HIDDEN_KEYS:
+            value = attrs.get(f"__{key}__")
+        return value
+
+    def list_attr(self, recursive: bool = False) -> Dict[str, str]:
+        """The attributes of the node of this Symbol (each hidden ``__key__`` also as
+        ``key``, as MXNet lists them)."""
+        if recursive:
+            raise DeprecationWarning("Symbol.list_attr with recursive=True has been "
+                                     "deprecated. Please use attr_dict instead.")
+        return listed(self._outputs[0][0].attrs)
 
     def attr_dict(self) -> Dict[str, Dict[str, str]]:
         """``{node name: attributes}`` for every node with attributes."""
-        return {n.name: dict(n.attrs) for n in self._nodes() if n.attrs}
+        return {n.name: listed(n.attrs) for n in self._nodes() if n.attrs}
+
+    def _set_attr(self, **kwargs: str) -> None:
+        """Set string attributes of this Symbol's node (MXNet's ``_set_attr``).
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> x = mx.sym.var('x')
+        >>> x._set_attr(mood='calm', lr_mult='0.5')
+        >>> x.list_attr()
+        {'mood': 'calm', '__lr_mult__': '0.5', 'lr_mult': '0.5'}
+        """
+        for key, value in kwargs.items():
+            if not isinstance(value, str):
+                raise DTypeError(f"_set_attr: attribute {key!r} must be a string, got "
+                                 f"{type(value).__name__} (Set Attr only accepts strings)")
+            for node, _ in self._outputs:
+                node.attrs[stored_key(key)] = value
 
     # ------------------------------------------------------------- shape while tracing
     def _shadow(self) -> NDArray:
@@ -441,6 +477,10 @@ class Symbol:
         >>> g.list_arguments()
         ['b']
         """
+        kwargs = dict(kwargs)
+        name = kwargs.pop("name", None)
+        if self._outputs[0][0].is_var:
+            raise MXNetError("Variable cannot be composed")
         names = self.list_arguments()
         mapping = dict(zip(names, args))
         for k, v in kwargs.items():
@@ -450,7 +490,24 @@ class Symbol:
         for k, v in mapping.items():
             if not isinstance(v, Symbol) or len(v._outputs) != 1:
                 raise DTypeError(f"compose: {k!r} must be a single-output Symbol")
-        return self._substitute(mapping)
+        out = self._substitute(mapping)
+        if name:        # MXNet names the composed head node
+            out._outputs[0][0].name = name
+        return out
+
+    def _gen_atomic_symbol(self) -> "Symbol":
+        """A new node with this Symbol's operator and attributes, on fresh variables
+        (MXNet's ``_gen_atomic_symbol``)."""
+        from . import _ops
+        node = self._outputs[0][0]
+        if node.is_var:
+            raise MXNetError("_gen_atomic_symbol: a variable has no operator")
+        attrs = {k: v for k, v in node.attrs.items() if not k.startswith("__")}
+        return _ops.call(node.op, node.op.lower(), (), dict(attrs, name=node.name))
+
+    def __reduce__(self):
+        # pickled as its JSON, as MXNet does
+        return (load_json, (self.tojson(),))
 
     # ------------------------------------------------------------- running
     def eval(self, ctx=None, **kwargs) -> List[NDArray]:
@@ -481,6 +538,9 @@ class Symbol:
             "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
             "attrs": {"mxnet_version": ["int", MXNET_VERSION]},
         }
+        from ..util import is_np_shape
+        if is_np_shape():       # a graph whose 0s in shapes are sizes, not unknowns
+            graph["attrs"] = {"is_np_shape": ["int", 1], **graph["attrs"]}
         return _format_graph(graph)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
@@ -574,7 +634,11 @@ class Symbol:
     __hash__ = object.__hash__
 
     def __bool__(self):
-        raise MXNetError("a Symbol has no truth value (its value is known only when run)")
+        raise NotImplementedForSymbol(self.__bool__, "bool")
+
+    def __abs__(self) -> "Symbol":
+        from . import _ops
+        return _ops.call("abs", "abs", (self,), {})
 
     # ------------------------------------------------------------- fluent methods
     def astype(self, dtype) -> "Symbol":
@@ -685,7 +749,7 @@ def var(name: str, attr: Optional[dict] = None, shape=None, lr_mult=None, wd_mul
         raise DTypeError(f"var(): name must be a str, got {type(name).__name__}")
     attrs = {}
     if attr:
-        attrs.update({k: str(v) for k, v in attr.items()})
+        attrs.update({stored_key(k): str(v) for k, v in attr.items()})
     if shape is not None:
         attrs["__shape__"] = str(tuple(shape))
     if lr_mult is not None:
@@ -881,7 +945,27 @@ def load_json(json_str: str) -> Symbol:
         heads.append((nodes[k], j))
     if not heads:
         raise _bad_json("'heads'", "is empty")
+    _legacy_shapes(nodes, graph)
     return Symbol(heads)
+
+
+def _legacy_shapes(nodes, graph) -> None:
+    """A graph saved without NumPy shape semantics, loaded with them on: its variables'
+    0 dimensions meant "unknown", so they become -1 (as MXNet converts them)."""
+    from ..util import is_np_shape
+    attrs = graph.get("attrs")
+    if not is_np_shape() or (isinstance(attrs, dict) and "is_np_shape" in attrs):
+        return
+    for n in nodes:
+        text = n.attrs.get("__shape__") if n.is_var else None
+        if text is None:
+            continue
+        try:
+            dims = tuple(int(d) for d in text.strip("()[] ").split(",") if d.strip())
+        except ValueError:
+            continue
+        if 0 in dims:
+            n.attrs["__shape__"] = str(tuple(-1 if d == 0 else d for d in dims))
 
 
 def load(fname: str) -> Symbol:
