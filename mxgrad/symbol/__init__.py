@@ -32,6 +32,7 @@ from ._registry import supported_ops, UnknownOpError, _TABLE, _ALIASES
 from . import _ops
 from . import contrib, linalg, image, sparse, random, _internal
 from ..attribute import current_attrs
+from ..base import DTypeError
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "evaluate",
            "supported_ops", "UnknownOpError"]
@@ -135,6 +136,27 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
     return _ops.make("_arange", [], {"dtype": dtype or "float32", "infer_range": infer_range,
                                      "repeat": repeat, "start": start, "step": step,
                                      "stop": stop}, name, "_arange")
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False, **kwargs) -> Symbol:
+    """Split ``ary`` into equal sections (an int) or at the given indices (a tuple), as
+    ``numpy.split`` (MXNet's ``_split_v2``).
+
+    Examples
+    --------
+    >>> y = split_v2(var('x'), (1, 3), axis=1)
+    >>> y.infer_shape(x=(2, 5))[1]
+    [(2, 1), (2, 2), (2, 2)]
+    """
+    if isinstance(indices_or_sections, int):
+        attrs = {"indices": "[]", "sections": indices_or_sections}
+    elif isinstance(indices_or_sections, (tuple, list)):
+        # MXNet writes the list as Python prints it: '[0, 1]'
+        attrs = {"indices": str([0] + [int(i) for i in indices_or_sections]), "sections": 0}
+    else:
+        raise DTypeError("split_v2: indices_or_sections must either int or tuple of ints")
+    return _ops.call("_split_v2", "_split_v2", (ary,),
+                     dict(kwargs, axis=axis, squeeze_axis=squeeze_axis, **attrs))
 
 
 def __getattr__(name):

@@ -568,4 +568,16 @@ for _d, _names in _RANDOM_PARAMS.items():
         _op(f"_random_{_d}_like", ("data",), run=_sampler(_d, True),
             attrs=_names + ("dtype",))
 _op("shuffle", aliases=("_shuffle",))
+
+
+def _split_v2(inputs, kwargs):
+    sections = int(kwargs.get("sections", 0) or 0)
+    where = sections if sections > 0 else tuple(kwargs.get("indices", ()))[1:]
+    return nd.split_v2(inputs[0], where, axis=int(kwargs.get("axis", 0)),
+                       squeeze_axis=bool(kwargs.get("squeeze_axis", False)))
+
+
+# MXNet's indices start with a 0; sections > 0 means equal parts
+_op("_split_v2", run=_split_v2, attrs=("indices", "axis", "squeeze_axis", "sections"),
+    outputs=lambda kw: int(kw.get("sections", 0) or 0) or len(tuple(kw.get("indices", ()))))
 _install_all()

@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import autograd
 from .. import ndarray as nd
-from ..base import MXNetError, ShapeError
+from ..base import MXNetError, ShapeError, DTypeError
 
 __all__ = ["infer", "infer_entries", "node_rule_for", "to_user", "from_user"]
 
@@ -302,9 +302,9 @@ def _pool(kw, ins, outs):
 
 def _norm_rule(kind: str):
     def f(kw, ins, outs):
+        if ins[0] is None:          # MXNet's rule needs the data (no backward inference)
+            return list(ins), list(outs)
         (d,), (o,) = _same(kw, ins[:1], outs[:1])
-        if d is None:
-            return [d] + list(ins[1:]), [o] + list(outs[1:])
         axis = int(kw.get("axis", 1 if kind == "batch" else -1)) % len(d)
         if kind == "group":
             c = (int(kw.get("num_groups", 1)),)
@@ -375,10 +375,6 @@ def _concat(kw, ins, outs):
     o = merge(outs[0], rest)
     if all(v >= 0 for v in sizes):
         o = merge(o, tuple(sum(sizes) if i == ax else v for i, v in enumerate(rest)))
-    elif o[ax] >= 0 and sum(1 for v in sizes if v < 0) == 1:
-        miss = sizes.index(-1)
-        fill = o[ax] - sum(v for v in sizes if v >= 0)
-        new_ins[miss] = tuple(fill if i == ax else v for i, v in enumerate(new_ins[miss]))
     return new_ins, [o]
 
 
@@ -415,8 +411,6 @@ def _flatten(kw, ins, outs):
     d, o = ins[0], outs[0]
     if d is not None:
         o = merge(o, (d[0], _prod(d[1:])) if len(d) > 1 else (d[0], 1))
-    if o is not None and d is not None:
-        d = merge(d, (o[0],) + (-1,) * (len(d) - 1))
     return [d], [o]
 
 
@@ -494,9 +488,7 @@ def _where(kw, ins, outs):
     if not known(c):
         return list(ins), list(outs)
     s = merge(merge(merge(None, x), y), outs[0])
-    if s is not None and len(c) == len(s):
-        s = merge(s, c)
-    elif s is not None and len(c) == 1 and s[0] >= 0 and c[0] != s[0]:
+    if known(s) and (c != s if len(c) == len(s) else len(c) != 1 or c[0] != s[0]):
         raise ShapeError(f"where: condition {_fmt(c)} does not match {_fmt(s)}")
     return [c, s, s], [s]
 
@@ -519,15 +511,19 @@ def _one_hot(kw, ins, outs):
 
 def _label_rule(kind: str):
     def f(kw, ins, outs):
+        # MXNet's rules need the data (regression outputs: all of its shape); no
+        # backward inference from the output
+        if (kind == "same" and not known(ins[0])) or ins[0] is None:
+            return list(ins), list(outs)
         (d,), (o,) = _same(kw, ins[:1], outs)
         new = [d]
         if len(ins) > 1:
             label = ins[1]
-            if d is not None:
+            if known(d):                # MXNet shapes the label from a known data shape
                 if kind == "same":
                     want: Shape = d
                 elif kw.get("multi_output"):
-                    want = (d[0],) + tuple(d[2:])
+                    want = (d[0], _prod(d[2:]))
                 elif kw.get("preserve_shape"):
                     want = tuple(d[:-1])
                 else:
@@ -545,6 +541,40 @@ _RULES["SoftmaxOutput"] = _label_rule("softmax")
 _RULES["SVMOutput"] = _label_rule("svm")
 for _op in ("LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"):
     _RULES[_op] = _label_rule("same")
+
+
+# linear algebra (MXNet's linalg ops work on the last two axes, batched over the rest)
+for _op in ("_linalg_potrf", "_linalg_potri", "_linalg_inverse"):
+    _RULES[_op] = _same
+
+
+@rule("_linalg_trmm", "_linalg_trsm")
+def _la_b(kw, ins, outs):
+    return list(ins), [merge(outs[0], ins[1])]
+
+
+@rule("_linalg_gemm")
+def _la_gemm(kw, ins, outs):
+    return list(ins), [merge(outs[0], ins[2])]
+
+
+@rule("_linalg_det", "_linalg_sumlogdiag", "_linalg_slogdet")
+def _la_batch(kw, ins, outs):
+    a = ins[0]
+    batch = None if a is None else (tuple(a[:-2]) or (1,))     # a matrix gives (1,)
+    return list(ins), [batch] * len(outs)
+
+
+@rule("_linalg_syevd")
+def _la_syevd(kw, ins, outs):
+    a = ins[0]
+    return list(ins), [a, None if a is None else tuple(a[:-1])]
+
+
+@rule("_linalg_gelqf")
+def _la_gelqf(kw, ins, outs):
+    a = ins[0]
+    return list(ins), [a, None if a is None else tuple(a[:-1]) + (a[-2],)]
 
 
 @rule("_zeros", "_ones", "_full")
@@ -618,8 +648,10 @@ def _apply(n, shapes, tried) -> bool:
             tried.add(id(n))
             try:
                 new_ins, new_outs = list(ins), _run_on_zeros(n, ins)
-            except MXNetError as err:
+            except (ShapeError, DTypeError) as err:
                 raise ShapeError(f"{where}{err}") from None
+            except MXNetError:      # a value zeros do not satisfy (a Cholesky factor...)
+                return False
             new_outs = new_outs + [None] * (len(outs) - len(new_outs))
         else:
             return False

@@ -34,7 +34,7 @@ from ..attribute import stored_key, listed, HIDDEN_KEYS
 from .._fileio import atomic_write, open_for_read
 from .. import ndarray as nd
 from ..base import (MXNetError, OutOfRangeError, ShapeError, DTypeError, FileFormatError,
-                    NotImplementedForSymbol)
+                    NotImplementedForSymbol, StateError)
 from ..ndarray.ndarray import NDArray
 from ._registry import lookup, parse_attrs, UnknownOpError, LABEL_OPS
 
@@ -195,17 +195,34 @@ class Symbol:
         return (Symbol([o]) for o in self._outputs)
 
     def __getitem__(self, index):
-        """Select an output by position or by name (``list_outputs``)."""
+        """Select an output by position, by name (:meth:`list_outputs`) or a slice of them
+        (a group), as MXNet's ``Symbol.__getitem__``.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> s = mx.sym.SliceChannel(mx.sym.var('x'), num_outputs=3, name='s')
+        >>> s['s_output1'].list_outputs(), s[::2].list_outputs()
+        (['s_output1'], ['s_output0', 's_output2'])
+        """
+        count = len(self._outputs)
+        if isinstance(index, slice):
+            return Symbol([self._outputs[i] for i in range(*index.indices(count))])
         if isinstance(index, str):
             names = self.list_outputs()
-            if index not in names:
-                raise MXNetError(f"Symbol has no output named {index!r}; outputs: {names}")
-            index = names.index(index)
-        if isinstance(index, slice):
-            return Symbol(self._outputs[index])
-        if not -len(self._outputs) <= index < len(self._outputs):
+            hits = [i for i, n in enumerate(names) if n == index]
+            if len(hits) > 1:
+                raise StateError(f'There are multiple outputs with name "{index}"')
+            if not hits:
+                raise StateError(f'Cannot find output that matches name "{index}"; the '
+                                 f'outputs are {names}')
+            index = hits[0]
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise DTypeError("Symbol only support integer index to fetch i-th output, got "
+                             f"{type(index).__name__}")
+        if not -count <= index < count:
             raise OutOfRangeError(f"output index {index} out of range for a Symbol with "
-                             f"{len(self._outputs)} outputs")
+                                  f"{count} outputs")
         return Symbol([self._outputs[index]])
 
     def _nodes(self) -> List[_Node]:
@@ -285,6 +302,39 @@ class Symbol:
     def attr_dict(self) -> Dict[str, Dict[str, str]]:
         """``{node name: attributes}`` for every node with attributes."""
         return {n.name: listed(n.attrs) for n in self._nodes() if n.attrs}
+
+    def debug_str(self) -> str:
+        """The graph as text, in MXNet's layout: outputs, variables, then each operator
+        node with its inputs and attributes.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> print(mx.sym.relu(mx.sym.var('x'), name='r').debug_str())
+        Symbol Outputs:
+        	output[0]=r(0)
+        Variable:x
+        --------------------
+        Op:relu, Name=r
+        Inputs:
+        	arg[0]=x(0) version=0
+        <BLANKLINE>
+        """
+        lines = ["Symbol Outputs:"]
+        lines += [f"\toutput[{k}]={n.name}({i})" for k, (n, i) in enumerate(self._outputs)]
+        nodes = self._nodes()
+        lines += [f"Variable:{n.name}" for n in nodes if n.is_var]
+        for n in nodes:
+            if n.is_var:
+                continue
+            lines += ["--------------------", f"Op:{n.op}, Name={n.name}", "Inputs:"]
+            lines += [f"\targ[{k}]={src.name}({j})" + (" version=0" if src.is_var else "")
+                      for k, (src, j) in enumerate(n.inputs)]
+            own = {k: v for k, v in n.attrs.items()}
+            if own:
+                lines.append("Attrs:")
+                lines += [f"\t{k}={v}" for k, v in own.items()]
+        return "\n".join(lines) + "\n"
 
     def _set_attr(self, **kwargs: str) -> None:
         """Set string attributes of this Symbol's node (MXNet's ``_set_attr``).
@@ -655,6 +705,36 @@ def _fluent(opname, hint):
     return method
 
 
+def _nd_only(name):
+    def method(self, *args, **kwargs):
+        raise NotImplementedForSymbol(method, None, *args)
+    method.__name__ = name
+    method.__doc__ = f"NDArray only: raises :class:`~mxgrad.base.NotImplementedForSymbol`."
+    return method
+
+
+for _name in ("asnumpy", "asscalar", "as_in_context", "backward", "detach", "wait_to_read",
+              "attach_grad", "copyto"):
+    setattr(Symbol, _name, _nd_only(_name))
+
+
+def _split_v2_method(self, indices_or_sections, axis=0, squeeze_axis=False, **kwargs):
+    """``mx.sym.split_v2(self, ...)``."""
+    from . import split_v2
+    return split_v2(self, indices_or_sections, axis, squeeze_axis, **kwargs)
+
+
+Symbol.split_v2 = _split_v2_method
+
+for _name in ("arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "cbrt", "cos",
+              "cosh", "degrees", "expm1", "fix", "log10", "log1p", "log2", "nanprod",
+              "nansum", "radians", "rcbrt", "rint", "rsqrt", "sin", "sinh", "softmin",
+              "tan", "trunc", "argmax_channel", "argsort", "sort", "topk", "diag",
+              "depth_to_space", "space_to_depth", "shape_array", "size_array",
+              "reshape_like", "broadcast_like", "slice_like", "slice"):
+    setattr(Symbol, _name, _fluent(_name, _name))
+for _name, _op in (("broadcast_axes", "broadcast_axis"), ("pad", "Pad")):
+    setattr(Symbol, _name, _fluent(_op, _name))
 for _name, _op in (("reshape", "Reshape"), ("flatten", "Flatten"), ("transpose", "transpose"),
                    ("expand_dims", "expand_dims"), ("squeeze", "squeeze"), ("sum", "sum"),
                    ("mean", "mean"), ("max", "max"), ("min", "min"), ("prod", "prod"),
