@@ -23,6 +23,7 @@ from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import ndarray
 from . import ndarray as nd
 from . import symbol as sym  # mx.sym: Symbol graphs for SymbolBlock and export
+from . import executor  # mx.executor: Symbol.bind / simple_bind
 from . import autograd
 from . import random
 from . import test_utils

@@ -64,6 +64,8 @@ from .parameter import Parameter, ParameterDict, DeferredInitializationError, _L
 from .parameter import _check_dtype_source
 from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
 from .utils import _placed, placed_context
+from ._hybrid_plan import call_planned as _call_planned, NOT_PLANNED as _NOT_PLANNED
+from ._hybrid_plan import clear_plans as _clear_plans
 from .._typing import DTypeLike, Init, InitLike
 from ..context import Context
 
@@ -647,13 +649,16 @@ class HybridBlock(Block):
     def hybridize(self, active: bool = True, backend: Optional[str] = None,
                   backend_opts: Optional[Dict[str, Any]] = None, clear: bool = True,
                   static_alloc: bool = False, static_shape: bool = False, **kwargs: Any) -> None:
-        """Mark the block hybridized. mxgrad has no graph compiler: the block keeps
-        running ``hybrid_forward`` imperatively, with identical results; the first
-        call's input shapes are recorded for :meth:`export`."""
+        """Hybridize the block: from its next call, each input signature (shapes,
+        dtypes, training mode) is traced once with ``F = mx.sym`` and run as a planned
+        graph (see :mod:`mxgrad.gluon._hybrid_plan`), with the same results as the
+        imperative block; the first call's input shapes are recorded for :meth:`export`.
+        ``active=False`` returns to imperative calls."""
         self._active = active
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape)]
         if clear:
             self._in_specs = None
+            _clear_plans(self)
             self.__dict__.pop("_in_structure", None)   # see _check_hybrid_call
         super().hybridize(active, **kwargs)
 
@@ -756,6 +761,9 @@ class HybridBlock(Block):
             if self._active:
                 if len(args) != 1 or self.__dict__.get("_in_structure") != _ONE_ARRAY:
                     _check_hybrid_call(self, args)   # (one array, as at the first call: fine)
+                r = _call_planned(self, args)
+                if r is not _NOT_PLANNED:
+                    return r
             elif len(args) > 1 and _has_symbol(args):
                 _check_hybrid_call(self, args, mix_only=True)  # NDArrays with Symbols
             reg = self._reg_params
@@ -785,6 +793,9 @@ class HybridBlock(Block):
             _check_hybrid_call(self, (x,) + args)
             if self._in_specs is None:
                 self._in_specs = _input_specs((x,) + args)
+            r = _call_planned(self, (x,) + args)
+            if r is not _NOT_PLANNED:
+                return r
         if type(x) is not NDArray and not isinstance(x, NDArray) and not _has_ndarray(args) \
                 and not _has_ndarray(x):
             raise StateError(

@@ -560,6 +560,59 @@ class Symbol:
         return (load_json, (self.tojson(),))
 
     # ------------------------------------------------------------- running
+    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
+             group2ctx=None, shared_exec=None):
+        """Bind arrays to the arguments: an :class:`~mxgrad.executor.Executor` that runs
+        the graph forward and writes gradients into ``args_grad`` in backward.
+
+        Parameters
+        ----------
+        ctx : Context
+        args : list or dict of NDArray
+            One array per argument (``list_arguments()`` order, or by name).
+        args_grad : list or dict of NDArray, optional
+            Gradient buffers (by name, some may be left out: no gradient).
+        grad_req : {'write', 'add', 'null'}, list or dict
+            How gradients are stored, for all arguments or per argument.
+        aux_states : list or dict of NDArray, optional
+            The auxiliary states (BatchNorm's running statistics).
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> x = mx.sym.var('x')
+        >>> ex = (x * x).bind(mx.cpu(), {'x': mx.nd.array([3.0])},
+        ...                   args_grad={'x': mx.nd.zeros(1)})
+        >>> ex.forward(is_train=True)[0].asnumpy().tolist()
+        [9.0]
+        >>> ex.backward(mx.nd.ones(1)); ex.grad_dict['x'].asnumpy().tolist()
+        [6.0]
+        """
+        from ..executor import bind
+        return bind(self, ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+
+    _bind = bind
+
+    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None,
+                    group2ctx=None, shared_arg_names=None, shared_exec=None,
+                    shared_buffer=None, **kwargs):
+        """Bind zero-filled arrays shaped from the given input shapes (``data=(n, k)``):
+        shapes and dtypes (``type_dict``) of every argument are inferred; gradient buffers
+        are made for arguments whose ``grad_req`` is not ``'null'``. With ``shared_exec``
+        the arrays of equal name, shape and dtype are shared with that executor.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> y = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=2, name='fc')
+        >>> ex = y.simple_bind(mx.cpu(), data=(4, 3))
+        >>> [a.shape for a in ex.arg_arrays]
+        [(4, 3), (2, 3), (2,)]
+        """
+        from ..executor import simple_bind
+        return simple_bind(self, ctx, grad_req, type_dict, stype_dict, group2ctx,
+                           shared_arg_names, shared_exec, shared_buffer, **kwargs)
+
     def eval(self, ctx=None, **kwargs) -> List[NDArray]:
         """Run the graph on the NDArrays given by variable name; a list of outputs."""
         return evaluate(self, kwargs)

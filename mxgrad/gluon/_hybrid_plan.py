@@ -1,0 +1,169 @@
+"""What ``hybridize()`` runs: a hybridized block's calls through a planned graph.
+
+At the first call with an input signature (input shapes and dtypes, training mode) the
+block's ``hybrid_forward`` is traced once with ``F = mx.sym`` (as in MXNet: a ``print``
+in it shows Symbols, once) and the Symbol is planned (:class:`mxgrad.symbol.plan.Plan`);
+every later call with that signature runs the plan. A block that cannot be planned runs
+imperatively, as before ``hybridize()``: inputs that are not ``mx.nd`` arrays (``mx.np``
+mode, ``None``), forward-mode tangents, parameters not initialized yet (the first call
+of a deferred initialization), or a graph mxgrad's Symbols cannot express (a warning
+names the reason, once per block).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..autograd.scope import state
+from .. import autograd
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray
+from ..symbol import var as _var
+from ..symbol.symbol import Symbol
+from ..symbol._registry import UnknownOpError
+from ..symbol.plan import Plan, run_planned
+from .._warn import warn as _warn
+
+__all__ = ["call_planned", "NOT_PLANNED", "clear_plans"]
+
+NOT_PLANNED = object()     # the call is to run imperatively
+_MAX_PLANS = 16            # signatures kept per block (oldest dropped first)
+
+
+class _Entry:
+    """One planned signature of a block."""
+
+    __slots__ = ("plan", "params", "structure", "metas")
+
+    def __init__(self, plan, params, structure, metas) -> None:
+        self.plan = plan
+        self.params = params          # the Parameters after the inputs, in plan order
+        self.structure = structure    # how the flat outputs nest (see _flatten)
+        self.metas = metas            # the parameters' (shape, dtype) when planned
+
+
+def clear_plans(block) -> None:
+    """Forget ``block``'s plans (``hybridize()`` again, a new structure)."""
+    block.__dict__.pop("_plans", None)
+
+
+def call_planned(block, args: tuple) -> Any:
+    """Run ``block`` (hybridized) on ``args`` through its plan for their signature, or
+    return :data:`NOT_PLANNED`."""
+    for a in args:
+        if type(a) is not NDArray or a._tan is not None:
+            return NOT_PLANNED
+    training = state.training
+    key = (tuple((a._data.shape, a._data.dtype) for a in args), training)
+    plans = block.__dict__.get("_plans")
+    if plans is None:
+        plans = block.__dict__["_plans"] = {}
+    entry = plans.get(key)
+    if entry is None:
+        entry = _make_entry(block, args, training)
+        if entry is None or entry is NOT_PLANNED:
+            if entry is not None:
+                plans[key] = entry
+            return NOT_PLANNED
+        if len(plans) >= _MAX_PLANS:
+            plans.pop(next(iter(plans)))
+        plans[key] = entry
+    elif entry is NOT_PLANNED:
+        reason = block.__dict__.pop("_plan_reason", None)
+        if reason is not None:    # said at the second call: the first one ran imperatively
+            _warn(f"{block.name}: hybridize() runs this block imperatively (mxgrad could "
+                  f"not plan its graph: {reason}); results are the same, without the "
+                  f"speed-up")
+        return NOT_PLANNED
+    arrays = list(args)
+    for p, m in zip(entry.params, entry.metas):
+        d = p.data()
+        if type(d) is not NDArray or d._data.shape != m[0] or d._data.dtype != m[1]:
+            plans.pop(key, None)          # parameters re-initialized or cast: plan anew
+            return call_planned(block, args) if type(d) is NDArray else NOT_PLANNED
+        arrays.append(d)
+    outs = run_planned(entry.plan, arrays, block.name)
+    return _unflatten(entry.structure, outs)
+
+
+def _make_entry(block, args, training) -> Any:
+    """Trace and plan ``block`` for ``args``: an _Entry, NOT_PLANNED for good (this
+    signature cannot be planned), or None (not now: parameters still uninitialized)."""
+    params = block.collect_params()
+    for p in params.values():
+        if p._var is None:
+            return None
+    names = ["data"] if len(args) == 1 else [f"data{i}" for i in range(len(args))]
+    inputs = []
+    for n, a in zip(names, args):
+        v = _var(n)
+        v._outputs[0][0].shadow = (a,)
+        inputs.append(v)
+    try:
+        with autograd.pause(train_mode=False):
+            out = block(*inputs)
+        flat: List[Symbol] = []
+        structure = _flatten(out, flat)
+        sym = flat[0] if len(flat) == 1 else _group(flat)
+        by_name = {p.name: p for p in params.values()}
+        order = list(names)
+        plist = []
+        for n in sym.list_inputs():
+            if n in names:
+                continue
+            p = by_name.get(n)
+            if p is None:
+                raise _Unplannable(f"the graph reads a variable '{n}' that is neither an "
+                                   f"input nor a parameter of the block")
+            order.append(n)
+            plist.append(p)
+        values = list(args) + [p.data() for p in plist]
+        if any(type(v) is not NDArray for v in values):
+            return NOT_PLANNED
+        plan = Plan.build(sym, order, values, training)
+    except (_Unplannable, UnknownOpError, AttributeError, TypeError, NotImplementedError) as err:
+        if isinstance(err, MXNetError) and not isinstance(err, (_Unplannable, UnknownOpError)):
+            raise
+        _warn_once(block, err)
+        return NOT_PLANNED
+    metas = tuple((v._data.shape, v._data.dtype) for v in values[len(args):])
+    return _Entry(plan, plist, structure, metas)
+
+
+class _Unplannable(MXNetError):
+    pass
+
+
+def _warn_once(block, err) -> None:
+    if block.__dict__.get("_plan_warned"):
+        return
+    block.__dict__["_plan_warned"] = True
+    block.__dict__["_plan_reason"] = f"{type(err).__name__}: {err}"
+
+
+def _group(flat):
+    from ..symbol import Group
+    return Group(flat)
+
+
+def _flatten(out, flat: list) -> Any:
+    """Append the Symbols of ``out`` to ``flat``; return the nesting: an int (a Symbol
+    with that many outputs at this position) or a list/tuple of nestings."""
+    if isinstance(out, Symbol):
+        flat.append(out)
+        return len(out) if len(out) > 1 else -1
+    if isinstance(out, (list, tuple)):
+        return type(out)(_flatten(o, flat) for o in out)
+    raise _Unplannable(f"hybrid_forward returned {type(out).__name__}, not Symbols")
+
+
+def _unflatten(structure, outs: List[NDArray]) -> Any:
+    it = iter(outs)
+    return _build(structure, it)
+
+
+def _build(structure, it):
+    if isinstance(structure, int):
+        if structure == -1:
+            return next(it)
+        return [next(it) for _ in range(structure)]
+    return type(structure)(_build(s, it) for s in structure)

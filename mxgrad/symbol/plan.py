@@ -1,0 +1,731 @@
+"""The one graph executor: a Symbol planned once per input signature, then run as a flat
+list of NumPy kernels, forward and backward.
+
+``hybridize()`` and the symbolic API (``Symbol.bind``, executors, ``mx.mod``) both run
+Symbols through a :class:`Plan`. Planning walks the graph once on example values:
+
+* every node is run once through ``mx.nd`` on fresh leaf arrays while the op
+  applications it makes are *captured* (the records :mod:`mxgrad.ops._apply` makes for the
+  engine);
+* a node whose outputs are made by captured ops alone, from its inputs alone (no value
+  computed in Python on the side, no array among the ops' attributes: Dropout's mask,
+  BatchNorm's batch statistics), and whose capture, replayed on perturbed inputs, equals
+  the node run anew, becomes its ops: *op steps*, which run the op's NumPy forward on
+  the raw arrays and, in backward, its raw gradient rules; nothing else runs per op
+  (no argument checks, no wrappers, no nodes, no recording decision);
+* any other node (random draws, running statistics updated in place, data-dependent
+  code) stays a *node step*: run through ``mx.nd`` at every call, differentiated by the
+  engine on a small graph of its own, so it keeps its imperative semantics exactly
+  (Dropout draws the same masks, BatchNorm updates its running statistics).
+
+A call of the plan is recorded into the caller's graph as one node (:class:`PlanOp`):
+``autograd.grad``, hooks, ``grad_req='add'``, version checks and freed-graph errors behave
+as for imperative code. ``create_graph=True`` through a planned call re-runs the graph
+imperatively from the saved inputs (random state and auxiliary states as at the call) and
+differentiates that.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> from mxgrad.symbol.plan import Plan
+>>> x = mx.sym.var('x')
+>>> y = mx.sym.tanh(x) * 2
+>>> plan = Plan.build(y, ['x'], [mx.nd.array([0.0, 1.0])], training=False)
+>>> outs, call = plan.forward([mx.nd.array([0.0, 1.0])], keep=True)
+>>> [round(float(v), 4) for v in outs[0]]
+[0.0, 1.5232]
+>>> g = plan.backward(call, [None], (True,))[0]
+>>> [round(float(v), 4) for v in g]
+[2.0, 0.8399]
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..autograd.scope import state
+from ..autograd import graph as _graph
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray, wrap
+from ..ops import _apply
+from ..ops._core import Op
+from ..random import generator as _generator
+from .symbol import Symbol, _run_node
+
+__all__ = ["Plan", "PlanOp", "run_planned"]
+
+_OPSTEP, _NODESTEP = 0, 1
+
+
+# ------------------------------------------------------------------ capturing op records
+class _CaptureState(threading.local):
+    entries: Optional[list] = None    # the capture list of this thread (None: not capturing)
+    inside = False                    # within a captured `record` (its _record1/2 are not new)
+
+
+_cap = _CaptureState()
+_hook_lock = threading.Lock()
+_hook_users = [0]
+_orig: Dict[str, Any] = {}
+
+
+def _hooked_record(op, args, outs, attrs=None):
+    entries = _cap.entries
+    if entries is None or _cap.inside:
+        return _orig["record"](op, args, outs, attrs)
+    entries.append((op, tuple(args), tuple(outs), attrs))
+    _cap.inside = True
+    try:
+        return _orig["record"](op, args, outs, attrs)
+    finally:
+        _cap.inside = False
+
+
+def _hooked_record1(op, x, out, attrs):
+    entries = _cap.entries
+    if entries is not None and not _cap.inside:
+        entries.append((op, (x,), (out,), attrs))
+    return _orig["_record1"](op, x, out, attrs)
+
+
+def _hooked_record2(op, a, b, out, attrs):
+    entries = _cap.entries
+    if entries is not None and not _cap.inside:
+        entries.append((op, (a, b), (out,), attrs))
+    return _orig["_record2"](op, a, b, out, attrs)
+
+
+_HOOKS = {"record": _hooked_record, "_record1": _hooked_record1, "_record2": _hooked_record2}
+
+
+class _Capturing:
+    """Within: this thread's op records are appended to ``entries``. The engine's three
+    record functions are swapped for hooked ones only while some thread captures (other
+    threads pass straight through them), so ordinary code pays nothing."""
+
+    def __init__(self) -> None:
+        self.entries: list = []
+
+    def __enter__(self) -> "_Capturing":
+        with _hook_lock:
+            if _hook_users[0] == 0:
+                for name, fn in _HOOKS.items():
+                    _orig[name] = getattr(_apply, name)
+                    setattr(_apply, name, fn)
+            _hook_users[0] += 1
+        _cap.entries = self.entries
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _cap.entries = None
+        with _hook_lock:
+            _hook_users[0] -= 1
+            if _hook_users[0] == 0:
+                for name in _HOOKS:
+                    setattr(_apply, name, _orig[name])
+
+
+# ------------------------------------------------------------------ random state
+def _rng_state():
+    return _generator().bit_generator.state, np.random.get_state()
+
+
+def _set_rng_state(saved) -> None:
+    _generator().bit_generator.state = saved[0]
+    np.random.set_state(saved[1])
+
+
+class _Flags:
+    """Set recording/training for a block of plan code and restore them after."""
+
+    __slots__ = ("rec", "train", "saved")
+
+    def __init__(self, rec: bool, train: bool) -> None:
+        self.rec, self.train = rec, train
+
+    def __enter__(self) -> None:
+        self.saved = (state.recording, state.training)
+        state.recording, state.training = self.rec, self.train
+
+    def __exit__(self, *exc: object) -> None:
+        state.recording, state.training = self.saved
+
+
+_PLAIN = (int, float, bool, str, type(None), np.dtype, type, slice, np.generic)
+
+
+def _plain_attr(v) -> bool:
+    if isinstance(v, _PLAIN):
+        return True
+    if isinstance(v, (tuple, list)):
+        return all(_plain_attr(e) for e in v)
+    return False
+
+
+def _same(a, b) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind in "fc":
+        return bool(np.array_equal(a, b, equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
+# ------------------------------------------------------------------ the plan
+class _NodeCall:
+    """What a node step keeps from one call for its backward: its leaves and outputs."""
+
+    __slots__ = ("leaves", "leaf_pos", "outs")
+
+    def __init__(self, leaves, leaf_pos, outs) -> None:
+        self.leaves, self.leaf_pos, self.outs = leaves, leaf_pos, outs
+
+
+class Plan:
+    """A Symbol planned for one input signature (see the module docstring).
+
+    Build with :meth:`build`; run with :meth:`forward` and :meth:`backward` on raw
+    NumPy data held by NDArrays (the variables, in the order given to :meth:`build`).
+    """
+
+    __slots__ = ("names", "nvars", "nslots", "steps", "out_slots", "out_metas", "var_metas",
+                 "keep", "var_keep", "_bwd", "nodes", "symbol", "training", "random",
+                 "aux_pos", "node_slots", "__weakref__")
+    names: List[str]
+    nvars: int
+    nslots: int
+    steps: list
+    out_slots: List[int]
+    out_metas: list
+    var_metas: list
+    keep: frozenset
+    var_keep: tuple
+    _bwd: dict
+    nodes: list
+    symbol: Symbol
+    training: bool
+    random: bool
+    aux_pos: frozenset
+    node_slots: list
+
+    # ---------------------------------------------------------------- building
+    @classmethod
+    def build(cls, symbol: Symbol, names: Sequence[str], values: Sequence[NDArray],
+              training: bool) -> "Plan":
+        """Plan ``symbol`` for variables ``names`` with example ``values`` (their shapes
+        and dtypes are the signature). Nothing of ``values`` is modified and the random
+        state is left as it was (planning runs every node once or twice)."""
+        plan = cls.__new__(cls)
+        plan.symbol = symbol
+        plan.names = list(names)
+        plan.nvars = len(names)
+        plan.training = bool(training)
+        plan.var_metas = [(v._data.shape, v._data.dtype) for v in values]
+        plan._bwd = {}
+        index = {n: i for i, n in enumerate(names)}
+        nodes = symbol._nodes()
+        plan.nodes = nodes
+        slot_of: Dict[Tuple[int, int], int] = {}
+        env: Dict[int, tuple] = {}
+        steps: list = []
+        nslots = plan.nvars
+        aux_pos = set()
+        node_slots = []
+        saved_rng = _rng_state()
+        try:
+            for n in nodes:
+                if n.is_var:
+                    if n.name not in index:
+                        raise MXNetError(f"no value for variable '{n.name}'")
+                    i = index[n.name]
+                    slot_of[(id(n), 0)] = i
+                    env[id(n)] = (values[i],)
+                    continue
+                in_slots = [slot_of[(id(src), j)] for src, j in n.inputs]
+                args = [env[id(src)][j] for src, j in n.inputs]
+                if n.spec is not None:
+                    for k in n.spec.aux:
+                        if k < len(in_slots):
+                            aux_pos.add(in_slots[k])
+                captured = _capture_node(n, args, plan.training)
+                if captured is None:
+                    outs = _run_copy(n, args, plan.training)
+                    out_slots = list(range(nslots, nslots + len(outs)))
+                    nslots += len(outs)
+                    steps.append((_NODESTEP, n, tuple(in_slots), tuple(out_slots)))
+                else:
+                    ops, outs, node_out = captured
+                    local = {k: s for k, s in enumerate(in_slots)}
+                    local[-1] = -1                 # an absent (None) input
+                    nlocal = len(in_slots)
+                    for op, ins, attrs, nout, metas, outmetas in ops:
+                        o = tuple(range(nslots, nslots + nout))
+                        nslots += nout
+                        sins = tuple(local[i] for i in ins)
+                        kind = len(sins) if 0 < len(sins) <= 2 and min(sins) >= 0 else 3
+                        steps.append((_OPSTEP, op, sins, o, attrs, metas, kind, outmetas))
+                        for k in range(nout):
+                            local[nlocal] = o[k]
+                            nlocal += 1
+                    out_slots = [local[i] for i in node_out]
+                for k, s in enumerate(out_slots):
+                    slot_of[(id(n), k)] = s
+                node_slots.append((n, tuple(in_slots), tuple(out_slots)))
+                env[id(n)] = tuple(outs)
+        finally:
+            _set_rng_state(saved_rng)
+        plan.nslots = nslots
+        plan.steps = steps
+        plan.node_slots = node_slots
+        plan.aux_pos = frozenset(aux_pos)
+        plan.random = any(s[0] == _NODESTEP for s in steps)
+        plan.out_slots = [slot_of[(id(n), j)] for n, j in symbol._outputs]
+        plan.out_metas = []
+        for n, j in symbol._outputs:
+            d = env[id(n)][j]._data
+            plan.out_metas.append((d.shape, d.dtype))
+        # slots whose values backward reads: saved inputs/outputs of op steps, and every
+        # input of a node step (its engine graph holds them anyway)
+        keep = set()
+        for st in steps:
+            if st[0] == _OPSTEP:
+                op = st[1]
+                save = op.save_in
+                for k, s in enumerate(st[2]):
+                    if save == "all" or (save and k in save):
+                        keep.add(s)
+                if op.save_out:
+                    keep.update(st[3])
+        plan.keep = frozenset(keep)
+        plan.var_keep = tuple(i for i in range(plan.nvars) if i in keep)
+        return plan
+
+    # ---------------------------------------------------------------- forward
+    def _forward_program(self) -> list:
+        """The steps as the forward loop reads them: ``(code, fn, a, b, out, attrs)``.
+        Codes: 1 one input, 2 two inputs (a, b slots; one output ``out``), 3 any
+        (``a`` the input slots, -1 for None; ``out`` the output slots), 4 a node step."""
+        prog = self._bwd.get("fwd")
+        if prog is not None:
+            return prog
+        prog = []
+        for st in self.steps:
+            if st[0] == _OPSTEP:
+                op, ins, outs, attrs, kind = st[1], st[2], st[3], st[4], st[6]
+                if kind == 1 and len(outs) == 1:
+                    prog.append((1, op.fwd, ins[0], 0, outs[0], attrs))
+                elif kind == 2 and len(outs) == 1:
+                    prog.append((2, op.fwd, ins[0], ins[1], outs[0], attrs))
+                else:
+                    prog.append((3, op.fwd, ins, 0, outs, attrs))
+            else:
+                prog.append((4, st, 0, 0, 0, None))
+        self._bwd["fwd"] = prog
+        return prog
+
+    def forward(self, arrays: Sequence[NDArray], keep: bool,
+                needs: Optional[Sequence[bool]] = None,
+                monitor: Optional[Callable] = None) -> Tuple[list, Any]:
+        """Run the plan on the variables' arrays; return (raw outputs, call state).
+
+        ``keep`` keeps what backward needs (the call state; None otherwise); ``needs``
+        says which variables need gradients (node steps record only then);
+        ``monitor(node, inputs, outputs)`` is called for every Symbol node after the run
+        (raw arrays)."""
+        vals: list = [None] * self.nslots
+        for i, x in enumerate(arrays):
+            vals[i] = x._data
+        training = self.training
+        node_calls: Optional[dict] = {} if keep else None
+        grad_slots = self._grad_slots(needs) if keep and needs is not None else None
+        for code, fn, a, b, o, attrs in self._forward_program():
+            if code == 1:
+                vals[o] = fn(vals[a], **attrs) if attrs else fn(vals[a])
+            elif code == 2:
+                vals[o] = fn(vals[a], vals[b], **attrs) if attrs else fn(vals[a], vals[b])
+            elif code == 3:
+                al = [None if i < 0 else vals[i] for i in a]
+                r = fn(*al, **attrs) if attrs else fn(*al)
+                if len(o) == 1:
+                    vals[o[0]] = r
+                else:
+                    for k, v in zip(o, r):
+                        vals[k] = v
+            else:
+                self._run_node_step(fn, vals, arrays, training, node_calls, grad_slots)
+        res = [vals[s] for s in self.out_slots]
+        if monitor is not None:
+            for n, ins, outs in self.node_slots:
+                monitor(n, [vals[i] for i in ins], [vals[o] for o in outs])
+        if not keep:
+            return res, None
+        keepset = self.keep
+        for s in range(self.nvars, self.nslots):
+            if s not in keepset:
+                vals[s] = None
+        return res, (vals, node_calls)
+
+    def _run_node_step(self, st, vals, arrays, training, node_calls, grad_slots):
+        _, n, ins, outs = st
+        nv = self.nvars
+        leaves = []
+        leaf_pos = []
+        args = []
+        for k, s in enumerate(ins):
+            if grad_slots is not None and s in grad_slots:
+                a = wrap(vals[s])
+                a._node = _graph.Leaf(a, "write")
+                leaves.append(a)
+                leaf_pos.append(k)
+            elif s < nv:
+                a = arrays[s]          # the caller's array (auxiliary states updated in place)
+            else:
+                a = wrap(vals[s])
+            args.append(a)
+        with _Flags(bool(leaves), training):
+            res = _run_node(n, args)
+        for o, v in zip(outs, res):
+            vals[o] = v._data
+        if leaves:
+            node_calls[id(st)] = _NodeCall(leaves, leaf_pos, res)
+
+    def _grad_slots(self, needs) -> frozenset:
+        """Slots that depend on a variable that needs a gradient."""
+        key = tuple(bool(x) for x in needs)
+        got = self._bwd.get(("slots", key))
+        if got is not None:
+            return got
+        dep = set(i for i, x in enumerate(key) if x)
+        for st in self.steps:
+            if any(s in dep for s in st[2] if s >= 0):
+                dep.update(st[3])
+        got = self._bwd[("slots", key)] = frozenset(dep)
+        return got
+
+    # ---------------------------------------------------------------- backward
+    def _backward_program(self, key: tuple) -> list:
+        """The steps backward runs for variables needing gradients as ``key`` says, in
+        reverse order: ``(code, op, out, x, y, rules, need, attrs, extra)``.
+
+        Code 1: one input, one output (``x`` the input slot if saved else -1; ``need``
+        ``(slot, meta)``); 2: two inputs, one output (``x``/``y`` saved slots or -1;
+        ``need`` a tuple of (position, slot, meta)); 3: general (``extra`` the step);
+        4: a node step."""
+        prog = self._bwd.get(("bwd", key))
+        if prog is not None:
+            return prog
+        dep = self._grad_slots(key)
+        prog = []
+        for st in reversed(self.steps):
+            if st[0] != _OPSTEP:
+                if any(s in dep for s in st[2]):
+                    prog.append((4, None, 0, 0, 0, None, None, None, st))
+                continue
+            op, ins, outs, attrs, metas = st[1], st[2], st[3], st[4], st[5]
+            need = tuple((k, s, metas[k]) for k, s in enumerate(ins) if s >= 0 and s in dep)
+            if not need:
+                continue
+            save = op.save_in
+            saved = [s if s >= 0 and (save == "all" or (save and k in save)) else -1
+                     for k, s in enumerate(ins)]
+            if len(outs) == 1 and len(ins) == 1:
+                prog.append((1, op, outs[0], saved[0], -1, op.raw_grads, need[0][1:], attrs,
+                             None))
+            elif len(outs) == 1 and len(ins) == 2:
+                prog.append((2, op, outs[0], saved[0], saved[1], op.raw_grads, need, attrs,
+                             None))
+            else:
+                prog.append((3, op, outs, tuple(saved), -1, op.raw_grads, need, attrs, st))
+        self._bwd[("bwd", key)] = prog
+        return prog
+
+    def backward(self, call, out_grads: Sequence[Optional[np.ndarray]],
+                 needs: Sequence[bool]) -> List[Optional[np.ndarray]]:
+        """Gradients of the variables (raw arrays; None for those not needed or not
+        reached) from the outputs' gradients (None: no gradient for that output)."""
+        vals, node_calls = call
+        key = tuple(bool(x) for x in needs)
+        gs: list = [None] * self.nslots
+        g: Any
+        for s, g in zip(self.out_slots, out_grads):
+            if g is not None:
+                gs[s] = g if gs[s] is None else gs[s] + g
+        fit = _apply.fit_gradient
+        ndarray = np.ndarray
+        # (a gradient stays in gs while its rules run: the holders a raw rule counts
+        # before writing into it, ops._core.reusable, are then the engine's)
+        for code, op, o, x, y, rules, need, attrs, extra in self._backward_program(key):
+            if code == 1:
+                g = gs[o]
+                if g is None:
+                    continue
+                rule = rules[0] if type(g) is ndarray and g.shape else op.grads[0]
+                r = rule(g, vals[o] if op.save_out else None, None if x < 0 else vals[x],
+                         **attrs) if attrs else \
+                    rule(g, vals[o] if op.save_out else None, None if x < 0 else vals[x])
+                gs[o] = g = None
+                if r is not None:
+                    s, m = need
+                    if type(r) is not ndarray or r.shape != m[0] or r.dtype != m[1]:
+                        r = fit(r, m, f"op '{op.name}'", "input 0", False)
+                    prev = gs[s]
+                    gs[s] = r if prev is None else prev + r
+                    r = prev = None
+            elif code == 2:
+                g = gs[o]
+                if g is None:
+                    continue
+                out = vals[o] if op.save_out else None
+                a = None if x < 0 else vals[x]
+                b = None if y < 0 else vals[y]
+                for k, s, m in need:
+                    r = rules[k](g, out, a, b, **attrs) if attrs else rules[k](g, out, a, b)
+                    if r is None:
+                        continue
+                    if type(r) is not ndarray or r.shape != m[0] or r.dtype != m[1]:
+                        r = fit(r, m, f"op '{op.name}'", f"input {k}", False)
+                    prev = gs[s]
+                    gs[s] = r if prev is None else prev + r
+                gs[o] = g = r = prev = out = a = b = None
+            elif code == 3:
+                self._backward_general(extra, op, o, x, rules, need, attrs, vals, gs)
+            else:
+                self._backward_node_step(extra, node_calls, gs)
+        return [gs[i] if key[i] else None for i in range(self.nvars)]
+
+    def _backward_general(self, st, op, outs, saved, rules, need, attrs, vals, gs):
+        if len(outs) == 1:
+            g = gs[outs[0]]
+            if g is None:
+                return
+            out = vals[outs[0]] if op.save_out else None
+        else:
+            gl = [gs[o] for o in outs]
+            if all(v is None for v in gl):
+                return
+            g = tuple(v if v is not None else np.zeros(m[0], m[1]) for v, m in zip(gl, st[7]))
+            out = tuple(vals[o] for o in outs) if op.save_out else None
+        a = [None if s < 0 else vals[s] for s in saved]
+        if len(saved) == 1 and not (type(g) is np.ndarray and g.shape):
+            rules = op.grads
+        for k, s, m in need:
+            r = rules[k](g, out, *a, **attrs) if attrs else rules[k](g, out, *a)
+            if r is None:
+                continue
+            if type(r) is not np.ndarray or r.shape != m[0] or r.dtype != m[1]:
+                r = _apply.fit_gradient(r, m, f"op '{op.name}'", f"input {k}", False)
+            prev = gs[s]
+            gs[s] = r if prev is None else prev + r
+        for o in outs:
+            gs[o] = None
+
+    def _backward_node_step(self, st, node_calls, gs):
+        nc = node_calls.get(id(st)) if node_calls else None
+        outs = st[3]
+        if nc is None:
+            for o in outs:
+                gs[o] = None
+            return
+        heads, hgs = [], []
+        for o, h in zip(outs, nc.outs):
+            g = gs[o]
+            gs[o] = None
+            if g is not None and h._node is not None:
+                heads.append(h)
+                hgs.append(wrap(g))
+        if not heads:
+            return
+        grads = _graph.grad_impl(heads, nc.leaves, hgs, False, False, self.training,
+                                 False, True)
+        for k, gr in zip(nc.leaf_pos, grads):
+            s = st[2][k]
+            d = gr._data
+            prev = gs[s]
+            gs[s] = d if prev is None else prev + d
+
+
+def _run_copy(n, args, training):
+    """Run node ``n`` once on copies of ``args`` (no side effect reaches them); return
+    its outputs (NDArrays, not in any graph)."""
+    copies = [None if a is None else wrap(a._data.copy()) for a in args]
+    with _Flags(False, training):
+        return [wrap(o._data) for o in _run_node(n, copies)]
+
+
+def _capture_node(n, args, training):
+    """Capture node ``n`` on ``args``: ``(ops, outputs, output positions)`` when its
+    outputs come from captured ops on its inputs alone and a replay on perturbed inputs
+    equals the node run anew; None otherwise."""
+    if any(a is None for a in args):
+        return None
+    leaves = []
+    for a in args:
+        leaf = wrap(a._data.copy())
+        leaf._node = _graph.Leaf(leaf, "write")
+        leaves.append(leaf)
+    try:
+        with _Capturing() as cap, _Flags(True, training):
+            outs = _run_node(n, leaves)
+    except MXNetError:
+        raise
+    except Exception:          # noqa: BLE001 - the node step will raise it at run time
+        return None
+    pos: Dict[int, int] = {id(a): k for k, a in enumerate(leaves)}
+    ops = []
+    for op, in_arrays, out_arrays, attrs in cap.entries:
+        if type(op) is not Op or (attrs and not all(_plain_attr(v) for v in attrs.values())):
+            return None
+        ins = []
+        metas = []
+        for a in in_arrays:
+            if a is None:
+                ins.append(-1)
+                metas.append(None)
+                continue
+            k = pos.get(id(a))
+            if k is None:
+                return None            # a value the ops did not make: computed on the side
+            ins.append(k)
+            metas.append((a._data.shape, a._data.dtype))
+        base = len(pos)
+        for j, o in enumerate(out_arrays):
+            pos[id(o)] = base + j
+        ops.append((op, ins, dict(attrs) if attrs else None, len(out_arrays), tuple(metas),
+                    tuple((o._data.shape, o._data.dtype) for o in out_arrays)))
+    node_out = []
+    for o in outs:
+        k = pos.get(id(o))
+        if k is None:
+            return None
+        node_out.append(k)
+    # no leaf may be an output of an op (ids of freed arrays could repeat otherwise)
+    if not _replays(n, args, ops, node_out, training):
+        return None
+    return ops, [wrap(o._data) for o in outs], node_out
+
+
+def _replays(n, args, ops, node_out, training) -> bool:
+    """Whether the captured ops, run on perturbed inputs, give what the node gives."""
+    rng = np.random.default_rng(12345)
+    pert = []
+    for a in args:
+        d = a._data
+        if d.dtype.kind == "f" and d.size:
+            d = (d * rng.uniform(0.5, 1.5, d.shape) + rng.normal(0, 0.1, d.shape)).astype(
+                d.dtype)
+        else:
+            d = d.copy()
+        pert.append(d)
+    try:
+        with _Flags(False, training):
+            ref = _run_node(n, [wrap(d.copy()) for d in pert])
+        vals = list(pert)
+        for op, ins, attrs, nout, _, _ in ops:
+            a = [None if i < 0 else vals[i] for i in ins]
+            r = op.fwd(*a, **attrs) if attrs else op.fwd(*a)
+            if nout == 1:
+                vals.append(r)
+            else:
+                vals.extend(r)
+    except Exception:          # noqa: BLE001 - not replayable: keep the node as it is
+        return False
+    return len(ref) == len(node_out) and all(
+        isinstance(vals[k], np.ndarray) and _same(vals[k], r._data)
+        for k, r in zip(node_out, ref))
+
+
+# ------------------------------------------------------------------ one node per call
+class PlanOp:
+    """The engine-facing op of one planned call (``node.op``); the call's state is the
+    node's ``out`` (freed by the engine with the graph)."""
+
+    __slots__ = ("plan", "name", "nout", "arrays", "rng", "aux")
+    grads = ()
+    jvps = None
+
+    def __init__(self, plan: Plan, name: str, arrays, rng, aux) -> None:
+        self.plan = plan
+        self.name = name
+        self.nout = len(plan.out_slots)
+        self.arrays = arrays
+        self.rng = rng
+        self.aux = aux
+
+    def __repr__(self) -> str:
+        return f"<PlanOp {self.name}>"
+
+    def backward(self, node, gouts, needs, create_graph):
+        if create_graph:
+            return self._replay_backward(node, gouts, needs)
+        call = node.out
+        grads = self.plan.backward(call, list(gouts), [bool(x) for x in needs])
+        metas = self.plan.var_metas
+        res = []
+        for i, g in enumerate(grads):
+            if g is not None and (g.shape != metas[i][0] or g.dtype != metas[i][1]):
+                g = _apply.fit_gradient(g, metas[i], f"op '{self.name}'", f"input {i}", False)
+            res.append(g)
+        return res
+
+    def _replay_backward(self, node, gouts, needs):
+        """``create_graph``: run the graph again imperatively (recorded) from the saved
+        inputs, with the random and auxiliary states of the call, and differentiate it."""
+        from .symbol import _eval
+        plan = self.plan
+        arrays = self.arrays
+        leaves = []
+        values = {}
+        for i, (name, a) in enumerate(zip(plan.names, arrays)):
+            v = a
+            if needs[i]:
+                v = _apply.as_array(a, self.name)
+            values[name] = v
+            leaves.append(v)
+        current_rng = _rng_state()
+        aux_now = {i: arrays[i]._data.copy() for i in plan.aux_pos}
+        try:
+            if self.rng is not None:
+                _set_rng_state(self.rng)
+            for i, d in (self.aux or {}).items():
+                np.copyto(arrays[i]._data, d)
+            with _Flags(True, plan.training):
+                outs = _eval(plan.symbol._outputs, plan.nodes, values)[0]
+        finally:
+            _set_rng_state(current_rng)
+            for i, d in aux_now.items():
+                np.copyto(arrays[i]._data, d)
+        heads, hgs = [], []
+        for o, g in zip(outs, gouts):
+            if g is not None and o._node is not None:
+                heads.append(o)
+                hgs.append(g)
+        var_idx = [i for i in range(plan.nvars) if needs[i] and leaves[i]._node is not None]
+        res: List[Any] = [None] * plan.nvars
+        if not heads or not var_idx:
+            return res
+        grads = _graph.grad_impl(heads, [leaves[i] for i in var_idx], hgs, True, True,
+                                 plan.training, False, True)
+        for i, g in zip(var_idx, grads):
+            res[i] = g
+        return res
+
+
+def run_planned(plan: Plan, arrays: Sequence[NDArray], name: str) -> List[NDArray]:
+    """Run ``plan`` on ``arrays`` as one op of the caller's graph: recorded as one node
+    when recording is on and some array is in a graph."""
+    needs = [a._node is not None for a in arrays] if state.recording else None
+    record = needs is not None and any(needs)
+    if not record:
+        outs, _ = plan.forward(arrays, False)
+        return [wrap(o) for o in outs]
+    rng = _rng_state() if plan.random else None
+    aux = {i: arrays[i]._data.copy() for i in plan.aux_pos} if plan.aux_pos else None
+    outs, call = plan.forward(arrays, True, needs)
+    res = [wrap(o) for o in outs]
+    saved = tuple(arrays[i] for i in plan.var_keep)
+    vers = tuple(0 if a._vbox is None else a._vbox[0] for a in saved)
+    op = PlanOp(plan, name, tuple(arrays), rng, aux)
+    _apply.make_node(op, res, inputs=arrays, saved=saved, vers=vers, out=call,
+                     outmetas=True)
+    return res
