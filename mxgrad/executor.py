@@ -456,8 +456,12 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None,
                             f"{type(grad_req).__name__}")
     shapes = {k: tuple(v) for k, v in kwargs.items()}
     arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
-    types = dict(type_dict or {})
-    arg_types, _, aux_types = symbol.infer_type(**types)
+    if type_dict is None:       # MXNet: float32 for every argument without a __dtype__
+        attrs = symbol.attr_dict()
+        type_dict = {n: "float32" for n in names if "__dtype__" not in attrs.get(n, {})}
+    arg_types, _, aux_types = symbol.infer_type_partial(**dict(type_dict))
+    arg_types = [t or np.float32 for t in arg_types]
+    aux_types = [t or np.float32 for t in aux_types]
     reqs = _grad_reqs(grad_req, names, "null")
     shared_args = shared_exec.arg_dict if shared_exec is not None else {}
     shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
