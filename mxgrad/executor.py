@@ -454,7 +454,8 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None,
     if isinstance(grad_req, (list, dict)) and len(grad_req) == 0:
         raise ExecutorError(f"grad_req in simple_bind cannot be an empty "
                             f"{type(grad_req).__name__}")
-    shapes = {k: tuple(v) for k, v in kwargs.items()}
+    # MXNet takes the tuples among the keywords as shapes (others are ignored)
+    shapes = {k: tuple(v) for k, v in kwargs.items() if isinstance(v, tuple)}
     arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
     if type_dict is None:       # MXNet: float32 for every argument without a __dtype__
         attrs = symbol.attr_dict()

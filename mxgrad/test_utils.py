@@ -532,7 +532,8 @@ def numeric_grad(f: Callable[..., float], arrays: Sequence[np.ndarray], eps: flo
     return grads
 
 
-def check_numeric_gradient(fn: Callable, inputs: Sequence, *args: Any, **kwargs: Any) -> bool:
+def check_numeric_gradient(fn: Optional[Callable] = None, inputs: Optional[Sequence] = None,
+                           *args: Any, **kwargs: Any) -> bool:
     """Check the autograd gradients of ``fn`` against central differences in float64.
 
     Parameters
@@ -563,9 +564,15 @@ def check_numeric_gradient(fn: Callable, inputs: Sequence, *args: Any, **kwargs:
     >>> check_numeric_gradient(sym, [np.array([0.3]), np.array([2.0])], numeric_eps=1e-3)
     """
     from .symbol import Symbol
+    if fn is None:                       # MXNet's keywords: sym=..., location=...
+        fn = kwargs.pop("sym", None)
+    if inputs is None:
+        inputs = kwargs.pop("location", None)
     if isinstance(fn, Symbol):
         from .symbol._checks import check_numeric_gradient as _symbolic
         return _symbolic(fn, inputs, *args, **kwargs)  # type: ignore[return-value]
+    if inputs is None:
+        raise ArgumentTypeError("check_numeric_gradient: give the inputs (location)")
     if not callable(fn):
         raise ArgumentTypeError(f"check_numeric_gradient: fn must be a function of NDArrays "
                                 f"(or a Block), got {type(fn).__name__}")

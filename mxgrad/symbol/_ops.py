@@ -181,8 +181,10 @@ def call(op: str, hint: str, args: tuple, kwargs: dict) -> Symbol:
                 own = {a: _attr_str(v) for a, v in attrs.items()}
                 own.update(attr)
                 ordered.append(var(f"{full}_{k}", attr=own))
-            else:
+            elif not any(later in inputs for later in spec.inputs[spec.inputs.index(k) + 1:]):
                 break
+            # else: an input the op does not have with these attributes (an RNN's
+            # state_cell unless mode='lstm'): skipped, later ones follow
         if full is not None:      # the name already counted: use it as given
             sym = _make_with_full_name(op, ordered, attrs, full)
         else:
@@ -218,6 +220,8 @@ def _present(spec, k, attrs) -> bool:
         return attrs.get("act_type") == "prelu"
     if k == "state_cell" and spec.name == "RNN":
         return attrs.get("mode") == "lstm"
+    if k == "like":                     # BilinearResize2D(mode='like')
+        return attrs.get("mode") == "like"
     flag = _OPTIONAL_INPUTS.get(k)
     if flag is not None:
         return _true(attrs.get(flag, False))

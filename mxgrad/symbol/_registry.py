@@ -22,6 +22,8 @@ import ast
 import inspect
 from typing import Callable, Dict, Optional, Tuple
 
+import numpy as np
+
 from .. import ndarray as nd
 from ..base import MXNetError
 
@@ -308,7 +310,31 @@ _op("_arange", (), run=lambda ins, kw: nd.arange(
 
 # shape
 _op("Flatten", aliases=("flatten",))
-_op("Reshape", aliases=("reshape",))
+
+
+def reshape_target(kwargs: dict, in_shape) -> Optional[tuple]:
+    """The ``shape`` of a Reshape node, also from MXNet's deprecated ``target_shape`` (a 0
+    is the one inferred size; ``keep_highest`` keeps the first dimension)."""
+    shape = kwargs.get("shape")
+    target = kwargs.get("target_shape")
+    if not target or shape:
+        if shape is None:
+            return None
+        return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    t = [int(v) for v in target]
+    if kwargs.get("keep_highest") and in_shape is not None:
+        t[0] = in_shape[0]
+    return tuple(-1 if v == 0 else v for v in t)
+
+
+def _reshape(inputs, kwargs):
+    kw = {k: v for k, v in kwargs.items() if k not in ("target_shape", "keep_highest")}
+    kw["shape"] = reshape_target(kwargs, inputs[0].shape)
+    return nd.Reshape(inputs[0], **kw)
+
+
+_op("Reshape", aliases=("reshape",), run=_reshape,
+    attrs=_attr_names(nd.Reshape) | {"target_shape", "keep_highest"})
 _op("transpose")
 _op("expand_dims")
 _op("squeeze")
@@ -400,6 +426,8 @@ def _rnn(inputs, kwargs):
     """The fused RNN op. Begin states written by Gluon's export as ``_zeros`` with an
     unknown (0) batch dimension get their shape from the data (layout TNC)."""
     inputs = list(inputs)
+    if kwargs.get("mode") != "lstm" and len(inputs) == 4:   # (data, params, state, seq_len)
+        inputs.insert(3, None)
     data = inputs[0]
     dirs = 2 if kwargs.get("bidirectional") else 1
     layers = int(kwargs.get("num_layers", 1))

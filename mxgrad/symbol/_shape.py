@@ -113,7 +113,7 @@ _SAME = (
     "erfinv", "gamma", "gammaln", "softsign", "logical_not", "zeros_like", "ones_like",
     "hard_sigmoid", "clip", "_copy", "BlockGrad", "make_loss", "MakeLoss", "Cast",
     "Activation", "softmax", "log_softmax", "softmin", "SoftmaxActivation", "smooth_l1",
-    "L2Normalization", "LRN", "reverse", "Dropout", "sort", "argsort", "cumsum",
+    "L2Normalization", "LRN", "reverse", "Dropout",
     "_identity_with_attr_like_rhs", "amp_cast", "gelu", "mish", "log_sigmoid", "softrelu",
     "_contrib_gradientmultiplier", "_contrib_round_ste", "_contrib_sign_ste",
     "_contrib_div_sqrt_dim", "_contrib_quadratic", "_contrib_isfinite", "_contrib_isinf",
@@ -541,6 +541,95 @@ _RULES["SoftmaxOutput"] = _label_rule("softmax")
 _RULES["SVMOutput"] = _label_rule("svm")
 for _op in ("LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"):
     _RULES[_op] = _label_rule("same")
+
+
+def _slice_len(dim: int, b, e, st) -> int:
+    if dim < 0:
+        return -1
+    return len(range(*slice(b, e, st).indices(dim)))
+
+
+@rule("slice")
+def _slice(kw, ins, outs):
+    d = ins[0]
+    if d is None:
+        return list(ins), list(outs)
+    begin, end = tuple(kw.get("begin") or ()), tuple(kw.get("end") or ())
+    step = tuple(kw.get("step") or ())
+    out = list(d)
+    for i in range(len(begin)):
+        st = step[i] if i < len(step) and step[i] is not None else None
+        e = end[i] if i < len(end) else None
+        out[i] = _slice_len(d[i], begin[i], e, st)
+    return list(ins), [merge(outs[0], tuple(out))]
+
+
+@rule("slice_axis")
+def _slice_axis(kw, ins, outs):
+    d = ins[0]
+    if d is None:
+        return list(ins), list(outs)
+    ax = int(kw["axis"]) % len(d)
+    out = list(d)
+    out[ax] = _slice_len(d[ax], kw.get("begin"), kw.get("end"), None)
+    return list(ins), [merge(outs[0], tuple(out))]
+
+
+@rule("Reshape")
+def _reshape(kw, ins, outs):
+    from ..ops.shape import _infer_reshape      # MXNet's reshape codes, one home
+    from ._registry import reshape_target
+    d, o = ins[0], outs[0]
+    target = reshape_target(kw, d)
+    if target is None:
+        return list(ins), list(outs)
+    if known(d):
+        return list(ins), [merge(o, _infer_reshape(d, target, bool(kw.get("reverse"))))]
+    if d is not None and known(o) and sum(1 for v in d if v < 0) == 1:
+        rest = _prod(v for v in d if v >= 0)
+        total = _prod(o)
+        if rest > 0 and total % rest == 0:
+            return [tuple(total // rest if v < 0 else v for v in d)], [o]
+    return list(ins), list(outs)
+
+
+@rule("RNN")
+def _rnn(kw, ins, outs):
+    from ..ops.rnn import rnn_param_size
+    d = ins[0]
+    if d is None or len(d) != 3 or d[2] < 0:
+        return list(ins), list(outs)
+    mode = kw.get("mode")
+    h, layers = int(kw["state_size"]), int(kw.get("num_layers", 1))
+    dirs = 2 if kw.get("bidirectional") else 1
+    proj = kw.get("projection_size")
+    ph = int(proj) if proj else h
+    size = rnn_param_size(mode, d[2], h, layers, bool(kw.get("bidirectional")), proj)
+    state = (layers * dirs, d[1], ph)
+    new = [d, (size,), state]
+    if len(ins) > 3:
+        new.append((layers * dirs, d[1], h) if mode == "lstm" else ins[3])
+    new += list(ins[len(new):])
+    res = [(d[0], d[1], dirs * ph), state, (layers * dirs, d[1], h)]
+    return new, res[:len(outs)]
+
+
+@rule("UpSampling")
+def _upsampling(kw, ins, outs):
+    scale = int(kw["scale"])
+    d = ins[0]
+    if d is None:
+        return list(ins), list(outs)
+    out = (d[0], d[1], d[2] * scale if d[2] >= 0 else -1, d[3] * scale if d[3] >= 0 else -1)
+    new = list(ins)
+    if kw.get("sample_type") == "bilinear":
+        k = 2 * scale - scale % 2
+        new[1] = (int(kw.get("num_filter", d[1])), 1, k, k)
+    elif len(ins) > 1:
+        if kw.get("multi_input_mode", "concat") == "concat":
+            chans = [s[1] if s is not None else -1 for s in ins]
+            out = (out[0], sum(chans) if all(c >= 0 for c in chans) else -1) + out[2:]
+    return new, [merge(outs[0], out)]
 
 
 # linear algebra (MXNet's linalg ops work on the last two axes, batched over the rest)
