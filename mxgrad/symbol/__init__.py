@@ -97,6 +97,7 @@ greater = _scalar_or_symbol("greater", "_greater", "_greater_scalar", "_lesser_s
 greater_equal = _scalar_or_symbol("greater_equal", "_greater_equal",
                                   "_greater_equal_scalar", "_lesser_equal_scalar")
 lesser = _scalar_or_symbol("lesser", "_lesser", "_lesser_scalar", "_greater_scalar")
+pow = power      # noqa: A001  (MXNet's mx.sym.pow)
 lesser_equal = _scalar_or_symbol("lesser_equal", "_lesser_equal", "_lesser_equal_scalar",
                                  "_greater_equal_scalar")
 
@@ -136,6 +137,40 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
     return _ops.make("_arange", [], {"dtype": dtype or "float32", "infer_range": infer_range,
                                      "repeat": repeat, "start": start, "step": step,
                                      "stop": stop}, name, "_arange")
+
+
+def histogram(a, bins=10, range=None, **kwargs) -> Symbol:   # noqa: A002
+    """The histogram of ``a``: ``bins`` equal bins over ``range``, or the bin edges of a
+    Symbol ``bins``; two outputs, the counts and the edges (MXNet's ``_histogram``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> h = histogram(var('x'), bins=2, range=(0, 2))
+    >>> [o.asnumpy().tolist() for o in h.eval(x=mx.nd.array([0.5, 1.5, 1.7]))]
+    [[1, 2], [0.0, 1.0, 2.0]]
+    """
+    if isinstance(bins, Symbol):
+        return _ops.call("_histogram", "_histogram", (a, bins), kwargs)
+    if isinstance(bins, int):
+        if range is None:
+            raise DTypeError("histogram: a range is needed when bins is an int")
+        return _ops.call("_histogram", "_histogram", (a,),
+                         dict(kwargs, bin_cnt=bins, range=tuple(range)))
+    raise DTypeError("histogram: bins must be an int or a Symbol")
+
+
+def eye(N, M=0, k=0, dtype=None, **kwargs) -> Symbol:   # noqa: N803
+    """An ``N x M`` matrix with ones on diagonal ``k`` (MXNet's ``_eye``)."""
+    return _ops.call("_eye", "_eye", (), dict(kwargs, N=N, M=M, k=k,
+                                               dtype=dtype or "float32"))
+
+
+def linspace(start, stop, num, endpoint=True, name=None, dtype=None, **kwargs) -> Symbol:
+    """``num`` evenly spaced values from ``start`` to ``stop`` (MXNet's ``_linspace``)."""
+    return _ops.call("_linspace", "_linspace", (), dict(
+        kwargs, start=start, stop=stop, num=num, endpoint=endpoint, name=name,
+        dtype=dtype or "float32"))
 
 
 def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False, **kwargs) -> Symbol:

@@ -107,7 +107,7 @@ for _op in ("Cast", "amp_cast", "_zeros", "_ones", "_full", "_arange", "one_hot"
     _RULES[_op] = _from_attr()
 for _op in ("shape_array", "size_array"):
     _RULES[_op] = _from_attr("int64")
-for _op in ("BatchNorm", "_contrib_SyncBatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"):
+for _op in ("BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"):
     _RULES[_op] = _norm
 _RULES["topk"] = _topk
 _RULES["argsort"] = lambda kw, ins, outs: (list(ins),

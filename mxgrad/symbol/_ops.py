@@ -220,6 +220,8 @@ def _present(spec, k, attrs) -> bool:
         return attrs.get("act_type") == "prelu"
     if k == "state_cell" and spec.name == "RNN":
         return attrs.get("mode") == "lstm"
+    if k == "bins" and spec.name == "_histogram":
+        return "bin_cnt" not in attrs
     if k == "like":                     # BilinearResize2D(mode='like')
         return attrs.get("mode") == "like"
     flag = _OPTIONAL_INPUTS.get(k)

@@ -377,6 +377,10 @@ _op("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
 _op("LayerNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
     visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
     out_names=("output", "mean", "std"))
+_op("BatchNorm_v1", ("data", "gamma", "beta", "moving_mean", "moving_var"),
+    params=("gamma", "beta", "moving_mean", "moving_var"), aux=(3, 4), outputs=3,
+    visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
+    out_names=("output", "mean", "var"))
 _op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
     visible=1, out_names=("output", "mean", "var"))
 
@@ -596,6 +600,21 @@ for _d, _names in _RANDOM_PARAMS.items():
         _op(f"_random_{_d}_like", ("data",), run=_sampler(_d, True),
             attrs=_names + ("dtype",))
 _op("shuffle", aliases=("_shuffle",))
+
+
+def _histogram(inputs, kwargs):
+    bins = inputs[1] if len(inputs) > 1 else int(kwargs.get("bin_cnt", 10))
+    return nd.histogram(inputs[0], bins=bins, range=kwargs.get("range"))
+
+
+_op("_histogram", ("data", "bins"), run=_histogram, attrs=("bin_cnt", "range"), outputs=2)
+_op("_eye", (), run=lambda ins, kw: nd.eye(int(kw["N"]), int(kw.get("M", 0)),
+                                           int(kw.get("k", 0)), dtype=kw.get("dtype")),
+    attrs=("N", "M", "k", "dtype", "ctx"))
+_op("_linspace", (), run=lambda ins, kw: nd.linspace(
+    kw["start"], kw["stop"], int(kw["num"]), endpoint=bool(kw.get("endpoint", True)),
+    dtype=kw.get("dtype")), attrs=("start", "stop", "num", "endpoint", "dtype", "ctx",
+                                   "step", "repeat", "infer_range"))
 
 
 def _split_v2(inputs, kwargs):

@@ -328,6 +328,7 @@ def _norm_rule(kind: str):
 
 
 _RULES["BatchNorm"] = _norm_rule("batch")
+_RULES["BatchNorm_v1"] = _norm_rule("batch")
 _RULES["_contrib_SyncBatchNorm"] = _norm_rule("batch")
 _RULES["LayerNorm"] = _norm_rule("layer")
 _RULES["GroupNorm"] = _norm_rule("group")
