@@ -12,8 +12,8 @@ Examples
 >>> d = mx.sym.var('data')
 >>> y = mx.sym.FullyConnected(mx.sym.Cast(d, dtype='float32'), num_hidden=2, name='fc')
 >>> t = infer(y, {'data': np.dtype('float16')})
->>> [t[k].name for k in ('data', 'fc_weight')]
-['float16', 'float32']
+>>> [t[(id(n), 0)].name for n in y._nodes() if n.is_var]
+['float16', 'float32', 'float32']
 """
 from __future__ import annotations
 
@@ -157,12 +157,13 @@ def _apply(n, types, where_prefix="Error in operator ") -> bool:
     return changed
 
 
-def infer_entries(nodes, given: Dict[str, DType]) -> Dict[tuple, DType]:
-    """``{(id(node), output index): dtype}`` for the graph ``nodes`` (topological order)."""
+def infer_entries(nodes, given: Dict) -> Dict[tuple, DType]:
+    """``{(id(node), output index): dtype}`` for the graph ``nodes`` (topological order),
+    from the dtypes ``given`` by node id or variable name."""
     types: Dict[tuple, DType] = {}
     for n in nodes:
         if n.is_var:
-            types[(id(n), 0)] = given.get(n.name)
+            types[(id(n), 0)] = given.get(id(n), given.get(n.name))
     order = [n for n in nodes if not n.is_var]
     for sweep in range(2 * len(order) + 2):
         changed = False
@@ -173,17 +174,20 @@ def infer_entries(nodes, given: Dict[str, DType]) -> Dict[tuple, DType]:
     return types
 
 
-def infer(sym, given: Dict[str, DType]) -> Dict[str, DType]:
-    """``{variable name: dtype or None}`` for the variables of ``sym``."""
+def infer(sym, given: Dict[str, DType]) -> Dict[tuple, DType]:
+    """``{(id(node), output index): dtype or None}`` for the entries of ``sym``, from the
+    dtypes ``given`` by variable name and the variables' ``__dtype__``."""
     from .symbol import _FLAG_DTYPES
     nodes = sym._nodes()
-    given = dict(given)
+    start: Dict = {}
     for n in nodes:
-        if n.is_var and given.get(n.name) is None and "__dtype__" in n.attrs:
+        if not n.is_var:
+            continue
+        if given.get(n.name) is not None:
+            start[id(n)] = given[n.name]
+        elif "__dtype__" in n.attrs:
             try:
-                given[n.name] = np.dtype(_FLAG_DTYPES[int(n.attrs["__dtype__"])])
+                start[id(n)] = np.dtype(_FLAG_DTYPES[int(n.attrs["__dtype__"])])
             except (KeyError, ValueError):
                 pass
-    types = infer_entries(nodes, given)
-    return {n.name: types[(id(n), 0)] for n in nodes if n.is_var}
-
+    return infer_entries(nodes, start)

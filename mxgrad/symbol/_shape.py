@@ -18,9 +18,10 @@ Examples
 >>> import mxgrad as mx
 >>> a = mx.sym.var('a', shape=(0, 10))
 >>> fc = mx.sym.FullyConnected(a, num_hidden=4, name='fc')
->>> s = infer(fc + mx.sym.var('c', shape=(5, 0)), {})
->>> s['a'], s['fc_weight'], s['c']
-((5, 10), (4, 10), (5, 4))
+>>> y = fc + mx.sym.var('c', shape=(5, 0))
+>>> s = infer(y, {})
+>>> [s[(id(n), 0)] for n in y._nodes() if n.is_var]
+[(5, 10), (4, 10), (4,), (5, 4)]
 """
 from __future__ import annotations
 
@@ -703,14 +704,14 @@ def _rule_of(op: str) -> Optional[Rule]:
 
 
 # ------------------------------------------------------------------ the pass
-def infer_entries(nodes, given: Dict[str, Shape]) -> Dict[tuple, Shape]:
+def infer_entries(nodes, given: Dict) -> Dict[tuple, Shape]:
     """``{(id(node), output index): shape}`` for every entry of the graph ``nodes``
-    (topological order), from the shapes ``given`` by variable name (internal form:
-    ``None`` unknown, ``-1`` unknown dimension)."""
+    (topological order), from the shapes ``given`` by variable name or node id (internal
+    form: ``None`` unknown, ``-1`` unknown dimension)."""
     shapes: Dict[tuple, Shape] = {}
     for n in nodes:
         if n.is_var:
-            shapes[(id(n), 0)] = given.get(n.name)
+            shapes[(id(n), 0)] = given.get(id(n), given.get(n.name))
     order = [n for n in nodes if not n.is_var]
     tried: set = set()
     for sweep in range(2 * len(order) + 2):
@@ -765,17 +766,18 @@ def _apply(n, shapes, tried) -> bool:
     return changed
 
 
-def infer(sym, given: Dict[str, Shape]) -> Dict[str, Shape]:
-    """``{variable name: shape}`` (internal form) for every variable of ``sym``."""
+def infer(sym, given: Dict[str, Shape]) -> Dict[tuple, Shape]:
+    """``{(id(node), output index): shape}`` (internal form) for every entry of ``sym``,
+    from the shapes ``given`` by variable name and the variables' ``__shape__``."""
     nodes = sym._nodes()
-    given = dict(given)
+    start: Dict[int, Shape] = {}
     for n in nodes:
-        if n.is_var and n.name not in given:
-            attr = n.attrs.get("__shape__")
-            if attr is not None:
-                given[n.name] = from_user(parse_shape_attr(attr))
-    shapes = infer_entries(nodes, given)
-    return {n.name: shapes[(id(n), 0)] for n in nodes if n.is_var}
+        if n.is_var:
+            if n.name in given:
+                start[id(n)] = given[n.name]
+            elif "__shape__" in n.attrs:
+                start[id(n)] = from_user(parse_shape_attr(n.attrs["__shape__"]))
+    return infer_entries(nodes, start)
 
 
 # ------------------------------------------------------------------ conversions

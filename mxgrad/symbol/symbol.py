@@ -437,27 +437,25 @@ class Symbol:
         from . import _shape
         given = self._given(args, kwargs, "shape", _shape.from_user)
         nodes = self._nodes()
-        found = _shape.infer(self, given)
-        entries = _shape.infer_entries(nodes, {**found})
+        entries = _shape.infer(self, given)
         aux = _aux_ids(nodes)
         to = _shape.to_user
-        return ([to(found[n.name]) for n in nodes if n.is_var and id(n) not in aux],
+        return ([to(entries[(id(n), 0)]) for n in nodes if n.is_var and id(n) not in aux],
                 [to(entries.get((id(n), i))) for n, i in self._outputs],
-                [to(found[n.name]) for n in nodes if n.is_var and id(n) in aux])
+                [to(entries[(id(n), 0)]) for n in nodes if n.is_var and id(n) in aux])
 
     def _infer_type_impl(self, args, kwargs):
         from . import _dtype
         given = self._given(args, kwargs, "type", _dtype.as_dtype)
         nodes = self._nodes()
-        found = _dtype.infer(self, given)
-        entries = _dtype.infer_entries(nodes, found)
+        entries = _dtype.infer(self, given)
         aux = _aux_ids(nodes)
 
         def to(t):
             return None if t is None else t.type
-        return ([to(found[n.name]) for n in nodes if n.is_var and id(n) not in aux],
+        return ([to(entries[(id(n), 0)]) for n in nodes if n.is_var and id(n) not in aux],
                 [to(entries.get((id(n), i))) for n, i in self._outputs],
-                [to(found[n.name]) for n in nodes if n.is_var and id(n) in aux])
+                [to(entries[(id(n), 0)]) for n in nodes if n.is_var and id(n) in aux])
 
     def infer_type(self, *args, **types):
         """``(arg_types, out_types, aux_types)`` from the dtypes of some variables (as
