@@ -51,7 +51,7 @@ def inputs_of(name):
 def main():
     table = {}
     for name in op_names():
-        if name.startswith(("_backward", "_np", "_npi", "_npx", "_mp_", "_image_backward")):
+        if name.startswith(("_backward", "_np", "_npi", "_npx", "_image_backward")):
             continue
         table[name] = inputs_of(name)
     lines = ['"""The array inputs of MXNet 1.9.1\'s operators, in order (``None``: a variable',

@@ -252,6 +252,7 @@ OP_INPUTS = {
     '_minus_scalar': ('data',),
     '_mod': ('lhs', 'rhs'),
     '_mod_scalar': ('data',),
+    '_mp_adamw_update': ('weight', 'grad', 'mean', 'var', 'weight32', 'rescale_grad'),
     '_mul': ('lhs', 'rhs'),
     '_mul_scalar': ('data',),
     '_multi_adamw_update': None,

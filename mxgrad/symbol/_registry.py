@@ -627,4 +627,11 @@ def _split_v2(inputs, kwargs):
 # MXNet's indices start with a 0; sections > 0 means equal parts
 _op("_split_v2", run=_split_v2, attrs=("indices", "axis", "squeeze_axis", "sections"),
     outputs=lambda kw: int(kw.get("sections", 0) or 0) or len(tuple(kw.get("indices", ()))))
+# an optimizer update MXNet registers without the _contrib_ prefix
+_op("_adamw_update", ("weight", "grad", "mean", "var", "rescale_grad"),
+    run=_nd_runner(nd.contrib.adamw_update), attrs=_attr_names(nd.contrib.adamw_update),
+    aliases=("_contrib_adamw_update",))
+_op("_mp_adamw_update", ("weight", "grad", "mean", "var", "weight32", "rescale_grad"),
+    run=_nd_runner(nd.contrib.mp_adamw_update),
+    attrs=_attr_names(nd.contrib.mp_adamw_update), aliases=("_contrib_mp_adamw_update",))
 _install_all()
