@@ -630,8 +630,8 @@ _op("_split_v2", run=_split_v2, attrs=("indices", "axis", "squeeze_axis", "secti
 # an optimizer update MXNet registers without the _contrib_ prefix
 _op("_adamw_update", ("weight", "grad", "mean", "var", "rescale_grad"),
     run=_nd_runner(nd.contrib.adamw_update), attrs=_attr_names(nd.contrib.adamw_update),
-    aliases=("_contrib_adamw_update",))
+)
 _op("_mp_adamw_update", ("weight", "grad", "mean", "var", "weight32", "rescale_grad"),
     run=_nd_runner(nd.contrib.mp_adamw_update),
-    attrs=_attr_names(nd.contrib.mp_adamw_update), aliases=("_contrib_mp_adamw_update",))
+    attrs=_attr_names(nd.contrib.mp_adamw_update))
 _install_all()

@@ -13,9 +13,12 @@ Examples
 """
 from __future__ import annotations
 
-from ._ops import namespace as _namespace, missing as _missing
+from ._ops import namespace as _namespace, missing as _missing, function as _function
 
 globals().update(_namespace("_contrib_"))
+# optimizer updates MXNet lists under contrib but registers without the prefix
+adamw_update = _function("_adamw_update", "adamw_update")
+mp_adamw_update = _function("_mp_adamw_update", "mp_adamw_update")
 
 
 def __getattr__(name):
