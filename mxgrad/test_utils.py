@@ -514,7 +514,7 @@ def numeric_grad(f: Callable[..., float], arrays: Sequence[np.ndarray], eps: flo
     executor and a location dict, MXNet's form (:func:`mxgrad.symbol._checks.numeric_grad`)."""
     if hasattr(f, "arg_dict"):
         from .symbol._checks import numeric_grad as _executor_form
-        return _executor_form(f, arrays, eps, *args, **kwargs)
+        return _executor_form(f, cast(Any, arrays), eps, *args, **kwargs)
     grads = []
     arrays = [np.array(a, dtype=np.float64) for a in arrays]
     for i, a in enumerate(arrays):
@@ -570,7 +570,8 @@ def check_numeric_gradient(fn: Optional[Callable] = None, inputs: Optional[Seque
         inputs = kwargs.pop("location", None)
     if isinstance(fn, Symbol):
         from .symbol._checks import check_numeric_gradient as _symbolic
-        return _symbolic(fn, inputs, *args, **kwargs)  # type: ignore[return-value]
+        _symbolic(fn, inputs, *args, **kwargs)
+        return None  # type: ignore[return-value]
     if inputs is None:
         raise ArgumentTypeError("check_numeric_gradient: give the inputs (location)")
     if not callable(fn):

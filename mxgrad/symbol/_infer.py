@@ -37,7 +37,8 @@ def _rule(op: str, kw: dict, x_shape: tuple) -> Dict[str, tuple]:
     new_ins, _ = f(kw, ins, [None] * spec.num_outputs(kw))
     labels = ("label",) if op in LABEL_OPS else ()
     return {name: tuple(s) for name, s in zip(spec.inputs[1:], new_ins[1:])
-            if name in spec.params and name not in labels and _shape.known(s)}
+            if s is not None and name in spec.params and name not in labels
+            and _shape.known(s)}
 
 
 def infer_param_shapes(sym, inputs: dict, params) -> Dict[str, tuple]:

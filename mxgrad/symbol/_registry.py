@@ -334,7 +334,7 @@ def _reshape(inputs, kwargs):
 
 
 _op("Reshape", aliases=("reshape",), run=_reshape,
-    attrs=_attr_names(nd.Reshape) | {"target_shape", "keep_highest"})
+    attrs=(_attr_names(nd.Reshape) or frozenset()) | {"target_shape", "keep_highest"})
 _op("transpose")
 _op("expand_dims")
 _op("squeeze")

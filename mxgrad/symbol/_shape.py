@@ -25,7 +25,7 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Tuple, cast
 
 import numpy as np
 
@@ -685,7 +685,7 @@ def _run_on_zeros(node, ins: List[Shape], dtypes=None) -> List[Shape]:
     args = []
     for i, s in enumerate(ins):
         dt = dtypes[i] if dtypes and dtypes[i] is not None else "float32"
-        args.append(nd.zeros(s, dtype=dt))
+        args.append(nd.zeros(cast(Tuple[int, ...], s), dtype=dt))
     with autograd.pause(train_mode=False):
         outs = _run_node(node, args)
     return [tuple(o.shape) for o in outs]

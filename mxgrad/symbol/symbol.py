@@ -641,7 +641,7 @@ class Symbol:
         }
         from ..util import is_np_shape
         if is_np_shape():       # a graph whose 0s in shapes are sizes, not unknowns
-            graph["attrs"] = {"is_np_shape": ["int", 1], **graph["attrs"]}
+            graph["attrs"] = {"is_np_shape": ["int", 1], "mxnet_version": ["int", MXNET_VERSION]}
         return _format_graph(graph)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
@@ -775,7 +775,7 @@ def _split_v2_method(self, indices_or_sections, axis=0, squeeze_axis=False, **kw
     return split_v2(self, indices_or_sections, axis, squeeze_axis, **kwargs)
 
 
-Symbol.split_v2 = _split_v2_method
+setattr(Symbol, "split_v2", _split_v2_method)
 
 for _name in ("arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "cbrt", "cos",
               "cosh", "degrees", "expm1", "fix", "log10", "log1p", "log2", "nanprod",
