@@ -133,13 +133,43 @@ for _op in ("SoftmaxOutput", "SVMOutput", "LinearRegressionOutput", "MAERegressi
     _RULES[_op] = _label
 
 
+def _sample(kw, ins, outs):
+    """``_sample_<dist>`` / ``_random_<dist>_like``: ``dtype`` if given, else the
+    parameters' (the data's) dtype."""
+    t = as_dtype(kw.get("dtype")) if kw.get("dtype") not in (None, "None") else None
+    new_ins, new_outs = _same(kw, ins, [None] * len(outs))
+    return new_ins, [t or new_outs[0]] * len(outs)
+
+
+def _multinomial(kw, ins, outs):
+    t = as_dtype(kw.get("dtype") or "int32")
+    return list(ins), [t] + [ins[0]] * (len(outs) - 1)
+
+
+_RULES["_random_randint"] = _from_attr("int32")
+_RULES["_sample_multinomial"] = _RULES["sample_multinomial"] = _multinomial
+_RULES["_histogram"] = lambda kw, ins, outs: (list(ins), [np.dtype("int64"), ins[0]])
+
+
+def _rule_of(op: str):
+    f = _RULES.get(op)
+    if f is not None:
+        return f
+    if op.startswith(("_sample_", "sample_")) or (op.startswith("_random_")
+                                                   and op.endswith("_like")):
+        return _sample
+    return None
+
+
 def _apply(n, types, where_prefix="Error in operator ") -> bool:
     keys_in = [(id(src), j) for src, j in n.inputs]
     keys_out = [(id(n), i) for i in range(n.num_outputs())]
     ins = [types.get(k) for k in keys_in]
     outs = [types.get(k) for k in keys_out]
     where = f"{where_prefix}{n.name}: "
-    f = _RULES.get(n.op, _same)
+    f = _rule_of(n.op)
+    if f is None:       # creation ops (no inputs) take dtype (float32); others one dtype
+        f = _from_attr() if not n.inputs else _same
     try:
         new_ins, new_outs = f(n.kwargs, ins, outs)
     except DTypeError as err:
