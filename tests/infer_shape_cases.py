@@ -102,4 +102,10 @@ def type_cases(mx):
         "t_embedding": (S.Embedding(i, input_dim=5, output_dim=2, name="te"), {"i": "int32"}),
         "t_shape_array": (S.shape_array(a, name="tsa"), {"a": "float32"}),
         "t_where": (S.where(i, a, b, name="tw"), {"i": "int32", "a": "float16"}),
+        "t_random_plus": (S.random.uniform(shape=(2,), name="tru") + a, {}),
+        "t_randint": (S.random.randint(0, 5, shape=(2,), name="tri"), {}),
+        "t_sample_normal": (S.random.normal(a, b, shape=3, name="tsn"), {"a": "float64"}),
+        "t_multinomial": (S.random.multinomial(a, name="tmn"), {"a": "float32"}),
+        "t_eye_linspace": (S.Group([S.eye(3, name="tey"),
+                                    S.linspace(0, 1, 4, name="tls")]), {}),
     }

@@ -134,11 +134,17 @@ for _op in ("SoftmaxOutput", "SVMOutput", "LinearRegressionOutput", "MAERegressi
 
 
 def _sample(kw, ins, outs):
-    """``_sample_<dist>`` / ``_random_<dist>_like``: ``dtype`` if given, else the
-    parameters' (the data's) dtype."""
-    t = as_dtype(kw.get("dtype")) if kw.get("dtype") not in (None, "None") else None
-    new_ins, new_outs = _same(kw, ins, [None] * len(outs))
-    return new_ins, [t or new_outs[0]] * len(outs)
+    """``_sample_<dist>``: ``dtype`` (float32 if not given), the parameters one dtype."""
+    t = as_dtype(kw.get("dtype")) if kw.get("dtype") not in (None, "None") else _F32
+    new_ins, _ = _same(kw, ins, [None] * len(outs))
+    return new_ins, [t] * len(outs)
+
+
+def _like(kw, ins, outs):
+    """``_random_<dist>_like``: the data's dtype unless ``dtype`` is given."""
+    if kw.get("dtype") not in (None, "None"):
+        return list(ins), [as_dtype(kw["dtype"])] * len(outs)
+    return _same(kw, ins, outs)
 
 
 def _multinomial(kw, ins, outs):
@@ -155,9 +161,10 @@ def _rule_of(op: str):
     f = _RULES.get(op)
     if f is not None:
         return f
-    if op.startswith(("_sample_", "sample_")) or (op.startswith("_random_")
-                                                   and op.endswith("_like")):
+    if op.startswith(("_sample_", "sample_")):
         return _sample
+    if op.startswith("_random_") and op.endswith("_like"):
+        return _like
     return None
 
 

@@ -520,7 +520,6 @@ _MULTI_OUTPUTS = {
     "ctc_loss": (2, 1), "_contrib_SyncBatchNorm": (3, 1),
     "_contrib_MultiProposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
     "_contrib_Proposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
-    "_sample_multinomial": (lambda kw: 2 if kw.get("get_prob") else 1, None),
 }
 _AUX = {"_contrib_SyncBatchNorm": (3, 4), "BatchNorm_v1": ()}
 _PARAMS = {"_contrib_SyncBatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
@@ -607,6 +606,17 @@ def _histogram(inputs, kwargs):
     return nd.histogram(inputs[0], bins=bins, range=kwargs.get("range"))
 
 
+def _multinomial(inputs, kwargs):
+    """MXNet's Symbol always has two outputs, the samples and their log-probabilities
+    (zeros unless ``get_prob``)."""
+    out = nd.sample_multinomial(inputs[0], **kwargs)
+    if kwargs.get("get_prob"):
+        return tuple(out)
+    return out, nd.zeros(out.shape, dtype=inputs[0].dtype)
+
+
+_op("_sample_multinomial", ("data",), run=_multinomial, outputs=2,
+    attrs=_attr_names(nd.sample_multinomial))
 _op("_histogram", ("data", "bins"), run=_histogram, attrs=("bin_cnt", "range"), outputs=2)
 _op("_eye", (), run=lambda ins, kw: nd.eye(int(kw["N"]), int(kw.get("M", 0)),
                                            int(kw.get("k", 0)), dtype=kw.get("dtype")),
