@@ -492,10 +492,15 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None,
     if isinstance(grad_req, (list, dict)) and len(grad_req) == 0:
         raise ExecutorError(f"grad_req in simple_bind cannot be an empty "
                             f"{type(grad_req).__name__}")
-    shapes = {k: tuple(v) for k, v in kwargs.items()}
+    # MXNet takes the tuples among the keywords as shapes (others are ignored)
+    shapes = {k: tuple(v) for k, v in kwargs.items() if isinstance(v, tuple)}
     arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
-    types = dict(type_dict or {})
-    arg_types, _, aux_types = symbol.infer_type(**types)
+    if type_dict is None:       # MXNet: float32 for every argument without a __dtype__
+        attrs = symbol.attr_dict()
+        type_dict = {n: "float32" for n in names if "__dtype__" not in attrs.get(n, {})}
+    arg_types, _, aux_types = symbol.infer_type_partial(**dict(type_dict))
+    arg_types = [t or np.float32 for t in arg_types]
+    aux_types = [t or np.float32 for t in aux_types]
     reqs = _grad_reqs(grad_req, names, "null")
     shared_args = shared_exec.arg_dict if shared_exec is not None else {}
     shared_grads = shared_exec.grad_dict if shared_exec is not None else {}

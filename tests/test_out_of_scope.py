@@ -87,12 +87,10 @@ def test_gpu_context_names_still_work():
 
 def test_check_numeric_gradient_with_a_symbol():
     sym = mx.sym.sin(mx.sym.var("x"))
-    with pytest.raises(NotSupportedError) as info:
-        mx.test_utils.check_numeric_gradient(sym, [nd.array([0.5])])
-    msg = str(info.value)
-    assert "MXNet's Symbol form is not supported" in msg and "SymbolBlock" in msg
-    assert not isinstance(info.value, DTypeError)
-    # the suggested wrapping works
+    # MXNet's Symbol form (issue 25 item 2) and the function form both work
+    assert mx.test_utils.check_numeric_gradient(sym, [nd.array([0.5])]) is None
+    with pytest.raises(AssertionError, match="NUMERICAL_x"):
+        mx.test_utils.check_numeric_gradient(mx.sym.BlockGrad(sym), [nd.array([0.5])])
     net = gluon.SymbolBlock(sym, [mx.sym.var(n) for n in sym.list_arguments()])
     assert mx.test_utils.check_numeric_gradient(net, [nd.array([0.5, 1.5])])
     with pytest.raises(ArgumentTypeError, match="fn must be a function of NDArrays"):
