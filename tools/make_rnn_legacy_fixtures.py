@@ -1,0 +1,60 @@
+"""Write ``tests/data/mxnet/rnn_legacy.npz``: MXNet 1.9.1's outputs and gradients for the
+``mx.rnn`` cases of ``tests/rnn_legacy_cases.py`` (cells unrolled, ``simple_bind``, one
+forward/backward), and the batches of ``mx.rnn.BucketSentenceIter`` on a small corpus.
+Needs MXNet (not run in CI)::
+
+    /tmp/mxvenv/bin/python tools/make_rnn_legacy_fixtures.py
+"""
+import os
+import random
+import sys
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, os.pardir, "tests"))
+
+import mxnet as mx  # noqa: E402
+
+import rnn_legacy_cases  # noqa: E402
+
+
+def bucket_batches(out):
+    """Every batch of two epochs of BucketSentenceIter (layouts NT and TN), seeded."""
+    corpus = rnn_legacy_cases.corpus()
+    for layout in ("NT", "TN"):
+        for buckets in (None, [3, 5, 8]):
+            key = "bucket/%s/%s" % (layout, "auto" if buckets is None else "given")
+            random.seed(3)
+            np.random.seed(3)
+            it = mx.rnn.BucketSentenceIter(corpus, 3, buckets=buckets, invalid_label=-1,
+                                           layout=layout)
+            out[key + "/buckets"] = np.array(it.buckets)
+            out[key + "/provide"] = np.array([it.provide_data[0].shape,
+                                              it.provide_label[0].shape])
+            for epoch in range(2):
+                if epoch:
+                    it.reset()
+                for b, batch in enumerate(it):
+                    pre = "%s/%d/%d" % (key, epoch, b)
+                    out[pre + "/data"] = batch.data[0].asnumpy()
+                    out[pre + "/label"] = batch.label[0].asnumpy()
+                    out[pre + "/key"] = np.array(batch.bucket_key)
+
+
+def main() -> None:
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in rnn_legacy_cases.CASES:
+            for k, v in rnn_legacy_cases.run(mx, name).items():
+                out[f"{name}/{k}"] = v
+    bucket_batches(out)
+    dest = os.path.join(HERE, os.pardir, "tests", "data", "mxnet", "rnn_legacy.npz")
+    np.savez_compressed(dest, **out)
+    print(f"wrote {len(out)} arrays to {dest} (MXNet {mx.__version__})")
+
+
+if __name__ == "__main__":
+    main()
