@@ -153,3 +153,27 @@ def corpus():
     rng = np.random.RandomState(11)
     lengths = [2, 3, 3, 5, 4, 3, 7, 5, 5, 2, 8, 3, 5, 9, 4, 1, 3, 5, 6, 2, 3, 5]
     return [list(rng.randint(1, 20, size=n)) for n in lengths]
+
+
+def checkpoint_cells(mx):
+    """The cells of the checkpoint fixtures: a stack of an LSTM and a GRU, and a fused
+    2-layer LSTM."""
+    stack = mx.rnn.SequentialRNNCell()
+    stack.add(mx.rnn.LSTMCell(HID, prefix="ck_l0_"))
+    stack.add(mx.rnn.GRUCell(HID, prefix="ck_l1_"))
+    fused = mx.rnn.FusedRNNCell(HID, num_layers=2, mode="lstm", prefix="ckf_")
+    return {"stack": stack, "fused": fused}
+
+
+def checkpoint_model(mx, cells):
+    """A small language model on ``cells`` and seeded packed parameters."""
+    embed = mx.sym.Embedding(mx.sym.var("data"), input_dim=10, output_dim=IN, name="embed")
+    out, _ = cells.unroll(STEPS, embed, layout="TNC", merge_outputs=True)
+    pred = mx.sym.FullyConnected(mx.sym.Reshape(out, shape=(-1, HID)), num_hidden=10,
+                                 name="pred")
+    sym = mx.sym.SoftmaxOutput(pred, name="softmax")
+    shapes, _, _ = sym.infer_shape(data=(STEPS, BATCH))
+    rng = np.random.RandomState(4)
+    args = {n: mx.nd.array(rng.uniform(-1, 1, s)) for n, s in
+            zip(sym.list_arguments(), shapes) if n not in ("data", "softmax_label")}
+    return sym, args

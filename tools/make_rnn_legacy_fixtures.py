@@ -1,6 +1,7 @@
 """Write ``tests/data/mxnet/rnn_legacy.npz``: MXNet 1.9.1's outputs and gradients for the
 ``mx.rnn`` cases of ``tests/rnn_legacy_cases.py`` (cells unrolled, ``simple_bind``, one
-forward/backward), and the batches of ``mx.rnn.BucketSentenceIter`` on a small corpus.
+forward/backward), the batches of ``mx.rnn.BucketSentenceIter`` on a small corpus, and
+two RNN checkpoints (``tests/data/mxnet/rnn_legacy_ckpt/``).
 Needs MXNet (not run in CI)::
 
     /tmp/mxvenv/bin/python tools/make_rnn_legacy_fixtures.py
@@ -43,6 +44,18 @@ def bucket_batches(out):
                     out[pre + "/key"] = np.array(batch.bucket_key)
 
 
+def checkpoints(out):
+    """``tests/data/mxnet/rnn_legacy_ckpt/``: save_rnn_checkpoint of a stack of step cells
+    and of a FusedRNNCell (epoch 3); the packed parameters go to ``out``."""
+    folder = os.path.join(HERE, os.pardir, "tests", "data", "mxnet", "rnn_legacy_ckpt")
+    os.makedirs(folder, exist_ok=True)
+    for name, cells in rnn_legacy_cases.checkpoint_cells(mx).items():
+        sym, args = rnn_legacy_cases.checkpoint_model(mx, cells)
+        for k, v in args.items():
+            out["ckpt/%s/%s" % (name, k)] = v.asnumpy()
+        mx.rnn.save_rnn_checkpoint(cells, os.path.join(folder, name), 3, sym, args, {})
+
+
 def main() -> None:
     out = {}
     with warnings.catch_warnings():
@@ -51,6 +64,7 @@ def main() -> None:
             for k, v in rnn_legacy_cases.run(mx, name).items():
                 out[f"{name}/{k}"] = v
     bucket_batches(out)
+    checkpoints(out)
     dest = os.path.join(HERE, os.pardir, "tests", "data", "mxnet", "rnn_legacy.npz")
     np.savez_compressed(dest, **out)
     print(f"wrote {len(out)} arrays to {dest} (MXNet {mx.__version__})")
