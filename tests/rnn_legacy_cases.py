@@ -148,6 +148,11 @@ def _run_unfused(mx, fused, layout, length, vals, name):
     return {"out0": res["out0"]}
 
 
+#: (mode, size of the parameter vector) for 1 input, 2 hidden units, 1 layer
+FUSED_INIT_CASES = [("gru", 2 * 3 * (1 + 2 + 2)), ("lstm", 2 * 4 * (1 + 2 + 2)),
+                    ("rnn_relu", 2 * (1 + 2 + 2))]
+
+
 def corpus():
     """A small encoded corpus of sentences of lengths 1 to 9 (seeded)."""
     rng = np.random.RandomState(11)

@@ -56,6 +56,17 @@ def checkpoints(out):
         mx.rnn.save_rnn_checkpoint(cells, os.path.join(folder, name), 3, sym, args, {})
 
 
+def fused_initializer(out):
+    """A FusedRNN initializer (as a FusedRNNCell's parameters carry it) under a global
+    Constant(0.5): weights 0.5, biases 0, LSTM forget-gate biases forget_bias."""
+    for mode, size in rnn_legacy_cases.FUSED_INIT_CASES:
+        init = mx.init.FusedRNN(None, 2, 1, mode, forget_bias=3.0)
+        arr = mx.nd.zeros((size,))
+        mx.init.Constant(0.5)(mx.init.InitDesc("f_parameters",
+                                               {"__init__": init.dumps()}), arr)
+        out["fusedinit/%s" % mode] = arr.asnumpy()
+
+
 def main() -> None:
     out = {}
     with warnings.catch_warnings():
@@ -65,6 +76,7 @@ def main() -> None:
                 out[f"{name}/{k}"] = v
     bucket_batches(out)
     checkpoints(out)
+    fused_initializer(out)
     dest = os.path.join(HERE, os.pardir, "tests", "data", "mxnet", "rnn_legacy.npz")
     np.savez_compressed(dest, **out)
     print(f"wrote {len(out)} arrays to {dest} (MXNet {mx.__version__})")

@@ -6,9 +6,9 @@ Examples
 --------
 >>> import mxgrad as mx
 >>> cell = mx.rnn.LSTMCell(num_hidden=3, prefix='lstm_')
->>> outputs, states = cell.unroll(4, mx.sym.var('data'), merge_outputs=True)
->>> outputs.infer_shape(data=(2, 4, 5))[1]
-[(2, 4, 3)]
+>>> outputs, states = cell.unroll(4, mx.sym.var('data'), merge_outputs=False)
+>>> [o.name for o in outputs], [s.name for s in states]
+(['lstm_t0_out', 'lstm_t1_out', 'lstm_t2_out', 'lstm_t3_out'], ['lstm_t3_out', 'lstm_t3_state'])
 >>> sorted(cell.params._params)
 ['lstm_h2h_bias', 'lstm_h2h_weight', 'lstm_i2h_bias', 'lstm_i2h_weight']
 """

@@ -11,19 +11,20 @@ Examples
 >>> stack = mx.rnn.SequentialRNNCell()
 >>> stack.add(mx.rnn.LSTMCell(4, prefix='l0_'))
 >>> stack.add(mx.rnn.GRUCell(4, prefix='l1_'))
->>> out, states = stack.unroll(3, mx.sym.var('data'), merge_outputs=True)
->>> out.infer_shape(data=(2, 3, 5))[1], len(states)
-([(2, 3, 4)], 3)
+>>> outs, states = stack.unroll(3, mx.sym.var('data'))
+>>> [o.name for o in outs], [s.name for s in states]
+(['l1_t0_out', 'l1_t1_out', 'l1_t2_out'], ['l0_t2_out', 'l0_t2_state', 'l1_t2_out'])
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
 
 from .. import symbol
 from ..base import StateError, NotSupportedError, numeric_types
 from ..initializer import LSTMBias
+from ..ndarray.ndarray import NDArray
 from ..symbol import Symbol
-from ._base import (BaseRNNCell, RNNParams, normalize_sequence, cells_state_info,
+from ._base import (BaseRNNCell, RNNParams, Inputs, normalize_sequence, cells_state_info,
                     cells_begin_state, cells_unpack_weights, cells_pack_weights,
                     _check_unmodified)
 
@@ -63,14 +64,14 @@ class RNNCell(BaseRNNCell):
         self._hB = self.params.get("h2h_bias")
 
     @property
-    def state_info(self):
+    def state_info(self) -> List[Dict[str, Any]]:
         return [{"shape": (0, self._num_hidden), "__layout__": "NC"}]
 
     @property
-    def _gate_names(self):
+    def _gate_names(self) -> Sequence[str]:
         return ("",)
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         self._counter += 1
         name = "%st%d_" % (self._prefix, self._counter)
         i2h = symbol.FullyConnected(data=inputs, weight=self._iW, bias=self._iB,
@@ -113,15 +114,15 @@ class LSTMCell(BaseRNNCell):
         self._hB = self.params.get("h2h_bias")
 
     @property
-    def state_info(self):
+    def state_info(self) -> List[Dict[str, Any]]:
         return [{"shape": (0, self._num_hidden), "__layout__": "NC"},
                 {"shape": (0, self._num_hidden), "__layout__": "NC"}]
 
     @property
-    def _gate_names(self):
+    def _gate_names(self) -> Sequence[str]:
         return ["_i", "_f", "_c", "_o"]
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         self._counter += 1
         name = "%st%d_" % (self._prefix, self._counter)
         i2h = symbol.FullyConnected(data=inputs, weight=self._iW, bias=self._iB,
@@ -154,9 +155,9 @@ class GRUCell(BaseRNNCell):
     --------
     >>> import mxgrad as mx
     >>> cell = mx.rnn.GRUCell(2, prefix='g_')
-    >>> outs, _ = cell.unroll(2, mx.sym.var('x'), merge_outputs=True)
-    >>> outs.infer_shape(x=(5, 2, 3))[1]
-    [(5, 2, 2)]
+    >>> out, _ = cell(mx.sym.var('x'), cell.begin_state())
+    >>> out.name, [n for n in out.list_arguments() if n != 'x']
+    ('g_t0_out', ['g_i2h_weight', 'g_i2h_bias', 'g_h2h_weight', 'g_h2h_bias'])
     """
 
     def __init__(self, num_hidden: int, prefix: str = "gru_",
@@ -169,14 +170,14 @@ class GRUCell(BaseRNNCell):
         self._hB = self.params.get("h2h_bias")
 
     @property
-    def state_info(self):
+    def state_info(self) -> List[Dict[str, Any]]:
         return [{"shape": (0, self._num_hidden), "__layout__": "NC"}]
 
     @property
-    def _gate_names(self):
+    def _gate_names(self) -> Sequence[str]:
         return ["_r", "_z", "_o"]
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         self._counter += 1
         name = "%st%d_" % (self._prefix, self._counter)
         prev_h = states[0]
@@ -233,20 +234,20 @@ class SequentialRNNCell(BaseRNNCell):
         self.params._params.update(cell.params._params)
 
     @property
-    def state_info(self):
+    def state_info(self) -> List[Dict[str, Any]]:
         return cells_state_info(self._cells)
 
-    def begin_state(self, **kwargs):  # pylint: disable=arguments-differ
+    def begin_state(self, **kwargs: Any) -> List[Symbol]:  # type: ignore[override]
         _check_unmodified(self)
         return cells_begin_state(self._cells, **kwargs)
 
-    def unpack_weights(self, args):
+    def unpack_weights(self, args: Dict[str, NDArray]) -> Dict[str, NDArray]:
         return cells_unpack_weights(self._cells, args)
 
-    def pack_weights(self, args):
+    def pack_weights(self, args: Dict[str, NDArray]) -> Dict[str, NDArray]:
         return cells_pack_weights(self._cells, args)
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         self._counter += 1
         next_states: List[Symbol] = []
         p = 0
@@ -260,7 +261,9 @@ class SequentialRNNCell(BaseRNNCell):
             next_states.extend(state)
         return inputs, next_states
 
-    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None):
+    def unroll(self, length: int, inputs: Inputs, begin_state: Optional[List[Symbol]] = None,
+               layout: str = "NTC", merge_outputs: Optional[bool] = None
+               ) -> Tuple[Inputs, List[Any]]:
         self.reset()
         num_cells = len(self._cells)
         if begin_state is None:
@@ -304,15 +307,17 @@ class DropoutCell(BaseRNNCell):
         self.dropout = dropout
 
     @property
-    def state_info(self):
+    def state_info(self) -> List[Dict[str, Any]]:
         return []
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         if self.dropout > 0:
             inputs = symbol.Dropout(data=inputs, p=self.dropout)
         return inputs, states
 
-    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None):
+    def unroll(self, length: int, inputs: Inputs, begin_state: Optional[List[Symbol]] = None,
+               layout: str = "NTC", merge_outputs: Optional[bool] = None
+               ) -> Tuple[Inputs, List[Any]]:
         self.reset()
         inputs, _ = normalize_sequence(length, inputs, layout, merge_outputs)
         if isinstance(inputs, Symbol):
@@ -336,12 +341,12 @@ class ModifierCell(BaseRNNCell):
         self.base_cell = base_cell
 
     @property
-    def params(self):
+    def params(self) -> RNNParams:
         self._own_params = False
         return self.base_cell.params
 
     @property
-    def state_info(self):
+    def state_info(self) -> List[Dict[str, Any]]:
         return self.base_cell.state_info
 
     def begin_state(self, init_sym=symbol.zeros, **kwargs):  # pylint: disable=arguments-differ
@@ -352,13 +357,13 @@ class ModifierCell(BaseRNNCell):
         finally:
             self.base_cell._modified = True
 
-    def unpack_weights(self, args):
+    def unpack_weights(self, args: Dict[str, NDArray]) -> Dict[str, NDArray]:
         return self.base_cell.unpack_weights(args)
 
-    def pack_weights(self, args):
+    def pack_weights(self, args: Dict[str, NDArray]) -> Dict[str, NDArray]:
         return self.base_cell.pack_weights(args)
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         raise NotSupportedError(f"{type(self).__name__} must define __call__")
 
 
@@ -377,9 +382,9 @@ class ZoneoutCell(ModifierCell):
     --------
     >>> import mxgrad as mx
     >>> cell = mx.rnn.ZoneoutCell(mx.rnn.RNNCell(3, prefix='r_'), zoneout_states=0.5)
-    >>> outs, _ = cell.unroll(2, mx.sym.var('x'), merge_outputs=True)
-    >>> outs.infer_shape(x=(4, 2, 5))[1]
-    [(4, 2, 3)]
+    >>> outs, states = cell.unroll(2, [mx.sym.var('x0'), mx.sym.var('x1')])
+    >>> len(outs), len(states), cell.state_info == cell.base_cell.state_info
+    (2, 1, True)
     """
 
     def __init__(self, base_cell: BaseRNNCell, zoneout_outputs: float = 0.,
@@ -398,11 +403,11 @@ class ZoneoutCell(ModifierCell):
         self.zoneout_states = zoneout_states
         self.prev_output: Optional[Symbol] = None
 
-    def reset(self):
+    def reset(self) -> None:
         super().reset()
         self.prev_output = None
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         p_outputs, p_states = self.zoneout_outputs, self.zoneout_states
         next_output, next_states = self.base_cell(inputs, states)
 
@@ -436,12 +441,14 @@ class ResidualCell(ModifierCell):
     ['g_t0_out_plus_residual', 'g_t1_out_plus_residual']
     """
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         output, states = self.base_cell(inputs, states)
         output = symbol.elemwise_add(output, inputs, name="%s_plus_residual" % output.name)
         return output, states
 
-    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None):
+    def unroll(self, length: int, inputs: Inputs, begin_state: Optional[List[Symbol]] = None,
+               layout: str = "NTC", merge_outputs: Optional[bool] = None
+               ) -> Tuple[Inputs, List[Any]]:
         self.reset()
         self.base_cell._modified = False
         try:
@@ -454,8 +461,9 @@ class ResidualCell(ModifierCell):
             merge_outputs = isinstance(outputs, Symbol)
         inputs, _ = normalize_sequence(length, inputs, layout, merge_outputs)
         if merge_outputs:
-            outputs = symbol.elemwise_add(outputs, inputs,
-                                          name="%s_plus_residual" % outputs.name)
+            merged = cast(Symbol, outputs)
+            outputs = symbol.elemwise_add(merged, inputs,
+                                          name="%s_plus_residual" % merged.name)
         else:
             outputs = [symbol.elemwise_add(o, i, name="%s_plus_residual" % o.name)
                        for o, i in zip(outputs, inputs)]
@@ -481,8 +489,8 @@ class BidirectionalCell(BaseRNNCell):
     >>> cell = mx.rnn.BidirectionalCell(mx.rnn.GRUCell(2, prefix='l_'),
     ...                                 mx.rnn.GRUCell(2, prefix='r_'))
     >>> outs, states = cell.unroll(3, mx.sym.var('x'), merge_outputs=True)
-    >>> outs.name, outs.infer_shape(x=(4, 3, 5))[1], len(states)
-    ('bi_out', [(4, 3, 4)], 2)
+    >>> outs.name, [len(s) for s in states]
+    ('bi_out', [1, 1])
     """
 
     def __init__(self, l_cell: BaseRNNCell, r_cell: BaseRNNCell,
@@ -500,24 +508,26 @@ class BidirectionalCell(BaseRNNCell):
         self.params._params.update(r_cell.params._params)
         self._cells = [l_cell, r_cell]
 
-    def unpack_weights(self, args):
+    def unpack_weights(self, args: Dict[str, NDArray]) -> Dict[str, NDArray]:
         return cells_unpack_weights(self._cells, args)
 
-    def pack_weights(self, args):
+    def pack_weights(self, args: Dict[str, NDArray]) -> Dict[str, NDArray]:
         return cells_pack_weights(self._cells, args)
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         raise NotSupportedError("BidirectionalCell cannot be stepped; use unroll")
 
     @property
-    def state_info(self):
+    def state_info(self) -> List[Dict[str, Any]]:
         return cells_state_info(self._cells)
 
-    def begin_state(self, **kwargs):  # pylint: disable=arguments-differ
+    def begin_state(self, **kwargs: Any) -> List[Symbol]:  # type: ignore[override]
         _check_unmodified(self)
         return cells_begin_state(self._cells, **kwargs)
 
-    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None):
+    def unroll(self, length: int, inputs: Inputs, begin_state: Optional[List[Symbol]] = None,
+               layout: str = "NTC", merge_outputs: Optional[bool] = None
+               ) -> Tuple[Inputs, List[Any]]:
         self.reset()
         inputs, axis = normalize_sequence(length, inputs, layout, False)
         if begin_state is None:

@@ -5,17 +5,21 @@ Examples
 --------
 >>> import mxgrad as mx
 >>> cell = mx.rnn.ConvLSTMCell(input_shape=(1, 3, 8, 6), num_hidden=4, prefix='c_')
->>> outs, _ = cell.unroll(2, [mx.sym.var('x0'), mx.sym.var('x1')])
->>> mx.sym.Group(outs).infer_shape(x0=(1, 3, 8, 6), x1=(1, 3, 8, 6))[1]
-[(1, 4, 8, 6), (1, 4, 8, 6)]
+>>> cell.state_shape
+[(0, 4, 8, 6), (0, 4, 8, 6)]
+>>> begin = cell.begin_state(func=mx.sym.Variable)
+>>> outs, _ = cell.unroll(2, [mx.sym.var('x0'), mx.sym.var('x1')], begin_state=begin)
+>>> [o.name for o in outs]
+['c_t0_out', 'c_t1_out']
 """
 from __future__ import annotations
 
 import functools
-from typing import Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import symbol
 from ..base import StateError, NotSupportedError
+from ..symbol import Symbol
 from ._base import BaseRNNCell, RNNParams
 
 __all__ = ["BaseConvRNNCell", "ConvRNNCell", "ConvLSTMCell", "ConvGRUCell"]
@@ -82,7 +86,7 @@ class BaseConvRNNCell(BaseRNNCell):
         return len(self._gate_names)
 
     @property
-    def state_info(self):
+    def state_info(self) -> List[Dict[str, Any]]:
         return [{"shape": self._state_shape, "__layout__": self._conv_layout}]
 
     def _conv_forward(self, inputs, states, name):
@@ -97,7 +101,7 @@ class BaseConvRNNCell(BaseRNNCell):
                                  bias=self._hB, layout=self._conv_layout)
         return i2h, h2h
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         raise NotSupportedError("BaseConvRNNCell is abstract; use ConvRNNCell, ConvLSTMCell "
                                 "or ConvGRUCell")
 
@@ -117,10 +121,10 @@ class ConvRNNCell(BaseConvRNNCell):
                          activation, prefix=prefix, params=params, conv_layout=conv_layout)
 
     @property
-    def _gate_names(self):
+    def _gate_names(self) -> Sequence[str]:
         return ("",)
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         self._counter += 1
         name = "%st%d_" % (self._prefix, self._counter)
         i2h, h2h = self._conv_forward(inputs, states, name)
@@ -143,15 +147,15 @@ class ConvLSTMCell(BaseConvRNNCell):
                          activation, prefix=prefix, params=params, conv_layout=conv_layout)
 
     @property
-    def _gate_names(self):
+    def _gate_names(self) -> Sequence[str]:
         return ["_i", "_f", "_c", "_o"]
 
     @property
-    def state_info(self):
+    def state_info(self) -> List[Dict[str, Any]]:
         return [{"shape": self._state_shape, "__layout__": self._conv_layout},
                 {"shape": self._state_shape, "__layout__": self._conv_layout}]
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         self._counter += 1
         name = "%st%d_" % (self._prefix, self._counter)
         i2h, h2h = self._conv_forward(inputs, states, name)
@@ -183,10 +187,10 @@ class ConvGRUCell(BaseConvRNNCell):
                          activation, prefix=prefix, params=params, conv_layout=conv_layout)
 
     @property
-    def _gate_names(self):
+    def _gate_names(self) -> Sequence[str]:
         return ["_r", "_z", "_o"]
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         self._counter += 1
         name = "%st%d_" % (self._prefix, self._counter)
         i2h, h2h = self._conv_forward(inputs, states, name)

@@ -12,14 +12,15 @@ Examples
 >>> import mxgrad as mx
 >>> cell = mx.rnn.FusedRNNCell(4, num_layers=2, mode='gru', prefix='g_')
 >>> out, _ = cell.unroll(3, mx.sym.var('data'), layout='TNC', merge_outputs=True)
->>> shapes = dict(zip(out.list_arguments(), out.infer_shape(data=(3, 2, 5))[0]))
->>> shapes['g_parameters'], out.infer_shape(data=(3, 2, 5))[1]
-((540,), [(3, 2, 4)])
+>>> out.name, out.list_arguments()
+('g_rnn', ['data', 'g_parameters'])
+>>> sorted(cell.unpack_weights({'g_parameters': mx.nd.zeros((540,))}))[:3]
+['g_l0_h2h_o_bias', 'g_l0_h2h_o_weight', 'g_l0_h2h_r_bias']
 """
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import symbol
 from .. import ndarray
@@ -27,7 +28,8 @@ from .. import initializer
 from ..base import StateError, NotSupportedError, string_types
 from ..initializer import Initializer, InitDesc
 from ..ndarray.ndarray import NDArray
-from ._base import BaseRNNCell, RNNParams, normalize_sequence
+from ..symbol import Symbol
+from ._base import BaseRNNCell, RNNParams, Inputs, normalize_sequence
 from ._cells import (RNNCell, LSTMCell, GRUCell, SequentialRNNCell, BidirectionalCell,
                      DropoutCell)
 
@@ -90,14 +92,14 @@ class FusedRNNCell(BaseRNNCell):
         self._parameter = self.params.get("parameters", init=init)
 
     @property
-    def state_info(self):
+    def state_info(self) -> List[Dict[str, Any]]:
         b = self._bidirectional + 1
         n = (self._mode == "lstm") + 1
         return [{"shape": (b * self._num_layers, 0, self._num_hidden), "__layout__": "LNC"}
                 for _ in range(n)]
 
     @property
-    def _gate_names(self):
+    def _gate_names(self) -> Sequence[str]:
         return _GATES[self._mode]
 
     @property
@@ -138,7 +140,7 @@ class FusedRNNCell(BaseRNNCell):
         b, m, h = len(self._directions), self._num_gates, self._num_hidden
         return size // b // h // m - (self._num_layers - 1) * (h + b * h + 2) - h - 2
 
-    def unpack_weights(self, args):
+    def unpack_weights(self, args: Dict[str, NDArray]) -> Dict[str, NDArray]:
         args = dict(args)
         name = self._parameter.name
         if name not in args:
@@ -149,7 +151,7 @@ class FusedRNNCell(BaseRNNCell):
         args.update({k: v.copy() for k, v in nargs.items()})
         return args
 
-    def pack_weights(self, args):
+    def pack_weights(self, args: Dict[str, NDArray]) -> Dict[str, NDArray]:
         args = dict(args)
         b, m, h = self._bidirectional + 1, self._num_gates, self._num_hidden
         first = "%sl0_i2h%s_weight" % (self._prefix, self._gate_names[0])
@@ -166,13 +168,15 @@ class FusedRNNCell(BaseRNNCell):
                 raise StateError(f"the parameter dict has no {name!r} (needed to pack the "
                                  f"FusedRNNCell's weights)")
             view[:] = args.pop(name)
-        args[self._parameter.name] = arr
+        args[str(self._parameter.name)] = arr
         return args
 
-    def __call__(self, inputs, states):
+    def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
         raise NotSupportedError("FusedRNNCell cannot be stepped; use unroll (or unfuse())")
 
-    def unroll(self, length, inputs, begin_state=None, layout="NTC", merge_outputs=None):
+    def unroll(self, length: int, inputs: Inputs, begin_state: Optional[List[Symbol]] = None,
+               layout: str = "NTC", merge_outputs: Optional[bool] = None
+               ) -> Tuple[Inputs, List[Any]]:
         self.reset()
         inputs, axis = normalize_sequence(length, inputs, layout, True)
         if axis == 1:
@@ -257,11 +261,13 @@ class FusedRNN(Initializer):
     Examples
     --------
     >>> import mxgrad as mx
-    >>> arr = mx.nd.zeros((2 * 4 * (1 + 2 + 2),))
-    >>> mx.init.FusedRNN(mx.init.One(), 2, 1, 'lstm', forget_bias=3.0)(
-    ...     mx.init.InitDesc('parameters'), arr)
-    >>> arr[-16:].asnumpy().tolist()
-    [1.0, 1.0, 3.0, 3.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 3.0, 3.0, 1.0, 1.0, 1.0, 1.0]
+    >>> init = mx.init.FusedRNN(mx.init.One(), 2, 1, 'lstm', forget_bias=3.0)
+    >>> arr = mx.nd.zeros((2 * 4 * (1 + 2 + 2),))   # 1 input, 2 hidden units, 4 gates
+    >>> init(mx.init.InitDesc('f_parameters', {'__init__': init.dumps()}), arr)
+    >>> arr[:4].asnumpy().tolist()          # weights: One
+    [1.0, 1.0, 1.0, 1.0]
+    >>> arr[-16:].asnumpy().tolist()        # biases: zero, forget gates: forget_bias
+    [0.0, 0.0, 3.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 3.0, 0.0, 0.0, 0.0, 0.0]
     """
 
     def __init__(self, init: Any, num_hidden: int, num_layers: int, mode: str,

@@ -143,7 +143,7 @@ class BucketSentenceIter(DataIter):
             raise StateError(f"BucketSentenceIter: invalid layout {layout!r}; use 'NT' "
                              f"(batch major) or 'TN' (time major)")
         if not buckets:
-            counts = np.bincount([len(s) for s in sentences]) if len(sentences) else []
+            counts = np.bincount([len(s) for s in sentences]) if len(sentences) else ()
             buckets = [i for i, n in enumerate(counts) if n >= batch_size]
         buckets = sorted(buckets)
 
