@@ -182,3 +182,51 @@ def checkpoint_model(mx, cells):
     args = {n: mx.nd.array(rng.uniform(-1, 1, s)) for n, s in
             zip(sym.list_arguments(), shapes) if n not in ("data", "softmax_label")}
     return sym, args
+
+
+def bucketing_lm(mx, num_epoch=2):
+    """MXNet's example/rnn/bucketing/lstm_bucketing.py, small: a 2-layer LSTM language
+    model (default zero begin states) trained by ``mx.mod.BucketingModule.fit`` with SGD on
+    ``BucketSentenceIter`` batches, from seeded parameters (Python's and NumPy's generators
+    are seeded here and restored by the caller). Returns the parameters after training
+    and the training perplexity."""
+    import random
+    random.seed(1)
+    np.random.seed(1)
+    rng = np.random.RandomState(0)
+    sents = [list(rng.randint(1, 30, size=n)) for n in rng.randint(3, 12, size=120)]
+    batch, hidden, embed, vocab = 8, 16, 8, 30
+    train = mx.rnn.BucketSentenceIter(sents, batch, buckets=[5, 8, 12], invalid_label=0)
+    stack = mx.rnn.SequentialRNNCell()
+    for i in range(2):
+        stack.add(mx.rnn.LSTMCell(num_hidden=hidden, prefix="lstm_l%d_" % i))
+
+    def sym_gen(seq_len):
+        emb = mx.sym.Embedding(data=mx.sym.Variable("data"), input_dim=vocab,
+                               output_dim=embed, name="embed")
+        stack.reset()
+        outputs, _ = stack.unroll(seq_len, inputs=emb, merge_outputs=True)
+        pred = mx.sym.FullyConnected(data=mx.sym.Reshape(outputs, shape=(-1, hidden)),
+                                     num_hidden=vocab, name="pred")
+        label = mx.sym.Reshape(mx.sym.Variable("softmax_label"), shape=(-1,))
+        pred = mx.sym.SoftmaxOutput(data=pred, label=label, name="softmax")
+        return pred, ("data",), ("softmax_label",)
+
+    sym, _, _ = sym_gen(12)
+    shapes, _, _ = sym.infer_shape(data=(batch, 12), softmax_label=(batch, 12))
+    prng = np.random.RandomState(5)
+    arg_params = {n: mx.nd.array(prng.uniform(-0.3, 0.3, sh)) for n, sh in
+                  zip(sym.list_arguments(), shapes) if n not in ("data", "softmax_label")}
+    model = mx.mod.BucketingModule(sym_gen=sym_gen,
+                                   default_bucket_key=train.default_bucket_key,
+                                   context=mx.cpu())
+    metric = mx.metric.Perplexity(0)
+    model.fit(train_data=train, eval_metric=metric, kvstore=None, optimizer="sgd",
+              optimizer_params={"learning_rate": 0.1, "momentum": 0.0, "wd": 0.0},
+              arg_params=arg_params, num_epoch=num_epoch)
+    train.reset()
+    perplexity = model.score(train, metric)[0][1]
+    arg, _ = model.get_params()
+    res = {k: v.asnumpy() for k, v in arg.items()}
+    res["perplexity"] = np.array(perplexity)
+    return res

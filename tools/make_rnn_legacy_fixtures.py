@@ -1,7 +1,8 @@
 """Write ``tests/data/mxnet/rnn_legacy.npz``: MXNet 1.9.1's outputs and gradients for the
 ``mx.rnn`` cases of ``tests/rnn_legacy_cases.py`` (cells unrolled, ``simple_bind``, one
 forward/backward), the batches of ``mx.rnn.BucketSentenceIter`` on a small corpus, and
-two RNN checkpoints (``tests/data/mxnet/rnn_legacy_ckpt/``).
+two RNN checkpoints (``tests/data/mxnet/rnn_legacy_ckpt/``), a FusedRNN initializer's
+values and a small bucketing LSTM language model trained by BucketingModule.fit.
 Needs MXNet (not run in CI)::
 
     /tmp/mxvenv/bin/python tools/make_rnn_legacy_fixtures.py
@@ -77,6 +78,8 @@ def main() -> None:
     bucket_batches(out)
     checkpoints(out)
     fused_initializer(out)
+    for k, v in rnn_legacy_cases.bucketing_lm(mx).items():
+        out["lm/" + k] = v
     dest = os.path.join(HERE, os.pardir, "tests", "data", "mxnet", "rnn_legacy.npz")
     np.savez_compressed(dest, **out)
     print(f"wrote {len(out)} arrays to {dest} (MXNet {mx.__version__})")
