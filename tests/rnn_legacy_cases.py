@@ -170,13 +170,18 @@ def checkpoint_cells(mx):
     return {"stack": stack, "fused": fused}
 
 
-def checkpoint_model(mx, cells):
-    """A small language model on ``cells`` and seeded packed parameters."""
+def checkpoint_symbol(mx, cells):
+    """A small language model on ``cells``."""
     embed = mx.sym.Embedding(mx.sym.var("data"), input_dim=10, output_dim=IN, name="embed")
     out, _ = cells.unroll(STEPS, embed, layout="TNC", merge_outputs=True)
     pred = mx.sym.FullyConnected(mx.sym.Reshape(out, shape=(-1, HID)), num_hidden=10,
                                  name="pred")
-    sym = mx.sym.SoftmaxOutput(pred, name="softmax")
+    return mx.sym.SoftmaxOutput(pred, name="softmax")
+
+
+def checkpoint_model(mx, cells):
+    """:func:`checkpoint_symbol` and seeded packed parameters."""
+    sym = checkpoint_symbol(mx, cells)
     shapes, _, _ = sym.infer_shape(data=(STEPS, BATCH))
     rng = np.random.RandomState(4)
     args = {n: mx.nd.array(rng.uniform(-1, 1, s)) for n, s in

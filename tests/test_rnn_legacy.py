@@ -347,3 +347,27 @@ def test_fused_initializer_with_its_own_init_round_trips_through_dumps():
     arr = mx.nd.zeros((30,))
     mx.init.Zero()(mx.init.InitDesc("f_parameters", {"__init__": init.dumps()}), arr)
     assert arr.asnumpy().tolist() == [0.25] * 18 + [0.0] * 12
+
+
+@pytest.mark.parametrize("name", ["stack", "fused"])
+def test_graph_json_is_mxnets(name):
+    """The unrolled graph, saved, is MXNet's node for node: operators, names (up to the
+    numbers of automatically named nodes), attributes and inputs (MXNet's JSON: the
+    checkpoint fixtures' symbol files)."""
+    import json
+    import re
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cells = rnn_legacy_cases.checkpoint_cells(mx)[name]
+        mine = json.loads(rnn_legacy_cases.checkpoint_symbol(mx, cells).tojson())
+    path = os.path.join(os.path.dirname(DATA), "rnn_legacy_ckpt", f"{name}-symbol.json")
+    with open(path, encoding="utf-8") as f:
+        theirs = json.load(f)
+
+    def norm(node):
+        return (node["op"], re.sub(r"\d+(_output\d*)?$", "#", node["name"]),
+                node.get("attrs", {}), node["inputs"])
+    assert len(mine["nodes"]) == len(theirs["nodes"])
+    for a, b in zip(mine["nodes"], theirs["nodes"]):
+        assert norm(a) == norm(b)
+    assert mine["heads"] == theirs["heads"] and mine["arg_nodes"] == theirs["arg_nodes"]
