@@ -235,3 +235,34 @@ def bucketing_lm(mx, num_epoch=2):
     res = {k: v.asnumpy() for k, v in arg.items()}
     res["perplexity"] = np.array(perplexity)
     return res
+
+
+def merge_table(mx):
+    """What ``unroll`` returns (``sym`` or ``list<n>``, and the number of states) for each
+    kind of cell, input (one Symbol or a list) and ``merge_outputs`` (None, True, False)."""
+    def stack():
+        s = mx.rnn.SequentialRNNCell()
+        s.add(mx.rnn.LSTMCell(3, prefix="s0_"))
+        s.add(mx.rnn.DropoutCell(0.2))
+        s.add(mx.rnn.GRUCell(3, prefix="s1_"))
+        return s
+    makers = {
+        "lstm": lambda: mx.rnn.LSTMCell(2, prefix="a_"),
+        "fused": lambda: mx.rnn.FusedRNNCell(2, prefix="f_"),
+        "bi": lambda: mx.rnn.BidirectionalCell(mx.rnn.GRUCell(2, prefix="l_"),
+                                               mx.rnn.GRUCell(2, prefix="r_")),
+        "res": lambda: mx.rnn.ResidualCell(mx.rnn.GRUCell(3, prefix="g_")),
+        "drop": lambda: mx.rnn.DropoutCell(0.5),
+        "zone": lambda: mx.rnn.ZoneoutCell(mx.rnn.GRUCell(3, prefix="z_"), 0.1, 0.1),
+        "stack": stack,
+    }
+    table = {}
+    for name, make in makers.items():
+        for inp in ("sym", "list"):
+            for merge in (None, True, False):
+                x = (mx.sym.var("x") if inp == "sym"
+                     else [mx.sym.var("x%d" % i) for i in range(3)])
+                out, states = make().unroll(3, x, merge_outputs=merge)
+                kind = "list%d" % len(out) if isinstance(out, list) else "sym"
+                table["%s/%s/%s" % (name, inp, merge)] = "%s,%d" % (kind, len(states))
+    return table

@@ -371,3 +371,13 @@ def test_graph_json_is_mxnets(name):
     for a, b in zip(mine["nodes"], theirs["nodes"]):
         assert norm(a) == norm(b)
     assert mine["heads"] == theirs["heads"] and mine["arg_nodes"] == theirs["arg_nodes"]
+
+
+def test_unroll_returns_what_mxnet_returns(fixture):
+    """List or Symbol, and how many states, for every kind of cell, input and
+    merge_outputs (MXNet's table in the fixture)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = rnn_legacy_cases.merge_table(mx)
+    want = {k[len("merge/"):]: str(v) for k, v in fixture.items() if k.startswith("merge/")}
+    assert len(want) == 42 and got == want

@@ -78,6 +78,8 @@ def main() -> None:
     bucket_batches(out)
     checkpoints(out)
     fused_initializer(out)
+    for k, v in rnn_legacy_cases.merge_table(mx).items():
+        out["merge/" + k] = np.array(v)
     for k, v in rnn_legacy_cases.bucketing_lm(mx).items():
         out["lm/" + k] = v
     dest = os.path.join(HERE, os.pardir, "tests", "data", "mxnet", "rnn_legacy.npz")
