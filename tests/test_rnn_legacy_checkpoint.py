@@ -12,8 +12,6 @@ import mxgrad as mx
 
 import rnn_legacy_cases
 
-pytest.importorskip("mxgrad.model", reason="mx.model (checkpoint files) comes with mx.mod")
-
 HERE = os.path.dirname(__file__)
 FOLDER = os.path.join(HERE, "data", "mxnet", "rnn_legacy_ckpt")
 DATA = os.path.join(HERE, "data", "mxnet", "rnn_legacy.npz")
@@ -25,11 +23,18 @@ def packed():
         return {k: f[k] for k in f.files if k.startswith("ckpt/")}
 
 
+def _model(name, packed):
+    """The cells, the model's Symbol and the packed parameters MXNet saved."""
+    cells = rnn_legacy_cases.checkpoint_cells(mx)[name]
+    args = {k.split("/", 2)[2]: mx.nd.array(v) for k, v in packed.items()
+            if k.startswith(f"ckpt/{name}/")}
+    return cells, rnn_legacy_cases.checkpoint_symbol(mx, cells), args
+
+
 @pytest.mark.parametrize("name", ["stack", "fused"])
 def test_load_mxnets_rnn_checkpoint(name, packed):
-    cells = rnn_legacy_cases.checkpoint_cells(mx)[name]
+    cells, mine, _ = _model(name, packed)
     sym, arg, aux = mx.rnn.load_rnn_checkpoint(cells, os.path.join(FOLDER, name), 3)
-    mine, _ = rnn_legacy_cases.checkpoint_model(mx, cells)
     assert sym.list_arguments() == mine.list_arguments()
     want = {k.split("/", 2)[2]: v for k, v in packed.items() if k.startswith(f"ckpt/{name}/")}
     assert sorted(arg) == sorted(want) and aux == {}
@@ -38,9 +43,8 @@ def test_load_mxnets_rnn_checkpoint(name, packed):
 
 
 @pytest.mark.parametrize("name", ["stack", "fused"])
-def test_saved_files_equal_mxnets(name, tmp_path):
-    cells = rnn_legacy_cases.checkpoint_cells(mx)[name]
-    sym, args = rnn_legacy_cases.checkpoint_model(mx, cells)
+def test_saved_files_equal_mxnets(name, tmp_path, packed):
+    cells, sym, args = _model(name, packed)
     prefix = str(tmp_path / name)
     mx.rnn.save_rnn_checkpoint(cells, prefix, 3, sym, args, {})
     got = mx.nd.load(prefix + "-0003.params")
@@ -53,9 +57,8 @@ def test_saved_files_equal_mxnets(name, tmp_path):
     assert sorted(args) == sorted(mx.rnn.load_rnn_checkpoint(cells, prefix, 3)[1])
 
 
-def test_do_rnn_checkpoint_saves_every_period(tmp_path):
-    cells = rnn_legacy_cases.checkpoint_cells(mx)["stack"]
-    sym, args = rnn_legacy_cases.checkpoint_model(mx, cells)
+def test_do_rnn_checkpoint_saves_every_period(tmp_path, packed):
+    cells, sym, args = _model("stack", packed)
     prefix = str(tmp_path / "lm")
     callback = mx.rnn.do_rnn_checkpoint(cells, prefix, period=2)
     for epoch in range(4):
