@@ -278,14 +278,7 @@ def test_rnn_unroll_is_deprecated():
 
 
 # ---- the default initial states: mx.sym.zeros with 0 (unknown) dimensions, as MXNet's
-# legacy shapes have them. mx.sym gives such a node an empty array while the graph is built
-# and runs it with its literal shape; MXNet infers the 0s from the graph. Reported (with
-# repros) to the owners of mx.sym and the executor; these tests pass once that is fixed.
-_ZEROS_GAP = pytest.mark.xfail(strict=True, raises=MXNetError, reason=(
-    "mx.sym.zeros(shape=(0, n)) runs with its literal shape in simple_bind/eval instead of "
-    "the inferred one (executor/symbol), so default begin states cannot run yet"))
-
-
+# legacy shapes have them; the executor infers the 0s from the graph, as MXNet's bind does.
 def _lstm_values(batch=2, steps=3, n_in=4, hidden=3):
     rng = np.random.RandomState(5)
     return {"data": rng.rand(batch, steps, n_in), "l_i2h_weight": rng.rand(4 * hidden, n_in),
@@ -293,7 +286,6 @@ def _lstm_values(batch=2, steps=3, n_in=4, hidden=3):
             "l_h2h_bias": rng.rand(4 * hidden)}
 
 
-@_ZEROS_GAP
 def test_default_begin_state_is_zeros_in_simple_bind():
     vals = _lstm_values()
     cell = mx.rnn.LSTMCell(3, prefix="l_")
@@ -309,7 +301,6 @@ def test_default_begin_state_is_zeros_in_simple_bind():
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
-@_ZEROS_GAP
 def test_zoneout_is_the_identity_in_predict_mode():
     res = []
     rng = np.random.RandomState(2)
@@ -325,7 +316,6 @@ def test_zoneout_is_the_identity_in_predict_mode():
     np.testing.assert_allclose(res[0], res[1], rtol=1e-6)
 
 
-@_ZEROS_GAP
 def test_conv_cell_with_default_begin_state():
     cell = mx.rnn.ConvGRUCell(input_shape=(1, 3, 8, 6), num_hidden=5, prefix="c_")
     outs, _ = cell.unroll(2, [mx.sym.var("x0"), mx.sym.var("x1")])

@@ -16,10 +16,6 @@ import rnn_legacy_cases
 DATA = os.path.join(os.path.dirname(__file__), "data", "mxnet", "rnn_legacy.npz")
 
 
-@pytest.mark.xfail(strict=True, raises=MXNetError, reason=(
-    "needs the sym-complete branch's shape inference, and mx.sym.zeros(shape=(0, n)) (the "
-    "cells' default begin states) runs with its literal shape in the executor instead of "
-    "the inferred one (reported, with a patch)"))
 def test_bucketing_lstm_language_model_trains_as_mxnet():
     with np.load(DATA) as f:
         want = {k[3:]: f[k] for k in f.files if k.startswith("lm/")}

@@ -52,7 +52,7 @@ from ..ndarray.ndarray import NDArray, wrap
 from ..ops import _apply
 from ..ops._core import Op, PerCall
 from ..random import generator as _generator
-from .symbol import Symbol, _run_node
+from .symbol import Symbol, _run_node, with_inferred_shapes
 from ._plan_codegen import compile_forward, compile_backward
 
 __all__ = ["Plan", "PlanOp", "run_planned"]
@@ -219,6 +219,9 @@ class Plan:
         """Plan ``symbol`` for variables ``names`` with example ``values`` (their shapes
         and dtypes are the signature). Nothing of ``values`` is modified and the random
         state is left as it was (planning runs every node once or twice)."""
+        # nodes making arrays of a shape with unknown (0) dimensions (mx.sym.zeros((0, n)):
+        # RNN begin states) get the shape inference finds, as MXNet's bind does
+        symbol = with_inferred_shapes(symbol, {n: v.shape for n, v in zip(names, values)})
         plan = cls.__new__(cls)
         plan.symbol = symbol
         plan.names = list(names)
