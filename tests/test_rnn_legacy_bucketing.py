@@ -6,10 +6,8 @@ import os
 import random
 
 import numpy as np
-import pytest
 
 import mxgrad as mx
-from mxgrad.base import MXNetError
 
 import rnn_legacy_cases
 
