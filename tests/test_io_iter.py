@@ -224,3 +224,14 @@ def test_prefetchingiter_threads_end_when_it_is_dropped():
     for t in threads:
         t.join(timeout=5)
     assert not any(t.is_alive() for t in threads)
+
+
+def test_ndarray_iter_reads_the_first_samples_of_a_longer_label():
+    # MXNet's NDArrayIter sizes the epoch by the data and reads the first samples of a
+    # longer label source (MXNet 1.9.1's test_loss relies on it); shorter ones are refused
+    it = mx.io.NDArrayIter(mx.nd.arange(4).reshape((4, 1)), {"label": mx.nd.arange(8)},
+                           batch_size=2)
+    labels = [b.label[0].asnumpy().tolist() for b in it]
+    assert labels == [[0.0, 1.0], [2.0, 3.0]]
+    with pytest.raises(mx.MXNetError, match="'label' has 3 samples"):
+        mx.io.NDArrayIter(mx.nd.zeros((4, 1)), {"label": mx.nd.zeros(3)}, batch_size=2)

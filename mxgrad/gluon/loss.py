@@ -22,7 +22,7 @@ from typing_extensions import Literal, overload
 
 import numpy as np
 
-from ..base import DTypeError, ShapeError, StateError, numeric_types
+from ..base import DTypeError, MXNetError, ShapeError, StateError, numeric_types
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
 from .block import HybridBlock
@@ -46,18 +46,33 @@ def _apply_weighting(F, loss, weight=None, sample_weight=None):
     return loss
 
 
+def _shape(x) -> Optional[tuple]:
+    """``x``'s shape, or None for a Symbol whose shape is not known (a graph built from
+    variables without shapes, as MXNet's Module programs make)."""
+    if isinstance(x, NDArray):
+        return x.shape
+    try:
+        return tuple(x.shape)
+    except MXNetError:
+        return None
+
+
 def _reshape_like(F, x, y, what="label"):
     """``x`` reshaped to ``y``'s shape (same number of elements required)."""
-    if x.shape == y.shape:
+    xs, ys = _shape(x), _shape(y)
+    if xs is None or ys is None:
+        return F.reshape_like(x, y)
+    if xs == ys:
         return x
-    if x.size != y.size:
-        raise ShapeError(f"{what} of shape {x.shape} does not match the prediction of shape "
-                         f"{y.shape} (it must have as many elements to be reshaped to it)")
-    return x.reshape(y.shape)
+    if int(np.prod(xs)) != int(np.prod(ys)):
+        raise ShapeError(f"{what} of shape {xs} does not match the prediction of shape "
+                         f"{ys} (it must have as many elements to be reshaped to it)")
+    return x.reshape(ys)
 
 
 def _batch_mean(F, loss, batch_axis):
-    if loss.ndim <= 1:
+    s = _shape(loss)
+    if s is not None and len(s) <= 1:
         return loss
     return F.mean(loss, axis=batch_axis, exclude=True)
 
@@ -234,21 +249,24 @@ class SoftmaxCrossEntropyLoss(Loss):
         self._from_logits = from_logits
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        if (self._sparse_label and not self._from_logits and sample_weight is None
-                and pred.ndim == 2 and self._axis in (-1, 1) and label.size == pred.shape[0]):
+        ps, ls = _shape(pred), _shape(label)
+        known = ps is not None and ls is not None
+        if (known and self._sparse_label and not self._from_logits and sample_weight is None
+                and len(ps) == 2 and self._axis in (-1, 1) and int(np.prod(ls)) == ps[0]):
             # the common case as one fused op: -pick(log_softmax(pred), label), (batch,)
             return _apply_weighting(F, _softmax_ce_per_sample(pred, label), self._weight)
         if not self._from_logits:
             pred = F.log_softmax(pred, axis=self._axis)
         if self._sparse_label:
-            axis = self._axis % pred.ndim
-            expected = pred.shape[:axis] + pred.shape[axis + 1:]
-            if label.shape != expected and label.size == int(np.prod(expected)):
-                label = label.reshape(expected)
-            elif label.shape != expected:
-                raise ShapeError(f"{self.name}: sparse labels of shape {label.shape} do not "
-                                 f"match predictions of shape {pred.shape} (expected "
-                                 f"{expected}: one class index per sample)")
+            if known:
+                axis = self._axis % len(ps)
+                expected = ps[:axis] + ps[axis + 1:]
+                if ls != expected and int(np.prod(ls)) == int(np.prod(expected)):
+                    label = label.reshape(expected)
+                elif ls != expected:
+                    raise ShapeError(f"{self.name}: sparse labels of shape {ls} do not "
+                                     f"match predictions of shape {ps} (expected "
+                                     f"{expected}: one class index per sample)")
             loss = -F.pick(pred, label, axis=self._axis, keepdims=True)
         else:
             label = _reshape_like(F, label, pred)
@@ -288,7 +306,8 @@ class KLDivLoss(Loss):
             pred = F.log_softmax(pred, axis=self._axis)
         loss = label * (F.log(label + 1e-12) - pred)
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        if loss.ndim <= 1:
+        s = _shape(loss)
+        if s is not None and len(s) <= 1:
             return loss
         return F.sum(loss, axis=self._batch_axis, exclude=True)   # a sum, as MXNet
 

@@ -433,9 +433,11 @@ class NDArrayIter(DataIter):
         self.label = _init_data(label, allow_empty=True, default_name=label_name)
         n = self.data[0][1].shape[0]
         for k, v in self.data + self.label:
-            if v.shape[0] != n:
+            if v.shape[0] != n and not (v.shape[0] > n and any(k == lk for lk, _ in self.label)):
                 raise StateError(f"NDArrayIter: {k!r} has {v.shape[0]} samples but "
                                  f"{self.data[0][0]!r} has {n}; all sources need the same")
+        # a label source longer than the data: its first n samples, as MXNet reads it
+        self.label = [(k, v[:n] if v.shape[0] > n else v) for k, v in self.label]
         self.idx = np.arange(n)
         self.shuffle = shuffle
         self.last_batch_handle = last_batch_handle

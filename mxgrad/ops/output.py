@@ -79,7 +79,7 @@ def _so_jvp(t, y, x, label, s3, out_grad, opts):
     return reshape_exact(_sm_bwd(reshape_exact(t, s3), reshape_exact(y, s3), 1), y.shape)
 
 
-_SOFTMAX_OUTPUT = defop("SoftmaxOutput", _so_fwd, [_so_grad, _no_grad], [_so_jvp, None],
+_SOFTMAX_OUTPUT = defop("SoftmaxOutput", _so_fwd, [_so_grad, _no_grad], [_so_jvp, _no_grad],
                         save=(1,), save_out=True)
 
 

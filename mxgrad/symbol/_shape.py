@@ -473,15 +473,20 @@ _RULES["batch_dot"] = _dot_rule(True)
 
 @rule("pick")
 def _pick(kw, ins, outs):
+    # MXNet's PickOpShape: the output is the data reduced over axis (kept as 1 with
+    # keepdims); the index has the data's rank with a 1 there, or the reduced shape
     d, idx = ins
-    o = merge(outs[0], idx)
+    o = outs[0]
     axis = kw.get("axis", -1)
-    if d is not None and axis is not None:
-        ax = int(axis) % len(d)
-        keep = bool(kw.get("keepdims", False))
-        red = tuple((1 if keep else None) if i == ax else v for i, v in enumerate(d))
-        o = merge(o, tuple(v for v in red if v is not None))
-    return [d, o], [o]
+    if d is None or axis is None:
+        return [d, idx], [merge(o, idx) if not kw.get("keepdims") else o]
+    ax = int(axis) % len(d)
+    kept = tuple(1 if i == ax else v for i, v in enumerate(d))
+    dropped = tuple(v for i, v in enumerate(d) if i != ax)
+    o = merge(o, kept if bool(kw.get("keepdims", False)) else dropped)
+    if idx is not None:
+        idx = merge(idx, kept if len(idx) == len(d) else dropped)
+    return [d, idx], [o]
 
 
 @rule("where")
