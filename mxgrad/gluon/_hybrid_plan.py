@@ -49,17 +49,23 @@ def clear_plans(block) -> None:
 def call_planned(block, args: tuple) -> Any:
     """Run ``block`` (hybridized) on ``args`` through its plan for their signature, or
     return :data:`NOT_PLANNED`."""
+    fmt = None
     for a in args:
         if type(a) is not NDArray or a._tan is not None:
-            return NOT_PLANNED
+            flat: List[NDArray] = []
+            fmt = _flatten_args(args, flat)   # lists of arrays (a cell's states), as MXNet
+            if fmt is None:
+                return NOT_PLANNED
+            args = tuple(flat)
+            break
     training = state.training
-    key = (tuple((a._data.shape, a._data.dtype) for a in args), training)
+    key = (tuple((a._data.shape, a._data.dtype) for a in args), training, fmt)
     plans = block.__dict__.get("_plans")
     if plans is None:
         plans = block.__dict__["_plans"] = {}
     entry = plans.get(key)
     if entry is None:
-        entry = _make_entry(block, args, training)
+        entry = _make_entry(block, args, training, fmt)
         if entry is None or entry is NOT_PLANNED:
             if entry is not None:
                 plans[key] = entry
@@ -79,15 +85,18 @@ def call_planned(block, args: tuple) -> Any:
         d = p.data()
         if type(d) is not NDArray or d._data.shape != m[0] or d._data.dtype != m[1]:
             plans.pop(key, None)          # parameters re-initialized or cast: plan anew
-            return call_planned(block, args) if type(d) is NDArray else NOT_PLANNED
+            if type(d) is not NDArray:
+                return NOT_PLANNED
+            return call_planned(block, args if fmt is None else _regroup(args, fmt))
         arrays.append(d)
     outs = run_planned(entry.plan, arrays, block.name)
     return _unflatten(entry.structure, outs)
 
 
-def _make_entry(block, args, training) -> Any:
-    """Trace and plan ``block`` for ``args``: an _Entry, NOT_PLANNED for good (this
-    signature cannot be planned), or None (not now: parameters still uninitialized)."""
+def _make_entry(block, args, training, fmt) -> Any:
+    """Trace and plan ``block`` for ``args`` (flat; grouped as ``fmt`` says, None: as
+    they are): an _Entry, NOT_PLANNED for good (this signature cannot be planned), or
+    None (not now: parameters still uninitialized)."""
     params = block.collect_params()
     for p in params.values():
         if p._var is None:
@@ -99,8 +108,11 @@ def _make_entry(block, args, training) -> Any:
         v._outputs[0][0].shadow = (a,)
         inputs.append(v)
     try:
+        grouped = inputs if fmt is None else _regroup(inputs, fmt)
         with autograd.pause(train_mode=False):
-            out = block(*inputs)
+            # hybrid_forward with F = mx.sym, as MXNet builds its graph: not __call__,
+            # whose hooks see the arrays of each call, not Symbols
+            out = block._symbolic_forward(*grouped)
         flat: List[Symbol] = []
         structure = _flatten(out, flat)
         sym = flat[0] if len(flat) == 1 else _group(flat)
@@ -119,7 +131,7 @@ def _make_entry(block, args, training) -> Any:
         values = list(args) + [p.data() for p in plist]
         if any(type(v) is not NDArray for v in values):
             return NOT_PLANNED
-        plan = Plan.build(sym, order, values, training)
+        plan = Plan.build(sym, order, values, training, traced=True)
     except (_Unplannable, UnknownOpError, AttributeError, TypeError, NotImplementedError) as err:
         if isinstance(err, MXNetError) and not isinstance(err, (_Unplannable, UnknownOpError)):
             raise
@@ -138,6 +150,41 @@ def _warn_once(block, err) -> None:
         return
     block.__dict__["_plan_warned"] = True
     block.__dict__["_plan_reason"] = f"{type(err).__name__}: {err}"
+
+
+def _flatten_args(args, flat: list) -> Any:
+    """Append the arrays of ``args`` (lists and tuples of arrays, nested) to ``flat``;
+    return their nesting (a tuple: -1 an array, ``(0 or 1, nesting)`` a list or a
+    tuple), or None when something else is among them."""
+    fmt = []
+    for a in args:
+        if type(a) is NDArray and a._tan is None:
+            flat.append(a)
+            fmt.append(-1)
+        elif isinstance(a, (list, tuple)):
+            sub = _flatten_args(a, flat)
+            if sub is None:
+                return None
+            fmt.append((0 if isinstance(a, list) else 1, sub))
+        else:
+            return None
+    return tuple(fmt)
+
+
+def _regroup(flat, fmt) -> tuple:
+    """The arguments ``_flatten_args`` flattened into ``flat``, grouped again."""
+    it = iter(flat)
+
+    def build(f):
+        res = []
+        for e in f:
+            if e == -1:
+                res.append(next(it))
+            else:
+                sub = build(e[1])
+                res.append(sub if e[0] == 0 else tuple(sub))
+        return res
+    return tuple(build(fmt))
 
 
 def _group(flat):
