@@ -161,6 +161,8 @@ def _plain_attr(v) -> bool:
         return True
     if isinstance(v, (tuple, list)):
         return all(_plain_attr(e) for e in v)
+    if type(v) is dict:            # concat's parts: per-input index specs (shapes, slices)
+        return all(_plain_attr(e) for e in v.values())
     return False
 
 
@@ -212,10 +214,12 @@ class Plan:
     # ---------------------------------------------------------------- building
     @classmethod
     def build(cls, symbol: Symbol, names: Sequence[str], values: Sequence[NDArray],
-              training: bool) -> "Plan":
+              training: bool, traced: bool = False) -> "Plan":
         """Plan ``symbol`` for variables ``names`` with example ``values`` (their shapes
         and dtypes are the signature). Nothing of ``values`` is modified and the random
-        state is left as it was (planning runs every node once or twice)."""
+        state is left as it was (planning runs every node once or twice). ``traced``:
+        run the nodes in the order they were made (a traced ``hybrid_forward``'s order of
+        calls, so random ops draw as the imperative block does), not in MXNet's order."""
         plan = cls.__new__(cls)
         plan.symbol = symbol
         plan.names = list(names)
@@ -225,6 +229,8 @@ class Plan:
         plan._bwd = {}
         index = {n: i for i, n in enumerate(names)}
         nodes = symbol._nodes()
+        if traced:
+            nodes = sorted(nodes, key=_seq)   # (inputs are made before the nodes using them)
         plan.nodes = nodes
         slot_of: Dict[Tuple[int, int], int] = {}
         env: Dict[int, tuple] = {}
@@ -543,6 +549,10 @@ class Plan:
             d = gr._data
             prev = gs[s]
             gs[s] = d if prev is None else prev + d
+
+
+def _seq(node) -> int:
+    return node.seq
 
 
 def _run_copy(n, args, training):

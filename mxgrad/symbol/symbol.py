@@ -21,6 +21,7 @@ True
 """
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -44,10 +45,14 @@ _DTYPE_FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4
 _FLAG_DTYPES = {v: k for k, v in _DTYPE_FLAGS.items()}
 
 
+_NODE_SEQ = itertools.count()
+
+
 class _Node:
     """One graph node: a variable (``op == 'null'``) or an operator."""
 
-    __slots__ = ("op", "name", "attrs", "inputs", "spec", "kwargs", "shadow", "__weakref__")
+    __slots__ = ("op", "name", "attrs", "inputs", "spec", "kwargs", "shadow", "seq",
+                 "__weakref__")
 
     def __init__(self, op: str, name: str, attrs: Dict[str, str], inputs, spec=None,
                  kwargs=None, shadow=None):
@@ -58,6 +63,7 @@ class _Node:
         self.spec = spec              # OpSpec (None for variables)
         self.kwargs = kwargs          # parsed attributes for spec.run
         self.shadow = shadow          # example outputs while tracing (tuple) or None
+        self.seq = next(_NODE_SEQ)    # creation order: a traced graph's order of calls
 
     @property
     def is_var(self) -> bool:
