@@ -25,6 +25,8 @@ Examples
 """
 from __future__ import annotations
 
+import numpy as _np
+
 from .symbol import Symbol, Group, load, load_json, evaluate
 from .symbol import var as _var
 from ._registry import supported_ops, UnknownOpError, _TABLE, _ALIASES
@@ -135,10 +137,28 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
                                      "stop": stop}, name, "_arange")
 
 
+def eye(N, M=0, k=0, dtype=None, name=None, **kwargs) -> Symbol:
+    """An ``N x M`` Symbol with ones on diagonal ``k`` (MXNet's ``_eye``).
+
+    Examples
+    --------
+    >>> eye(2, k=1).eval()[0].asnumpy().tolist()
+    [[0.0, 1.0], [0.0, 0.0]]
+    """
+    return _ops.make("_eye", [], {"M": M, "N": N, "dtype": _np.dtype(dtype or "float32").name,
+                                  "k": k}, name, "_eye")
+
+
+class _NoSuchOp(UnknownOpError, AttributeError):
+    """An ``mx.sym`` attribute that is no operator: an AttributeError, and an
+    UnknownOpError, so a hybridized block that uses it runs imperatively (with a
+    warning) instead of failing."""
+
+
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    raise AttributeError(
+    raise _NoSuchOp(
         f"mx.sym has no operator {name!r}: mxgrad's Symbol supports the operators of "
         f"mx.sym.supported_ops() (used to import/export models); run other code "
         f"imperatively with mx.nd")

@@ -305,6 +305,9 @@ _op("_arange", (), run=lambda ins, kw: nd.arange(
     kw.get("start", 0), kw.get("stop"), kw.get("step", 1.0), kw.get("repeat", 1),
     dtype=kw.get("dtype", "float32")),
     attrs=("start", "stop", "step", "repeat", "infer_range", "dtype"))
+_op("_eye", (), run=lambda ins, kw: nd.eye(kw["N"], kw.get("M", 0), kw.get("k", 0),
+                                            dtype=kw.get("dtype", "float32")),
+    attrs=("N", "M", "k", "dtype"))
 
 # shape
 _op("Flatten", aliases=("flatten",))
@@ -415,6 +418,20 @@ _op("RNN", ("data", "parameters", "state", "state_cell", "sequence_length"), run
     attrs=_attr_names(nd.RNN),
     outputs=lambda kw: (3 if kw.get("mode") == "lstm" else 2) if kw.get("state_outputs")
     else 1)
+
+
+def _ctc_loss(inputs, kwargs):
+    """CTCLoss: the length inputs present are those its use_*_lengths flags say."""
+    rest = list(inputs[2:])
+    dl = rest.pop(0) if kwargs.get("use_data_lengths") and rest else None
+    ll = rest.pop(0) if kwargs.get("use_label_lengths") and rest else None
+    return nd.CTCLoss(inputs[0], inputs[1], dl, ll, **kwargs)
+
+
+# a hidden second output (MXNet's gradient workspace): outputs are named <name>_output0
+_op("CTCLoss", ("data", "label", "data_lengths", "label_lengths"), run=_ctc_loss,
+    attrs=_attr_names(nd.CTCLoss), outputs=2, visible=1,
+    aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"))
 _op("softmax", ("data", "length"))
 _op("log_softmax")
 _op("softmin")
