@@ -25,6 +25,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError, StateError, numeric_types
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
+from ..symbol._registry import UnknownOpError
 from .block import HybridBlock
 from ..ops.nn import _softmax_ce_per_sample
 from ..ndarray.ndarray import NDArray
@@ -503,6 +504,9 @@ class CTCLoss(Loss):
             pred = F.swapaxes(pred, 0, 1)
         if self._batch_axis == 1:
             label = F.swapaxes(label, 0, 1)
+        if isinstance(pred, Symbol) and label_lengths is not None and pred_lengths is None:
+            raise UnknownOpError(f"{self.name}: mxgrad's mx.sym.CTCLoss takes label_lengths "
+                                 f"only with pred_lengths; pass both (or run imperatively)")
         loss = F.CTCLoss(pred, label, pred_lengths, label_lengths,
                          use_data_lengths=pred_lengths is not None,
                          use_label_lengths=label_lengths is not None, blank_label="last")
@@ -533,7 +537,7 @@ class SDMLLoss(Loss):
 
     def hybrid_forward(self, F, x1, x2):
         n = x1.shape[0]
-        diffs = F.expand_dims(x1, axis=1) - F.expand_dims(x2, axis=0)   # (N, N, D)
+        diffs = F.broadcast_sub(F.expand_dims(x1, axis=1), F.expand_dims(x2, axis=0))  # N,N,D
         distances = F.square(diffs).sum(axis=2)
         s = self.smoothing_parameter
         gold = F.eye(n, dtype=x1.dtype)
