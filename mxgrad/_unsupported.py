@@ -39,8 +39,6 @@ UNSUPPORTED: Dict[str, Tuple[str, str]] = {
                  "use gluon.contrib.estimator's event handlers"),
     "monitor": ("the executor Monitor", "read intermediate NDArrays directly"),
     "mon": ("the executor Monitor", "read intermediate NDArrays directly"),
-    "executor": ("the symbolic executor (Symbol.simple_bind)",
-                 "use gluon.SymbolBlock or a hybridized HybridBlock"),
     "rnn": ("the symbolic mx.rnn cells", "use mx.gluon.rnn (RNN, LSTM, GRU and the cells)"),
     "rtc": ("CUDA run-time compilation", "mxgrad has no GPU support"),
     "engine": ("the threaded engine's controls (bulk size)",

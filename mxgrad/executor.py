@@ -120,7 +120,18 @@ class Executor:
         self._call_plan = None
         self._monitor: Optional[Callable] = None
         self._monitor_all = False
+        # the output arrays: allocated at bind (MXNet's executors own their outputs; a
+        # reshaped executor's are views of these), written by every forward
         self.outputs: List[NDArray] = []
+        try:
+            shapes = {n: a.shape for n, a in zip(self._arg_names, arg_arrays) if a is not None}
+            _, out_shapes, _ = symbol.infer_shape(**shapes)
+            _, out_types, _ = symbol.infer_type(**{n: a.dtype for n, a in zip(
+                self._arg_names, arg_arrays) if a is not None})
+            self.outputs = [nd.zeros(tuple(sh), dtype=dt)
+                            for sh, dt in zip(out_shapes, out_types)]
+        except MXNetError:
+            self.outputs = []
 
     # ------------------------------------------------------------------ running
     def forward(self, is_train: bool = False, **kwargs: Any) -> List[NDArray]:
@@ -159,8 +170,14 @@ class Executor:
         finally:
             state.training = saved
         self._call, self._call_plan = call, plan
-        self.outputs = [wrap(o) for o in outs]
-        self._output_dict = None
+        bufs = self.outputs
+        if len(bufs) != len(outs) or any(
+                b._data.shape != o.shape or b._data.dtype != o.dtype for b, o in zip(bufs, outs)):
+            self.outputs = [wrap(o) for o in outs]
+        else:
+            for b, o in zip(bufs, outs):
+                np.copyto(b._data, o)
+                b._ver[0] += 1
         return self.outputs
 
     def backward(self, out_grads: Union[None, NDArray, Sequence[NDArray], Dict[str, NDArray]]
@@ -204,7 +221,7 @@ class Executor:
         saved = state.training
         state.training = bool(is_train)
         try:
-            grads = plan.backward(self._call, raw, needs)
+            grads = plan.backward(self._call, raw, needs, free=False)
         finally:
             state.training = saved
         for i, (req, buf) in enumerate(zip(self._grad_req, self.grad_arrays)):
@@ -341,8 +358,8 @@ class Executor:
                     f"executor and then down sizing it is more efficient than the reverse. "
                     f"If you really want to up size, set allow_up_sizing=True to enable "
                     f"allocation of new arrays.")
-            new_args.append(nd.zeros(shape, dtype=arr.dtype))
-            new_grads.append(None if grad is None else nd.zeros(shape, dtype=grad.dtype))
+            new_args.append(_resized(arr, shape))
+            new_grads.append(None if grad is None else _resized(grad, shape))
         new_aux = []
         for name, shape, arr in zip(self._aux_names, aux_shapes, self.aux_arrays):
             shape = tuple(shape)
@@ -352,9 +369,12 @@ class Executor:
                 raise ExecutorError(f"Shape of unspecified array aux:{name} changed; set "
                                     f"partial_shaping=True if this is intended")
             else:
-                new_aux.append(nd.zeros(shape, dtype=arr.dtype))
+                new_aux.append(_resized(arr, shape))
         ex = Executor(self._symbol, self._ctx, new_args, new_grads, list(self._grad_req),
                       new_aux, self._group2ctx)
+        if len(ex.outputs) == len(self.outputs):    # outputs share memory too, as in MXNet
+            ex.outputs = [_resized(old, tuple(new.shape))
+                          for old, new in zip(self.outputs, ex.outputs)]
         if self._monitor is not None:
             ex.set_monitor_callback(self._monitor, self._monitor_all)
         return ex
@@ -379,6 +399,16 @@ class Executor:
 
     def __repr__(self) -> str:
         return f"<Executor {self._symbol.name} args={self._arg_names}>"
+
+
+def _resized(arr: NDArray, shape: tuple) -> NDArray:
+    """An array of ``shape`` sharing ``arr``'s memory when it fits in it (MXNet's
+    reshaped executors share their buffers), else a new zero array."""
+    n = int(np.prod(shape))
+    d = arr._data
+    if n <= d.size and d.flags.c_contiguous:
+        return wrap(d.reshape(-1)[:n].reshape(shape))
+    return nd.zeros(shape, dtype=d.dtype)
 
 
 def _copy_into(dst: NDArray, value, name: str) -> None:
@@ -410,7 +440,7 @@ def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,
         if aux_names or aux_states else []
     for n, a, g in zip(names, arg_arrays, grad_arrays):
         if g is not None and tuple(g.shape) != tuple(a.shape):
-            raise ShapeError(f"bind: the gradient buffer of '{n}' has shape {g.shape}, the "
+            raise ShapeError(f"bind: Shape of the gradient buffer of '{n}' has shape {g.shape}, the "
                              f"argument has shape {a.shape}")
     return Executor(symbol, ctx, arg_arrays, grad_arrays, reqs, aux_arrays, group2ctx)
 

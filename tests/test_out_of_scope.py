@@ -11,8 +11,7 @@ from mxgrad.base import (ArgumentTypeError, DTypeError, MXNetError, NotSupported
 
 @pytest.mark.parametrize("name, words", [
     ("mod", "Module API"), ("module", "Module API"), ("model", "FeedForward"),
-    ("callback", "estimator"), ("rnn", "gluon.rnn"),
-    ("executor", "SymbolBlock")])
+    ("callback", "estimator"), ("rnn", "gluon.rnn")])
 def test_missing_mxnet_modules_name_the_feature_and_the_alternative(name, words):
     with pytest.raises(UnsupportedFeatureError) as info:
         getattr(mx, name)
