@@ -13,7 +13,7 @@ import pytest
 
 import mxgrad as mx
 from mxgrad import autograd, gluon, nd
-from mxgrad.base import MXNetError
+from mxgrad.base import MXNetError, NotImplementedForSymbol
 from mxgrad.gluon import contrib, nn, rnn
 from mxgrad.gluon import loss as gloss
 from mxgrad.gluon._hybrid_plan import NOT_PLANNED
@@ -596,8 +596,10 @@ def test_python_branch_on_values_raises_at_first_call():
 
     blk = Branchy()
     blk.hybridize()
-    with pytest.raises(MXNetError, match="truth value"):
+    with pytest.raises(MXNetError, match='Function __bool__ \\(namely operator "bool"\\) is '
+                       'not implemented for Symbol') as err:
         blk(nd.ones((2,)))
+    assert isinstance(err.value, NotImplementedForSymbol)      # MXNet's class and message
     blk.hybridize(active=False)
     assert blk(nd.ones((2,))).asnumpy().tolist() == [2.0, 2.0]
 

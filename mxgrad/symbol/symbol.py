@@ -33,6 +33,7 @@ from .. import name as _naming
 from .._fileio import atomic_write, open_for_read
 from .. import ndarray as nd
 from ..base import MXNetError, OutOfRangeError, ShapeError, DTypeError, FileFormatError
+from ..base import NotImplementedForSymbol
 from ..ndarray.ndarray import NDArray
 from ._registry import lookup, parse_attrs, UnknownOpError, LABEL_OPS
 
@@ -649,7 +650,8 @@ class Symbol:
     __hash__ = object.__hash__
 
     def __bool__(self):
-        raise MXNetError("a Symbol has no truth value (its value is known only when run)")
+        # MXNet's error (a Python branch on values while hybrid_forward is traced)
+        raise NotImplementedForSymbol(Symbol.__bool__, "bool")
 
     # ------------------------------------------------------------- fluent methods
     def astype(self, dtype) -> "Symbol":
