@@ -730,3 +730,59 @@ def test_hybrid_children_of_a_plain_block_and_of_an_unplannable_block():
         planned = [blk for blk in _blocks(b) if _plan_count(blk)]
         assert _plan_count(b) == 0
         assert len(planned) == (4 if make is plain else 2)     # the layers / body and head
+
+
+class _Outputs(gluon.HybridBlock):
+    """Outputs that repeat, that are a parameter or an input as they are."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.dense = nn.Dense(3, in_units=4)
+            self.p = self.params.get("p", shape=(3,), init="ones")
+
+    def hybrid_forward(self, F, x, p):
+        y = self.dense(x)
+        return y, y, p, x, F.tanh(y)
+
+
+def _outputs_twins():
+    nets = []
+    for _ in range(2):
+        mx.random.seed(0)
+        net = _Outputs()
+        net.initialize()
+        net.cast("float64")
+        nets.append(net)
+    nets[1].hybridize()
+    return nets
+
+
+def test_outputs_retain_graph_and_engine_errors_as_imperative():
+    x0 = _x(2, 4)
+    res = []
+    for net in _outputs_twins():
+        x = x0.copy()
+        x.attach_grad()
+        with autograd.record():
+            y, y2, p, xx, t = net(x)
+            loss = (y * 2 + y2 * 3).sum() + (p * p).sum() + (xx * xx).sum() + t.sum()
+        loss.backward(retain_graph=True)
+        first = x.grad.asnumpy().copy()
+        loss.backward()
+        res.append([first, x.grad.asnumpy(), net.dense.weight.grad().asnumpy(),
+                    net.p.grad().asnumpy()])
+        with pytest.raises(MXNetError, match="freed by an earlier backward"):
+            loss.backward()
+        with autograd.record():                   # only one output reaches the loss
+            t = net(x)[4]
+        t.backward()
+        res[-1].append(x.grad.asnumpy())
+        with autograd.record():
+            loss = (net(x)[0] * x[:, :3]).sum()
+        x += 1                                    # a saved input changed: refused
+        with pytest.raises(MXNetError, match="modified in place"):
+            loss.backward()
+    assert _plan_count(net) == 1
+    for u, v in zip(*res):
+        np.testing.assert_allclose(v, u, **TOL)
