@@ -605,17 +605,23 @@ def test_python_branch_on_values_raises_at_first_call():
 
 
 def test_create_graph_through_hybridized_block():
-    a, b = _twins(lambda: nn.Dense(3, activation="tanh"), [_x(2, 4)])
+    """Second order through Dropout (the call's mask) and BatchNorm (its statistics
+    updated once, as imperatively)."""
+    make = _seq(lambda: nn.Dense(4, activation="tanh"), lambda: nn.Dropout(0.5),
+                nn.BatchNorm, lambda: nn.Dense(2, activation="sigmoid"))
+    a, b = _twins(make, [_x(3, 4)])
     res = []
     for net in (a, b):
-        x = _x(2, 4)
+        x = _x(3, 4)
         x.attach_grad()
+        mx.random.seed(4)
         with autograd.record():
             y = net(x)
             g = autograd.grad((y * y).sum(), [x], create_graph=True)[0]
-            z = (g * g).sum()
+            z = (g * g).sum() + y.sum()
         z.backward()
-        res.append((y.asnumpy(), g.asnumpy(), x.grad.asnumpy(), net.weight.grad().asnumpy()))
+        res.append((y.asnumpy(), g.asnumpy(), x.grad.asnumpy(),
+                    net[0].weight.grad().asnumpy(), net[2].running_mean.data().asnumpy()))
     assert _plan_count(b) == 1
     for u, v in zip(*res):
         np.testing.assert_allclose(v, u, **TOL)
