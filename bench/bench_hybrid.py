@@ -16,7 +16,8 @@ Networks (issue 22's list):
 Each round times one step of each variant, in alternating order; the table gives the
 median step time and the median of the per-round ratio hybridized / imperative.
 
-Run: python bench/bench_hybrid.py [rounds] [--only name,name]
+Run: python bench/bench_hybrid.py [rounds] [--only name,name] [--memory]
+(``--memory``: peak bytes allocated during one training step instead of times.)
 """
 from __future__ import annotations
 
@@ -268,6 +269,28 @@ def measure(name, rounds):
     return {k: statistics.median(v) for k, v in times.items()}, ratio
 
 
+def peak_memory(name):
+    """Peak bytes allocated (tracemalloc: NumPy reports its buffers) during one training
+    step, imperative and hybridized (after a warm-up step each)."""
+    import tracemalloc
+    res = {}
+    for variant in ("imperative", "hybridized"):
+        args = _inputs(name)
+        net = NETS[name]()
+        net.initialize(mx.init.Xavier())
+        if variant == "hybridized":
+            net.hybridize()
+        step = _step_fn(net, args, name == "chain")
+        step()
+        tracemalloc.start()
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        step()
+        res[variant] = tracemalloc.get_traced_memory()[1] - base
+        tracemalloc.stop()
+    return res
+
+
 def main():
     rounds = 60
     only = list(NETS)
@@ -275,6 +298,14 @@ def main():
     if "--only" in argv:
         only = argv[argv.index("--only") + 1].split(",")
         del argv[argv.index("--only"):argv.index("--only") + 2]
+    if "--memory" in argv:
+        argv.remove("--memory")
+        print(f"{'network':10s} {'imperative':>12s} {'hybridized':>12s}  peak bytes in a step")
+        for name in only:
+            m = peak_memory(name)
+            print(f"{name:10s} {m['imperative']:12d} {m['hybridized']:12d}  "
+                  f"({m['hybridized'] / m['imperative']:.2f}x)")
+        return
     if argv:
         rounds = int(argv[0])
     print(f"{'network':10s} {'variant':14s} {'step':>11s} {'vs imperative':>14s} {'target':>7s}")

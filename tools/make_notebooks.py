@@ -892,7 +892,7 @@ def nb04():
         | Threads | `OMP_NUM_THREADS` threads per operator | one BLAS thread per product, more for large products while cores are idle; `OMP_NUM_THREADS` / `MXNET_OMP_MAX_THREADS` or `mx.set_num_threads(n)` fix the number |
         | Execution | asynchronous engine; `nd.waitall()` / `wait_to_read()` wait for it | synchronous NumPy; `waitall()` / `wait_to_read()` exist and return at once |
         | Errors | shape and type errors at the call; errors inside an op's computation (e.g. `linalg_potrf` of a matrix that is not positive definite) only later, at `asnumpy()` / `wait_to_read()` | every error at the call that causes it |
-        | Symbol API | `mx.sym`; `hybridize()` compiles the block to a graph; `export()`, `SymbolBlock` | `hybridize()` keeps the block running imperatively (`F` is `mx.nd` in `hybrid_forward`); `mx.sym` builds graphs (no executor): calling a block on `mx.sym.var('data')` traces `hybrid_forward` with `F = mx.sym`, `export()` writes files MXNet imports, `SymbolBlock.imports` runs MXNet's exported models through `mx.nd` (differentiable) |
+        | Symbol API | `mx.sym`; `hybridize()` compiles the block to a graph; `export()`, `SymbolBlock`; executors (`bind`) | the same: `hybridize()` traces `hybrid_forward` once per input signature with `F = mx.sym` and runs the planned graph (NumPy kernels without per-op Python work; a tiny-op network runs in about half its imperative time); `Symbol.bind`/`simple_bind` run Symbols on the same plans; `export()` writes files MXNet imports, `SymbolBlock.imports` runs MXNet's exported models |
         | Higher-order gradients | a short list of ops, mostly unary (not e.g. `x**3` or `Convolution`) | every differentiable op |
         | BatchNorm running statistics | updated during backward (CPU kernel), so a training-mode forward without backward leaves them unchanged | updated in every training-mode forward pass |
         | Parameter files | MXNet's binary `.params` format | the same format, byte for byte: files move both ways; optimizer states are arrays + JSON instead of a pickle (MXNet's pickled states load with `allow_pickle=True`) |
@@ -950,12 +950,15 @@ def nb04():
             print(type(e).__name__, ":", e)
         """),
         md("""
-        ### `hybridize()` runs imperatively; `export()` and `SymbolBlock` work
+        ### `hybridize()` plans the graph; `export()` and `SymbolBlock` work
 
-        A `HybridBlock` written for MXNet works; its `hybrid_forward` receives `mx.nd` as `F`.
-        Called on a Symbol, it is traced once with `F = mx.sym`: that graph is what `export()`
-        writes (`-symbol.json` + `-0000.params`, loadable by MXNet), and
-        `SymbolBlock.imports` runs such files, MXNet's included, through `mx.nd`.
+        A `HybridBlock` written for MXNet works. Before `hybridize()` its `hybrid_forward`
+        runs with `F = mx.nd` at every call; after it, as in MXNet, `hybrid_forward` runs
+        once per input signature with `F = mx.sym` (the `print` below shows it), and the
+        traced graph is planned: later calls run its NumPy kernels directly, forward and
+        backward. That graph is also what `export()` writes (`-symbol.json` +
+        `-0000.params`, loadable by MXNet), and `SymbolBlock.imports` runs such files,
+        MXNet's included.
         """),
         code("""
         class Scale(gluon.HybridBlock):
@@ -972,8 +975,10 @@ def nb04():
         with hnet.name_scope():
             hnet.add(nn.Dense(4, in_units=3), Scale())
         hnet.initialize()
+        print("imperative:", hnet(nd.ones((2, 3))).shape)
         hnet.hybridize()
-        print(hnet(nd.ones((2, 3))).shape)
+        print("hybridized, first call:", hnet(nd.ones((2, 3))).shape)
+        print("hybridized, second call:", hnet(nd.ones((2, 3))).shape)   # no print: planned
         print(hnet(mx.sym.var('data')))
 
         prefix = os.path.join(tempfile.mkdtemp(), "model")

@@ -494,15 +494,28 @@ def _capture_node(n, args, training):
     return ops, [wrap(o._data) for o in outs], node_out
 
 
+_NOISE: list = [np.empty(0), np.empty(0)]
+
+
+def _noise(size: int):
+    """Fixed pseudo-random factors in [0.5, 1.5) and shifts in [-0.1, 0.1) (the same at
+    every build; drawn once and grown as needed, not per node)."""
+    if _NOISE[0].size < size:
+        rng = np.random.default_rng(12345)
+        n = max(size, 2 * _NOISE[0].size, 4096)
+        _NOISE[0] = rng.uniform(0.5, 1.5, n)
+        _NOISE[1] = rng.uniform(-0.1, 0.1, n)
+    return _NOISE[0][:size], _NOISE[1][:size]
+
+
 def _replays(n, args, ops, node_out, training) -> bool:
     """Whether the captured ops, run on perturbed inputs, give what the node gives."""
-    rng = np.random.default_rng(12345)
     pert = []
     for a in args:
         d = a._data
         if d.dtype.kind == "f" and d.size:
-            d = (d * rng.uniform(0.5, 1.5, d.shape) + rng.normal(0, 0.1, d.shape)).astype(
-                d.dtype)
+            scale, shift = _noise(d.size)
+            d = (d * scale.reshape(d.shape) + shift.reshape(d.shape)).astype(d.dtype)
         else:
             d = d.copy()
         pert.append(d)
