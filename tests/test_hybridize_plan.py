@@ -249,6 +249,7 @@ LAYERS = {
     "BatchNorm": (lambda: nn.BatchNorm(), [X4]),
     "BatchNorm_axis_noscale": (lambda: nn.BatchNorm(axis=-1, scale=False, center=False,
                                                     momentum=0.5), [X3]),
+    "BatchNorm_global_stats": (lambda: nn.BatchNorm(use_global_stats=True), [X3]),
     "InstanceNorm": (lambda: nn.InstanceNorm(), [X3]),
     "LayerNorm": (lambda: nn.LayerNorm(), [X3]),
     "GroupNorm": (lambda: nn.GroupNorm(2), [_rand(2, 4, 3)]),
@@ -790,5 +791,42 @@ def test_outputs_retain_graph_and_engine_errors_as_imperative():
         with pytest.raises(MXNetError, match="modified in place"):
             loss.backward()
     assert _plan_count(net) == 1
+    for u, v in zip(*res):
+        np.testing.assert_allclose(v, u, **TOL)
+
+
+def test_integer_indices_and_grad_req_changed_after_planning():
+    for dtype in ("int32", "int64"):
+        res = []
+        for hybrid in (False, True):
+            mx.random.seed(0)
+            emb = nn.Embedding(10, 3)
+            emb.initialize()
+            if hybrid:
+                emb.hybridize()
+            idx = nd.array([[1, 2], [3, 9]], dtype=dtype)
+            for _ in range(2):
+                with autograd.record():
+                    y = emb(idx) * 2
+                y.backward()
+            res.append((y.asnumpy(), emb.weight.grad().asnumpy()))
+        assert _plan_count(emb) == 1
+        for u, v in zip(*res):
+            np.testing.assert_allclose(v, u, **TOL)
+    make = _seq(lambda: nn.Dense(4, activation="tanh"), lambda: nn.Dense(2))
+    a, b = _twins(make, [_x(3, 4)])
+    res = []
+    for net in (a, b):
+        x = _x(3, 4)
+        grads = []
+        for req in ("write", "null", "add", "add", "write"):   # frozen, then unfrozen
+            net[0].collect_params().setattr("grad_req", req)
+            with autograd.record():
+                y = net(x)
+            y.backward()
+            grads.extend(p.grad().asnumpy() for p in net.collect_params().values()
+                         if p.grad_req != "null")
+        res.append(grads)
+    assert _plan_count(b) == 1
     for u, v in zip(*res):
         np.testing.assert_allclose(v, u, **TOL)
