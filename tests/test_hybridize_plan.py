@@ -830,3 +830,60 @@ def test_integer_indices_and_grad_req_changed_after_planning():
     assert _plan_count(b) == 1
     for u, v in zip(*res):
         np.testing.assert_allclose(v, u, **TOL)
+
+
+CELLS = {
+    "LSTMCell": lambda: rnn.LSTMCell(3),
+    "GRUCell": lambda: rnn.GRUCell(3),
+    "SequentialRNNCell": _stacked_cell,
+    "BidirectionalCell": lambda: rnn.BidirectionalCell(rnn.LSTMCell(3), rnn.GRUCell(2)),
+    "ResidualCell": lambda: rnn.ResidualCell(rnn.GRUCell(3)),
+    "LSTMPCell": lambda: contrib.rnn.LSTMPCell(4, 2),
+    "ZoneoutCell": lambda: rnn.ZoneoutCell(rnn.LSTMCell(3), 0.3, 0.3),
+    "VariationalDropoutCell": lambda: contrib.rnn.VariationalDropoutCell(
+        rnn.GRUCell(3), 0.3, 0.3, 0.3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CELLS))
+def test_cells_hybridized_themselves_and_unrolled(name):
+    """A hybridized cell unrolled step by step (each step a planned call with the states
+    as a list of inputs); cells that keep values between steps in Python (Zoneout's
+    previous output, variational dropout's masks) run imperatively, said once."""
+    xs = nd.array(_rand(2, 4, 3), dtype="float64")
+    res = []
+    for hybrid in (False, True):
+        mx.random.seed(0)
+        cell = CELLS[name]()
+        cell.initialize()
+        cell.cast("float64")
+        with autograd.pause():
+            cell.unroll(4, xs)
+        if hybrid:
+            for p, q in zip(first.collect_params().values(), cell.collect_params().values()):
+                q.set_data(p.data())
+            cell.hybridize()
+        first = cell
+        x = xs.copy()
+        x.attach_grad()
+        got = []
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for step in range(2):
+                mx.random.seed(10 + step)
+                with autograd.record():
+                    out, states = cell.unroll(4, x, merge_outputs=True)
+                    loss = (out * out).sum() + sum((s * s).sum() for s in states)
+                loss.backward()
+                got += [out.asnumpy(), x.grad.asnumpy()]
+                got += [p.grad().asnumpy() for p in cell.collect_params().values()]
+        res.append(got)
+    for u, v in zip(*res):
+        np.testing.assert_allclose(v, u, **TOL)
+    assert any(_plan_count(blk) for blk in _blocks(cell))
+    kept = name in ("ZoneoutCell", "VariationalDropoutCell")
+    assert _plan_count(cell) == 0 if kept else True
+    assert [str(w.message) for w in caught if "imperatively" in str(w.message)] == (
+        [f"{cell.name}: hybridize() runs this block imperatively (mxgrad could not plan "
+         f"its graph: _Unplannable: {type(cell).__name__}: {cell._state_between_calls}); "
+         f"results are the same, without the speed-up"] if kept else [])

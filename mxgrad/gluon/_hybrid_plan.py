@@ -115,6 +115,10 @@ def _make_entry(block, args, training, fmt) -> Any:
     for p in params.values():
         if p._var is None:
             return None
+    shared = getattr(block, "_state_between_calls", None)
+    if shared:       # each call depends on Python-held values of the previous one
+        _warn_once(block, _Unplannable(f"{type(block).__name__}: {shared}"))
+        return NOT_PLANNED
     given = block._plan_symbol()
     if given is not None:          # a SymbolBlock: its graph, not a trace
         out, names = given
