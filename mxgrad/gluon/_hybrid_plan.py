@@ -1,12 +1,18 @@
 """What ``hybridize()`` runs: a hybridized block's calls through a planned graph.
 
-At the first call with an input signature (input shapes and dtypes, training mode) the
-block's ``hybrid_forward`` is traced once with ``F = mx.sym`` (as in MXNet: a ``print``
-in it shows Symbols, once) and the Symbol is planned (:class:`mxgrad.symbol.plan.Plan`);
-every later call with that signature runs the plan. A block that cannot be planned runs
+At the first call with an input signature (input shapes and dtypes, training mode, how
+lists of arrays nest among the inputs) the block's ``hybrid_forward`` is traced once
+with ``F = mx.sym`` (as in MXNet: a ``print`` in it shows Symbols, once; the block's own
+hooks are not called by the trace, they see each call's arrays) and the Symbol is
+planned (:class:`mxgrad.symbol.plan.Plan`, its nodes in the order ``hybrid_forward``
+made them, so random ops draw as imperatively); every later call with that signature
+runs the plan. Lists and tuples of arrays among the inputs (a cell's states) are
+flattened and regrouped, as MXNet does. A block that cannot be planned runs
 imperatively, as before ``hybridize()``: inputs that are not ``mx.nd`` arrays (``mx.np``
 mode, ``None``), forward-mode tangents, parameters not initialized yet (the first call
-of a deferred initialization), or a graph mxgrad's Symbols cannot express (a warning
+of a deferred initialization), a block whose calls pass values to each other outside
+their inputs (a class attribute ``_state_between_calls`` says what: ZoneoutCell's
+previous output), or a graph mxgrad's Symbols cannot express (for these two a warning
 names the reason, once per block).
 """
 from __future__ import annotations
