@@ -188,7 +188,7 @@ def _flatten_args(args, flat: list) -> Any:
     """Append the arrays of ``args`` (lists and tuples of arrays, nested) to ``flat``;
     return their nesting (a tuple: -1 an array, ``(0 or 1, nesting)`` a list or a
     tuple), or None when something else is among them."""
-    fmt = []
+    fmt: List[Any] = []
     for a in args:
         if type(a) is NDArray and a._tan is None:
             flat.append(a)
