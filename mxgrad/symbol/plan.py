@@ -486,7 +486,11 @@ def _capture_node(n, args, training):
     for o in outs:
         k = pos.get(id(o))
         if k is None:
-            return None
+            # a no-op (a reshape to the input's own shape) returns its input's data:
+            # the node is that input, no step
+            k = next((i for i, a in enumerate(leaves) if o._data is a._data), None)
+            if k is None:
+                return None
         node_out.append(k)
     # no leaf may be an output of an op (ids of freed arrays could repeat otherwise)
     if not _replays(n, args, ops, node_out, training):
