@@ -887,3 +887,28 @@ def test_cells_hybridized_themselves_and_unrolled(name):
         [f"{cell.name}: hybridize() runs this block imperatively (mxgrad could not plan "
          f"its graph: _Unplannable: {type(cell).__name__}: {cell._state_between_calls}); "
          f"results are the same, without the speed-up"] if kept else [])
+
+
+class _ModeBranch(gluon.HybridBlock):
+    """A Python branch on autograd.is_training() (not on values): traced per mode."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.dense = nn.Dense(4)
+
+    def hybrid_forward(self, F, x):
+        h = self.dense(x)
+        if autograd.is_training():
+            h = F.Dropout(h, p=0.5) * 3
+        return h
+
+
+@pytest.mark.parametrize("train", [True, False])
+def test_python_branch_on_training_mode(train):
+    a, b = check_twins(_ModeBranch, [_rand(3, 5)], train=train)
+    x = _x(3, 5)
+    with autograd.train_mode():
+        mx.random.seed(1)
+        dropped = b(x).asnumpy()
+    assert (dropped == 0).any() and not (b(x).asnumpy() == 0).any()

@@ -141,9 +141,10 @@ def _make_entry(block, args, training, fmt) -> Any:
                 v._outputs[0][0].shadow = (a,)
                 inputs.append(v)
             grouped = inputs if fmt is None else _regroup(inputs, fmt)
-            with autograd.pause(train_mode=False):
-                # hybrid_forward with F = mx.sym, as MXNet builds its graph: not
-                # __call__, whose hooks see the arrays of each call, not Symbols
+            # hybrid_forward with F = mx.sym, as MXNet builds its graph: not __call__,
+            # whose hooks see the arrays of each call, not Symbols; in the mode of the
+            # signature, so a Python branch on autograd.is_training() takes its side
+            with autograd.pause(train_mode=training):
                 out = block._symbolic_forward(*grouped)
         flat: List[Symbol] = []
         structure = _flatten(out, flat)
