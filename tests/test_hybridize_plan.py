@@ -222,6 +222,19 @@ class Shared(gluon.HybridBlock):
         return self.b(F.tanh(self.a(x)))
 
 
+class WithConstant(gluon.HybridBlock):
+    """A Constant (a parameter without gradient) next to trained ones."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.c = self.params.get_constant("c", np.arange(4.0).reshape(1, 4))
+            self.dense = nn.Dense(4)
+
+    def hybrid_forward(self, F, x, c):
+        return F.broadcast_mul(self.dense(x), c)
+
+
 def _stacked_cell():
     cell = rnn.HybridSequentialRNNCell()
     cell.add(rnn.LSTMCell(4))
@@ -338,6 +351,7 @@ LAYERS = {
     "Custom_F_ops": (Custom, [X2]),
     "Nested": (Nested, [_rand(4, 5)]),
     "Shared_params": (Shared, [X2]),
+    "Constant_param": (WithConstant, [X2]),
     # the model zoo at small sizes
     "ResNetV1_basic": (lambda: vision.ResNetV1(vision.BasicBlockV1, [1, 1, 1, 1],
                                                [4, 4, 6, 8, 10], classes=3, thumbnail=True),
