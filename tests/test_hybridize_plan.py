@@ -931,3 +931,16 @@ def test_python_branch_on_training_mode(train):
         mx.random.seed(1)
         dropped = b(x).asnumpy()
     assert (dropped == 0).any() and not (b(x).asnumpy() == 0).any()
+
+
+def test_export_does_not_call_the_blocks_hooks(tmp_path):
+    net = nn.Dense(2)
+    net.initialize()
+    net.hybridize()
+    seen = []
+    net.register_forward_hook(lambda blk, args, out: seen.append(float(out.asnumpy().sum())))
+    y = net(nd.ones((1, 3)))
+    net.export(str(tmp_path / "net"))           # the hook reads values: not on Symbols
+    assert seen == [float(y.asnumpy().sum())]
+    net(nd.ones((1, 3)))
+    assert len(seen) == 2                       # still registered

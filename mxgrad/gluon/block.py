@@ -873,8 +873,15 @@ class HybridBlock(Block):
             if spec is not None:
                 v._outputs[0][0].shadow = (nd.zeros(spec[0], dtype=spec[1]),)
             inputs.append(v)
-        with autograd.pause(train_mode=False):
-            out = self(*inputs)
+        # the block's own hooks are for the arrays of its calls, not for this trace
+        # (MXNet exports the graph cached at the first call, without calling them)
+        hooks = self._forward_pre_hooks, self._forward_hooks
+        self._forward_pre_hooks, self._forward_hooks = OrderedDict(), OrderedDict()
+        try:
+            with autograd.pause(train_mode=False):
+                out = self(*inputs)
+        finally:
+            self._forward_pre_hooks, self._forward_hooks = hooks
         flat = []
 
         def walk(o):
