@@ -71,7 +71,8 @@ def _run(net, trainer, xs, grad_inputs, step, train, weights):
     mx.random.seed(100 + step)        # the same Dropout masks for both twins
     with autograd.record(train_mode=train):
         outs = _flat(net(*ins))
-        loss = sum(((o * w).sum() for o, w in zip(outs, weights)), nd.zeros((1,), dtype=outs[0].dtype))
+        loss = sum(((o * w).sum() for o, w in zip(outs, weights)),
+                   nd.zeros((1,), dtype=outs[0].dtype))
     loss.backward()
     if trainer is not None:
         trainer.step(ins[0].shape[0])

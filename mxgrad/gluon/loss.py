@@ -236,8 +236,10 @@ class SoftmaxCrossEntropyLoss(Loss):
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         if (self._sparse_label and not self._from_logits and sample_weight is None
-                and isinstance(pred, NDArray) and pred.ndim == 2 and self._axis in (-1, 1) and label.size == pred.shape[0]):
-            # the common case as one fused op: -pick(log_softmax(pred), label), (batch,)
+                and isinstance(pred, NDArray) and pred.ndim == 2 and self._axis in (-1, 1)
+                and label.size == pred.shape[0]):
+            # the common case as one fused op: -pick(log_softmax(pred), label), (batch,);
+            # traced (hybridize), the graph of ops below
             return _apply_weighting(F, _softmax_ce_per_sample(pred, label), self._weight)
         if not self._from_logits:
             pred = F.log_softmax(pred, axis=self._axis)
