@@ -24,7 +24,39 @@ from typing import Dict, Optional
 
 from .base import StateError
 
-__all__ = ["AttrScope", "current_attrs"]
+__all__ = ["AttrScope", "current_attrs", "HIDDEN_KEYS", "stored_key", "listed"]
+
+# attributes MXNet stores as __key__ (and lists under both names)
+HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
+
+
+def stored_key(key: str) -> str:
+    """The name under which MXNet stores the attribute ``key``: ``lr_mult`` ->
+    ``__lr_mult__`` (the hidden keys), others unchanged. ``weight_lr_mult``-style keys are
+    MXNet's removed form and raise.
+
+    Examples
+    --------
+    >>> stored_key('lr_mult'), stored_key('mood')
+    ('__lr_mult__', 'mood')
+    """
+    for k in HIDDEN_KEYS:
+        if key == k:
+            return f"__{key}__"
+        if key.endswith("_" + k):
+            raise StateError(
+                f"setting variable attributes with {key} is deprecated. please instead use\n"
+                f"w = Variable({k}=...)\nsym = YourSymbolName({key[:-len(k) - 1]}=w)")
+    return key
+
+
+def listed(attrs: Dict[str, str]) -> Dict[str, str]:
+    """``attrs`` as MXNet lists them: each hidden ``__key__`` also under ``key``."""
+    out = dict(attrs)
+    for k, v in attrs.items():
+        if k.startswith("__") and k.endswith("__") and k[2:-2] in HIDDEN_KEYS:
+            out[k[2:-2]] = v
+    return out
 
 
 class _Current(threading.local):

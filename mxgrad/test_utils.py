@@ -27,7 +27,7 @@ import numpy.random as rnd
 import numpy.testing as npt
 
 import mxgrad as mx  # the package (partly initialised here); MXNet's tests use test_utils.mx
-from .base import ArgumentTypeError, DTypeError, NotSupportedError, ShapeError, StateError
+from .base import ArgumentTypeError, DTypeError, ShapeError, StateError
 from .context import Context, current_context
 from .ndarray.ndarray import NDArray, wrap
 from .ndarray import array
@@ -47,7 +47,8 @@ __all__ = ["assert_almost_equal", "almost_equal", "assert_allclose",
            "same", "same_array", "assert_exception", "retry", "environment", "discard_stderr",
            "random_arrays", "random_uniform_arrays", "random_sample", "rand_ndarray",
            "rand_shape_2d", "rand_shape_3d", "rand_shape_nd", "np_reduce", "collapse_sum_like",
-           "compare_ndarray_tuple", "compare_optimizer"]
+           "compare_ndarray_tuple", "compare_optimizer", "check_symbolic_forward",
+           "check_symbolic_backward", "check_consistency", "simple_forward"]
 # MXNet 1.9's test_utils has no __all__, so ``from mxnet.test_utils import *`` also hands its
 # importers the modules and names it imported; MXNet's own test files rely on these.
 __all__ += ["mx", "np", "npt", "rnd", "os", "sys", "time", "json", "numbers", "logging",
@@ -507,8 +508,13 @@ def _scalar_fn(f, inputs, head):
     return g
 
 
-def numeric_grad(f: Callable[..., float], arrays: Sequence[np.ndarray], eps: float = 1e-6):
-    """Central-difference gradients of a scalar function of float64 arrays."""
+def numeric_grad(f: Callable[..., float], arrays: Sequence[np.ndarray], eps: float = 1e-6,
+                 *args: Any, **kwargs: Any):
+    """Central-difference gradients of a scalar function of float64 arrays; with an
+    executor and a location dict, MXNet's form (:func:`mxgrad.symbol._checks.numeric_grad`)."""
+    if hasattr(f, "arg_dict"):
+        from .symbol._checks import numeric_grad as _executor_form
+        return _executor_form(f, cast(Any, arrays), eps, *args, **kwargs)
     grads = []
     arrays = [np.array(a, dtype=np.float64) for a in arrays]
     for i, a in enumerate(arrays):
@@ -526,8 +532,8 @@ def numeric_grad(f: Callable[..., float], arrays: Sequence[np.ndarray], eps: flo
     return grads
 
 
-def check_numeric_gradient(fn: Callable, inputs: Sequence, head_grads=None, eps: float = 1e-6,
-                           rtol: float = 1e-4, atol: float = 1e-6, grad_nodes=None) -> bool:
+def check_numeric_gradient(fn: Optional[Callable] = None, inputs: Optional[Sequence] = None,
+                           *args: Any, **kwargs: Any) -> bool:
     """Check the autograd gradients of ``fn`` against central differences in float64.
 
     Parameters
@@ -549,24 +555,35 @@ def check_numeric_gradient(fn: Callable, inputs: Sequence, head_grads=None, eps:
     >>> check_numeric_gradient(mx.nd.sin, [mx.nd.array([0.3, 1.2])])
     True
 
-    MXNet's form with a Symbol is not supported; wrap the Symbol in a ``SymbolBlock``:
+    MXNet's form with a Symbol (``check_numeric_gradient(sym, location, aux_states=None,
+    numeric_eps=None, rtol=None, atol=None, grad_nodes=None, use_forward_train=True,
+    ctx=None, grad_stype_dict=None, dtype=np.float32)``) binds it and compares with finite
+    differences as MXNet does (see :mod:`mxgrad.symbol._checks`; returns None):
 
     >>> sym = mx.sym.sin(mx.sym.var('x')) * mx.sym.var('y')
-    >>> net = mx.gluon.SymbolBlock(sym, [mx.sym.var(n) for n in sym.list_arguments()])
-    >>> check_numeric_gradient(net, [mx.nd.array([0.3]), mx.nd.array([2.0])])
-    True
+    >>> check_numeric_gradient(sym, [np.array([0.3]), np.array([2.0])], numeric_eps=1e-3)
     """
-    from . import autograd
     from .symbol import Symbol
+    if fn is None:                       # MXNet's keywords: sym=..., location=...
+        fn = kwargs.pop("sym", None)
+    if inputs is None:
+        inputs = kwargs.pop("location", None)
     if isinstance(fn, Symbol):
-        raise NotSupportedError(
-            "check_numeric_gradient(sym, location): MXNet's Symbol form is not supported; "
-            "pass a function of NDArrays, e.g. the Symbol wrapped as a block: "
-            "check_numeric_gradient(gluon.SymbolBlock(sym, [mx.sym.var(n) for n in "
-            "sym.list_arguments()]), [x, ...]) with the inputs in list_arguments() order")
+        from .symbol._checks import check_numeric_gradient as _symbolic
+        _symbolic(fn, inputs, *args, **kwargs)
+        return None  # type: ignore[return-value]
+    if inputs is None:
+        raise ArgumentTypeError("check_numeric_gradient: give the inputs (location)")
     if not callable(fn):
         raise ArgumentTypeError(f"check_numeric_gradient: fn must be a function of NDArrays "
                                 f"(or a Block), got {type(fn).__name__}")
+    return _check_numeric_gradient_fn(fn, inputs, *args, **kwargs)
+
+
+def _check_numeric_gradient_fn(fn: Callable, inputs: Sequence, head_grads=None,
+                               eps: float = 1e-6, rtol: float = 1e-4, atol: float = 1e-6,
+                               grad_nodes=None) -> bool:
+    from . import autograd
     xs = [np.array(_np(x), dtype=np.float64) for x in inputs]
     vars_ = [wrap(x.copy()) for x in xs]
     for v in vars_:
@@ -588,6 +605,22 @@ def check_numeric_gradient(fn: Callable, inputs: Sequence, head_grads=None, eps:
                                    err_msg=f"gradient of input {i} differs from the "
                                            f"numerical gradient")
     return True
+
+
+def _symbolic_check(name: str):
+    def f(*args: Any, **kwargs: Any) -> Any:
+        from .symbol import _checks
+        return getattr(_checks, name)(*args, **kwargs)
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"MXNet's ``{name}`` on Symbols, built on ``Symbol.bind``: see "
+                 f":func:`mxgrad.symbol._checks.{name}`.")
+    return f
+
+
+check_symbolic_forward = _symbolic_check("check_symbolic_forward")
+check_symbolic_backward = _symbolic_check("check_symbolic_backward")
+check_consistency = _symbolic_check("check_consistency")
+simple_forward = _symbolic_check("simple_forward")
 
 
 def check_second_order(fn: Callable, inputs: Sequence, eps: float = 1e-5, rtol: float = 1e-3,

@@ -10,8 +10,7 @@ from mxgrad.base import (ArgumentTypeError, DTypeError, MXNetError, NotSupported
 
 
 @pytest.mark.parametrize("name, words", [
-    ("mod", "Module API"), ("module", "Module API"), ("model", "FeedForward"),
-    ("callback", "estimator"), ("rnn", "gluon.rnn")])
+    ("rnn", "gluon.rnn"), ("rtc", "GPU"), ("engine", "synchronously")])
 def test_missing_mxnet_modules_name_the_feature_and_the_alternative(name, words):
     with pytest.raises(UnsupportedFeatureError) as info:
         getattr(mx, name)
@@ -27,11 +26,11 @@ def test_registered_operators_list_builtin_and_numpy_names():
     assert "FullyConnected" in ops and "_np_dot" in ops and "_npx_softmax" in ops
 
 
-def test_module_api_use_and_from_import():
-    with pytest.raises(NotSupportedError, match="use Gluon: a HybridBlock, gluon.Trainer"):
-        mx.mod.Module(mx.sym.var("data"))
-    with pytest.raises(ImportError):             # `from mxgrad import mod` is an ImportError
-        from mxgrad import mod  # noqa: F401
+def test_unsupported_module_use_and_from_import():
+    with pytest.raises(NotSupportedError, match="mxgrad computes synchronously"):
+        mx.engine.bulk(10)
+    with pytest.raises(ImportError):             # `from mxgrad import rtc` is an ImportError
+        from mxgrad import rtc  # noqa: F401
     with pytest.raises(AttributeError, match="no attribute 'nosuchthing'"):
         mx.nosuchthing
 
@@ -88,12 +87,10 @@ def test_gpu_context_names_still_work():
 
 def test_check_numeric_gradient_with_a_symbol():
     sym = mx.sym.sin(mx.sym.var("x"))
-    with pytest.raises(NotSupportedError) as info:
-        mx.test_utils.check_numeric_gradient(sym, [nd.array([0.5])])
-    msg = str(info.value)
-    assert "MXNet's Symbol form is not supported" in msg and "SymbolBlock" in msg
-    assert not isinstance(info.value, DTypeError)
-    # the suggested wrapping works
+    # MXNet's Symbol form (issue 25 item 2) and the function form both work
+    assert mx.test_utils.check_numeric_gradient(sym, [nd.array([0.5])]) is None
+    with pytest.raises(AssertionError, match="NUMERICAL_x"):
+        mx.test_utils.check_numeric_gradient(mx.sym.BlockGrad(sym), [nd.array([0.5])])
     net = gluon.SymbolBlock(sym, [mx.sym.var(n) for n in sym.list_arguments()])
     assert mx.test_utils.check_numeric_gradient(net, [nd.array([0.5, 1.5])])
     with pytest.raises(ArgumentTypeError, match="fn must be a function of NDArrays"):

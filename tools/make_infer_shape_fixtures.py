@@ -1,5 +1,6 @@
 """Write ``tests/data/mxnet/infer_shape.json``: MXNet 1.9.1's ``infer_shape_partial`` and
-``infer_type`` of the graphs in ``tests/infer_shape_cases.py``. Needs MXNet (not run in
+``infer_type`` of the graphs in ``tests/infer_shape_cases.py`` (and ``infer_type_partial``
+of its ``type_cases``). Needs MXNet (not run in
 CI)::
 
     /tmp/mxvenv/bin/python tools/make_infer_shape_fixtures.py
@@ -25,6 +26,11 @@ def main() -> None:
                      "shapes": [[list(s) for s in part] for part in (arg, res, aux)],
                      "types": None if types is None or types[0] is None else
                      [[str(t.__name__) for t in part] for part in types]}
+    for name, (sym, types) in infer_shape_cases.type_cases(mx).items():
+        got = sym.infer_type_partial(**types)
+        out[name] = {"arguments": sym.list_arguments(),
+                     "partial_types": [[None if t is None else t.__name__ for t in part]
+                                       for part in got]}
     dest = os.path.join(HERE, os.pardir, "tests", "data", "mxnet", "infer_shape.json")
     with open(dest, "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)

@@ -32,10 +32,6 @@ from ..autograd.graph import _getrefcount
 # dispatchers are re-exported here under the names op modules have always imported.
 from ._apply import (apply, apply1, apply2, call, call1, call2, as_array, inplace_apply,
                      fit_gradient, unary_fast, binary_fast)
-# the private names these had before they moved to _apply (for op modules written then)
-from ._apply import (record as _make_node, _record1 as _make_node1,  # noqa: F401
-                     _record2 as _make_node2, forward_tangents as _forward_tangents,
-                     _shape_error)
 
 __all__ = ["Op", "defop", "PerCall", "reusable", "register_method", "apply", "apply1", "apply2", "call",
            "call1", "call2", "as_array", "inplace_apply", "fit_gradient", "unary_fast",

@@ -1,13 +1,14 @@
-"""``mx.sym``: MXNet's Symbol API, as far as exported models need it.
+"""``mx.sym``: MXNet's Symbol API.
 
-A :class:`Symbol` is a graph of MXNet operators. mxgrad makes Symbols by calling a
-HybridBlock on a variable (``hybrid_forward`` is traced with ``F = mx.sym``) and by
-loading MXNet's ``*-symbol.json`` files; ``gluon.SymbolBlock`` runs them through
-``mx.nd`` (differentiable, BatchNorm's running statistics updated in training mode).
-There is no executor: ``bind``/``simple_bind`` are not provided.
-
-Every operator of :func:`supported_ops` is a function here (``mx.sym.Convolution``,
-``mx.sym.relu``...), also under its MXNet aliases (``concat``, ``flatten``...).
+A :class:`Symbol` is a graph of MXNet operators, built with these functions, by calling a
+HybridBlock on a variable (``hybrid_forward`` is traced with ``F = mx.sym``) or loaded from
+MXNet's ``*-symbol.json`` files. Every operator of :func:`supported_ops` is a function here
+(``mx.sym.Convolution``, ``mx.sym.relu``...), also under its MXNet aliases (``concat``,
+``flatten``...); the namespaces ``contrib``, ``linalg``, ``random``, ``image`` and ``sparse``
+hold the Symbol counterpart of every ``mx.nd`` function of the same namespace, and
+``_internal`` every operator by its MXNet name. Shapes and dtypes are inferred from partial
+information (:meth:`Symbol.infer_shape`); each node runs the ``mx.nd`` function of its
+operator.
 
 Examples
 --------
@@ -25,13 +26,13 @@ Examples
 """
 from __future__ import annotations
 
-import numpy as _np
-
 from .symbol import Symbol, Group, load, load_json, evaluate
 from .symbol import var as _var
 from ._registry import supported_ops, UnknownOpError, _TABLE, _ALIASES
 from . import _ops
+from . import contrib, linalg, image, sparse, random, _internal
 from ..attribute import current_attrs
+from ..base import DTypeError
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "evaluate",
            "supported_ops", "UnknownOpError"]
@@ -96,6 +97,7 @@ greater = _scalar_or_symbol("greater", "_greater", "_greater_scalar", "_lesser_s
 greater_equal = _scalar_or_symbol("greater_equal", "_greater_equal",
                                   "_greater_equal_scalar", "_lesser_equal_scalar")
 lesser = _scalar_or_symbol("lesser", "_lesser", "_lesser_scalar", "_greater_scalar")
+pow = power      # noqa: A001  (MXNet's mx.sym.pow)
 lesser_equal = _scalar_or_symbol("lesser_equal", "_lesser_equal", "_lesser_equal_scalar",
                                  "_greater_equal_scalar")
 
@@ -137,16 +139,59 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, d
                                      "stop": stop}, name, "_arange")
 
 
-def eye(N, M=0, k=0, dtype=None, name=None, **kwargs) -> Symbol:
-    """An ``N x M`` Symbol with ones on diagonal ``k`` (MXNet's ``_eye``).
+def histogram(a, bins=10, range=None, **kwargs) -> Symbol:   # noqa: A002
+    """The histogram of ``a``: ``bins`` equal bins over ``range``, or the bin edges of a
+    Symbol ``bins``; two outputs, the counts and the edges (MXNet's ``_histogram``).
 
     Examples
     --------
-    >>> eye(2, k=1).eval()[0].asnumpy().tolist()
-    [[0.0, 1.0], [0.0, 0.0]]
+    >>> import mxgrad as mx
+    >>> h = histogram(var('x'), bins=2, range=(0, 2))
+    >>> [o.asnumpy().tolist() for o in h.eval(x=mx.nd.array([0.5, 1.5, 1.7]))]
+    [[1, 2], [0.0, 1.0, 2.0]]
     """
-    return _ops.make("_eye", [], {"M": M, "N": N, "dtype": _np.dtype(dtype or "float32").name,
-                                  "k": k}, name, "_eye")
+    if isinstance(bins, Symbol):
+        return _ops.call("_histogram", "_histogram", (a, bins), kwargs)
+    if isinstance(bins, int):
+        if range is None:
+            raise DTypeError("histogram: a range is needed when bins is an int")
+        return _ops.call("_histogram", "_histogram", (a,),
+                         dict(kwargs, bin_cnt=bins, range=tuple(range)))
+    raise DTypeError("histogram: bins must be an int or a Symbol")
+
+
+def eye(N, M=0, k=0, dtype=None, **kwargs) -> Symbol:   # noqa: N803
+    """An ``N x M`` matrix with ones on diagonal ``k`` (MXNet's ``_eye``)."""
+    return _ops.call("_eye", "_eye", (), dict(kwargs, N=N, M=M, k=k,
+                                               dtype=dtype or "float32"))
+
+
+def linspace(start, stop, num, endpoint=True, name=None, dtype=None, **kwargs) -> Symbol:
+    """``num`` evenly spaced values from ``start`` to ``stop`` (MXNet's ``_linspace``)."""
+    return _ops.call("_linspace", "_linspace", (), dict(
+        kwargs, start=start, stop=stop, num=num, endpoint=endpoint, name=name,
+        dtype=dtype or "float32"))
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False, **kwargs) -> Symbol:
+    """Split ``ary`` into equal sections (an int) or at the given indices (a tuple), as
+    ``numpy.split`` (MXNet's ``_split_v2``).
+
+    Examples
+    --------
+    >>> y = split_v2(var('x'), (1, 3), axis=1)
+    >>> y.infer_shape(x=(2, 5))[1]
+    [(2, 1), (2, 2), (2, 2)]
+    """
+    if isinstance(indices_or_sections, int):
+        attrs = {"indices": "[]", "sections": indices_or_sections}
+    elif isinstance(indices_or_sections, (tuple, list)):
+        # MXNet writes the list as Python prints it: '[0, 1]'
+        attrs = {"indices": str([0] + [int(i) for i in indices_or_sections]), "sections": 0}
+    else:
+        raise DTypeError("split_v2: indices_or_sections must either int or tuple of ints")
+    return _ops.call("_split_v2", "_split_v2", (ary,),
+                     dict(kwargs, axis=axis, squeeze_axis=squeeze_axis, **attrs))
 
 
 class _NoSuchOp(UnknownOpError, AttributeError):
@@ -159,6 +204,6 @@ def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     raise _NoSuchOp(
-        f"mx.sym has no operator {name!r}: mxgrad's Symbol supports the operators of "
-        f"mx.sym.supported_ops() (used to import/export models); run other code "
-        f"imperatively with mx.nd")
+        f"mx.sym has no operator {name!r}: mxgrad's Symbol has the operators of "
+        f"mx.sym.supported_ops() (the Symbol counterpart of every mx.nd function); run "
+        f"other code imperatively with mx.nd")

@@ -16,53 +16,29 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
-import numpy as np
-
 from .. import autograd
 from .. import ndarray as nd
 from ..base import ShapeError
 from .symbol import _run_node
-from ._registry import LABEL_OPS
+from ._registry import LABEL_OPS, lookup
+from . import _shape
 
 __all__ = ["infer_param_shapes"]
 
 
 def _rule(op: str, kw: dict, x_shape: tuple) -> Dict[str, tuple]:
-    nd_ = len(x_shape)
-    if op == "FullyConnected":
-        n = int(kw["num_hidden"])
-        fin = int(np.prod(x_shape[1:])) if kw.get("flatten", True) else x_shape[-1]
-        return {"weight": (n, fin), "bias": (n,)}
-    if op in ("Convolution", "Deconvolution"):
-        k = tuple(kw["kernel"])
-        g = int(kw.get("num_group", 1))
-        f = int(kw["num_filter"])
-        layout = kw.get("layout") or "NC" + "DHW"[3 - len(k):]
-        c_axis = layout.index("C")
-        c = x_shape[c_axis]
-        if op == "Convolution":
-            w = (f, c // g) + k if c_axis == 1 else (f,) + k + (c // g,)
-        else:
-            w = (c, f // g) + k if c_axis == 1 else (c,) + k + (f // g,)
-        return {"weight": w, "bias": (f,)}
-    if op == "BatchNorm":
-        c = (x_shape[int(kw.get("axis", 1)) % nd_],)
-        return {"gamma": c, "beta": c, "moving_mean": c, "moving_var": c}
-    if op == "LayerNorm":
-        c = (x_shape[int(kw.get("axis", -1)) % nd_],)
-        return {"gamma": c, "beta": c}
-    if op == "GroupNorm":      # MXNet 1.x: one gamma/beta per group
-        ng = (int(kw.get("num_groups", 1)),)
-        return {"gamma": ng, "beta": ng}
-    if op == "InstanceNorm":
-        return {"gamma": (x_shape[1],), "beta": (x_shape[1],)}
-    if op == "IdentityAttachKLSparseReg":    # one moving average per unit (axis 1)
-        return {"moving_avg": (x_shape[1],)}
-    if op == "Embedding":
-        return {"weight": (int(kw["input_dim"]), int(kw["output_dim"]))}
-    if op == "LeakyReLU":
-        return {"gamma": (x_shape[1] if nd_ > 1 else 1,)}
-    return {}
+    """``{parameter input name: shape}`` of an ``op`` node whose data has ``x_shape``: the
+    op's shape rule (:mod:`._shape`, the one home of those rules) with only the data known."""
+    spec = lookup(op)
+    f = _shape.node_rule_for(op)
+    if spec is None or f is None or not spec.inputs:
+        return {}
+    ins = [tuple(x_shape)] + [None] * (len(spec.inputs) - 1)
+    new_ins, _ = f(kw, ins, [None] * spec.num_outputs(kw))
+    labels = ("label",) if op in LABEL_OPS else ()
+    return {name: tuple(s) for name, s in zip(spec.inputs[1:], new_ins[1:])
+            if s is not None and name in spec.params and name not in labels
+            and _shape.known(s)}
 
 
 def infer_param_shapes(sym, inputs: dict, params) -> Dict[str, tuple]:

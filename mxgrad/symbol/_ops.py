@@ -24,7 +24,7 @@ from .. import autograd
 from .. import ndarray as nd
 from ..base import MXNetError, DTypeError
 from ._registry import lookup, parse_attrs, UnknownOpError
-from ..attribute import current_attrs
+from ..attribute import current_attrs, HIDDEN_KEYS, stored_key
 from .symbol import Symbol, _Node, _make_name, _attr_str, _run_node, var
 
 __all__ = ["make", "call", "function"]
@@ -35,7 +35,8 @@ _SIG_CACHE: dict = {}
 def _signature(spec):
     sig = _SIG_CACHE.get(spec.name)
     if sig is None:
-        fn = getattr(nd, spec.name, None)
+        from ._registry import nd_function
+        fn = nd_function(spec.name)
         if fn is None:
             for alias in _aliases_of(spec.name):
                 fn = getattr(nd, alias, None)
@@ -108,6 +109,10 @@ def call(op: str, hint: str, args: tuple, kwargs: dict) -> Symbol:
     kwargs = dict(kwargs)
     name = kwargs.pop("name", None)
     attr = current_attrs(kwargs.pop("attr", None))     # mx.AttrScope's, then the call's
+    for k in HIDDEN_KEYS:                               # lr_mult=... as a keyword
+        if k in kwargs:
+            attr[k] = kwargs.pop(k)
+    attr = {stored_key(k): str(v) for k, v in attr.items()}
     kwargs.pop("out", None)
     if spec.inputs is None:       # variadic: Concat(*data, dim=1)
         data = list(args)
@@ -168,12 +173,18 @@ def call(op: str, hint: str, args: tuple, kwargs: dict) -> Symbol:
         for k in spec.inputs:
             if k in inputs:
                 ordered.append(inputs[k])
-            elif k in spec.params and _needs_param(spec, k, attrs):
+            elif _present(spec, k, attrs):
+                # a missing input is a new variable <name>_<input>, with the node's
+                # attributes (MXNet's Compose)
                 if full is None:
                     full = _make_name(name, hint)
-                ordered.append(var(f"{full}_{k}"))
-            else:
+                own = {a: _attr_str(v) for a, v in attrs.items()}
+                own.update(attr)
+                ordered.append(var(f"{full}_{k}", attr=own))
+            elif not any(later in inputs for later in spec.inputs[spec.inputs.index(k) + 1:]):
                 break
+            # else: an input the op does not have with these attributes (an RNN's
+            # state_cell unless mode='lstm'): skipped, later ones follow
         if full is not None:      # the name already counted: use it as given
             sym = _make_with_full_name(op, ordered, attrs, full)
         else:
@@ -193,13 +204,36 @@ def _make_with_full_name(op, inputs, attrs, full):
         restore()
 
 
-def _needs_param(spec, k, attrs) -> bool:
+# inputs that an operator has only when a parameter asks for them
+_OPTIONAL_INPUTS = {
+    "length": "use_length", "sequence_length": "use_sequence_length",
+    "data_lengths": "use_data_lengths", "label_lengths": "use_label_lengths",
+}
+
+
+def _present(spec, k, attrs) -> bool:
+    """Whether the operator ``spec`` called with ``attrs`` has the input ``k`` (MXNet
+    creates a variable for each such input left out of the call)."""
     if k == "bias":
-        default = spec.name == "Deconvolution"
-        return not attrs.get("no_bias", default)
+        return not _true(attrs.get("no_bias", spec.name == "Deconvolution"))
     if k == "gamma" and spec.name == "LeakyReLU":
         return attrs.get("act_type") == "prelu"
+    if k == "state_cell" and spec.name == "RNN":
+        return attrs.get("mode") == "lstm"
+    if k == "bins" and spec.name == "_histogram":
+        return "bin_cnt" not in attrs
+    if k == "like":                     # BilinearResize2D(mode='like')
+        return attrs.get("mode") == "like"
+    flag = _OPTIONAL_INPUTS.get(k)
+    if flag is not None:
+        return _true(attrs.get(flag, False))
     return True
+
+
+def _true(v) -> bool:
+    if isinstance(v, str):
+        return v.strip() in ("True", "true", "1")
+    return bool(v)
 
 
 def function(op: str, hint: str):
@@ -211,3 +245,23 @@ def function(op: str, hint: str):
     f.__doc__ = (f"Symbolic ``{op}``: the arguments of ``mx.nd.{hint}``, with Symbols for "
                  f"the array inputs, plus ``name=`` and ``attr=``.")
     return f
+
+
+def namespace(prefix: str) -> dict:
+    """``{function name: mx.sym function}`` for the registered operators named
+    ``prefix + name`` (``_contrib_box_nms`` -> ``box_nms``): a namespace such as
+    ``mx.sym.contrib``; unnamed nodes are called ``name`` + count, as in MXNet."""
+    from ._registry import _TABLE, _ALIASES
+    out = {}
+    for op in list(_TABLE) + list(_ALIASES):
+        if op.startswith(prefix):
+            short = op[len(prefix):]
+            out[short] = function(_ALIASES.get(op, op), short.lower())
+    return out
+
+
+def missing(namespace_name: str, name: str) -> AttributeError:
+    """The error for ``mx.sym.<namespace>.<name>`` that mxgrad does not provide."""
+    return AttributeError(
+        f"mx.sym.{namespace_name} has no operator {name!r} in mxgrad (it has the "
+        f"Symbol counterpart of every mx.nd.{namespace_name} function for dense data)")

@@ -93,9 +93,11 @@ def compile_forward(plan) -> Callable:
     return ns["run"]
 
 
-def compile_backward(plan, key: Tuple[bool, ...]) -> Callable:
+def compile_backward(plan, key: Tuple[bool, ...], keep_grads: bool = False) -> Callable:
     """``run(V, G, calls)``: gradients flow from ``G`` (a list by slot, the outputs'
-    gradients set) to the variables' slots of ``G``, reading the kept values ``V``."""
+    gradients set) to the variables' slots of ``G``, reading the kept values ``V``.
+    ``keep_grads`` leaves every slot's gradient (and value) in place (a monitor reads
+    them after the run)."""
     ns: Dict[str, Any] = {"ND": np.ndarray, "FIT": fit_gradient, "zeros": np.zeros}
     lines: List[str] = []
     dep = plan._grad_slots(key)
@@ -168,10 +170,10 @@ def compile_backward(plan, key: Tuple[bool, ...]) -> Callable:
             lines.append(f"            G[{s}] = r if p is None else p + r")
             lines.append("        r = p = None")
         for o in outs:
-            if o not in ins:
+            if o not in ins and not keep_grads:
                 lines.append(f"        G[{o}] = None")
         lines.append("        t = None")
-        free = [s for s, last in reads.items() if last == k and s >= nv]
+        free = [] if keep_grads else [s for s, last in reads.items() if last == k and s >= nv]
         if free:
             lines.append("    " + "; ".join(f"V[{s}] = None" for s in sorted(free)))
     src = "def run(V, G, calls):\n" + ("\n".join(lines) or "    pass") + "\n"

@@ -22,6 +22,8 @@ import ast
 import inspect
 from typing import Callable, Dict, Optional, Tuple
 
+import numpy as np
+
 from .. import ndarray as nd
 from ..base import MXNetError
 
@@ -305,13 +307,34 @@ _op("_arange", (), run=lambda ins, kw: nd.arange(
     kw.get("start", 0), kw.get("stop"), kw.get("step", 1.0), kw.get("repeat", 1),
     dtype=kw.get("dtype", "float32")),
     attrs=("start", "stop", "step", "repeat", "infer_range", "dtype"))
-_op("_eye", (), run=lambda ins, kw: nd.eye(kw["N"], kw.get("M", 0), kw.get("k", 0),
-                                            dtype=kw.get("dtype", "float32")),
-    attrs=("N", "M", "k", "dtype"))
 
 # shape
 _op("Flatten", aliases=("flatten",))
-_op("Reshape", aliases=("reshape",))
+
+
+def reshape_target(kwargs: dict, in_shape) -> Optional[tuple]:
+    """The ``shape`` of a Reshape node, also from MXNet's deprecated ``target_shape`` (a 0
+    is the one inferred size; ``keep_highest`` keeps the first dimension)."""
+    shape = kwargs.get("shape")
+    target = kwargs.get("target_shape")
+    if not target or shape:
+        if shape is None:
+            return None
+        return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    t = [int(v) for v in target]
+    if kwargs.get("keep_highest") and in_shape is not None:
+        t[0] = in_shape[0]
+    return tuple(-1 if v == 0 else v for v in t)
+
+
+def _reshape(inputs, kwargs):
+    kw = {k: v for k, v in kwargs.items() if k not in ("target_shape", "keep_highest")}
+    kw["shape"] = reshape_target(kwargs, inputs[0].shape)
+    return nd.Reshape(inputs[0], **kw)
+
+
+_op("Reshape", aliases=("reshape",), run=_reshape,
+    attrs=(_attr_names(nd.Reshape) or frozenset()) | {"target_shape", "keep_highest"})
 _op("transpose")
 _op("expand_dims")
 _op("squeeze")
@@ -354,6 +377,10 @@ _op("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
 _op("LayerNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
     visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
     out_names=("output", "mean", "std"))
+_op("BatchNorm_v1", ("data", "gamma", "beta", "moving_mean", "moving_var"),
+    params=("gamma", "beta", "moving_mean", "moving_var"), aux=(3, 4), outputs=3,
+    visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
+    out_names=("output", "mean", "var"))
 _op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
     visible=1, out_names=("output", "mean", "var"))
 
@@ -403,6 +430,8 @@ def _rnn(inputs, kwargs):
     """The fused RNN op. Begin states written by Gluon's export as ``_zeros`` with an
     unknown (0) batch dimension get their shape from the data (layout TNC)."""
     inputs = list(inputs)
+    if kwargs.get("mode") != "lstm" and len(inputs) == 4:   # (data, params, state, seq_len)
+        inputs.insert(3, None)
     data = inputs[0]
     dirs = 2 if kwargs.get("bidirectional") else 1
     layers = int(kwargs.get("num_layers", 1))
@@ -491,3 +520,142 @@ _op("IdentityAttachKLSparseReg", ("data", "moving_avg"), params=("moving_avg",),
 # ops whose label input is only used by training losses: never a parameter to load
 LABEL_OPS = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "MAERegressionOutput",
                        "LogisticRegressionOutput", "SVMOutput"})
+
+
+# ------------------------------------------------------------------ every other mx.nd op
+# outputs of the ops registered below that have more than one (hidden ones included)
+_MULTI_OUTPUTS = {
+    "_linalg_gelqf": (2, None), "_linalg_syevd": (2, None), "_linalg_slogdet": (2, None),
+    "linalg_gelqf": (2, None), "linalg_syevd": (2, None), "linalg_slogdet": (2, None),
+    "_contrib_MultiBoxTarget": (3, None), "_contrib_bipartite_matching": (2, None),
+    "_contrib_quantize": (3, None), "_contrib_box_nms": (2, 1),
+    "_contrib_box_non_maximum_suppression": (2, 1), "_contrib_hawkesll": (2, None),
+    "_contrib_CTCLoss": (2, 1), "_contrib_ctc_loss": (2, 1), "CTCLoss": (2, 1),
+    "ctc_loss": (2, 1), "_contrib_SyncBatchNorm": (3, 1),
+    "_contrib_MultiProposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
+    "_contrib_Proposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
+}
+_AUX = {"_contrib_SyncBatchNorm": (3, 4), "BatchNorm_v1": ()}
+_PARAMS = {"_contrib_SyncBatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
+           "_contrib_DeformableConvolution": ("weight", "bias"),
+           "_contrib_ModulatedDeformableConvolution": ("weight", "bias"),
+           "BatchNorm_v1": ("gamma", "beta")}
+_NAMESPACES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_image_", "image"))
+
+
+def nd_function(op: str) -> Optional[Callable]:
+    """The ``mx.nd`` function behind MXNet's operator ``op`` (``_contrib_box_nms`` ->
+    ``mx.nd.contrib.box_nms``, ``_random_normal`` -> ``mx.nd.random_normal``,
+    ``_sample_normal`` -> ``mx.nd.sample_normal``), or None."""
+    for prefix, ns in _NAMESPACES:
+        if op.startswith(prefix):
+            return getattr(getattr(nd, ns), op[len(prefix):], None)
+    if op.startswith(("_random_", "_sample_")):
+        return getattr(nd, op[1:], None)
+    if op.startswith("_"):
+        return None
+    return getattr(nd, op, None)
+
+
+def _identity_like_rhs(inputs, kwargs):
+    return inputs[0].copy()
+
+
+def _install_all() -> None:
+    from ._mxnet_op_inputs import OP_INPUTS
+    for op, inputs in OP_INPUTS.items():
+        if op in _TABLE or op in _ALIASES:
+            continue
+        fn = nd_function(op)
+        if fn is None or not callable(fn) or isinstance(fn, type):
+            continue
+        outputs, visible = _MULTI_OUTPUTS.get(op, (1, None))
+        attrs = _attr_names(fn)
+        if attrs is not None and inputs is None:
+            attrs = attrs | {"num_args"}
+        run = (lambda f: (lambda ins, kw: f(*ins, **{k: v for k, v in kw.items()
+                                                      if k != "num_args"})))(fn) \
+            if inputs is None else _nd_runner(fn)
+        _TABLE[op] = OpSpec(op, inputs, _PARAMS.get(op, ()), _AUX.get(op, ()), run, attrs,
+                            outputs, visible)
+
+
+_op("_identity_with_attr_like_rhs", ("lhs", "rhs"), run=_identity_like_rhs, attrs=())
+
+# sampling with scalar parameters (MXNet's _random_<dist>, _random_<dist>_like); the
+# Symbol-parameter forms _sample_<dist> are the mx.nd sample_<dist> functions (below)
+_RANDOM_PARAMS = {"uniform": ("low", "high"), "normal": ("loc", "scale"),
+                  "gamma": ("alpha", "beta"), "exponential": ("lam",), "poisson": ("lam",),
+                  "negative_binomial": ("k", "p"),
+                  "generalized_negative_binomial": ("mu", "alpha"), "randint": ("low", "high")}
+
+
+def _sampler(dist: str, like: bool):
+    draw = getattr(nd.random, dist)
+
+    def run(inputs, kwargs):
+        kw = dict(kwargs)
+        kw.pop("ctx", None)
+        if dist == "exponential":           # MXNet's operator takes the rate
+            kw["scale"] = 1.0 / float(kw.pop("lam", 1.0))
+        if like:
+            kw["shape"] = inputs[0].shape
+            kw.setdefault("dtype", inputs[0].dtype)
+        return draw(**kw)
+    return run
+
+
+for _d, _names in _RANDOM_PARAMS.items():
+    _attrs = _names + ("shape", "dtype", "ctx")
+    _op(f"_random_{_d}", (), run=_sampler(_d, False), attrs=_attrs,
+        aliases=(f"random_{_d}",))
+    if _d != "randint":
+        _op(f"_random_{_d}_like", ("data",), run=_sampler(_d, True),
+            attrs=_names + ("dtype",))
+_op("shuffle", aliases=("_shuffle",))
+
+
+def _histogram(inputs, kwargs):
+    bins = inputs[1] if len(inputs) > 1 else int(kwargs.get("bin_cnt", 10))
+    return nd.histogram(inputs[0], bins=bins, range=kwargs.get("range"))
+
+
+def _multinomial(inputs, kwargs):
+    """MXNet's Symbol always has two outputs, the samples and their log-probabilities
+    (zeros unless ``get_prob``)."""
+    out = nd.sample_multinomial(inputs[0], **kwargs)
+    if kwargs.get("get_prob"):
+        return tuple(out)
+    return out, nd.zeros(out.shape, dtype=inputs[0].dtype)
+
+
+_op("_sample_multinomial", ("data",), run=_multinomial, outputs=2,
+    attrs=_attr_names(nd.sample_multinomial))
+_op("_histogram", ("data", "bins"), run=_histogram, attrs=("bin_cnt", "range"), outputs=2)
+_op("_eye", (), run=lambda ins, kw: nd.eye(int(kw["N"]), int(kw.get("M", 0)),
+                                           int(kw.get("k", 0)), dtype=kw.get("dtype")),
+    attrs=("N", "M", "k", "dtype", "ctx"))
+_op("_linspace", (), run=lambda ins, kw: nd.linspace(
+    kw["start"], kw["stop"], int(kw["num"]), endpoint=bool(kw.get("endpoint", True)),
+    dtype=kw.get("dtype")), attrs=("start", "stop", "num", "endpoint", "dtype", "ctx",
+                                   "step", "repeat", "infer_range"))
+
+
+def _split_v2(inputs, kwargs):
+    sections = int(kwargs.get("sections", 0) or 0)
+    where = sections if sections > 0 else tuple(kwargs.get("indices", ()))[1:]
+    return nd.split_v2(inputs[0], where, axis=int(kwargs.get("axis", 0)),
+                       squeeze_axis=bool(kwargs.get("squeeze_axis", False)))
+
+
+# MXNet's indices start with a 0; sections > 0 means equal parts
+_op("_split_v2", run=_split_v2, attrs=("indices", "axis", "squeeze_axis", "sections"),
+    outputs=lambda kw: int(kw.get("sections", 0) or 0) or len(tuple(kw.get("indices", ()))))
+# an optimizer update MXNet registers without the _contrib_ prefix
+_op("_adamw_update", ("weight", "grad", "mean", "var", "rescale_grad"),
+    run=_nd_runner(nd.contrib.adamw_update), attrs=_attr_names(nd.contrib.adamw_update),
+)
+_op("_mp_adamw_update", ("weight", "grad", "mean", "var", "weight32", "rescale_grad"),
+    run=_nd_runner(nd.contrib.mp_adamw_update),
+    attrs=_attr_names(nd.contrib.mp_adamw_update))
+_install_all()

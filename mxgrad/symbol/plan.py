@@ -377,23 +377,35 @@ class Plan:
 
     # ---------------------------------------------------------------- backward
     def backward(self, call, out_grads: Sequence[Optional[np.ndarray]],
-                 needs: Sequence[bool], free: bool = True) -> List[Optional[np.ndarray]]:
+                 needs: Sequence[bool], free: bool = True,
+                 monitor: Optional[Callable] = None) -> List[Optional[np.ndarray]]:
         """Gradients of the variables (raw arrays; None for those not needed or not
         reached) from the outputs' gradients (None: no gradient for that output).
 
         ``free`` releases the call's saved values as backward passes them (False keeps
-        the call for another backward: ``retain_graph``)."""
+        the call for another backward: ``retain_graph``). ``monitor(node, input_grads)``
+        is called for every Symbol node after the run, last node first, with the
+        gradients of all its inputs (all are computed then, as MXNet's executors do)."""
         vals, calls = call
         key = tuple(bool(x) for x in needs)
-        run = self._bwd.get(("bwd", key))
+        run_key = key if monitor is None else (True,) * self.nvars
+        tag = "bwd" if monitor is None else "bwdmon"
+        run = self._bwd.get((tag, run_key))
         if run is None:
-            run = self._bwd[("bwd", key)] = compile_backward(self, key)
+            run = self._bwd[(tag, run_key)] = compile_backward(self, run_key,
+                                                               monitor is not None)
         gs: list = [None] * self.nslots
         for s, g in zip(self.out_slots, out_grads):
             if g is not None:
                 gs[s] = g if gs[s] is None else gs[s] + g
         calls["free"] = free
-        run(vals if free else list(vals), gs, calls)
+        calls["keep_grads"] = monitor is not None
+        kept = vals if free and monitor is None else list(vals)
+        run(kept, gs, calls)
+        if monitor is not None:     # (an input no gradient reached shows zeros, as MXNet's)
+            for n, ins, _ in reversed(self.node_slots):
+                monitor(n, [gs[i] if gs[i] is not None or kept[i] is None
+                            else np.zeros_like(kept[i]) for i in ins])
         return [gs[i] if key[i] else None for i in range(self.nvars)]
 
     def _node_step_backward(self, k: int, gs: list, calls: dict) -> None:
@@ -407,9 +419,11 @@ class Plan:
                 gs[o] = None
             return
         heads, hgs = [], []
+        keep = calls.get("keep_grads", False)
         for o, h in zip(outs, nc.outs):
             g = gs[o]
-            gs[o] = None
+            if not keep:
+                gs[o] = None
             if g is not None and h._node is not None:
                 heads.append(h)
                 hgs.append(wrap(g))

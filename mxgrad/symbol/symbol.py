@@ -24,16 +24,18 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .. import autograd
 from .. import name as _naming
+from ..attribute import stored_key, listed, HIDDEN_KEYS
 from .._fileio import atomic_write, open_for_read
 from .. import ndarray as nd
-from ..base import MXNetError, OutOfRangeError, ShapeError, DTypeError, FileFormatError
-from ..base import NotImplementedForSymbol
+from ..base import (MXNetError, OutOfRangeError, ShapeError, DTypeError, FileFormatError,
+                    NotImplementedForSymbol, StateError)
 from ..ndarray.ndarray import NDArray
 from ._registry import lookup, parse_attrs, UnknownOpError, LABEL_OPS
 
@@ -199,17 +201,34 @@ class Symbol:
         return (Symbol([o]) for o in self._outputs)
 
     def __getitem__(self, index):
-        """Select an output by position or by name (``list_outputs``)."""
+        """Select an output by position, by name (:meth:`list_outputs`) or a slice of them
+        (a group), as MXNet's ``Symbol.__getitem__``.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> s = mx.sym.SliceChannel(mx.sym.var('x'), num_outputs=3, name='s')
+        >>> s['s_output1'].list_outputs(), s[::2].list_outputs()
+        (['s_output1'], ['s_output0', 's_output2'])
+        """
+        count = len(self._outputs)
+        if isinstance(index, slice):
+            return Symbol([self._outputs[i] for i in range(*index.indices(count))])
         if isinstance(index, str):
             names = self.list_outputs()
-            if index not in names:
-                raise MXNetError(f"Symbol has no output named {index!r}; outputs: {names}")
-            index = names.index(index)
-        if isinstance(index, slice):
-            return Symbol(self._outputs[index])
-        if not -len(self._outputs) <= index < len(self._outputs):
+            hits = [i for i, n in enumerate(names) if n == index]
+            if len(hits) > 1:
+                raise StateError(f'There are multiple outputs with name "{index}"')
+            if not hits:
+                raise StateError(f'Cannot find output that matches name "{index}"; the '
+                                 f'outputs are {names}')
+            index = hits[0]
+        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
+            raise DTypeError("Symbol only support integer index to fetch i-th output, got "
+                             f"{type(index).__name__}")
+        if not -count <= index < count:
             raise OutOfRangeError(f"output index {index} out of range for a Symbol with "
-                             f"{len(self._outputs)} outputs")
+                                  f"{count} outputs")
         return Symbol([self._outputs[index]])
 
     def _nodes(self) -> List[_Node]:
@@ -263,16 +282,83 @@ class Symbol:
         return Symbol(node.inputs)
 
     def attr(self, key: str) -> Optional[str]:
-        """The string attribute ``key`` of the node (single output)."""
-        return self._outputs[0][0].attrs.get(key)
+        """The string attribute ``key`` of the node (single output); ``lr_mult`` and the
+        other hidden keys are found under ``__lr_mult__`` too.
 
-    def list_attr(self) -> Dict[str, str]:
-        """The attributes of the node of this Symbol."""
-        return dict(self._outputs[0][0].attrs)
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> mx.sym.var('w', lr_mult=2).attr('lr_mult')
+        '2'
+        """
+        attrs = self._outputs[0][0].attrs
+        value = attrs.get(key)
+        if value is None and key in HIDDEN_KEYS:
+            value = attrs.get(f"__{key}__")
+        return value
+
+    def list_attr(self, recursive: bool = False) -> Dict[str, str]:
+        """The attributes of the node of this Symbol (each hidden ``__key__`` also as
+        ``key``, as MXNet lists them)."""
+        if recursive:
+            raise DeprecationWarning("Symbol.list_attr with recursive=True has been "
+                                     "deprecated. Please use attr_dict instead.")
+        return listed(self._outputs[0][0].attrs)
 
     def attr_dict(self) -> Dict[str, Dict[str, str]]:
         """``{node name: attributes}`` for every node with attributes."""
-        return {n.name: dict(n.attrs) for n in self._nodes() if n.attrs}
+        return {n.name: listed(n.attrs) for n in self._nodes() if n.attrs}
+
+    def debug_str(self) -> str:
+        """The graph as text, in MXNet's layout: outputs, variables, then each operator
+        node with its inputs and attributes.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> print(mx.sym.relu(mx.sym.var('x'), name='r').debug_str())
+        Symbol Outputs:
+        	output[0]=r(0)
+        Variable:x
+        --------------------
+        Op:relu, Name=r
+        Inputs:
+        	arg[0]=x(0) version=0
+        <BLANKLINE>
+        """
+        lines = ["Symbol Outputs:"]
+        lines += [f"\toutput[{k}]={n.name}({i})" for k, (n, i) in enumerate(self._outputs)]
+        nodes = self._nodes()
+        lines += [f"Variable:{n.name}" for n in nodes if n.is_var]
+        for n in nodes:
+            if n.is_var:
+                continue
+            lines += ["--------------------", f"Op:{n.op}, Name={n.name}", "Inputs:"]
+            lines += [f"\targ[{k}]={src.name}({j})" + (" version=0" if src.is_var else "")
+                      for k, (src, j) in enumerate(n.inputs)]
+            own = {k: v for k, v in n.attrs.items()}
+            if own:
+                lines.append("Attrs:")
+                lines += [f"\t{k}={v}" for k, v in own.items()]
+        return "\n".join(lines) + "\n"
+
+    def _set_attr(self, **kwargs: str) -> None:
+        """Set string attributes of this Symbol's node (MXNet's ``_set_attr``).
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> x = mx.sym.var('x')
+        >>> x._set_attr(mood='calm', lr_mult='0.5')
+        >>> x.list_attr()
+        {'mood': 'calm', '__lr_mult__': '0.5', 'lr_mult': '0.5'}
+        """
+        for key, value in kwargs.items():
+            if not isinstance(value, str):
+                raise DTypeError(f"_set_attr: attribute {key!r} must be a string, got "
+                                 f"{type(value).__name__} (Set Attr only accepts strings)")
+            for node, _ in self._outputs:
+                node.attrs[stored_key(key)] = value
 
     # ------------------------------------------------------------- shape while tracing
     def _shadow(self) -> NDArray:
@@ -301,11 +387,13 @@ class Symbol:
     def infer_shape(self, *args, **shapes):
         """``(arg_shapes, out_shapes, aux_shapes)`` from the shapes of some variables.
 
-        Shapes come as keywords (or positionally, in :meth:`list_arguments` order) or from
-        variables' ``__shape__`` attributes; the parameters' shapes are worked out from the
-        data (the rules of the layers that own them: FullyConnected, Convolution, norms...),
-        labels of output layers from their data, and the graph is run once on zeros. A
-        variable whose shape cannot be found raises (see :meth:`infer_shape_partial`).
+        Shapes come as keywords, positionally (in :meth:`list_arguments` order, ``None``
+        for unknown) or from variables' ``__shape__`` attributes, and may be partial
+        (``0`` for an unknown dimension; ``-1`` under ``mx.np_shape()``). They flow forward
+        and backward through the operators' shape rules (see :mod:`mxgrad.symbol._shape`).
+        If some shape stays unknown, MXNet's warning names the arguments and
+        ``(None, None, None)`` is returned; shapes that contradict each other raise
+        :class:`~mxgrad.base.ShapeError` naming the operator.
 
         Examples
         --------
@@ -314,10 +402,19 @@ class Symbol:
         >>> y.infer_shape(x=(4, 3))
         ([(4, 3), (2, 3), (2,)], [(4, 2)], [])
         """
-        return self._infer_shapes(args, shapes, partial=False)
+        res = self._infer_shape_impl(args, shapes)
+        if all(_shape_known(s) for part in res for s in part):
+            return res
+        unknown = [f"{name}: {s}" for name, s in zip(self.list_arguments(), res[0])
+                   if not _shape_known(s)][:10]
+        warnings.warn("Cannot decide shape for the following arguments (0s in shape means "
+                      "unknown dimensions). Consider providing them as input:\n\t"
+                      + "\n\t".join(unknown), stacklevel=2)
+        return None, None, None
 
     def infer_shape_partial(self, *args, **shapes):
-        """:meth:`infer_shape`, with ``()`` for what cannot be found instead of an error.
+        """:meth:`infer_shape`, returning what is known: ``()`` for an unknown shape and
+        ``0`` for an unknown dimension (``None`` and ``-1`` under ``mx.np_shape()``).
 
         Examples
         --------
@@ -325,11 +422,51 @@ class Symbol:
         >>> mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2).infer_shape_partial()
         ([(), (), ()], [()], [])
         """
-        return self._infer_shapes(args, shapes, partial=True)
+        return self._infer_shape_impl(args, shapes)
+
+    def _given(self, args, kwargs, what, convert):
+        names = self.list_arguments()
+        if len(args) > len(names):
+            raise ShapeError(f"infer_{what}: {len(args)} positional {what}s for "
+                             f"{len(names)} arguments {names}")
+        given = {n: convert(v) for n, v in zip(names, args) if v is not None}
+        inputs = self.list_inputs()
+        for k, v in kwargs.items():
+            if k not in inputs:
+                raise ShapeError(f"infer_{what}: keyword argument name {k} not found; "
+                                 f"candidate arguments: {inputs}")
+            if v is not None:
+                given[k] = convert(v)
+        return given
+
+    def _infer_shape_impl(self, args, kwargs):
+        from . import _shape
+        given = self._given(args, kwargs, "shape", _shape.from_user)
+        nodes = self._nodes()
+        entries = _shape.infer(self, given)
+        aux = _aux_ids(nodes)
+        to = _shape.to_user
+        return ([to(entries[(id(n), 0)]) for n in nodes if n.is_var and id(n) not in aux],
+                [to(entries.get((id(n), i))) for n, i in self._outputs],
+                [to(entries[(id(n), 0)]) for n in nodes if n.is_var and id(n) in aux])
+
+    def _infer_type_impl(self, args, kwargs):
+        from . import _dtype
+        given = self._given(args, kwargs, "type", _dtype.as_dtype)
+        nodes = self._nodes()
+        entries = _dtype.infer(self, given)
+        aux = _aux_ids(nodes)
+
+        def to(t):
+            return None if t is None else t.type
+        return ([to(entries[(id(n), 0)]) for n in nodes if n.is_var and id(n) not in aux],
+                [to(entries.get((id(n), i))) for n, i in self._outputs],
+                [to(entries[(id(n), 0)]) for n in nodes if n.is_var and id(n) in aux])
 
     def infer_type(self, *args, **types):
-        """``(arg_types, out_types, aux_types)``: float32 unless given (as a keyword or
-        positionally); the graph's own casts are followed.
+        """``(arg_types, out_types, aux_types)`` from the dtypes of some variables (as
+        keywords or positionally, or their ``dtype``); ``(None, None, None)`` with MXNet's
+        warning when some stay unknown; see :mod:`mxgrad.symbol._dtype`.
 
         Examples
         --------
@@ -337,95 +474,25 @@ class Symbol:
         >>> mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2).infer_type(x='float64')[1]
         [<class 'numpy.float64'>]
         """
-        names = self.list_arguments()
-        given = dict(zip(names, args))
-        given.update(types)
-        nodes = self._nodes()
-        aux = _aux_ids(nodes)
-        dtypes = {n.name: np.dtype(given.get(n.name) or _FLAG_DTYPES.get(
-            int(n.attrs.get("__dtype__", 0)), "float32")) for n in nodes if n.is_var}
-        try:
-            arg_s, _, _ = self._infer_shapes((), {}, partial=False)
-            shapes = dict(zip(names, arg_s))
-        except MXNetError:
-            shapes = {}
-        try:
-            values = {n.name: nd.zeros(shapes.get(n.name) or (1,), dtype=dtypes[n.name])
-                      for n in nodes if n.is_var}
-            with autograd.pause(train_mode=False):
-                outs, _ = _eval(self._outputs, nodes, values)
-            out_types = [o.dtype for o in outs]
-        except MXNetError:
-            out_types = [np.dtype(dtypes.get(names[0]) if names else "float32").type
-                         for _ in self._outputs]
-        return ([dtypes[n.name].type for n in nodes if n.is_var and id(n) not in aux],
-                out_types,
-                [dtypes[n.name].type for n in nodes if n.is_var and id(n) in aux])
+        res = self._infer_type_impl(args, types)
+        if all(t is not None for part in res for t in part):
+            return res
+        unknown = [f"{name}: None" for name, t in zip(self.list_arguments(), res[0])
+                   if t is None][:10]
+        warnings.warn("Cannot decide type for the following arguments. Consider providing "
+                      "them as input:\n\t" + "\n\t".join(unknown), stacklevel=2)
+        return None, None, None
 
-    def _infer_shapes(self, args, shapes, partial):
-        from ._infer import infer_param_shapes
-        from ._registry import LABEL_OPS
-        names = self.list_arguments()
-        given = dict(zip(names, args))
-        given.update(shapes)
-        nodes = self._nodes()
-        values = {}
-        for n in nodes:
-            if not n.is_var:
-                continue
-            shape = given.get(n.name)
-            if shape is None:
-                shape = _known_shape(n)
-            if shape is not None and 0 not in tuple(shape):
-                values[n.name] = nd.zeros(tuple(shape), dtype=_FLAG_DTYPES.get(
-                    int(n.attrs.get("__dtype__", 0)), "float32"))
-        missing = [n for n in nodes if n.is_var and n.name not in values]
-        if missing and values:
-            try:
-                found = infer_param_shapes(self, values, {})
-            except MXNetError:
-                found = {}
-            for name, shape in found.items():
-                values[name] = nd.zeros(tuple(shape), dtype="float32")
-            # labels of output layers: shaped from their data (MXNet's rules)
-            for n in nodes:
-                if n.op in LABEL_OPS and len(n.inputs) > 1 and n.inputs[1][0].is_var \
-                        and n.inputs[1][0].name not in values:
-                    data_shape = self._node_shape(n.inputs[0], nodes, values)
-                    if data_shape is not None:
-                        label = data_shape[:-1] if n.op in ("SoftmaxOutput", "SVMOutput") \
-                            and not n.kwargs.get("multi_output") else data_shape
-                        if n.op == "SoftmaxOutput" and n.kwargs.get("multi_output"):
-                            label = (data_shape[0],) + tuple(data_shape[2:])
-                        values[n.inputs[1][0].name] = nd.zeros(label)
-        missing = [n.name for n in nodes if n.is_var and n.name not in values]
-        aux = _aux_ids(nodes)
-        if missing:
-            if not partial:
-                raise ShapeError(f"infer_shape: cannot work out the shape of "
-                                 f"{', '.join(repr(m) for m in missing)}; give it")
-            known = {k: v.shape for k, v in values.items()}
-            return ([known.get(n.name, ()) for n in nodes if n.is_var and id(n) not in aux],
-                    [() for _ in self._outputs],
-                    [known.get(n.name, ()) for n in nodes if n.is_var and id(n) in aux])
-        with autograd.pause(train_mode=False):
-            outs, env = _eval(self._outputs, nodes, values)
-        args_ = [values[n.name].shape for n in nodes if n.is_var and id(n) not in aux]
-        auxs = [values[n.name].shape for n in nodes if n.is_var and id(n) in aux]
-        return args_, [o.shape for o in outs], auxs
+    def infer_type_partial(self, *args, **types):
+        """:meth:`infer_type`, with ``None`` for the dtypes that cannot be worked out.
 
-    @staticmethod
-    def _node_shape(entry, nodes, values):
-        """The shape of output ``entry`` (node, index) when every variable it depends on
-        has a value (run on zeros), else None."""
-        src, j = entry
-        sub = Symbol([(src, j)])
-        try:
-            with autograd.pause(train_mode=False):
-                outs, _ = _eval(sub._outputs, sub._nodes(), values)
-            return tuple(outs[0].shape)
-        except MXNetError:
-            return None
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> mx.sym.Cast(mx.sym.var('x'), dtype='float16').infer_type_partial()
+        ([None], [<class 'numpy.float16'>], [])
+        """
+        return self._infer_type_impl(args, types)
 
     # ------------------------------------------------------------- composing
     def _substitute(self, mapping: Dict[str, "Symbol"]) -> "Symbol":
@@ -464,6 +531,10 @@ class Symbol:
         >>> g.list_arguments()
         ['b']
         """
+        kwargs = dict(kwargs)
+        name = kwargs.pop("name", None)
+        if self._outputs[0][0].is_var:
+            raise MXNetError("Variable cannot be composed")
         names = self.list_arguments()
         mapping = dict(zip(names, args))
         for k, v in kwargs.items():
@@ -473,7 +544,24 @@ class Symbol:
         for k, v in mapping.items():
             if not isinstance(v, Symbol) or len(v._outputs) != 1:
                 raise DTypeError(f"compose: {k!r} must be a single-output Symbol")
-        return self._substitute(mapping)
+        out = self._substitute(mapping)
+        if name:        # MXNet names the composed head node
+            out._outputs[0][0].name = name
+        return out
+
+    def _gen_atomic_symbol(self) -> "Symbol":
+        """A new node with this Symbol's operator and attributes, on fresh variables
+        (MXNet's ``_gen_atomic_symbol``)."""
+        from . import _ops
+        node = self._outputs[0][0]
+        if node.is_var:
+            raise MXNetError("_gen_atomic_symbol: a variable has no operator")
+        attrs = {k: v for k, v in node.attrs.items() if not k.startswith("__")}
+        return _ops.call(node.op, node.op.lower(), (), dict(attrs, name=node.name))
+
+    def __reduce__(self):
+        # pickled as its JSON, as MXNet does
+        return (load_json, (self.tojson(),))
 
     # ------------------------------------------------------------- running
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
@@ -557,6 +645,9 @@ class Symbol:
             "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
             "attrs": {"mxnet_version": ["int", MXNET_VERSION]},
         }
+        from ..util import is_np_shape
+        if is_np_shape():       # a graph whose 0s in shapes are sizes, not unknowns
+            graph["attrs"] = {"is_np_shape": ["int", 1], "mxnet_version": ["int", MXNET_VERSION]}
         return _format_graph(graph)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
@@ -650,8 +741,11 @@ class Symbol:
     __hash__ = object.__hash__
 
     def __bool__(self):
-        # MXNet's error (a Python branch on values while hybrid_forward is traced)
-        raise NotImplementedForSymbol(Symbol.__bool__, "bool")
+        raise NotImplementedForSymbol(self.__bool__, "bool")
+
+    def __abs__(self) -> "Symbol":
+        from . import _ops
+        return _ops.call("abs", "abs", (self,), {})
 
     # ------------------------------------------------------------- fluent methods
     def astype(self, dtype) -> "Symbol":
@@ -668,6 +762,36 @@ def _fluent(opname, hint):
     return method
 
 
+def _nd_only(name):
+    def method(self, *args, **kwargs):
+        raise NotImplementedForSymbol(method, None, *args)
+    method.__name__ = name
+    method.__doc__ = f"NDArray only: raises :class:`~mxgrad.base.NotImplementedForSymbol`."
+    return method
+
+
+for _name in ("asnumpy", "asscalar", "as_in_context", "backward", "detach", "wait_to_read",
+              "attach_grad", "copyto"):
+    setattr(Symbol, _name, _nd_only(_name))
+
+
+def _split_v2_method(self, indices_or_sections, axis=0, squeeze_axis=False, **kwargs):
+    """``mx.sym.split_v2(self, ...)``."""
+    from . import split_v2
+    return split_v2(self, indices_or_sections, axis, squeeze_axis, **kwargs)
+
+
+setattr(Symbol, "split_v2", _split_v2_method)
+
+for _name in ("arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "cbrt", "cos",
+              "cosh", "degrees", "expm1", "fix", "log10", "log1p", "log2", "nanprod",
+              "nansum", "radians", "rcbrt", "rint", "rsqrt", "sin", "sinh", "softmin",
+              "tan", "trunc", "argmax_channel", "argsort", "sort", "topk", "diag",
+              "depth_to_space", "space_to_depth", "shape_array", "size_array",
+              "reshape_like", "broadcast_like", "slice_like", "slice"):
+    setattr(Symbol, _name, _fluent(_name, _name))
+for _name, _op in (("broadcast_axes", "broadcast_axis"), ("pad", "Pad")):
+    setattr(Symbol, _name, _fluent(_op, _name))
 for _name, _op in (("reshape", "Reshape"), ("flatten", "Flatten"), ("transpose", "transpose"),
                    ("expand_dims", "expand_dims"), ("squeeze", "squeeze"), ("sum", "sum"),
                    ("mean", "mean"), ("max", "max"), ("min", "min"), ("prod", "prod"),
@@ -683,6 +807,16 @@ for _name, _op in (("reshape", "Reshape"), ("flatten", "Flatten"), ("transpose",
                    ("flip", "reverse"), ("sign", "sign"), ("round", "round"),
                    ("floor", "floor"), ("ceil", "ceil"), ("reciprocal", "reciprocal")):
     setattr(Symbol, _name, _fluent(_op, _name))
+
+
+def _shape_known(s) -> bool:
+    """Whether a shape as :meth:`Symbol.infer_shape` returns it is complete."""
+    from ..util import is_np_shape
+    if s is None:
+        return False
+    if is_np_shape():
+        return all(d >= 0 for d in s)
+    return len(s) > 0 and all(d > 0 for d in s)
 
 
 def _known_shape(node: _Node) -> Optional[tuple]:
@@ -752,7 +886,7 @@ def var(name: str, attr: Optional[dict] = None, shape=None, lr_mult=None, wd_mul
         raise DTypeError(f"var(): name must be a str, got {type(name).__name__}")
     attrs = {}
     if attr:
-        attrs.update({k: str(v) for k, v in attr.items()})
+        attrs.update({stored_key(k): str(v) for k, v in attr.items()})
     if shape is not None:
         attrs["__shape__"] = str(tuple(shape))
     if lr_mult is not None:
@@ -948,7 +1082,27 @@ def load_json(json_str: str) -> Symbol:
         heads.append((nodes[k], j))
     if not heads:
         raise _bad_json("'heads'", "is empty")
+    _legacy_shapes(nodes, graph)
     return Symbol(heads)
+
+
+def _legacy_shapes(nodes, graph) -> None:
+    """A graph saved without NumPy shape semantics, loaded with them on: its variables'
+    0 dimensions meant "unknown", so they become -1 (as MXNet converts them)."""
+    from ..util import is_np_shape
+    attrs = graph.get("attrs")
+    if not is_np_shape() or (isinstance(attrs, dict) and "is_np_shape" in attrs):
+        return
+    for n in nodes:
+        text = n.attrs.get("__shape__") if n.is_var else None
+        if text is None:
+            continue
+        try:
+            dims = tuple(int(d) for d in text.strip("()[] ").split(",") if d.strip())
+        except ValueError:
+            continue
+        if 0 in dims:
+            n.attrs["__shape__"] = str(tuple(-1 if d == 0 else d for d in dims))
 
 
 def load(fname: str) -> Symbol:

@@ -1,0 +1,230 @@
+"""Type inference on a Symbol graph from partial information (MXNet's ``InferType`` pass).
+
+Like :mod:`._shape`: each output of each node has a dtype or none yet; each operator's rule
+works out what it can from its inputs and outputs, forward and backward, until nothing
+changes. Most operators make their inputs and outputs one dtype; ``Cast`` and the creation
+ops take theirs from ``dtype``; indices, labels and conditions are free (any dtype); the
+normalization layers keep their parameters in float32 whatever the data (as MXNet).
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> d = mx.sym.var('data')
+>>> y = mx.sym.FullyConnected(mx.sym.Cast(d, dtype='float32'), num_hidden=2, name='fc')
+>>> t = infer(y, {'data': np.dtype('float16')})
+>>> [t[(id(n), 0)].name for n in y._nodes() if n.is_var]
+['float16', 'float32', 'float32']
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional
+
+import numpy as np
+
+from ..base import DTypeError
+
+__all__ = ["infer", "as_dtype"]
+
+DType = Optional[np.dtype]
+_RULES: Dict[str, Callable] = {}
+_F32 = np.dtype("float32")
+
+
+def as_dtype(t) -> DType:
+    """``t`` (a name, NumPy type or dtype, or None) as a NumPy dtype."""
+    if t is None:
+        return None
+    try:
+        return np.dtype(t)
+    except TypeError:
+        raise DTypeError(f"infer_type: {t!r} is not a dtype") from None
+
+
+def _merge(a: DType, b: DType, where: str) -> DType:
+    if a is None:
+        return b
+    if b is None or a == b:     # b is not None here: a == b compares dtypes
+        return a
+    raise DTypeError(f"{where}Type inconsistent, Provided = {a.name}, inferred type = "
+                     f"{b.name}")
+
+
+def _same(kw, ins, outs, free=(), fixed_in=None):
+    t = None
+    for i, x in enumerate(ins):
+        if i not in free and (fixed_in is None or i not in fixed_in):
+            t = _merge(t, x, "")
+    for x in outs:
+        t = _merge(t, x, "")
+    new_ins = []
+    for i, x in enumerate(ins):
+        if i in free:
+            new_ins.append(x)
+        elif fixed_in is not None and i in fixed_in:
+            new_ins.append(fixed_in[i])
+        else:
+            new_ins.append(t)
+    return new_ins, [t] * len(outs)
+
+
+def _free(*positions):
+    def f(kw, ins, outs):
+        return _same(kw, ins, outs, free=positions)
+    return f
+
+
+def _from_attr(default="float32"):
+    def f(kw, ins, outs):
+        t = as_dtype(kw.get("dtype") or default)
+        return list(ins), [t] * len(outs)
+    return f
+
+
+def _norm(kw, ins, outs):
+    fixed = {i: _F32 for i in range(1, len(ins))}
+    new_ins, new_outs = _same(kw, ins, outs[:1], fixed_in=fixed)
+    return new_ins, new_outs + [_F32] * (len(outs) - 1)
+
+
+def _topk(kw, ins, outs):
+    idx = as_dtype(kw.get("dtype") or "float32")
+    data = ins[0] if ins[0] is not None else (outs[0] if kw.get("ret_typ") in
+                                              ("value", "both", "mask") else None)
+    ret = kw.get("ret_typ", "indices")
+    if ret == "indices":
+        return [data], [idx] + [data] * (len(outs) - 1)
+    return [data], [data] + [idx] * (len(outs) - 1)
+
+
+def _label(kw, ins, outs):
+    new_ins, new_outs = _same(kw, ins[:1], outs)
+    if len(ins) > 1:
+        new_ins.append(ins[1] if ins[1] is not None else new_ins[0])
+    return new_ins, new_outs
+
+
+for _op in ("Cast", "amp_cast", "_zeros", "_ones", "_full", "_arange", "one_hot"):
+    _RULES[_op] = _from_attr()
+for _op in ("shape_array", "size_array"):
+    _RULES[_op] = _from_attr("int64")
+for _op in ("BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"):
+    _RULES[_op] = _norm
+_RULES["topk"] = _topk
+_RULES["argsort"] = lambda kw, ins, outs: (list(ins),
+                                           [as_dtype(kw.get("dtype") or "float32")])
+
+
+def _sort(kw, ins, outs):
+    new_ins, (t,) = _same(kw, ins, outs[:1])
+    return new_ins, [t] + [_F32] * (len(outs) - 1)
+
+
+_RULES["sort"] = _sort
+for _op in ("pick", "take", "batch_take", "gather_nd", "SequenceMask", "SequenceLast",
+            "SequenceReverse", "reshape_like", "broadcast_like", "slice_like",
+            "_contrib_index_copy"):
+    _RULES[_op] = _free(1)
+_RULES["where"] = _free(0)
+_RULES["Embedding"] = lambda kw, ins, outs: (
+    [ins[0], as_dtype(kw.get("dtype") or "float32")],
+    [as_dtype(kw.get("dtype") or "float32")] * len(outs))
+for _op in ("SoftmaxOutput", "SVMOutput", "LinearRegressionOutput", "MAERegressionOutput",
+            "LogisticRegressionOutput"):
+    _RULES[_op] = _label
+
+
+def _sample(kw, ins, outs):
+    """``_sample_<dist>``: ``dtype`` (float32 if not given), the parameters one dtype."""
+    t = as_dtype(kw.get("dtype")) if kw.get("dtype") not in (None, "None") else _F32
+    new_ins, _ = _same(kw, ins, [None] * len(outs))
+    return new_ins, [t] * len(outs)
+
+
+def _like(kw, ins, outs):
+    """``_random_<dist>_like``: the data's dtype unless ``dtype`` is given."""
+    if kw.get("dtype") not in (None, "None"):
+        return list(ins), [as_dtype(kw["dtype"])] * len(outs)
+    return _same(kw, ins, outs)
+
+
+def _multinomial(kw, ins, outs):
+    t = as_dtype(kw.get("dtype") or "int32")
+    return list(ins), [t] + [ins[0]] * (len(outs) - 1)
+
+
+_RULES["_random_randint"] = _from_attr("int32")
+_RULES["_sample_multinomial"] = _RULES["sample_multinomial"] = _multinomial
+_RULES["_histogram"] = lambda kw, ins, outs: (list(ins), [np.dtype("int64"), ins[0]])
+
+
+def _rule_of(op: str):
+    f = _RULES.get(op)
+    if f is not None:
+        return f
+    if op.startswith(("_sample_", "sample_")):
+        return _sample
+    if op.startswith("_random_") and op.endswith("_like"):
+        return _like
+    return None
+
+
+def _apply(n, types, where_prefix="Error in operator ") -> bool:
+    keys_in = [(id(src), j) for src, j in n.inputs]
+    keys_out = [(id(n), i) for i in range(n.num_outputs())]
+    ins = [types.get(k) for k in keys_in]
+    outs = [types.get(k) for k in keys_out]
+    where = f"{where_prefix}{n.name}: "
+    f = _rule_of(n.op)
+    if f is None:       # creation ops (no inputs) take dtype (float32); others one dtype
+        f = _from_attr() if not n.inputs else _same
+    try:
+        new_ins, new_outs = f(n.kwargs, ins, outs)
+    except DTypeError as err:
+        raise DTypeError(where + str(err)) from None
+    changed = False
+    for keys, new in ((keys_in, new_ins), (keys_out, new_outs)):
+        for k, b in zip(keys, new):
+            if b is None:
+                continue
+            old = types.get(k)
+            m = _merge(old, b, where)
+            if old is None or m != old:     # (np.dtype('float64') == None is True)
+                types[k] = m
+                changed = True
+    return changed
+
+
+def infer_entries(nodes, given: Dict) -> Dict[tuple, DType]:
+    """``{(id(node), output index): dtype}`` for the graph ``nodes`` (topological order),
+    from the dtypes ``given`` by node id or variable name."""
+    types: Dict[tuple, DType] = {}
+    for n in nodes:
+        if n.is_var:
+            types[(id(n), 0)] = given.get(id(n), given.get(n.name))
+    order = [n for n in nodes if not n.is_var]
+    for sweep in range(2 * len(order) + 2):
+        changed = False
+        for n in (order if sweep % 2 == 0 else reversed(order)):
+            changed |= _apply(n, types)
+        if not changed and sweep % 2 == 1:
+            break
+    return types
+
+
+def infer(sym, given: Dict[str, DType]) -> Dict[tuple, DType]:
+    """``{(id(node), output index): dtype or None}`` for the entries of ``sym``, from the
+    dtypes ``given`` by variable name and the variables' ``__dtype__``."""
+    from .symbol import _FLAG_DTYPES
+    nodes = sym._nodes()
+    start: Dict = {}
+    for n in nodes:
+        if not n.is_var:
+            continue
+        if given.get(n.name) is not None:
+            start[id(n)] = given[n.name]
+        elif "__dtype__" in n.attrs:
+            try:
+                start[id(n)] = np.dtype(_FLAG_DTYPES[int(n.attrs["__dtype__"])])
+            except (KeyError, ValueError):
+                pass
+    return infer_entries(nodes, start)

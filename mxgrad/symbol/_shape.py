@@ -1,0 +1,816 @@
+"""Shape inference on a Symbol graph from partial information (MXNet's ``InferShape`` pass).
+
+Every output of every node has a shape that is unknown (``None``), partly known (a tuple
+with ``-1`` for each unknown dimension) or known. Each operator has a rule that, from
+whatever is known about its inputs and outputs, works out more: FullyConnected gives its
+weight ``(num_hidden, features)`` from the data and the data's batch size from its output,
+an elementwise op makes its inputs and output one shape, Concat sums along its axis and
+fills in a missing input from the output... The pass applies the rules forward and backward
+over the graph until nothing changes, so a shape given anywhere (a variable, an output
+through ``a + b``) flows everywhere it determines. A rule that finds two different sizes for
+one dimension raises :class:`~mxgrad.base.ShapeError` naming the node and both shapes.
+
+An operator without a rule of its own is run once on zeros when all its inputs are known
+(the same ``mx.nd`` function as at run time, so the shapes cannot disagree).
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> a = mx.sym.var('a', shape=(0, 10))
+>>> fc = mx.sym.FullyConnected(a, num_hidden=4, name='fc')
+>>> y = fc + mx.sym.var('c', shape=(5, 0))
+>>> s = infer(y, {})
+>>> [s[(id(n), 0)] for n in y._nodes() if n.is_var]
+[(5, 10), (4, 10), (4,), (5, 4)]
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Tuple, cast
+
+import numpy as np
+
+from .. import autograd
+from .. import ndarray as nd
+from ..base import MXNetError, ShapeError, DTypeError
+
+__all__ = ["infer", "infer_entries", "node_rule_for", "to_user", "from_user"]
+
+Shape = Optional[Tuple[int, ...]]     # None: unknown; -1: an unknown dimension
+Rule = Callable[[dict, List[Shape], List[Shape]], Tuple[List[Shape], List[Shape]]]
+
+_RULES: Dict[str, Rule] = {}
+
+
+# ------------------------------------------------------------------ helpers
+def known(s: Shape) -> bool:
+    """Whether ``s`` is fully known."""
+    return s is not None and all(d >= 0 for d in s)
+
+
+def merge(a: Shape, b: Shape, where: str = "") -> Shape:
+    """The shape that is both ``a`` and ``b`` (each may be partial); ShapeError if none is."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if len(a) != len(b):
+        raise ShapeError(f"{where}Shape inconsistent, Provided = {_fmt(a)}, inferred shape = "
+                         f"{_fmt(b)}")
+    out = []
+    for x, y in zip(a, b):
+        if x < 0:
+            out.append(y)
+        elif y < 0 or x == y:
+            out.append(x)
+        else:
+            raise ShapeError(f"{where}Shape inconsistent, Provided = {_fmt(a)}, inferred "
+                             f"shape = {_fmt(b)}")
+    return tuple(out)
+
+
+def _fmt(s: Shape) -> str:
+    if s is None:
+        return "[]"
+    return "[" + ",".join(str(d) for d in s) + "]"
+
+
+def _dim(a: int, b: int) -> int:
+    """One dimension known from either."""
+    return a if a >= 0 else b
+
+
+def _prod(dims) -> int:
+    p = 1
+    for d in dims:
+        if d < 0:
+            return -1
+        p *= d
+    return p
+
+
+def _tuple(v, n: int = 0) -> tuple:
+    if v is None or v == ():
+        return (0,) * n if n else ()
+    if isinstance(v, (int, np.integer)):
+        return (int(v),) * max(n, 1)
+    return tuple(int(e) for e in v)
+
+
+def rule(*ops: str):
+    def deco(f: Rule) -> Rule:
+        for op in ops:
+            _RULES[op] = f
+        return f
+    return deco
+
+
+# ------------------------------------------------------------------ rules
+_SAME = (
+    # unary math and activations
+    "relu", "sigmoid", "tanh", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt",
+    "rsqrt", "cbrt", "rcbrt", "square", "abs", "negative", "reciprocal", "sign", "floor",
+    "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan", "arcsin", "arccos",
+    "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "degrees", "radians", "erf",
+    "erfinv", "gamma", "gammaln", "softsign", "logical_not", "zeros_like", "ones_like",
+    "hard_sigmoid", "clip", "_copy", "BlockGrad", "make_loss", "MakeLoss", "Cast",
+    "Activation", "softmax", "log_softmax", "softmin", "SoftmaxActivation", "smooth_l1",
+    "L2Normalization", "LRN", "reverse", "Dropout",
+    "_identity_with_attr_like_rhs", "amp_cast", "gelu", "mish", "log_sigmoid", "softrelu",
+    "_contrib_gradientmultiplier", "_contrib_round_ste", "_contrib_sign_ste",
+    "_contrib_div_sqrt_dim", "_contrib_quadratic", "_contrib_isfinite", "_contrib_isinf",
+    "_contrib_isnan",
+    # binary, same shape
+    "elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_maximum", "_minimum",
+    "_power", "_mod", "_hypot", "_equal", "_not_equal", "_greater", "_greater_equal",
+    "_lesser", "_lesser_equal", "_logical_and", "_logical_or", "_logical_xor", "add_n",
+    "arctan2",
+)
+
+
+def _same(kw, ins, outs):
+    s: Shape = None
+    for x in list(ins) + list(outs):
+        s = merge(s, x)
+    return [s] * len(ins), [s] * len(outs)
+
+
+for _op in _SAME:
+    _RULES[_op] = _same
+
+
+def register_same(op: str) -> None:
+    """Give ``op`` the rule "every input and output has one shape"."""
+    _RULES[op] = _same
+
+
+@rule("IdentityAttachKLSparseReg")
+def _kl(kw, ins, outs):
+    (d,), o = _same(kw, ins[:1], outs)
+    avg = (d[1],) if d is not None and len(d) > 1 else None
+    return [d, avg], o
+
+
+def _broadcast(a: Shape, b: Shape) -> Shape:
+    if a is None or b is None:
+        return None
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x == y:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        elif y == 1:
+            out.append(x)
+        elif x < 0 or y < 0:
+            out.append(max(x, y))
+        else:
+            raise ShapeError(f"operands could not be broadcast together with shapes "
+                             f"{_fmt(a)} {_fmt(b)}")
+    return tuple(out)
+
+
+def _broadcast_rule(kw, ins, outs):
+    return list(ins), [_broadcast(ins[0], ins[1])]
+
+
+for _op in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
+            "broadcast_maximum", "broadcast_minimum", "broadcast_power", "broadcast_mod",
+            "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
+            "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal",
+            "broadcast_hypot", "broadcast_logical_and", "broadcast_logical_or",
+            "broadcast_logical_xor"):
+    _RULES[_op] = _broadcast_rule
+
+
+@rule("FullyConnected")
+def _fc(kw, ins, outs):
+    n = int(kw["num_hidden"])
+    flatten = kw.get("flatten", True)
+    d, o = ins[0], outs[0]
+    if d is None:                       # MXNet's rule needs the data's rank
+        return list(ins), list(outs)
+    fin = _prod(d[1:]) if flatten else d[-1]
+    new_ins = [d, (n, fin)]
+    if len(ins) > 2:
+        new_ins.append(ins[2] if ins[2] == (n, 1) else (n,))
+    o = merge(o, (d[0], n) if flatten else tuple(d[:-1]) + (n,))
+    new_ins[0] = merge(d, (o[0],) + (-1,) * (len(d) - 1))
+    return new_ins, [o]
+
+
+def _layout(kw, nsp: int) -> Tuple[int, Tuple[int, ...]]:
+    """(channel axis, spatial axes) of a convolution/pooling layout."""
+    layout = kw.get("layout") or ("NC" + "DHW"[3 - nsp:] if nsp <= 3 else None)
+    if layout is None:
+        return 1, tuple(range(2, 2 + nsp))
+    return layout.index("C"), tuple(i for i, c in enumerate(layout) if c in "DHW")
+
+
+@rule("Convolution")
+def _conv(kw, ins, outs):
+    k = _tuple(kw["kernel"])
+    nsp = len(k)
+    s, dl, p = _tuple(kw.get("stride"), nsp), _tuple(kw.get("dilate"), nsp), \
+        _tuple(kw.get("pad"), nsp)
+    s = tuple(x or 1 for x in s)
+    dl = tuple(x or 1 for x in dl)
+    g, f = int(kw.get("num_group", 1)), int(kw["num_filter"])
+    c_ax, sp = _layout(kw, nsp)
+    d, o = ins[0], outs[0]
+    w = ins[1] if len(ins) > 1 else None
+    nd_ = nsp + 2
+    d = merge(d, (-1,) * nd_) if d is not None or o is not None else None
+    o = merge(o, (-1,) * nd_) if d is not None else o
+    if d is None:
+        return list(ins), [o]
+    c = d[c_ax]
+    if c < 0 and w is not None and w[1 if c_ax == 1 else -1] >= 0:
+        c = w[1 if c_ax == 1 else -1] * g
+    wshape = (f, c // g if c >= 0 else -1) + k if c_ax == 1 else \
+        (f,) + k + (c // g if c >= 0 else -1,)
+    dk = [dl[i] * (k[i] - 1) + 1 for i in range(nsp)]
+    out = [-1] * nd_
+    out[0], out[c_ax] = d[0], f
+    new_d = list(d)
+    new_d[c_ax] = c
+    for i, ax in enumerate(sp):
+        if d[ax] >= 0:
+            out[ax] = (d[ax] + 2 * p[i] - dk[i]) // s[i] + 1
+        elif o is not None and o[ax] >= 0 and s[i] == 1:
+            new_d[ax] = o[ax] - 1 + dk[i] - 2 * p[i]
+    if o is not None:
+        new_d[0] = _dim(new_d[0], o[0])
+    o = merge(o, tuple(out))
+    new_ins = [tuple(new_d), wshape] + ([(f,)] if len(ins) > 2 else [])
+    return new_ins, [o]
+
+
+@rule("Deconvolution")
+def _deconv(kw, ins, outs):
+    k = _tuple(kw["kernel"])
+    nsp = len(k)
+    s, dl, p = _tuple(kw.get("stride"), nsp), _tuple(kw.get("dilate"), nsp), \
+        _tuple(kw.get("pad"), nsp)
+    s = tuple(x or 1 for x in s)
+    dl = tuple(x or 1 for x in dl)
+    adj = _tuple(kw.get("adj"), nsp)
+    target = _tuple(kw.get("target_shape"))
+    g, f = int(kw.get("num_group", 1)), int(kw["num_filter"])
+    c_ax, sp = _layout(kw, nsp)
+    d, o = ins[0], outs[0]
+    if d is None:
+        return list(ins), [o]
+    c = d[c_ax]
+    wshape = (c, f // g) + k if c_ax == 1 else (c,) + k + (f // g,)
+    out = [-1] * (nsp + 2)
+    out[0], out[c_ax] = d[0], f
+    for i, ax in enumerate(sp):
+        if target and target[i] > 0:
+            out[ax] = target[i]
+        elif d[ax] >= 0:
+            out[ax] = s[i] * (d[ax] - 1) + dl[i] * (k[i] - 1) + 1 - 2 * p[i] + adj[i]
+    new_ins = [d, wshape] + ([(f,)] if len(ins) > 2 else [])
+    return new_ins, [merge(o, tuple(out))]
+
+
+@rule("Pooling")
+def _pool(kw, ins, outs):
+    d = ins[0]
+    if d is None:
+        return list(ins), list(outs)
+    nsp = len(d) - 2
+    c_ax, sp = _layout(kw, nsp)
+    out = list(d)
+    if kw.get("global_pool"):
+        for ax in sp:
+            out[ax] = 1
+    else:
+        k = _tuple(kw.get("kernel"), nsp)
+        s = tuple(x or 1 for x in _tuple(kw.get("stride"), nsp)) or (1,) * nsp
+        p = _tuple(kw.get("pad"), nsp) or (0,) * nsp
+        full = kw.get("pooling_convention", "valid") == "full"
+        for i, ax in enumerate(sp):
+            if d[ax] < 0:
+                continue
+            span = d[ax] + 2 * p[i] - k[i]
+            out[ax] = (-(-span // s[i]) if full else span // s[i]) + 1
+    o = merge(outs[0], tuple(out))
+    return list(ins), [o] + [o] * (len(outs) - 1)
+
+
+def _norm_rule(kind: str):
+    def f(kw, ins, outs):
+        if ins[0] is None:          # MXNet's rule needs the data (no backward inference)
+            return list(ins), list(outs)
+        (d,), (o,) = _same(kw, ins[:1], outs[:1])
+        axis = int(kw.get("axis", 1 if kind == "batch" else -1)) % len(d)
+        if kind == "group":
+            c = (int(kw.get("num_groups", 1)),)
+        elif kind == "instance":
+            c = (d[1],)
+        else:
+            c = (d[axis],)
+        new_ins = [d] + [c] * (len(ins) - 1)
+        if kind == "batch":
+            stats = [c, c]
+        elif kind == "layer":
+            red = list(d)
+            red[axis] = 1
+            stats = [tuple(red)] * 2
+        elif kind == "group":
+            stats = [(d[0], c[0])] * 2
+        else:
+            stats = [(d[0], d[1])] * 2
+        return new_ins, [o] + stats[:len(outs) - 1]
+    return f
+
+
+_RULES["BatchNorm"] = _norm_rule("batch")
+_RULES["BatchNorm_v1"] = _norm_rule("batch")
+_RULES["_contrib_SyncBatchNorm"] = _norm_rule("batch")
+_RULES["LayerNorm"] = _norm_rule("layer")
+_RULES["GroupNorm"] = _norm_rule("group")
+_RULES["InstanceNorm"] = _norm_rule("instance")
+
+
+@rule("LeakyReLU")
+def _leaky(kw, ins, outs):
+    (d,), o = _same(kw, ins[:1], outs)
+    new = [d]
+    if len(ins) > 1:
+        new.append((d[1] if len(d) > 1 else 1,) if d is not None else ins[1])
+    return new, o
+
+
+@rule("Embedding")
+def _embedding(kw, ins, outs):
+    n_in, n_out = int(kw["input_dim"]), int(kw["output_dim"])
+    d = ins[0]
+    if d is None and outs[0] is not None:
+        d = tuple(outs[0][:-1])
+    o = merge(outs[0], tuple(d) + (n_out,)) if d is not None else outs[0]
+    return [d, (n_in, n_out)], [o]
+
+
+@rule("Concat", "_rnn_param_concat")
+def _concat(kw, ins, outs):
+    dim = int(kw.get("dim", 1))
+    nds = {len(s) for s in list(ins) + list(outs) if s is not None}
+    if not nds:
+        return list(ins), list(outs)
+    if len(nds) > 1:
+        raise ShapeError(f"Concat: inputs of different ranks {sorted(nds)}")
+    n = nds.pop()
+    ax = dim % n
+    rest: Shape = (-1,) * n
+    for s in list(ins) + list(outs):
+        if s is not None:
+            rest = merge(rest, tuple(-1 if i == ax else v for i, v in enumerate(s)))
+    new_ins = []
+    for s in ins:
+        s = merge(s, rest)
+        new_ins.append(s)
+    sizes = [s[ax] for s in new_ins]
+    o = merge(outs[0], rest)
+    if all(v >= 0 for v in sizes):
+        o = merge(o, tuple(sum(sizes) if i == ax else v for i, v in enumerate(rest)))
+    return new_ins, [o]
+
+
+@rule("SliceChannel")
+def _split(kw, ins, outs):
+    n = int(kw.get("num_outputs", 1))
+    axis = int(kw.get("axis", 1))
+    squeeze = bool(kw.get("squeeze_axis", False))
+    d = ins[0]
+    part: Shape = None
+    for s in outs:
+        part = merge(part, s)
+    if d is not None:
+        ax = axis % len(d)
+        if squeeze:
+            p = tuple(v for i, v in enumerate(d) if i != ax)
+        else:
+            p = tuple((v // n if v >= 0 else -1) if i == ax else v for i, v in enumerate(d))
+        part = merge(part, p)
+    if part is not None:
+        nd_ = len(part) + (1 if squeeze else 0)
+        ax = axis % nd_
+        full = list(part)
+        if squeeze:
+            full.insert(ax, n)
+        else:
+            full[ax] = full[ax] * n if full[ax] >= 0 else -1
+        d = merge(d, tuple(full))
+    return [d], [part] * len(outs)
+
+
+@rule("Flatten")
+def _flatten(kw, ins, outs):
+    d, o = ins[0], outs[0]
+    if d is not None:
+        o = merge(o, (d[0], _prod(d[1:])) if len(d) > 1 else (d[0], 1))
+    return [d], [o]
+
+
+@rule("transpose")
+def _transpose(kw, ins, outs):
+    d, o = ins[0], outs[0]
+    n = len(d) if d is not None else (len(o) if o is not None else None)
+    if n is None:
+        return [d], [o]
+    axes = _tuple(kw.get("axes"))
+    axes = tuple(a % n for a in axes) if axes else tuple(reversed(range(n)))
+    if d is not None:
+        o = merge(o, tuple(d[a] for a in axes))
+    if o is not None:
+        inv = [0] * n
+        for i, a in enumerate(axes):
+            inv[a] = i
+        d = merge(d, tuple(o[inv[j]] for j in range(n)))
+    return [d], [o]
+
+
+def _dot_rule(batch: bool):
+    def f(kw, ins, outs):
+        a, b = ins
+        if a is None or b is None:
+            return list(ins), list(outs)
+        ta, tb = bool(kw.get("transpose_a")), bool(kw.get("transpose_b"))
+        if batch:
+            if len(a) != 3 or len(b) != 3:
+                raise ShapeError(f"batch_dot: inputs must be 3-D, got {_fmt(a)} and {_fmt(b)}")
+            m, ka = (a[2], a[1]) if ta else (a[1], a[2])
+            kb, n = (b[2], b[1]) if tb else (b[1], b[2])
+            if ka < 0 or kb < 0:
+                return list(ins), list(outs)
+            if ka != kb:
+                raise ShapeError(f"batch_dot: shapes {_fmt(a)} and {_fmt(b)} do not match")
+            nb = _dim(a[0], b[0])
+            if a[0] >= 0 and b[0] >= 0 and a[0] != b[0]:
+                raise ShapeError(f"batch_dot: batch sizes of {_fmt(a)} and {_fmt(b)} differ")
+            return list(ins), [merge(outs[0], (nb, m, n))]
+        if len(a) == 1 and len(b) == 1:
+            return list(ins), [merge(outs[0], (1,))]
+        ka = a[0] if ta else a[-1]
+        kb = b[-1] if tb else b[0]
+        if ka < 0 or kb < 0:
+            return list(ins), list(outs)
+        if ka != kb:
+            raise ShapeError(f"dot: shapes {_fmt(a)} and {_fmt(b)} do not match")
+        left = tuple(a[1:]) if ta else tuple(a[:-1])
+        right = tuple(b[:-1]) if tb else tuple(b[1:])
+        return list(ins), [merge(outs[0], left + right)]
+    return f
+
+
+_RULES["dot"] = _dot_rule(False)
+_RULES["batch_dot"] = _dot_rule(True)
+
+
+@rule("pick")
+def _pick(kw, ins, outs):
+    d, idx = ins
+    o = merge(outs[0], idx)
+    axis = kw.get("axis", -1)
+    if d is not None and axis is not None:
+        ax = int(axis) % len(d)
+        keep = bool(kw.get("keepdims", False))
+        red = tuple((1 if keep else None) if i == ax else v for i, v in enumerate(d))
+        o = merge(o, tuple(v for v in red if v is not None))
+    return [d, o], [o]
+
+
+@rule("where")
+def _where(kw, ins, outs):
+    c, x, y = ins
+    if not known(c):
+        return list(ins), list(outs)
+    s = merge(merge(merge(None, x), y), outs[0])
+    if known(s) and (c != s if len(c) == len(s) else len(c) != 1 or c[0] != s[0]):
+        raise ShapeError(f"where: condition {_fmt(c)} does not match {_fmt(s)}")
+    return [c, s, s], [s]
+
+
+@rule("take")
+def _take(kw, ins, outs):
+    a, idx = ins
+    if a is None or idx is None:
+        return list(ins), list(outs)
+    ax = int(kw.get("axis", 0)) % len(a)
+    return list(ins), [merge(outs[0], tuple(a[:ax]) + tuple(idx) + tuple(a[ax + 1:]))]
+
+
+@rule("one_hot")
+def _one_hot(kw, ins, outs):
+    if ins[0] is None:
+        return list(ins), list(outs)
+    return list(ins), [merge(outs[0], tuple(ins[0]) + (int(kw["depth"]),))]
+
+
+def _label_rule(kind: str):
+    def f(kw, ins, outs):
+        # MXNet's rules need the data (regression outputs: all of its shape); no
+        # backward inference from the output
+        if (kind == "same" and not known(ins[0])) or ins[0] is None:
+            return list(ins), list(outs)
+        (d,), (o,) = _same(kw, ins[:1], outs)
+        new = [d]
+        if len(ins) > 1:
+            label = ins[1]
+            if known(d):                # MXNet shapes the label from a known data shape
+                if kind == "same":
+                    want: Shape = d
+                elif kw.get("multi_output"):
+                    want = (d[0], _prod(d[2:]))
+                elif kw.get("preserve_shape"):
+                    want = tuple(d[:-1])
+                else:
+                    want = (d[0],) if kind == "softmax" else tuple(d[:-1])
+                if label is None or len(label) == len(want):
+                    label = merge(label, want)
+                elif kind == "same" and label is not None and not known(label):
+                    pass
+            new.append(label)
+        return new, [o]
+    return f
+
+
+_RULES["SoftmaxOutput"] = _label_rule("softmax")
+_RULES["SVMOutput"] = _label_rule("svm")
+for _op in ("LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"):
+    _RULES[_op] = _label_rule("same")
+
+
+def _slice_len(dim: int, b, e, st) -> int:
+    if dim < 0:
+        return -1
+    return len(range(*slice(b, e, st).indices(dim)))
+
+
+@rule("slice")
+def _slice(kw, ins, outs):
+    d = ins[0]
+    if d is None:
+        return list(ins), list(outs)
+    begin, end = tuple(kw.get("begin") or ()), tuple(kw.get("end") or ())
+    step = tuple(kw.get("step") or ())
+    out = list(d)
+    for i in range(len(begin)):
+        st = step[i] if i < len(step) and step[i] is not None else None
+        e = end[i] if i < len(end) else None
+        out[i] = _slice_len(d[i], begin[i], e, st)
+    return list(ins), [merge(outs[0], tuple(out))]
+
+
+@rule("slice_axis")
+def _slice_axis(kw, ins, outs):
+    d = ins[0]
+    if d is None:
+        return list(ins), list(outs)
+    ax = int(kw["axis"]) % len(d)
+    out = list(d)
+    out[ax] = _slice_len(d[ax], kw.get("begin"), kw.get("end"), None)
+    return list(ins), [merge(outs[0], tuple(out))]
+
+
+@rule("Reshape")
+def _reshape(kw, ins, outs):
+    from ..ops.shape import _infer_reshape      # MXNet's reshape codes, one home
+    from ._registry import reshape_target
+    d, o = ins[0], outs[0]
+    target = reshape_target(kw, d)
+    if target is None:
+        return list(ins), list(outs)
+    if known(d):
+        return list(ins), [merge(o, _infer_reshape(d, target, bool(kw.get("reverse"))))]
+    if d is not None and known(o) and sum(1 for v in d if v < 0) == 1:
+        rest = _prod(v for v in d if v >= 0)
+        total = _prod(o)
+        if rest > 0 and total % rest == 0:
+            return [tuple(total // rest if v < 0 else v for v in d)], [o]
+    return list(ins), list(outs)
+
+
+@rule("RNN")
+def _rnn(kw, ins, outs):
+    from ..ops.rnn import rnn_param_size
+    d = ins[0]
+    if d is None or len(d) != 3 or d[2] < 0:
+        return list(ins), list(outs)
+    mode = kw.get("mode")
+    h, layers = int(kw["state_size"]), int(kw.get("num_layers", 1))
+    dirs = 2 if kw.get("bidirectional") else 1
+    proj = kw.get("projection_size")
+    ph = int(proj) if proj else h
+    size = rnn_param_size(mode, d[2], h, layers, bool(kw.get("bidirectional")), proj)
+    state = (layers * dirs, d[1], ph)
+    new = [d, (size,), state]
+    if len(ins) > 3:
+        new.append((layers * dirs, d[1], h) if mode == "lstm" else ins[3])
+    new += list(ins[len(new):])
+    res = [(d[0], d[1], dirs * ph), state, (layers * dirs, d[1], h)]
+    return new, res[:len(outs)]
+
+
+@rule("UpSampling")
+def _upsampling(kw, ins, outs):
+    scale = int(kw["scale"])
+    d = ins[0]
+    if d is None:
+        return list(ins), list(outs)
+    out = (d[0], d[1], d[2] * scale if d[2] >= 0 else -1, d[3] * scale if d[3] >= 0 else -1)
+    new = list(ins)
+    if kw.get("sample_type") == "bilinear":
+        k = 2 * scale - scale % 2
+        new[1] = (int(kw.get("num_filter", d[1])), 1, k, k)
+    elif len(ins) > 1:
+        if kw.get("multi_input_mode", "concat") == "concat":
+            chans = [s[1] if s is not None else -1 for s in ins]
+            out = (out[0], sum(chans) if all(c >= 0 for c in chans) else -1) + out[2:]
+    return new, [merge(outs[0], out)]
+
+
+# linear algebra (MXNet's linalg ops work on the last two axes, batched over the rest)
+for _op in ("_linalg_potrf", "_linalg_potri", "_linalg_inverse"):
+    _RULES[_op] = _same
+
+
+@rule("_linalg_trmm", "_linalg_trsm")
+def _la_b(kw, ins, outs):
+    return list(ins), [merge(outs[0], ins[1])]
+
+
+@rule("_linalg_gemm")
+def _la_gemm(kw, ins, outs):
+    return list(ins), [merge(outs[0], ins[2])]
+
+
+@rule("_linalg_det", "_linalg_sumlogdiag", "_linalg_slogdet")
+def _la_batch(kw, ins, outs):
+    a = ins[0]
+    batch = None if a is None else (tuple(a[:-2]) or (1,))     # a matrix gives (1,)
+    return list(ins), [batch] * len(outs)
+
+
+@rule("_linalg_syevd")
+def _la_syevd(kw, ins, outs):
+    a = ins[0]
+    return list(ins), [a, None if a is None else tuple(a[:-1])]
+
+
+@rule("_linalg_gelqf")
+def _la_gelqf(kw, ins, outs):
+    a = ins[0]
+    return list(ins), [a, None if a is None else tuple(a[:-1]) + (a[-2],)]
+
+
+@rule("_zeros", "_ones", "_full")
+def _creation(kw, ins, outs):
+    shape = tuple(-1 if v == 0 and not _np_shape() else v for v in _tuple(kw.get("shape")))
+    return list(ins), [merge(outs[0], shape)]
+
+
+def _np_shape() -> bool:
+    from ..util import is_np_shape
+    return is_np_shape()
+
+
+# ------------------------------------------------------------------ running an op on zeros
+def _run_on_zeros(node, ins: List[Shape], dtypes=None) -> List[Shape]:
+    from .symbol import _run_node
+    args = []
+    for i, s in enumerate(ins):
+        dt = dtypes[i] if dtypes and dtypes[i] is not None else "float32"
+        args.append(nd.zeros(cast(Tuple[int, ...], s), dtype=dt))
+    with autograd.pause(train_mode=False):
+        outs = _run_node(node, args)
+    return [tuple(o.shape) for o in outs]
+
+
+def node_rule_for(op: str) -> Optional[Rule]:
+    """The shape rule of the operator ``op``, or None (then it is run on zeros)."""
+    return _rule_of(op)
+
+
+def _rule_of(op: str) -> Optional[Rule]:
+    f = _RULES.get(op)
+    if f is None and op.endswith("_scalar"):       # _plus_scalar, _rpower_scalar...
+        return _same
+    return f
+
+
+# ------------------------------------------------------------------ the pass
+def infer_entries(nodes, given: Dict) -> Dict[tuple, Shape]:
+    """``{(id(node), output index): shape}`` for every entry of the graph ``nodes``
+    (topological order), from the shapes ``given`` by variable name or node id (internal
+    form: ``None`` unknown, ``-1`` unknown dimension)."""
+    shapes: Dict[tuple, Shape] = {}
+    for n in nodes:
+        if n.is_var:
+            shapes[(id(n), 0)] = given.get(id(n), given.get(n.name))
+    order = [n for n in nodes if not n.is_var]
+    tried: set = set()
+    for sweep in range(2 * len(order) + 2):
+        changed = False
+        seq = order if sweep % 2 == 0 else list(reversed(order))
+        for n in seq:
+            changed |= _apply(n, shapes, tried)
+        if not changed and sweep % 2 == 1:
+            break
+    return shapes
+
+
+def _apply(n, shapes, tried) -> bool:
+    keys_in = [(id(src), j) for src, j in n.inputs]
+    keys_out = [(id(n), i) for i in range(n.num_outputs())]
+    ins = [shapes.get(k) for k in keys_in]
+    outs = [shapes.get(k) for k in keys_out]
+    where = f"Error in operator {n.name}: "
+    f = _rule_of(n.op)
+    try:
+        if f is not None:
+            new_ins, new_outs = f(n.kwargs, ins, outs)
+        elif all(known(s) for s in ins) and not all(known(s) for s in outs) \
+                and id(n) not in tried:
+            tried.add(id(n))
+            try:
+                new_ins, new_outs = list(ins), _run_on_zeros(n, ins)
+            except (ShapeError, DTypeError) as err:
+                raise ShapeError(f"{where}{err}") from None
+            except MXNetError:      # a value zeros do not satisfy (a Cholesky factor...)
+                return False
+            new_outs = new_outs + [None] * (len(outs) - len(new_outs))
+        else:
+            return False
+    except ShapeError as err:
+        msg = str(err)
+        raise ShapeError(msg if msg.startswith("Error in operator") else where + msg) from None
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError) as err:
+        raise ShapeError(f"{where}cannot infer shapes ({type(err).__name__}: {err})") from None
+    changed = False
+    for keys, old, new in ((keys_in, ins, new_ins), (keys_out, outs, new_outs)):
+        for k, a, b in zip(keys, old, new):
+            if b is None:
+                continue
+            m = merge(a, b, where)
+            if m != a:
+                # several inputs may be one entry: merge with what is stored now
+                m = merge(shapes.get(k), m, where)
+                if m != shapes.get(k):
+                    shapes[k] = m
+                    changed = True
+    return changed
+
+
+def infer(sym, given: Dict[str, Shape]) -> Dict[tuple, Shape]:
+    """``{(id(node), output index): shape}`` (internal form) for every entry of ``sym``,
+    from the shapes ``given`` by variable name and the variables' ``__shape__``."""
+    nodes = sym._nodes()
+    start: Dict[int, Shape] = {}
+    for n in nodes:
+        if n.is_var:
+            if n.name in given:
+                start[id(n)] = given[n.name]
+            elif "__shape__" in n.attrs:
+                start[id(n)] = from_user(parse_shape_attr(n.attrs["__shape__"]))
+    return infer_entries(nodes, start)
+
+
+# ------------------------------------------------------------------ conversions
+def parse_shape_attr(text: str) -> Optional[tuple]:
+    """A ``__shape__`` attribute as a tuple (``None`` when it is not one)."""
+    try:
+        dims = tuple(int(d) for d in text.strip("()[] ").split(",") if d.strip())
+    except ValueError:
+        return None
+    return dims
+
+
+def from_user(shape) -> Shape:
+    """A shape as a user gives it (legacy: ``0`` unknown dimension, ``()`` unknown; NumPy
+    shape mode: ``-1`` and ``None``) in internal form."""
+    if shape is None:
+        return None
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(d) for d in shape)
+    if _np_shape():
+        return tuple(-1 if d < 0 else d for d in shape)
+    if not shape:
+        return None
+    return tuple(-1 if d <= 0 else d for d in shape)
+
+
+def to_user(shape: Shape):
+    """An internal shape as MXNet returns it (legacy: ``()`` unknown, ``0`` unknown
+    dimension; NumPy shape mode: ``None`` and ``-1``)."""
+    if _np_shape():
+        return None if shape is None else tuple(shape)
+    if shape is None:
+        return ()
+    return tuple(0 if d < 0 else d for d in shape)
+
