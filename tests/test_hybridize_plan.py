@@ -715,28 +715,42 @@ def test_rnn_layer_with_and_without_states_share_nothing_wrong():
     assert _plan_count(layer) == 1           # states as a list of inputs: planned
 
 
-def test_unplannable_block_warns_at_second_call_and_stays_correct():
+class _NdOnly(gluon.HybridBlock):
+    """Calls an mx.nd function mx.sym does not have (as MXNet's hybridize, no tracing)."""
+
+    def hybrid_forward(self, F, x):
+        return F.moveaxis(x, 0, 1) * 3
+
+
+def test_untraceable_block_warns_at_second_call_and_stays_correct():
+    blk = _NdOnly()
+    blk.hybridize()
+    x = nd.array([[1.0, 3.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert blk(x).asnumpy().tolist() == [[3.0], [9.0]]
+    with pytest.warns(UserWarning, match="runs this block imperatively .*moveaxis"):
+        assert blk(x).asnumpy().tolist() == [[3.0], [9.0]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # said once
+        assert blk(x).asnumpy().tolist() == [[3.0], [9.0]]
+
+
+def test_reading_values_in_hybrid_forward_raises_mxnets_error():
     class ReadsValues(gluon.HybridBlock):
         def hybrid_forward(self, F, x):
-            return x * float(x.asnumpy().max())      # values: not traceable
+            return x * float(x.asnumpy().max())
 
     blk = ReadsValues()
     blk.hybridize()
-    x = nd.array([1.0, 3.0])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert blk(x).asnumpy().tolist() == [3.0, 9.0]
-    with pytest.warns(UserWarning, match="runs this block imperatively"):
-        assert blk(x).asnumpy().tolist() == [3.0, 9.0]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")          # said once
-        assert blk(x).asnumpy().tolist() == [3.0, 9.0]
+    with pytest.raises(NotImplementedForSymbol, match="asnumpy is not implemented for Symbol"):
+        blk(nd.array([1.0, 3.0]))
 
 
 def test_hybrid_children_of_a_plain_block_and_of_an_unplannable_block():
     """net.hybridize() on a Sequential plans each HybridBlock child; a HybridBlock that
     cannot be traced runs imperatively (warned once) while its children run planned."""
-    class ReadsValues(gluon.HybridBlock):
+    class Untraceable(gluon.HybridBlock):
         def __init__(self, **kwargs):
             super().__init__(**kwargs)
             with self.name_scope():
@@ -745,15 +759,14 @@ def test_hybrid_children_of_a_plain_block_and_of_an_unplannable_block():
                 self.head = nn.Dense(2)
 
         def hybrid_forward(self, F, x):
-            scale = float(np.abs(x.asnumpy()).max())      # a value: not traceable
-            return self.head(self.body(x) * scale)
+            return self.head(F.moveaxis(F.moveaxis(self.body(x), 0, 1), 0, 1) * 2)
 
     def plain():
         net = nn.Sequential()
         net.add(nn.Dense(5, activation="tanh"), nn.BatchNorm(), nn.Dropout(0.4), nn.Dense(2))
         return net
 
-    for make in (plain, ReadsValues):
+    for make in (plain, Untraceable):
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", ".*hybridize.. runs this block imperatively")
             warnings.filterwarnings("ignore", "All children of this Sequential")
@@ -950,3 +963,29 @@ def test_export_does_not_call_the_blocks_hooks(tmp_path):
     assert seen == [float(y.asnumpy().sum())]
     net(nd.ones((1, 3)))
     assert len(seen) == 2                       # still registered
+
+
+@pytest.mark.parametrize("lengths", ["pred", "label", "both"])
+def test_ctc_loss_with_omitted_inputs(lengths):
+    """``None`` among the inputs (CTCLoss without pred_lengths) is an omitted input of
+    the planned graph, as in MXNet."""
+    pred = nd.array(_rand(2, 6, 4), dtype="float64")
+    label = nd.array([[1, 0, 2], [2, 1, 1]], dtype="float64")
+    pl = nd.array([6, 4], dtype="float64") if lengths in ("pred", "both") else None
+    ll = nd.array([2, 3], dtype="float64") if lengths in ("label", "both") else None
+    args = (pl, ll) if ll is not None else (pl,)
+    res = []
+    for hybrid in (False, True):
+        fn = gloss.CTCLoss()
+        if hybrid:
+            fn.hybridize()
+        for _ in range(2):
+            p = pred.copy()
+            p.attach_grad()
+            with autograd.record():
+                y = fn(p, label, *args)
+            y.backward()
+        res.append((y.asnumpy(), p.grad.asnumpy()))
+    assert _plan_count(fn) == 1
+    for u, v in zip(*res):
+        np.testing.assert_allclose(v, u, **TOL)

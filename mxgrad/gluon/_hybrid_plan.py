@@ -7,10 +7,10 @@ hooks are not called by the trace, they see each call's arrays) and the Symbol i
 planned (:class:`mxgrad.symbol.plan.Plan`, its nodes in the order ``hybrid_forward``
 made them, so random ops draw as imperatively); every later call with that signature
 runs the plan. Lists and tuples of arrays among the inputs (a cell's states) are
-flattened and regrouped, as MXNet does. A block that cannot be planned runs
-imperatively, as before ``hybridize()``: inputs that are not ``mx.nd`` arrays (``mx.np``
-mode, ``None``), forward-mode tangents, parameters not initialized yet (the first call
-of a deferred initialization), a block whose calls pass values to each other outside
+flattened and regrouped, as MXNet does; ``None`` is an omitted input. A block that
+cannot be planned runs imperatively, as before ``hybridize()``: inputs that are not
+``mx.nd`` arrays (``mx.np`` mode), forward-mode tangents, parameters not initialized yet
+(the first call of a deferred initialization), a block whose calls pass values to each other outside
 their inputs (a class attribute ``_state_between_calls`` says what: ZoneoutCell's
 previous output), or a graph mxgrad's Symbols cannot express (for these two a warning
 names the reason, once per block).
@@ -187,13 +187,15 @@ def _warn_once(block, err) -> None:
 
 def _flatten_args(args, flat: list) -> Any:
     """Append the arrays of ``args`` (lists and tuples of arrays, nested) to ``flat``;
-    return their nesting (a tuple: -1 an array, ``(0 or 1, nesting)`` a list or a
-    tuple), or None when something else is among them."""
+    return their nesting (a tuple: -1 an array, None an omitted input, ``(0 or 1,
+    nesting)`` a list or a tuple), or None when something else is among them."""
     fmt: List[Any] = []
     for a in args:
         if type(a) is NDArray and a._tan is None:
             flat.append(a)
             fmt.append(-1)
+        elif a is None:           # an omitted input (CTCLoss without pred_lengths)
+            fmt.append(None)
         elif isinstance(a, (list, tuple)):
             sub = _flatten_args(a, flat)
             if sub is None:
@@ -211,7 +213,9 @@ def _regroup(flat, fmt) -> tuple:
     def build(f):
         res = []
         for e in f:
-            if e == -1:
+            if e is None:
+                res.append(None)
+            elif e == -1:
                 res.append(next(it))
             else:
                 sub = build(e[1])

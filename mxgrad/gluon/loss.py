@@ -25,7 +25,6 @@ import numpy as np
 from ..base import DTypeError, ShapeError, StateError, numeric_types
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
-from ..symbol._registry import UnknownOpError
 from .block import HybridBlock
 from ..ops.nn import _softmax_ce_per_sample
 from ..ndarray.ndarray import NDArray
@@ -506,9 +505,6 @@ class CTCLoss(Loss):
             pred = F.swapaxes(pred, 0, 1)
         if self._batch_axis == 1:
             label = F.swapaxes(label, 0, 1)
-        if isinstance(pred, Symbol) and label_lengths is not None and pred_lengths is None:
-            raise UnknownOpError(f"{self.name}: mxgrad's mx.sym.CTCLoss takes label_lengths "
-                                 f"only with pred_lengths; pass both (or run imperatively)")
         loss = F.CTCLoss(pred, label, pred_lengths, label_lengths,
                          use_data_lengths=pred_lengths is not None,
                          use_label_lengths=label_lengths is not None, blank_label="last")
