@@ -989,3 +989,19 @@ def test_ctc_loss_with_omitted_inputs(lengths):
     assert _plan_count(fn) == 1
     for u, v in zip(*res):
         np.testing.assert_allclose(v, u, **TOL)
+
+
+def test_child_added_after_a_hybridized_call_takes_part():
+    """As MXNet (register_child clears the cached graph)."""
+    net = nn.HybridSequential()
+    net.add(nn.Dense(3, in_units=4))
+    net.initialize()
+    net.hybridize()
+    x = nd.ones((2, 4))
+    assert net(x).shape == (2, 3)
+    head = nn.Dense(2, in_units=3)
+    head.initialize()
+    net.add(head)
+    y = net(x)
+    assert y.shape == (2, 2) and _plan_count(net) == 1
+    np.testing.assert_allclose(y.asnumpy(), head(net[0](x)).asnumpy(), **TOL)

@@ -671,6 +671,13 @@ class HybridBlock(Block):
         ``hybrid_forward`` (a SymbolBlock's graph); None: trace."""
         return None
 
+    def register_child(self, block: Block, name: Optional[str] = None) -> None:
+        """Register ``block`` as a child; the planned graphs of this block are traced
+        anew (as MXNet clears its cached graph), so a layer added after a hybridized
+        call takes part."""
+        super().register_child(block, name)
+        _clear_plans(self)
+
     def _apply_param_shapes(self, x, *args):
         expected = self._param_shapes(x, *args)
         if not expected:
