@@ -24,6 +24,7 @@ from . import ndarray
 from . import ndarray as nd
 from . import symbol as sym  # mx.sym: Symbol graphs for SymbolBlock and export
 from . import executor  # mx.executor: Symbol.bind / simple_bind
+from . import rnn  # mx.rnn: MXNet 1.x's symbolic RNN cells and BucketSentenceIter
 from . import autograd
 from . import random
 from . import test_utils

@@ -28,7 +28,6 @@ __all__ = ["module_getattr", "UNSUPPORTED"]
 
 #: name in ``mx`` -> (what it was in MXNet, what to use in mxgrad)
 UNSUPPORTED: Dict[str, Tuple[str, str]] = {
-    "rnn": ("the symbolic mx.rnn cells", "use mx.gluon.rnn (RNN, LSTM, GRU and the cells)"),
     "rtc": ("CUDA run-time compilation", "mxgrad has no GPU support"),
     "engine": ("the threaded engine's controls (bulk size)",
                "mxgrad computes synchronously; for threads use mx.set_num_threads"),

@@ -169,6 +169,22 @@ class RNNModel(gluon.HybridBlock):
         return self.dense(self.rnn(x))
 
 
+class TwoDropouts(gluon.HybridBlock):
+    """Dropouts made in an order other than MXNet's graph order (the second one is read
+    first), after an RNN layer whose begin states get their batch size at planning."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.rnn = rnn.GRU(4)
+
+    def hybrid_forward(self, F, x):
+        h = self.rnn(x)
+        first = F.Dropout(h, p=0.5)
+        second = F.Dropout(h, p=0.5)
+        return second + first * 2
+
+
 class WithLoss(gluon.HybridBlock):
     """A Dense layer followed by a loss, both in the hybridized graph."""
 
@@ -325,6 +341,7 @@ LAYERS = {
     "RNN_tanh_dropout": (lambda: rnn.RNN(3, 2, activation="tanh", dropout=0.4),
                          [_rand(3, 2, 4)]),
     "LSTM_in_block": (lambda: RNNModel(lambda: rnn.LSTM(4, 2)), [_rand(3, 2, 5)]),
+    "Dropouts_in_call_order": (TwoDropouts, [_rand(3, 2, 5)]),
     "GRU_in_block_NTC": (lambda: RNNModel(lambda: rnn.GRU(4, layout="NTC")), [_rand(2, 3, 5)]),
     "LSTMCell_unroll": (lambda: Unroll(lambda: rnn.LSTMCell(4)), [_rand(2, 4, 3)]),
     "GRUCell_unroll_list": (lambda: Unroll(lambda: rnn.GRUCell(4), merge=False),

@@ -10,7 +10,7 @@ from mxgrad.base import (ArgumentTypeError, DTypeError, MXNetError, NotSupported
 
 
 @pytest.mark.parametrize("name, words", [
-    ("rnn", "gluon.rnn"), ("rtc", "GPU"), ("engine", "synchronously")])
+    ("rtc", "GPU"), ("engine", "synchronously")])
 def test_missing_mxnet_modules_name_the_feature_and_the_alternative(name, words):
     with pytest.raises(UnsupportedFeatureError) as info:
         getattr(mx, name)

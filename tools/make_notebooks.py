@@ -899,7 +899,7 @@ def nb04():
         | Random numbers | MXNet's generators | a NumPy generator: `mx.random.seed` makes runs repeatable, but the numbers differ from MXNet's |
         | Data loading | worker processes in `DataLoader` | `num_workers` is accepted; batches are loaded in the calling process |
         | Several machines / processes | `kvstore='dist_sync'` with MXNet's parameter servers | `mx.kv.create('dist_sync')` over MPI (`python -m mxgrad.launch -n 2 train.py`, the `[dist]` extra) |
-        | Not provided | | the Module API (`mx.mod`), sparse storage (`mx.nd.sparse`, `tostype('csr')`), GPUs, custom C++ operators (`mx.operator`), the profiler; each raises an error saying what to use instead (last cell) |
+        | Not provided | | sparse storage (`mx.nd.sparse`, `tostype('csr')`), GPUs, mixed precision (`mx.contrib.amp`), C++ operator libraries; each raises an error saying what to use instead (last cell) |
         | Extras | | PyTorch-style `autograd.Function` (notebook 02), forward mode `autograd.forward_ad` and `autograd.functional` (`jacobian`, `hessian`, `hvp`, ...; notebook 05) |
 
         The cells below check each row.
@@ -986,6 +986,31 @@ def nb04():
         loaded = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"],
                                            prefix + "-0000.params")
         print(loaded(nd.ones((2, 3))).shape, sorted(loaded.collect_params().keys())[-1])
+        """),
+        md("""
+        ### Symbols, executors and `Module`
+
+        MXNet's symbolic half runs on the same planned graph: a Symbol is bound to arrays with
+        `simple_bind` (or `bind`), and `mx.mod.Module` trains it with `fit`, as in MXNet 1.x.
+        """),
+        code("""
+        import numpy as np
+        data = mx.sym.var('data')
+        h = mx.sym.FullyConnected(data, num_hidden=16, name='fc1')
+        h = mx.sym.Activation(h, act_type='relu')
+        out = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=3, name='fc2'),
+                                   name='softmax')
+        ex = out.simple_bind(mx.cpu(), data=(4, 5))
+        print("arguments:", [(n, a.shape) for n, a in ex.arg_dict.items()])
+
+        rng = np.random.RandomState(0)
+        X = rng.rand(60, 5).astype('float32')
+        Y = (X[:, 0] * 3).astype('int64').clip(0, 2).astype('float32')   # three classes
+        it = mx.io.NDArrayIter(X, Y, batch_size=10, shuffle=True)
+        mod = mx.mod.Module(out, data_names=['data'], label_names=['softmax_label'])
+        mod.fit(it, num_epoch=20, optimizer='sgd',
+                optimizer_params={'learning_rate': 0.5}, initializer=mx.init.Xavier())
+        print("training accuracy:", mod.score(it, 'acc')[0][1])
         """),
         md("""
         ### Bring your MXNet model
@@ -1101,13 +1126,12 @@ def nb04():
         ### Not provided: each says so, and what to use instead
         """),
         code("""
+        from mxgrad.contrib import amp
         attempts = {
-            "mx.mod.Module": lambda: mx.mod.Module(mx.sym.var("data")),
             "nd.sparse.zeros": lambda: nd.sparse.zeros("csr", (2, 2)),
             "tostype('csr')": lambda: nd.ones((2, 2)).tostype("csr"),
-            "mx.operator": lambda: mx.operator.CustomOp,
-            "check_numeric_gradient(sym)": lambda: mx.test_utils.check_numeric_gradient(
-                mx.sym.var("x") * 2, [nd.ones((2,))]),
+            "amp.init()": lambda: amp.init(),
+            "mx.library.load": lambda: mx.library.load("libmyops.so"),
         }
         for what, attempt in attempts.items():
             try:

@@ -44,7 +44,7 @@ MORE_FILES = ["test_" + n for n in (
     "random", "thread_local", "exc_handling", "base", "runtime", "test_utils", "dlpack",
     "operator", "contrib_operator", "contrib_control_flow", "contrib_hawkesll",
     "contrib_krprod", "contrib_stes_op", "contrib_optimizer", "contrib_text", "symbol", "attr",
-    "infer_shape", "infer_type", "viz", "module", "executor")]
+    "infer_shape", "infer_type", "viz", "module", "executor", "rnn")]
 # issue 21: MXNet's NumPy interface (mx.np / mx.npx)
 NUMPY_FILES = ["test_numpy_ndarray", "test_numpy_op", "test_numpy_gluon",
                "test_numpy_interoperability"]

@@ -52,7 +52,7 @@ from ..ndarray.ndarray import NDArray, wrap
 from ..ops import _apply
 from ..ops._core import Op, PerCall
 from ..random import generator as _generator
-from .symbol import Symbol, _run_node
+from .symbol import Symbol, _run_node, with_inferred_shapes
 from ._plan_codegen import compile_forward, compile_backward
 
 __all__ = ["Plan", "PlanOp", "run_planned"]
@@ -221,6 +221,9 @@ class Plan:
         state is left as it was (planning runs every node once or twice). ``traced``:
         run the nodes in the order they were made (a traced ``hybrid_forward``'s order of
         calls, so random ops draw as the imperative block does), not in MXNet's order."""
+        # nodes making arrays of a shape with unknown (0) dimensions (mx.sym.zeros((0, n)):
+        # RNN begin states) get the shape inference finds, as MXNet's bind does
+        symbol = with_inferred_shapes(symbol, {n: v.shape for n, v in zip(names, values)})
         plan = cls.__new__(cls)
         plan.symbol = symbol
         plan.names = list(names)
