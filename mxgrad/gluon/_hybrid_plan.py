@@ -1,12 +1,18 @@
 """What ``hybridize()`` runs: a hybridized block's calls through a planned graph.
 
-At the first call with an input signature (input shapes and dtypes, training mode) the
-block's ``hybrid_forward`` is traced once with ``F = mx.sym`` (as in MXNet: a ``print``
-in it shows Symbols, once) and the Symbol is planned (:class:`mxgrad.symbol.plan.Plan`);
-every later call with that signature runs the plan. A block that cannot be planned runs
-imperatively, as before ``hybridize()``: inputs that are not ``mx.nd`` arrays (``mx.np``
-mode, ``None``), forward-mode tangents, parameters not initialized yet (the first call
-of a deferred initialization), or a graph mxgrad's Symbols cannot express (a warning
+At the first call with an input signature (input shapes and dtypes, training mode, how
+lists of arrays nest among the inputs) the block's ``hybrid_forward`` is traced once
+with ``F = mx.sym`` (as in MXNet: a ``print`` in it shows Symbols, once; the block's own
+hooks are not called by the trace, they see each call's arrays) and the Symbol is
+planned (:class:`mxgrad.symbol.plan.Plan`, its nodes in the order ``hybrid_forward``
+made them, so random ops draw as imperatively); every later call with that signature
+runs the plan. Lists and tuples of arrays among the inputs (a cell's states) are
+flattened and regrouped, as MXNet does; ``None`` is an omitted input. A block that
+cannot be planned runs imperatively, as before ``hybridize()``: inputs that are not
+``mx.nd`` arrays (``mx.np`` mode), forward-mode tangents, parameters not initialized yet
+(the first call of a deferred initialization), a block whose calls pass values to each other outside
+their inputs (a class attribute ``_state_between_calls`` says what: ZoneoutCell's
+previous output), or a graph mxgrad's Symbols cannot express (for these two a warning
 names the reason, once per block).
 """
 from __future__ import annotations
@@ -54,11 +60,17 @@ def clear_plans(block) -> None:
 def call_planned(block, args: tuple) -> Any:
     """Run ``block`` (hybridized) on ``args`` through its plan for their signature, or
     return :data:`NOT_PLANNED`."""
+    fmt = None
     for a in args:
         if type(a) is not NDArray or a._tan is not None:
-            return NOT_PLANNED
+            flat: List[NDArray] = []
+            fmt = _flatten_args(args, flat)   # lists of arrays (a cell's states), as MXNet
+            if fmt is None:
+                return NOT_PLANNED
+            args = tuple(flat)
+            break
     training = state.training
-    key = (tuple((a._data.shape, a._data.dtype) for a in args), training)
+    key = (tuple((a._data.shape, a._data.dtype) for a in args), training, fmt)
     plans = block.__dict__.get("_plans")
     if plans is None:
         plans = block.__dict__["_plans"] = {}
@@ -73,7 +85,7 @@ def call_planned(block, args: tuple) -> Any:
                       f"a few shapes (bucketing) to keep the speed-up")
             return NOT_PLANNED
         block.__dict__["_plan_builds"] = builds + 1
-        entry = _make_entry(block, args, training)
+        entry = _make_entry(block, args, training, fmt)
         if entry is None or entry is NOT_PLANNED:
             if entry is not None:
                 plans[key] = entry
@@ -93,19 +105,26 @@ def call_planned(block, args: tuple) -> Any:
         d = p.data()
         if type(d) is not NDArray or d._data.shape != m[0] or d._data.dtype != m[1]:
             plans.pop(key, None)          # parameters re-initialized or cast: plan anew
-            return call_planned(block, args) if type(d) is NDArray else NOT_PLANNED
+            if type(d) is not NDArray:
+                return NOT_PLANNED
+            return call_planned(block, args if fmt is None else _regroup(args, fmt))
         arrays.append(d)
     outs = run_planned(entry.plan, arrays, block.name)
     return _unflatten(entry.structure, outs)
 
 
-def _make_entry(block, args, training) -> Any:
-    """Trace and plan ``block`` for ``args``: an _Entry, NOT_PLANNED for good (this
-    signature cannot be planned), or None (not now: parameters still uninitialized)."""
+def _make_entry(block, args, training, fmt) -> Any:
+    """Trace and plan ``block`` for ``args`` (flat; grouped as ``fmt`` says, None: as
+    they are): an _Entry, NOT_PLANNED for good (this signature cannot be planned), or
+    None (not now: parameters still uninitialized)."""
     params = block.collect_params()
     for p in params.values():
         if p._var is None:
             return None
+    shared = getattr(block, "_state_between_calls", None)
+    if shared:       # each call depends on Python-held values of the previous one
+        _warn_once(block, _Unplannable(f"{type(block).__name__}: {shared}"))
+        return NOT_PLANNED
     given = block._plan_symbol()
     if given is not None:          # a SymbolBlock: its graph, not a trace
         out, names = given
@@ -121,8 +140,12 @@ def _make_entry(block, args, training) -> Any:
                 v = _var(n)
                 v._outputs[0][0].shadow = (a,)
                 inputs.append(v)
-            with autograd.pause(train_mode=False):
-                out = block(*inputs)
+            grouped = inputs if fmt is None else _regroup(inputs, fmt)
+            # hybrid_forward with F = mx.sym, as MXNet builds its graph: not __call__,
+            # whose hooks see the arrays of each call, not Symbols; in the mode of the
+            # signature, so a Python branch on autograd.is_training() takes its side
+            with autograd.pause(train_mode=training):
+                out = block._symbolic_forward(*grouped)
         flat: List[Symbol] = []
         structure = _flatten(out, flat)
         sym = flat[0] if len(flat) == 1 else _group(flat)
@@ -141,7 +164,7 @@ def _make_entry(block, args, training) -> Any:
         values = list(args) + [p.data() for p in plist]
         if any(type(v) is not NDArray for v in values):
             return NOT_PLANNED
-        plan = Plan.build(sym, order, values, training)
+        plan = Plan.build(sym, order, values, training, traced=given is None)
     except (_Unplannable, UnknownOpError, AttributeError, TypeError, NotImplementedError) as err:
         if isinstance(err, MXNetError) and not isinstance(err, (_Unplannable, UnknownOpError)):
             raise
@@ -160,6 +183,45 @@ def _warn_once(block, err) -> None:
         return
     block.__dict__["_plan_warned"] = True
     block.__dict__["_plan_reason"] = f"{type(err).__name__}: {err}"
+
+
+def _flatten_args(args, flat: list) -> Any:
+    """Append the arrays of ``args`` (lists and tuples of arrays, nested) to ``flat``;
+    return their nesting (a tuple: -1 an array, None an omitted input, ``(0 or 1,
+    nesting)`` a list or a tuple), or None when something else is among them."""
+    fmt: List[Any] = []
+    for a in args:
+        if type(a) is NDArray and a._tan is None:
+            flat.append(a)
+            fmt.append(-1)
+        elif a is None:           # an omitted input (CTCLoss without pred_lengths)
+            fmt.append(None)
+        elif isinstance(a, (list, tuple)):
+            sub = _flatten_args(a, flat)
+            if sub is None:
+                return None
+            fmt.append((0 if isinstance(a, list) else 1, sub))
+        else:
+            return None
+    return tuple(fmt)
+
+
+def _regroup(flat, fmt) -> tuple:
+    """The arguments ``_flatten_args`` flattened into ``flat``, grouped again."""
+    it = iter(flat)
+
+    def build(f):
+        res = []
+        for e in f:
+            if e is None:
+                res.append(None)
+            elif e == -1:
+                res.append(next(it))
+            else:
+                sub = build(e[1])
+                res.append(sub if e[0] == 0 else tuple(sub))
+        return res
+    return tuple(build(fmt))
 
 
 def _group(flat):

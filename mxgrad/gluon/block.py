@@ -671,6 +671,13 @@ class HybridBlock(Block):
         ``hybrid_forward`` (a SymbolBlock's graph); None: trace."""
         return None
 
+    def register_child(self, block: Block, name: Optional[str] = None) -> None:
+        """Register ``block`` as a child; the planned graphs of this block are traced
+        anew (as MXNet clears its cached graph), so a layer added after a hybridized
+        call takes part."""
+        super().register_child(block, name)
+        _clear_plans(self)
+
     def _apply_param_shapes(self, x, *args):
         expected = self._param_shapes(x, *args)
         if not expected:
@@ -873,8 +880,15 @@ class HybridBlock(Block):
             if spec is not None:
                 v._outputs[0][0].shadow = (nd.zeros(spec[0], dtype=spec[1]),)
             inputs.append(v)
-        with autograd.pause(train_mode=False):
-            out = self(*inputs)
+        # the block's own hooks are for the arrays of its calls, not for this trace
+        # (MXNet exports the graph cached at the first call, without calling them)
+        hooks = self._forward_pre_hooks, self._forward_hooks
+        self._forward_pre_hooks, self._forward_hooks = OrderedDict(), OrderedDict()
+        try:
+            with autograd.pause(train_mode=False):
+                out = self(*inputs)
+        finally:
+            self._forward_pre_hooks, self._forward_hooks = hooks
         flat = []
 
         def walk(o):

@@ -251,9 +251,11 @@ class SoftmaxCrossEntropyLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         ps, ls = _shape(pred), _shape(label)
         known = ps is not None and ls is not None
-        if (known and self._sparse_label and not self._from_logits and sample_weight is None
-                and len(ps) == 2 and self._axis in (-1, 1) and int(np.prod(ls)) == ps[0]):
-            # the common case as one fused op: -pick(log_softmax(pred), label), (batch,)
+        if (known and isinstance(pred, NDArray) and self._sparse_label
+                and not self._from_logits and sample_weight is None and len(ps) == 2
+                and self._axis in (-1, 1) and int(np.prod(ls)) == ps[0]):
+            # the common case as one fused op: -pick(log_softmax(pred), label), (batch,);
+            # traced (hybridize), the graph of ops below
             return _apply_weighting(F, _softmax_ce_per_sample(pred, label), self._weight)
         if not self._from_logits:
             pred = F.log_softmax(pred, axis=self._axis)
@@ -552,7 +554,7 @@ class SDMLLoss(Loss):
 
     def hybrid_forward(self, F, x1, x2):
         n = x1.shape[0]
-        diffs = F.expand_dims(x1, axis=1) - F.expand_dims(x2, axis=0)   # (N, N, D)
+        diffs = F.broadcast_sub(F.expand_dims(x1, axis=1), F.expand_dims(x2, axis=0))  # N,N,D
         distances = F.square(diffs).sum(axis=2)
         s = self.smoothing_parameter
         gold = F.eye(n, dtype=x1.dtype)

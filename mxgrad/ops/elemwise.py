@@ -590,7 +590,7 @@ def _cmp_s(name, ufunc):
     # recorded with a zero gradient, as MXNet: (x > 0).backward() gives zeros, and gradient
     # rules that use a comparison (relu, clip, ...) stay connected to x, so their second
     # derivative is zero instead of "not recorded"
-    return defop(name, lambda x, s: ufunc(x, s).astype(x.dtype), [_zero_rule_s],
+    return defop(name, lambda x, scalar: ufunc(x, scalar).astype(x.dtype), [_zero_rule_s],
                  [_zero_rule_s], save=())
 
 

@@ -194,10 +194,16 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False, **kwargs) -> 
                      dict(kwargs, axis=axis, squeeze_axis=squeeze_axis, **attrs))
 
 
+class _NoSuchOp(UnknownOpError, AttributeError):
+    """An ``mx.sym`` attribute that is no operator: an AttributeError, and an
+    UnknownOpError, so a hybridized block that uses it runs imperatively (with a
+    warning) instead of failing."""
+
+
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
-    raise AttributeError(
+    raise _NoSuchOp(
         f"mx.sym has no operator {name!r}: mxgrad's Symbol has the operators of "
         f"mx.sym.supported_ops() (the Symbol counterpart of every mx.nd function); run "
         f"other code imperatively with mx.nd")

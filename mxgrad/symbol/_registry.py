@@ -447,6 +447,20 @@ _op("RNN", ("data", "parameters", "state", "state_cell", "sequence_length"), run
     attrs=_attr_names(nd.RNN),
     outputs=lambda kw: (3 if kw.get("mode") == "lstm" else 2) if kw.get("state_outputs")
     else 1)
+
+
+def _ctc_loss(inputs, kwargs):
+    """CTCLoss: the length inputs present are those its use_*_lengths flags say."""
+    rest = list(inputs[2:])
+    dl = rest.pop(0) if kwargs.get("use_data_lengths") and rest else None
+    ll = rest.pop(0) if kwargs.get("use_label_lengths") and rest else None
+    return nd.CTCLoss(inputs[0], inputs[1], dl, ll, **kwargs)
+
+
+# a hidden second output (MXNet's gradient workspace): outputs are named <name>_output0
+_op("CTCLoss", ("data", "label", "data_lengths", "label_lengths"), run=_ctc_loss,
+    attrs=_attr_names(nd.CTCLoss), outputs=2, visible=1,
+    aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"))
 _op("softmax", ("data", "length"))
 _op("log_softmax")
 _op("softmin")

@@ -215,10 +215,12 @@ class Plan:
     # ---------------------------------------------------------------- building
     @classmethod
     def build(cls, symbol: Symbol, names: Sequence[str], values: Sequence[NDArray],
-              training: bool) -> "Plan":
+              training: bool, traced: bool = False) -> "Plan":
         """Plan ``symbol`` for variables ``names`` with example ``values`` (their shapes
         and dtypes are the signature). Nothing of ``values`` is modified and the random
-        state is left as it was (planning runs every node once or twice)."""
+        state is left as it was (planning runs every node once or twice). ``traced``:
+        run the nodes in the order they were made (a traced ``hybrid_forward``'s order of
+        calls, so random ops draw as the imperative block does), not in MXNet's order."""
         # nodes making arrays of a shape with unknown (0) dimensions (mx.sym.zeros((0, n)):
         # RNN begin states) get the shape inference finds, as MXNet's bind does
         symbol = with_inferred_shapes(symbol, {n: v.shape for n, v in zip(names, values)})
@@ -231,6 +233,8 @@ class Plan:
         plan._bwd = {}
         index = {n: i for i, n in enumerate(names)}
         nodes = symbol._nodes()
+        if traced:
+            nodes = sorted(nodes, key=_seq)   # (inputs are made before the nodes using them)
         plan.nodes = nodes
         slot_of: Dict[Tuple[int, int], int] = {}
         env: Dict[int, tuple] = {}
@@ -438,6 +442,10 @@ class Plan:
             gs[s] = d if prev is None else prev + d
 
 
+def _seq(node) -> int:
+    return node.seq
+
+
 def _per_call(attrs) -> bool:
     return bool(attrs) and any(isinstance(v, PerCall) for v in attrs.values())
 
@@ -495,7 +503,11 @@ def _capture_node(n, args, training):
     for o in outs:
         k = pos.get(id(o))
         if k is None:
-            return None
+            # a no-op (a reshape to the input's own shape) returns its input's data:
+            # the node is that input, no step
+            k = next((i for i, a in enumerate(leaves) if o._data is a._data), None)
+            if k is None:
+                return None
         node_out.append(k)
     # no leaf may be an output of an op (ids of freed arrays could repeat otherwise)
     if not _replays(n, args, ops, node_out, training):

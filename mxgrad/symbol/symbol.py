@@ -21,6 +21,7 @@ True
 """
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import warnings
@@ -47,10 +48,14 @@ _DTYPE_FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4
 _FLAG_DTYPES = {v: k for k, v in _DTYPE_FLAGS.items()}
 
 
+_NODE_SEQ = itertools.count()
+
+
 class _Node:
     """One graph node: a variable (``op == 'null'``) or an operator."""
 
-    __slots__ = ("op", "name", "attrs", "inputs", "spec", "kwargs", "shadow", "__weakref__")
+    __slots__ = ("op", "name", "attrs", "inputs", "spec", "kwargs", "shadow", "seq",
+                 "__weakref__")
 
     def __init__(self, op: str, name: str, attrs: Dict[str, str], inputs, spec=None,
                  kwargs=None, shadow=None):
@@ -61,6 +66,7 @@ class _Node:
         self.spec = spec              # OpSpec (None for variables)
         self.kwargs = kwargs          # parsed attributes for spec.run
         self.shadow = shadow          # example outputs while tracing (tuple) or None
+        self.seq = next(_NODE_SEQ)    # creation order: a traced graph's order of calls
 
     @property
     def is_var(self) -> bool:
@@ -988,8 +994,10 @@ def with_inferred_shapes(symbol: Symbol, shapes: Dict[str, tuple]) -> Symbol:
             new[id(n)] = n
             continue
         kwargs = dict(n.kwargs, shape=fixed[id(n)]) if id(n) in fixed else n.kwargs
-        new[id(n)] = _Node(n.op, n.name, dict(n.attrs),
-                           [(new[id(src)], j) for src, j in n.inputs], n.spec, kwargs)
+        copy = _Node(n.op, n.name, dict(n.attrs), [(new[id(src)], j) for src, j in n.inputs],
+                     n.spec, kwargs)
+        copy.seq = n.seq        # it stands for n: the same place in the order of calls
+        new[id(n)] = copy
     return Symbol([(new[id(n)], i) for n, i in symbol._outputs])
 
 

@@ -668,6 +668,11 @@ class ZoneoutCell(ModifierCell):
     (2, 4, 3)
     """
 
+    # a step reads the previous step's output, kept here, not among its inputs: a
+    # hybridized ZoneoutCell called step by step runs imperatively (see _hybrid_plan);
+    # unrolled inside a hybridized block, the whole sequence is one graph
+    _state_between_calls = "a step reads the previous step's output, kept in the cell"
+
     def __init__(self, base_cell, zoneout_outputs: float = 0.0, zoneout_states: float = 0.0):
         if isinstance(base_cell, BidirectionalCell):
             raise StateError("BidirectionalCell doesn't support zoneout since it doesn't "

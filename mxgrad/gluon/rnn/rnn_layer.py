@@ -211,12 +211,14 @@ class _RNNLayer(HybridBlock):
                 states = self.begin_state(batch_size, dtype=inputs.dtype)
         if isinstance(states, (NDArray, Symbol)):
             states = [states]
-        return super().__call__(inputs, states, **kwargs)
+        # hybrid_forward returns (output, states) always, so a hybridized layer's graph
+        # does not depend on whether states were given; they are dropped here
+        out = super().__call__(inputs, states, **kwargs)
+        return out[0] if self.skip_states else out
 
     def hybrid_forward(self, F, inputs, states, **kwargs):
         if isinstance(inputs, Symbol):       # traced for export: shapes checked when run
-            out = self._forward_kernel(F, inputs, states, **kwargs)
-            return out[0] if self.skip_states else out
+            return self._forward_kernel(F, inputs, states, **kwargs)
         if inputs.ndim != 3:
             raise ShapeError(f"{self.name}: inputs must be 3-D in layout {self._layout!r}, got "
                              f"shape {inputs.shape}")
@@ -228,8 +230,7 @@ class _RNNLayer(HybridBlock):
             if state.shape != info["shape"]:
                 raise ShapeError(f"Invalid recurrent state shape. Expecting {info['shape']}, "
                                  f"got {state.shape}.")
-        out = self._forward_kernel(F, inputs, states, **kwargs)
-        return out[0] if self.skip_states else out
+        return self._forward_kernel(F, inputs, states, **kwargs)
 
     def _forward_kernel(self, F, inputs, states, **kwargs):
         if self._layout == "NTC":

@@ -39,6 +39,9 @@ class VariationalDropoutCell(ModifierCell):
     (2, 4, 3)
     """
 
+    # the masks drawn at the first step are kept for the next ones (see ZoneoutCell)
+    _state_between_calls = "the dropout masks drawn at the first step are kept in the cell"
+
     def __init__(self, base_cell, drop_inputs: float = 0.0, drop_states: float = 0.0,
                  drop_outputs: float = 0.0):
         if drop_states and isinstance(base_cell, BidirectionalCell):
