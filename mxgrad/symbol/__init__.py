@@ -30,6 +30,7 @@ from .symbol import Symbol, Group, load, load_json, evaluate
 from .symbol import var as _var
 from ._registry import supported_ops, UnknownOpError, _TABLE, _ALIASES
 from . import _ops
+from . import _custom
 from . import contrib, linalg, image, sparse, random, _internal
 from ..attribute import current_attrs
 from ..base import DTypeError
@@ -48,6 +49,7 @@ def _install():
 
 _install()
 del _install
+Custom = _custom.Custom
 
 
 def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
