@@ -24,6 +24,7 @@ from . import ndarray
 from . import ndarray as nd
 from . import symbol as sym  # mx.sym: Symbol graphs for SymbolBlock and export
 from . import executor  # mx.executor: Symbol.bind / simple_bind
+from . import rnn  # mx.rnn: MXNet 1.x's symbolic RNN cells and BucketSentenceIter
 from . import autograd
 from . import random
 from . import test_utils
@@ -51,6 +52,12 @@ from . import attribute
 from .attribute import AttrScope
 from . import profiler
 from . import operator
+from . import model
+from . import callback
+from . import monitor
+from . import monitor as mon
+from . import module
+from . import module as mod
 from .util import np_shape, is_np_shape, set_np_shape, is_np_array, use_np_shape, use_np_array
 from . import numpy  # noqa: E402  (mx.np: MXNet's NumPy interface)
 from . import numpy as np  # noqa: E402
@@ -70,4 +77,5 @@ __all__ = ["nd", "ndarray", "autograd", "random", "context", "cpu", "gpu", "Cont
            "init", "initializer", "optimizer", "lr_scheduler", "contrib", "util", "runtime", "viz",
            "io", "recordio", "image", "img", "kv", "kvstore", "name", "np_shape", "is_np_shape",
            "set_np_shape", "is_np_array", "np", "npx", "numpy", "numpy_extension", "attribute",
-           "AttrScope", "set_num_threads", "get_num_threads", "profiler", "operator"]
+           "AttrScope", "set_num_threads", "get_num_threads", "profiler", "operator", "model",
+           "callback", "monitor", "mon", "module", "mod"]

@@ -25,6 +25,7 @@ b'abc'
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
 from typing import IO, Iterator, Union
@@ -144,3 +145,22 @@ def open_for_read(path, argname: str = "fname") -> IO:
     except OSError as err:
         raise FileAccessError(f"cannot read {argname} {path!r}: {err.strerror or err}") \
             from None
+
+
+def file_sha1(path: Union[str, os.PathLike]) -> str:
+    """The SHA-1 hex digest of a file's content (read in 1 MiB chunks).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "f")
+    >>> with open(p, "wb") as f:
+    ...     _ = f.write(b"abc")
+    >>> file_sha1(p)
+    'a9993e364706816aba3e25717850c26c9cd0d89d'
+    """
+    h = hashlib.sha1()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

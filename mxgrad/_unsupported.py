@@ -1,20 +1,20 @@
 """Clear errors for the parts of MXNet 1.x that mxgrad does not provide.
 
-``mx.mod``, ``mx.model``, ``mx.callback``, ... are looked up through the package's module
-``__getattr__`` (this module's :func:`module_getattr`), so ``mx.mod.Module(...)`` says what is
+``mx.rtc``, ``mx.engine``, ``mx.torch``, ... are looked up through the package's module
+``__getattr__`` (this module's :func:`module_getattr`), so ``mx.rtc.CudaModule(...)`` says what is
 missing and what to use instead rather than a bare ``AttributeError``. The error is a
 :class:`~mxgrad.base.UnsupportedFeatureError`: a ``NotSupportedError`` that is also an
 ``AttributeError``, so
-``hasattr(mx, 'mod')`` stays ``False`` and feature probes keep working.
+``hasattr(mx, 'rtc')`` stays ``False`` and feature probes keep working.
 
 Examples
 --------
 >>> import mxgrad as mx
->>> mx.mod.Module
+>>> mx.rtc.CudaModule
 Traceback (most recent call last):
 ...
-mxgrad.base.UnsupportedFeatureError: mx.mod (MXNet's Module API: ...
->>> hasattr(mx, "mod")
+mxgrad.base.UnsupportedFeatureError: mx.rtc (CUDA run-time compilation) is not supported ...
+>>> hasattr(mx, "rtc")
 False
 """
 from __future__ import annotations
@@ -26,22 +26,8 @@ from .base import UnsupportedFeatureError
 
 __all__ = ["module_getattr", "UNSUPPORTED"]
 
-_GLUON = ("use Gluon: a HybridBlock, gluon.Trainer and a training loop, or "
-          "gluon.contrib.estimator.Estimator (docs: 'Coming from MXNet')")
-
 #: name in ``mx`` -> (what it was in MXNet, what to use in mxgrad)
 UNSUPPORTED: Dict[str, Tuple[str, str]] = {
-    "mod": ("MXNet's Module API: mx.mod.Module, BucketingModule", _GLUON),
-    "module": ("MXNet's Module API: mx.module.Module, BucketingModule", _GLUON),
-    "model": ("MXNet's FeedForward model and checkpoint helpers",
-              _GLUON + "; for files, mx.nd.load and gluon.SymbolBlock.imports"),
-    "callback": ("the Module API's callbacks (Speedometer, do_checkpoint)",
-                 "use gluon.contrib.estimator's event handlers"),
-    "monitor": ("the executor Monitor", "read intermediate NDArrays directly"),
-    "mon": ("the executor Monitor", "read intermediate NDArrays directly"),
-    "executor": ("the symbolic executor (Symbol.simple_bind)",
-                 "use gluon.SymbolBlock or a hybridized HybridBlock"),
-    "rnn": ("the symbolic mx.rnn cells", "use mx.gluon.rnn (RNN, LSTM, GRU and the cells)"),
     "rtc": ("CUDA run-time compilation", "mxgrad has no GPU support"),
     "engine": ("the threaded engine's controls (bulk size)",
                "mxgrad computes synchronously; for threads use mx.set_num_threads"),

@@ -120,6 +120,16 @@ class Executor:
         self._call_plan = None
         self._monitor: Optional[Callable] = None
         self._monitor_all = False
+        self._ran = False
+        # MXNet's executors write 1 into the gamma of a BatchNorm with fix_gamma=True (the
+        # default) at every forward (imperative calls leave it alone): the argument
+        # positions of such gammas
+        index = {n: i for i, n in enumerate(self._arg_names)}
+        self._fixed_gammas = sorted({
+            index[node.inputs[1][0].name] for node in symbol._nodes()
+            if node.op in ("BatchNorm", "BatchNorm_v1") and len(node.inputs) > 1
+            and node.inputs[1][0].is_var and node.inputs[1][0].name in index
+            and _flag(node.kwargs.get("fix_gamma", True) if node.kwargs else True)})
         # the output arrays: allocated at bind (MXNet's executors own their outputs; a
         # reshaped executor's are views of these), written by every forward
         self.outputs: List[NDArray] = []
@@ -155,6 +165,11 @@ class Executor:
                 raise ShapeError(f"forward: Shape not match! Argument {name}, need: "
                                  f"{dst.shape}, received: {tuple(value.shape)}")
             dst[:] = value
+        for i in self._fixed_gammas:
+            g = self.arg_arrays[i]
+            if g is not None and not (g._data == 1).all():
+                g._data[...] = 1
+                g._ver[0] += 1
         arrays = self._arrays()
         plan = self._plan(arrays, bool(is_train))
         needs = [r != "null" and g is not None
@@ -170,6 +185,7 @@ class Executor:
         finally:
             state.training = saved
         self._call, self._call_plan = call, plan
+        self._ran = True
         bufs = self.outputs
         if len(bufs) != len(outs) or any(
                 b._data.shape != o.shape or b._data.dtype != o.dtype for b, o in zip(bufs, outs)):
@@ -187,8 +203,9 @@ class Executor:
         ``out_grads``: the gradient of each output (None for a loss output such as
         ``SoftmaxOutput``, whose gradient is its own; ones for any other output)."""
         if self._call is None:
-            raise StateError("backward: run forward() first (with arguments that need "
-                             "gradients: grad_req other than 'null')")
+            if self._ran:         # nothing needs a gradient (grad_req 'null'): MXNet's no-op
+                return
+            raise StateError("backward: run forward() first")
         plan = self._call_plan
         if out_grads is None:
             heads = [None] * len(self._out_names)
@@ -221,7 +238,9 @@ class Executor:
         saved = state.training
         state.training = bool(is_train)
         try:
-            grads = plan.backward(self._call, raw, needs)
+            grads = plan.backward(self._call, raw, needs, free=False,
+                                  monitor=self._backward_monitor_fn() if self._monitor
+                                  else None)
         finally:
             state.training = saved
         for i, (req, buf) in enumerate(zip(self._grad_req, self.grad_arrays)):
@@ -262,7 +281,9 @@ class Executor:
     def set_monitor_callback(self, callback: Callable[[str, NDArray], Any],
                              monitor_all: bool = False) -> None:
         """Call ``callback(name, array)`` for every node's outputs at each forward
-        (``<node>_output``; with ``monitor_all`` its inputs too, ``<node>_<input>``)."""
+        (``<node>_output``; with ``monitor_all`` its inputs too, ``<node>_<input>``) and
+        for the gradients of every node's inputs at each backward
+        (``<node>_backward_output<k>``), as MXNet's executors report them."""
         self._monitor = callback
         self._monitor_all = bool(monitor_all)
 
@@ -282,6 +303,16 @@ class Executor:
                 suffix = "output" if outs is None else outs[k]
                 cb(f"{node.name}_{suffix}" if visible == 1 or outs else
                    f"{node.name}_output{k}", wrap(v))
+        return on_node
+
+    def _backward_monitor_fn(self):
+        cb = self._monitor
+
+        def on_node(node, grads):
+            for k, g in enumerate(grads):
+                if g is not None:
+                    cb(f"{node.name}_backward_output" if len(grads) == 1 else
+                       f"{node.name}_backward_output{k}", wrap(g))
         return on_node
 
     # ------------------------------------------------------------------ dicts
@@ -409,6 +440,13 @@ def _resized(arr: NDArray, shape: tuple) -> NDArray:
     if n <= d.size and d.flags.c_contiguous:
         return wrap(d.reshape(-1)[:n].reshape(shape))
     return nd.zeros(shape, dtype=d.dtype)
+
+
+def _flag(v) -> bool:
+    """A boolean attribute as parsed or as MXNet's JSON writes it ('True', '0'...)."""
+    if isinstance(v, str):
+        return v.strip().lower() in ("true", "1")
+    return bool(v)
 
 
 def _copy_into(dst: NDArray, value, name: str) -> None:

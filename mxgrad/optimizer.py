@@ -158,7 +158,8 @@ class Optimizer:
         if not isinstance(param_idx2name, dict):
             raise StateError("param_idx2name should be a dict of param indexes to names.")
         self.idx2name = param_idx2name.copy()
-        self.sym_info = ()
+        # a Symbol's per-argument multipliers (var(..., lr_mult=, wd_mult=)), as MXNet reads
+        self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict if param_dict else {}
         self.set_lr_mult({})
         self.set_wd_mult({})
@@ -213,9 +214,18 @@ class Optimizer:
         self.lr = lr
 
     def set_lr_mult(self, args_lr_mult: dict) -> None:
-        """Per-parameter learning-rate multipliers, keyed by index or name."""
-        self.lr_mult = {}
+        """Per-parameter learning-rate multipliers, keyed by index or name (with ``sym``
+        given at construction, its arguments' ``__lr_mult__`` attributes first)."""
+        self.lr_mult = self._sym_mults("__lr_mult__")
         self.lr_mult.update(args_lr_mult)
+
+    def _sym_mults(self, key: str) -> dict:
+        """``{argument name: multiplier}`` from the Symbol's ``key`` attributes."""
+        if not self.sym_info:
+            return {}
+        attr, arg_names = self.sym_info
+        return {name: float(attr[name][key]) for name in arg_names
+                if name in attr and key in attr[name]}
 
     def set_wd_mult(self, args_wd_mult: dict) -> None:
         """Per-parameter weight-decay multipliers, keyed by index or name.
@@ -225,6 +235,7 @@ class Optimizer:
         for n in self.idx2name.values():
             if not (n.endswith("_weight") or n.endswith("_gamma")):
                 self.wd_mult[n] = 0.0
+        self.wd_mult.update(self._sym_mults("__wd_mult__"))
         self.wd_mult.update(args_wd_mult)
 
     def _set_current_context(self, device_id):

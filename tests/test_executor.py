@@ -212,3 +212,34 @@ def test_planned_gradients_match_central_differences_float64():
             fm = f(m, wv) if name == "x" else f(xv, m)
             num[idx] = (fp - fm) / (2 * eps)
         np.testing.assert_allclose(grads[name].asnumpy(), num, rtol=1e-6, atol=1e-8)
+
+
+def test_batchnorm_fix_gamma_writes_one_into_the_bound_gamma():
+    # MXNet 1.9.1's executors set a fix_gamma BatchNorm's gamma argument to 1 at forward
+    # (its default fix_gamma=True); imperative calls leave it alone
+    x = sym.var("x")
+    for fix, want in ((None, 1.0), (True, 1.0), (False, 7.0)):
+        kw = {} if fix is None else {"fix_gamma": fix}
+        ex = sym.BatchNorm(x, name="bn", **kw).simple_bind(mx.cpu(), x=(2, 2))
+        ex.arg_dict["bn_gamma"][:] = 7
+        ex.forward(is_train=True)
+        assert ex.arg_dict["bn_gamma"].asnumpy().tolist() == [want, want]
+    g = nd.array([5.0, 6.0])
+    nd.BatchNorm(nd.ones((2, 2)), g, nd.zeros(2), nd.zeros(2), nd.ones(2), fix_gamma=True)
+    assert g.asnumpy().tolist() == [5.0, 6.0]
+
+
+def test_backward_with_nothing_to_differentiate_is_a_no_op():
+    ex = (sym.var("x") * 2).simple_bind(mx.cpu(), x=(2,), grad_req="null")
+    ex.forward(is_train=True)
+    ex.backward()
+    assert ex.grad_dict["x"] is None
+
+
+def test_optimizer_reads_a_symbols_multipliers():
+    w = sym.var("fc_weight", lr_mult=0, wd_mult=2)
+    y = sym.FullyConnected(sym.var("data"), weight=w, num_hidden=2, name="fc")
+    o = mx.optimizer.SGD(sym=y, param_idx2name={0: "fc_weight", 1: "fc_bias"})
+    # what MXNet 1.9.1's SGD(sym=y, param_idx2name=...) holds for this graph
+    assert o.lr_mult == {"fc_weight": 0.0}
+    assert o.wd_mult == {"fc_bias": 0.0, "fc_weight": 2.0}

@@ -10,9 +10,7 @@ from mxgrad.base import (ArgumentTypeError, DTypeError, MXNetError, NotSupported
 
 
 @pytest.mark.parametrize("name, words", [
-    ("mod", "Module API"), ("module", "Module API"), ("model", "FeedForward"),
-    ("callback", "estimator"), ("rnn", "gluon.rnn"),
-    ("executor", "SymbolBlock")])
+    ("rtc", "GPU"), ("engine", "synchronously")])
 def test_missing_mxnet_modules_name_the_feature_and_the_alternative(name, words):
     with pytest.raises(UnsupportedFeatureError) as info:
         getattr(mx, name)
@@ -28,11 +26,11 @@ def test_registered_operators_list_builtin_and_numpy_names():
     assert "FullyConnected" in ops and "_np_dot" in ops and "_npx_softmax" in ops
 
 
-def test_module_api_use_and_from_import():
-    with pytest.raises(NotSupportedError, match="use Gluon: a HybridBlock, gluon.Trainer"):
-        mx.mod.Module(mx.sym.var("data"))
-    with pytest.raises(ImportError):             # `from mxgrad import mod` is an ImportError
-        from mxgrad import mod  # noqa: F401
+def test_unsupported_module_use_and_from_import():
+    with pytest.raises(NotSupportedError, match="mxgrad computes synchronously"):
+        mx.engine.bulk(10)
+    with pytest.raises(ImportError):             # `from mxgrad import rtc` is an ImportError
+        from mxgrad import rtc  # noqa: F401
     with pytest.raises(AttributeError, match="no attribute 'nosuchthing'"):
         mx.nosuchthing
 

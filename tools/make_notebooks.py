@@ -892,14 +892,14 @@ def nb04():
         | Threads | `OMP_NUM_THREADS` threads per operator | one BLAS thread per product, more for large products while cores are idle; `OMP_NUM_THREADS` / `MXNET_OMP_MAX_THREADS` or `mx.set_num_threads(n)` fix the number |
         | Execution | asynchronous engine; `nd.waitall()` / `wait_to_read()` wait for it | synchronous NumPy; `waitall()` / `wait_to_read()` exist and return at once |
         | Errors | shape and type errors at the call; errors inside an op's computation (e.g. `linalg_potrf` of a matrix that is not positive definite) only later, at `asnumpy()` / `wait_to_read()` | every error at the call that causes it |
-        | Symbol API | `mx.sym`; `hybridize()` compiles the block to a graph; `export()`, `SymbolBlock` | `hybridize()` keeps the block running imperatively (`F` is `mx.nd` in `hybrid_forward`); `mx.sym` builds graphs (no executor): calling a block on `mx.sym.var('data')` traces `hybrid_forward` with `F = mx.sym`, `export()` writes files MXNet imports, `SymbolBlock.imports` runs MXNet's exported models through `mx.nd` (differentiable) |
+        | Symbol API | `mx.sym`; `hybridize()` compiles the block to a graph; `export()`, `SymbolBlock`; executors (`bind`) | the same: `hybridize()` traces `hybrid_forward` once per input signature with `F = mx.sym` and runs the planned graph (NumPy kernels without per-op Python work; a tiny-op network runs in about half its imperative time); `Symbol.bind`/`simple_bind` run Symbols on the same plans; `export()` writes files MXNet imports, `SymbolBlock.imports` runs MXNet's exported models |
         | Higher-order gradients | a short list of ops, mostly unary (not e.g. `x**3` or `Convolution`) | every differentiable op |
         | BatchNorm running statistics | updated during backward (CPU kernel), so a training-mode forward without backward leaves them unchanged | updated in every training-mode forward pass |
         | Parameter files | MXNet's binary `.params` format | the same format, byte for byte: files move both ways; optimizer states are arrays + JSON instead of a pickle (MXNet's pickled states load with `allow_pickle=True`) |
         | Random numbers | MXNet's generators | a NumPy generator: `mx.random.seed` makes runs repeatable, but the numbers differ from MXNet's |
         | Data loading | worker processes in `DataLoader` | `num_workers` is accepted; batches are loaded in the calling process |
         | Several machines / processes | `kvstore='dist_sync'` with MXNet's parameter servers | `mx.kv.create('dist_sync')` over MPI (`python -m mxgrad.launch -n 2 train.py`, the `[dist]` extra) |
-        | Not provided | | the Module API (`mx.mod`), sparse storage (`mx.nd.sparse`, `tostype('csr')`), GPUs, custom C++ operators (`mx.operator`), the profiler; each raises an error saying what to use instead (last cell) |
+        | Not provided | | sparse storage (`mx.nd.sparse`, `tostype('csr')`), GPUs, mixed precision (`mx.contrib.amp`), C++ operator libraries; each raises an error saying what to use instead (last cell) |
         | Extras | | PyTorch-style `autograd.Function` (notebook 02), forward mode `autograd.forward_ad` and `autograd.functional` (`jacobian`, `hessian`, `hvp`, ...; notebook 05) |
 
         The cells below check each row.
@@ -950,12 +950,15 @@ def nb04():
             print(type(e).__name__, ":", e)
         """),
         md("""
-        ### `hybridize()` runs imperatively; `export()` and `SymbolBlock` work
+        ### `hybridize()` plans the graph; `export()` and `SymbolBlock` work
 
-        A `HybridBlock` written for MXNet works; its `hybrid_forward` receives `mx.nd` as `F`.
-        Called on a Symbol, it is traced once with `F = mx.sym`: that graph is what `export()`
-        writes (`-symbol.json` + `-0000.params`, loadable by MXNet), and
-        `SymbolBlock.imports` runs such files, MXNet's included, through `mx.nd`.
+        A `HybridBlock` written for MXNet works. Before `hybridize()` its `hybrid_forward`
+        runs with `F = mx.nd` at every call; after it, as in MXNet, `hybrid_forward` runs
+        once per input signature with `F = mx.sym` (the `print` below shows it), and the
+        traced graph is planned: later calls run its NumPy kernels directly, forward and
+        backward. That graph is also what `export()` writes (`-symbol.json` +
+        `-0000.params`, loadable by MXNet), and `SymbolBlock.imports` runs such files,
+        MXNet's included.
         """),
         code("""
         class Scale(gluon.HybridBlock):
@@ -972,8 +975,10 @@ def nb04():
         with hnet.name_scope():
             hnet.add(nn.Dense(4, in_units=3), Scale())
         hnet.initialize()
+        print("imperative:", hnet(nd.ones((2, 3))).shape)
         hnet.hybridize()
-        print(hnet(nd.ones((2, 3))).shape)
+        print("hybridized, first call:", hnet(nd.ones((2, 3))).shape)
+        print("hybridized, second call:", hnet(nd.ones((2, 3))).shape)   # no print: planned
         print(hnet(mx.sym.var('data')))
 
         prefix = os.path.join(tempfile.mkdtemp(), "model")
@@ -981,6 +986,31 @@ def nb04():
         loaded = gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"],
                                            prefix + "-0000.params")
         print(loaded(nd.ones((2, 3))).shape, sorted(loaded.collect_params().keys())[-1])
+        """),
+        md("""
+        ### Symbols, executors and `Module`
+
+        MXNet's symbolic half runs on the same planned graph: a Symbol is bound to arrays with
+        `simple_bind` (or `bind`), and `mx.mod.Module` trains it with `fit`, as in MXNet 1.x.
+        """),
+        code("""
+        import numpy as np
+        data = mx.sym.var('data')
+        h = mx.sym.FullyConnected(data, num_hidden=16, name='fc1')
+        h = mx.sym.Activation(h, act_type='relu')
+        out = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(h, num_hidden=3, name='fc2'),
+                                   name='softmax')
+        ex = out.simple_bind(mx.cpu(), data=(4, 5))
+        print("arguments:", [(n, a.shape) for n, a in ex.arg_dict.items()])
+
+        rng = np.random.RandomState(0)
+        X = rng.rand(60, 5).astype('float32')
+        Y = (X[:, 0] * 3).astype('int64').clip(0, 2).astype('float32')   # three classes
+        it = mx.io.NDArrayIter(X, Y, batch_size=10, shuffle=True)
+        mod = mx.mod.Module(out, data_names=['data'], label_names=['softmax_label'])
+        mod.fit(it, num_epoch=20, optimizer='sgd',
+                optimizer_params={'learning_rate': 0.5}, initializer=mx.init.Xavier())
+        print("training accuracy:", mod.score(it, 'acc')[0][1])
         """),
         md("""
         ### Bring your MXNet model
@@ -1096,13 +1126,12 @@ def nb04():
         ### Not provided: each says so, and what to use instead
         """),
         code("""
+        from mxgrad.contrib import amp
         attempts = {
-            "mx.mod.Module": lambda: mx.mod.Module(mx.sym.var("data")),
             "nd.sparse.zeros": lambda: nd.sparse.zeros("csr", (2, 2)),
             "tostype('csr')": lambda: nd.ones((2, 2)).tostype("csr"),
-            "mx.operator": lambda: mx.operator.CustomOp,
-            "check_numeric_gradient(sym)": lambda: mx.test_utils.check_numeric_gradient(
-                mx.sym.var("x") * 2, [nd.ones((2,))]),
+            "amp.init()": lambda: amp.init(),
+            "mx.library.load": lambda: mx.library.load("libmyops.so"),
         }
         for what, attempt in attempts.items():
             try:

@@ -44,7 +44,7 @@ MORE_FILES = ["test_" + n for n in (
     "random", "thread_local", "exc_handling", "base", "runtime", "test_utils", "dlpack",
     "operator", "contrib_operator", "contrib_control_flow", "contrib_hawkesll",
     "contrib_krprod", "contrib_stes_op", "contrib_optimizer", "contrib_text", "symbol", "attr",
-    "infer_shape", "infer_type", "viz", "executor")]
+    "infer_shape", "infer_type", "viz", "module", "executor", "rnn")]
 # issue 21: MXNet's NumPy interface (mx.np / mx.npx)
 NUMPY_FILES = ["test_numpy_ndarray", "test_numpy_op", "test_numpy_gluon",
                "test_numpy_interoperability"]
@@ -127,10 +127,13 @@ def _git_ls(git_dir: str, tag: str, folder: str) -> list:
 
 
 def prepare(git_dir: str, tag: str, work: str, real_mxnet: bool = False) -> str:
-    """Write MXNet's unittest folder (and tests/python/common) under ``work``; return it."""
+    """Write MXNet's unittest folder (and tests/python/common, and tests/python/train that
+    test_module imports) under ``work``; return it."""
     unit = os.path.join(work, "tests", "python", "unittest")
     common = os.path.join(work, "tests", "python", "common")
-    for folder, dest in (("tests/python/unittest", unit), ("tests/python/common", common)):
+    train = os.path.join(work, "tests", "python", "train")
+    for folder, dest in (("tests/python/unittest", unit), ("tests/python/common", common),
+                         ("tests/python/train", train)):
         os.makedirs(dest, exist_ok=True)
         for name in _git_ls(git_dir, tag, folder):
             try:

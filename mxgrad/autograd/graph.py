@@ -397,7 +397,30 @@ def _needed(seen, targets):
     return need
 
 
+class _WalkState(threading.local):
+    retain = False      # the retain_graph of the backward walk running in this thread
+
+
+_walking = _WalkState()
+
+
+def retaining() -> bool:
+    """Whether the backward walk running in this thread keeps the graph (``retain_graph``):
+    an op's ``backward`` may release what it saved only when it does not."""
+    return _walking.retain
+
+
 def _walk(seeds, retain_graph, create_graph, need=None, capture=None):
+    """:func:`_walk_graph` with ``retain_graph`` readable by ops (:func:`retaining`)."""
+    prev = _walking.retain
+    _walking.retain = retain_graph
+    try:
+        return _walk_graph(seeds, retain_graph, create_graph, need, capture)
+    finally:
+        _walking.retain = prev
+
+
+def _walk_graph(seeds, retain_graph, create_graph, need=None, capture=None):
     """Run the backward walk; return ({leaf: gradient}, {captured node: gradients}).
 
     Each op's ``backward`` returns gradients of its inputs' shapes and dtypes."""

@@ -27,6 +27,10 @@ __all__ = ["call_planned", "NOT_PLANNED", "clear_plans"]
 
 NOT_PLANNED = object()     # the call is to run imperatively
 _MAX_PLANS = 16            # signatures kept per block (oldest dropped first)
+# plans made per block before new signatures run imperatively: a block fed ever new shapes
+# (sequences of every length) would spend its time planning (a plan costs a few forward
+# passes); the plans it has keep serving their signatures
+_MAX_BUILDS = 64
 
 
 class _Entry:
@@ -44,6 +48,7 @@ class _Entry:
 def clear_plans(block) -> None:
     """Forget ``block``'s plans (``hybridize()`` again, a new structure)."""
     block.__dict__.pop("_plans", None)
+    block.__dict__.pop("_plan_builds", None)
 
 
 def call_planned(block, args: tuple) -> Any:
@@ -59,6 +64,15 @@ def call_planned(block, args: tuple) -> Any:
         plans = block.__dict__["_plans"] = {}
     entry = plans.get(key)
     if entry is None:
+        builds = block.__dict__.get("_plan_builds", 0)
+        if builds >= _MAX_BUILDS:
+            if builds == _MAX_BUILDS:
+                block.__dict__["_plan_builds"] = builds + 1
+                _warn(f"{block.name}: hybridize() has planned {builds} input signatures of "
+                      f"this block; new ones run imperatively (same results). Pad inputs to "
+                      f"a few shapes (bucketing) to keep the speed-up")
+            return NOT_PLANNED
+        block.__dict__["_plan_builds"] = builds + 1
         entry = _make_entry(block, args, training)
         if entry is None or entry is NOT_PLANNED:
             if entry is not None:
@@ -92,15 +106,23 @@ def _make_entry(block, args, training) -> Any:
     for p in params.values():
         if p._var is None:
             return None
-    names = ["data"] if len(args) == 1 else [f"data{i}" for i in range(len(args))]
-    inputs = []
-    for n, a in zip(names, args):
-        v = _var(n)
-        v._outputs[0][0].shadow = (a,)
-        inputs.append(v)
+    given = block._plan_symbol()
+    if given is not None:          # a SymbolBlock: its graph, not a trace
+        out, names = given
+        names = list(names)
+        if len(names) != len(args):
+            return NOT_PLANNED
+    else:
+        names = ["data"] if len(args) == 1 else [f"data{i}" for i in range(len(args))]
     try:
-        with autograd.pause(train_mode=False):
-            out = block(*inputs)
+        if given is None:
+            inputs = []
+            for n, a in zip(names, args):
+                v = _var(n)
+                v._outputs[0][0].shadow = (a,)
+                inputs.append(v)
+            with autograd.pause(train_mode=False):
+                out = block(*inputs)
         flat: List[Symbol] = []
         structure = _flatten(out, flat)
         sym = flat[0] if len(flat) == 1 else _group(flat)

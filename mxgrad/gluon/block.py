@@ -666,6 +666,11 @@ class HybridBlock(Block):
         """Shapes of this layer's parameters implied by the input (None: no rule)."""
         return None
 
+    def _plan_symbol(self):
+        """``(Symbol, input names)`` a hybridized call plans instead of tracing
+        ``hybrid_forward`` (a SymbolBlock's graph); None: trace."""
+        return None
+
     def _apply_param_shapes(self, x, *args):
         expected = self._param_shapes(x, *args)
         if not expected:
@@ -1173,6 +1178,10 @@ class SymbolBlock(HybridBlock):
                              f"{self._in_names}, got {len(inputs)}")
         if self._active and self._in_specs is None:
             self._in_specs = _input_specs(inputs)
+        # as MXNet's SymbolBlock (a cached op), the graph runs planned, hybridized or not
+        r = _call_planned(self, inputs)
+        if r is not _NOT_PLANNED:
+            return r
         values = self._param_values(inputs)
         values.update(zip(self._in_names, inputs))
         outs = _sym.evaluate(self._sym, values)
@@ -1180,6 +1189,9 @@ class SymbolBlock(HybridBlock):
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         raise NotImplementedError("SymbolBlock runs its Symbol graph")
+
+    def _plan_symbol(self):
+        return self._sym, self._in_names
 
 
 def _find_var(sym, name):

@@ -15,7 +15,6 @@ Examples
 """
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import warnings
@@ -25,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..base import DTypeError, MXNetError, ShapeError, StateError
+from .._fileio import file_sha1
 from ..context import as_context
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
@@ -177,11 +177,7 @@ def clip_global_norm(arrays, max_norm: float, check_isfinite: bool = True):
 def check_sha1(filename: str, sha1_hash: str) -> bool:
     """Whether the SHA-1 hash of the file's content matches ``sha1_hash`` (a prefix is
     enough, as in MXNet)."""
-    sha1 = hashlib.sha1()
-    with open(filename, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            sha1.update(chunk)
-    digest = sha1.hexdigest()
+    digest = file_sha1(filename)
     length = min(len(digest), len(sha1_hash))
     return digest[:length] == sha1_hash[:length]
 

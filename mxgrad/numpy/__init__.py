@@ -35,7 +35,7 @@ from ..ops import shape as _S
 from ..ops import indexing as _I
 from ..ops import linalg as _L
 from ..ops._apply import unary_fast
-from .multiarray import (adapt_unary, ndarray, promoted_dtype, to_np as _np, from_input as _in, promote as _promote,
+from .multiarray import (RULES, ndarray, promoted_dtype, to_np as _np, from_input as _in, promote as _promote,
                          numpy_shape as _numpy_shape, _np_dtype, _host, _DEFAULT,
                          sum, mean, prod, max, min, amax, amin, var, std, argmax, argmin,
                          cumsum, all, any, reshape, squeeze, dot, clip, round, sort,
@@ -251,7 +251,7 @@ def copy(a: Any) -> ndarray:
 # ==================================================================== elementwise
 def _unary(name: str, nd_fn: Any) -> Any:
     """``np.<name>``: the op of ``mx.nd.<name>`` through the one fast-path factory, with
-    the face's semantics (:func:`~mxgrad.numpy.multiarray.adapt_unary`); a Python
+    the face's rules (:data:`~mxgrad.numpy.multiarray.RULES`, applied inline); a Python
     number gives a number, a list an array."""
     def fallback(x: Any) -> Any:
         if not isinstance(x, NDArray):
@@ -259,7 +259,7 @@ def _unary(name: str, nd_fn: Any) -> Any:
                 return getattr(_onp, name)(x)      # a Python number gives a number
             return f(_in(x))
         return f(_np(x))
-    f = unary_fast(nd_fn.op, ndarray, adapt_unary, fallback)
+    f = unary_fast(nd_fn.op, ndarray, RULES, fallback)
     f.__name__ = name
     f.__doc__ = (f"``{name}`` element-wise (NumPy's signature, mx.nd's op: "
                  f"differentiable).")

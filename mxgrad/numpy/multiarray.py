@@ -40,6 +40,7 @@ import numpy as _onp
 from ..base import ArgumentTypeError, DTypeError, NotSupportedError, ShapeError, as_dtype
 from ..ndarray.ndarray import FACES, NDArray, as_face, wrap
 from ..ops import elemwise as _E
+from ..ops._apply import FaceRules
 from ..ops import reduce as _R
 from ..ops import shape as _S
 from ..ops import ordering as _O
@@ -762,35 +763,10 @@ def _promote_data(a: _onp.ndarray, b: _onp.ndarray) -> Tuple[_onp.ndarray, _onp.
     return a.astype(dt, copy=False), b.astype(dt, copy=False)
 
 
-def adapt_forward(fwd: Any, binary: bool) -> Any:
-    """The face's semantics around an op's NumPy forward, for the fast paths the one
-    factory builds (:func:`mxgrad.ops._apply.operator`): MXNet's promotion of two
-    arrays of different dtypes, and a 0-d result kept an array (NumPy ufuncs give
-    scalars for 0-d operands)."""
-    if binary:
-        def forward(a: Any, b: Any) -> Any:
-            if a.dtype is not b.dtype and a.dtype != b.dtype:
-                a, b = _promote_data(a, b)
-            r = fwd(a, b)
-            return r if type(r) is _onp.ndarray else _onp.asarray(r)
-    else:
-        def forward(a: Any, s: Any) -> Any:   # type: ignore[misc]
-            r = fwd(a, s)
-            return r if type(r) is _onp.ndarray else _onp.asarray(r)
-    return forward
-
-
-def adapt_unary(fwd: Any) -> Any:
-    """The face's semantics around a one-input op's forward: MXNet 1.9.1 keeps an
-    integer input's dtype (``np.sqrt`` of int32 is int32); 0-d results stay arrays."""
-    def forward(d: Any) -> Any:
-        r = fwd(d)
-        if type(r) is not _onp.ndarray:
-            r = _onp.asarray(r)
-        if r.dtype is not d.dtype and d.dtype.kind in "iu" and r.dtype != d.dtype:
-            r = r.astype(d.dtype)
-        return r
-    return forward
+#: the face's semantics for op results (MXNet's promotion of two arrays of different
+#: dtypes, 0-d results kept arrays, integer dtypes kept by one-input ops), applied inline
+#: by the fast-path factories of ops._apply
+RULES = FaceRules(_promote_data)
 
 
 def _true_divide(method: Any) -> Any:
@@ -821,7 +797,7 @@ def _boolean(method: Any) -> Any:
 
 def _install_operators() -> None:
     from ..ops._apply import inplace_operator
-    ops = _E.operators(ndarray, adapt_forward)
+    ops = _E.operators(ndarray, RULES)
     for name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
                  "__pow__", "__rpow__", "__mod__", "__rmod__", "__floordiv__",
                  "__rfloordiv__", "__neg__", "__pos__", "__abs__"):

@@ -50,7 +50,7 @@ from ..autograd import forward_ad as _fad
 __all__ = ["new_array", "as_array", "make_node", "record", "apply", "apply1", "apply2",
            "call", "call1", "call2", "unary_fast", "binary_fast", "scalar_fast", "operator",
            "inplace_operator", "scalar_call", "inplace_apply", "write_out", "forward_tangents",
-           "fit_gradient", "face_of"]
+           "fit_gradient", "face_of", "FaceRules"]
 
 _ALL = "all"
 _RAW = (np.ndarray, np.generic)   # NumPy data in a raw backward (0-d ops give scalars)
@@ -354,20 +354,69 @@ def inplace_apply(target: NDArray, result: NDArray) -> NDArray:
     return target
 
 
+# ------------------------------------------------------------------ face rules
+class FaceRules:
+    """What a second array face (``mx.np``) changes in an op's results, applied by the
+    fast-path factories below inline (no extra call per op):
+
+    * ``array_results``: a NumPy scalar result (a ufunc on 0-d data) becomes a 0-d array;
+    * ``keep_int``: a one-input op keeps an integer input's dtype (``sqrt`` of int32 is
+      int32, as MXNet 1.9.1's ``mx.np``);
+    * ``promote(a, b)``: the data of two arrays of different dtypes, cast to the dtype the
+      face's binary operators compute in.
+
+    :meth:`unary` and :meth:`forward` wrap a forward with the same rules, for the paths
+    that are not inlined."""
+
+    __slots__ = ("array_results", "keep_int", "promote")
+
+    def __init__(self, promote, array_results: bool = True, keep_int: bool = True) -> None:
+        self.promote = promote
+        self.array_results = array_results
+        self.keep_int = keep_int
+
+    def unary(self, fwd):
+        """``fwd(d)`` with the rules applied to its result."""
+        arr, keep = self.array_results, self.keep_int
+
+        def forward(d):
+            r = fwd(d)
+            if arr and type(r) is not np.ndarray:
+                r = np.asarray(r)
+            if keep and r.dtype is not d.dtype and d.dtype.kind in "iu" and r.dtype != d.dtype:
+                r = r.astype(d.dtype)
+            return r
+        return forward
+
+    def forward(self, fwd, binary: bool):
+        """``fwd(a, b)`` (two arrays: promoted) or ``fwd(a, scalar)`` with the rules."""
+        arr, promote = self.array_results, self.promote
+
+        def forward(a, b):
+            if binary and a.dtype is not b.dtype and a.dtype != b.dtype:
+                a, b = promote(a, b)
+            r = fwd(a, b)
+            return r if not arr or type(r) is np.ndarray else np.asarray(r)
+        return forward
+
+
 # ------------------------------------------------------------------ fast dispatch
 # Each builder returns a function with the NDArray case written out: forward, the
 # output array (the five slots of `wrap`), the recording decision, the node
 # (`_record1`/`_record2`), the tangents. Everything else falls back to apply1/apply2.
-def unary_fast(op, face=NDArray, adapt=None, fallback=None):
+def unary_fast(op, face=NDArray, rules: Optional[FaceRules] = None, fallback=None):
     """The function of a one-input op without attrs: ``f(x, out=None, name=None)``, with
     the case of an array of class ``face`` inlined.
 
-    A second face (``mx.np``) passes ``adapt``, which wraps the op's NumPy forward with
-    the face's semantics (a 0-d result as an array, not a NumPy scalar; dtype rules), and
-    ``fallback(x)`` for inputs of another kind (Python numbers...). The gradient and
-    tangent rules are the op's own."""
+    A second face (``mx.np``) passes its :class:`FaceRules` (applied inline to the
+    forward's result) and ``fallback(x)`` for inputs of another kind (Python numbers...).
+    The gradient and tangent rules are the op's own."""
     Array, new, st = face, _new, state    # closure cells: cheaper than globals
-    fwd = op.fwd if adapt is None else adapt(op.fwd)
+    fwd = op.fwd
+    raw_fwd = fwd if rules is None else rules.unary(fwd)
+    arr = rules is not None and rules.array_results
+    keep_int = rules is not None and rules.keep_int
+    ndarray, asarray = np.ndarray, np.asarray
     differentiable = op.grads is not None
 
     def f(x, out=None, name=None):
@@ -390,10 +439,40 @@ def unary_fast(op, face=NDArray, adapt=None, fallback=None):
                 forward_tangents(op, (x,), (r,), None)
             return r
         if type(x) is np.ndarray or isinstance(x, np.generic):  # a rule, raw backward
-            return fwd(x)
+            return raw_fwd(x)
         return apply1(op, x) if fallback is None else fallback(x)
-    f.op = op
-    return f
+
+    def g(x, out=None, name=None):
+        """``f`` with the face's rules applied to the result (a separate closure, so
+        that ``mx.nd``'s path carries no test for them)."""
+        if out is not None:
+            return write_out(out, g(x))
+        if type(x) is Array:
+            d = x._data
+            try:
+                data = fwd(d)
+            except ValueError as err:
+                raise _shape_error(op, err, (x,)) from None
+            if arr and type(data) is not ndarray:
+                data = asarray(data)
+            if keep_int and data.dtype is not d.dtype and d.dtype.kind in "iu" and \
+                    data.dtype != d.dtype:
+                data = data.astype(d.dtype)
+            r = new(Array)
+            r._data = data
+            r._node = None
+            r._oidx = 0
+            r._vbox = None
+            r._tan = None
+            if x._node is not None and differentiable and st.recording:
+                _record1(op, x, r, None)
+            if x._tan is not None:
+                forward_tangents(op, (x,), (r,), None)
+            return r
+        return f(x)
+    fn = f if rules is None else g
+    fn.op = op  # type: ignore[attr-defined]
+    return fn
 
 
 def binary_fast(op, scalar_ops=None, py=None):
@@ -496,22 +575,26 @@ def _is_scalar(x):
 
 
 def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None, face=NDArray,
-             adapt=None):
+             rules: Optional[FaceRules] = None):
     """Build an operator method (``__add__``...) of the array class ``face``: array op
     array (the op of ``array_fn``, which broadcasts), array op scalar (``scalar_op``),
     array op NumPy array. With ``rscalar_op`` returns the pair (method, reflected method).
 
     ``x * y`` and ``x + 1.0`` are inlined: these methods are the per-op overhead of user
-    code. ``adapt(forward, binary)`` (a second face's semantics, see :func:`unary_fast`)
-    wraps the NumPy forwards of the array-array (``binary=True``) and array-scalar cases."""
+    code. ``rules`` (a second face's :class:`FaceRules`) are applied inline to the
+    array-array and array-float cases (promotion, 0-d results as arrays), by wrapping in
+    the others."""
     Array, new, st = face, _new, state    # closure cells: cheaper than globals
-    if adapt is not None:
-        np_fn = None if np_fn is None else adapt(np_fn, False)
-        rnp_fn = None if rnp_fn is None else adapt(rnp_fn, False)
-    fast = scalar_fast(scalar_op, np_fn, face)
+    fast = scalar_fast(scalar_op, np_fn if rules is None or np_fn is None
+                       else rules.forward(np_fn, False), face)
+    if rules is not None and rnp_fn is not None:
+        rnp_fn = rules.forward(rnp_fn, False)
     bop = array_fn.op
-    bfwd = bop.fwd if adapt is None else adapt(bop.fwd, True)
-    strict = adapt is None        # mx.nd: one dtype (a second face's adapter promotes)
+    bfwd = bop.fwd
+    strict = rules is None        # mx.nd: one dtype (a second face's rules promote)
+    promote = None if rules is None else rules.promote
+    arr = rules is not None and rules.array_results
+    ndarray, asarray = np.ndarray, np.asarray
     bdiff = bop.grads is not None
     sop = scalar_op
     sdiff = sop.grads is not None
@@ -520,13 +603,17 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None, face
         t = type(other)
         if t is Array:
             sd, od = self._data, other._data
-            if strict and sd.dtype is not od.dtype and sd.dtype != od.dtype and \
-                    not st.backward:
-                raise mixed_dtypes(bop, sd.dtype, od.dtype)
+            if sd.dtype is not od.dtype and sd.dtype != od.dtype:
+                if promote is not None:
+                    sd, od = promote(sd, od)
+                elif strict and not st.backward:
+                    raise mixed_dtypes(bop, sd.dtype, od.dtype)
             try:
                 data = bfwd(sd, od)
             except ValueError as err:
                 raise _shape_error(bop, err, (self, other)) from None
+            if arr and type(data) is not ndarray:
+                data = asarray(data)
             r = new(Array)
             r._data = data
             r._node = None
@@ -542,6 +629,8 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None, face
         if t is float and np_fn is not None:
             d = self._data
             data = np_fn(d, other)
+            if arr and type(data) is not ndarray:
+                data = asarray(data)
             if data.dtype is not d.dtype and data.dtype != d.dtype:
                 data = data.astype(d.dtype)
             r = new(Array)

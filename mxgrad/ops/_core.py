@@ -32,12 +32,8 @@ from ..autograd.graph import _getrefcount
 # dispatchers are re-exported here under the names op modules have always imported.
 from ._apply import (apply, apply1, apply2, call, call1, call2, as_array, inplace_apply,
                      fit_gradient, unary_fast, binary_fast)
-# the private names these had before they moved to _apply (for op modules written then)
-from ._apply import (record as _make_node, _record1 as _make_node1,  # noqa: F401
-                     _record2 as _make_node2, forward_tangents as _forward_tangents,
-                     _shape_error)
 
-__all__ = ["Op", "defop", "reusable", "register_method", "apply", "apply1", "apply2", "call",
+__all__ = ["Op", "defop", "PerCall", "reusable", "register_method", "apply", "apply1", "apply2", "call",
            "call1", "call2", "as_array", "inplace_apply", "fit_gradient", "unary_fast",
            "binary_fast"]
 
@@ -50,6 +46,14 @@ _ALL = "all"
 # page faults and cache misses). A view, a read-only array or a shared one is never
 # reused; off CPython 3.8-3.13 `_getrefcount` returns a huge count (no reuse).
 _OWN = 4
+
+
+class PerCall:
+    """Base of an op attribute value that holds one application's state between the
+    op's forward and its gradient rules (a convolution's im2col columns). A planned
+    graph (:mod:`mxgrad.symbol.plan`) gives every call a fresh instance (``type(v)()``)
+    instead of sharing the one its capture saw."""
+    __slots__ = ()
 
 
 def reusable(g, like=None) -> bool:

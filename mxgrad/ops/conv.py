@@ -60,7 +60,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..base import DTypeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray
 from ..autograd.scope import state
-from ._core import Op, defop, call, call1, as_array, inplace_apply
+from ._core import Op, PerCall, defop, call, call1, as_array, inplace_apply
 from .reduce import sum as _nd_sum, reshape_exact
 from .._typing import Shape
 from .._threads import matmul as _matmul   # np.matmul on the thread policy's threads
@@ -222,7 +222,7 @@ _BATCH_LAST_WIDTH = 16
 _BATCH_LAST_MIN_BATCH = 16
 
 
-class _KeptColumns:
+class _KeptColumns(PerCall):
     """The im2col columns of one recorded convolution's forward, per sample (N, G,
     C/G*K, L) or batch-last (G, C/G*K, L*N), held in its node's attributes until its
     weight gradient takes them (once: a second backward through a retained graph

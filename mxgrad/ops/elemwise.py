@@ -856,14 +856,14 @@ def _rdiv(x, s):
     return s / x
 
 
-def operators(face=NDArray, adapt=None) -> dict:
+def operators(face=NDArray, rules=None) -> dict:
     """The operator methods (``__add__``... ``__imod__``) of the array class ``face``,
     built by one factory (:func:`~mxgrad.ops._apply.operator`) for each face: ``NDArray``
     gets them below, ``mx.np.ndarray`` wraps its own around them (NumPy promotion, bool
     comparisons)."""
     # operator: (array op, array-scalar op, scalar-array op, NumPy forward of the scalar
     # case for the inlined path, reflected NumPy forward)
-    kw = {"face": face, "adapt": adapt}
+    kw = {"face": face, "rules": rules}
     add_m = operator(add, _PLUS_S, np_fn=np.add, **kw)
     mul_m = operator(multiply, _MUL_S, np_fn=np.multiply, **kw)
     sub_m, rsub_m = operator(subtract, _MINUS_S, _RMINUS_S, np.subtract, _rsub, **kw)

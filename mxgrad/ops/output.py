@@ -59,26 +59,28 @@ def _like(a, c):
 
 
 # ================================================================ SoftmaxOutput
-# The op works on a 3-D view (rows, classes, positions) of the data, softmax over axis 1;
-# ``target`` and ``scale`` are NumPy constants of that view (scale broadcasts).
-def _so_fwd(x, s3, target, scale, out_grad):
+# The op works on a 3-D view (rows, classes, positions) of the data, softmax over axis 1.
+# Its inputs are the data and the label; the gradient rule works out the target and the
+# scale from the label's values (so a planned graph replays the op with each call's label).
+def _so_fwd(x, label, s3, out_grad, opts):
     return _softmax_fwd(x.reshape(s3), 1, 1.0, None).reshape(x.shape)
 
 
-def _so_grad(g, y, x, s3, target, scale, out_grad):
+def _so_grad(g, y, x, label, s3, out_grad, opts):
     p = reshape_exact(y, s3)
+    target, scale = _so_target(np.asarray(_raw(label)), tuple(y.shape), s3, opts)
     r = (p - _like(p, target)) * _like(p, scale)
     if out_grad:      # MXNet's backward multiplies by its first input: the output
         r = r * p
     return reshape_exact(r, y.shape)
 
 
-def _so_jvp(t, y, x, s3, target, scale, out_grad):
+def _so_jvp(t, y, x, label, s3, out_grad, opts):
     return reshape_exact(_sm_bwd(reshape_exact(t, s3), reshape_exact(y, s3), 1), y.shape)
 
 
-_SOFTMAX_OUTPUT = defop("SoftmaxOutput", _so_fwd, [_so_grad], [_so_jvp], save=(),
-                        save_out=True)
+_SOFTMAX_OUTPUT = defop("SoftmaxOutput", _so_fwd, [_so_grad, _no_grad], [_so_jvp, None],
+                        save=(1,), save_out=True)
 
 
 def _so_multi_label(lab, shape):
@@ -91,6 +93,64 @@ def _so_multi_label(lab, shape):
                          f"not fit data of shape {shape}: expected one of "
                          f"{', '.join(str(o) for o in ok)}")
     return lab.reshape(n, s)
+
+
+def _so_check_label(lab_shape, shape, multi_output):
+    """Refuse a label whose shape does not fit the data (MXNet's rules)."""
+    if tuple(lab_shape) == shape:
+        return
+    if multi_output:
+        _so_multi_label(np.empty(lab_shape, np.int8), shape)
+        return
+    want = shape[:-1]
+    if tuple(lab_shape) != want:
+        raise ShapeError(f"SoftmaxOutput: label of shape {tuple(lab_shape)} does not fit data "
+                         f"of shape {shape}: expected {want} (or the data's shape for "
+                         f"probabilities)")
+
+
+def _so_target(lab, shape, s3, opts):
+    """``(target, scale)`` of the gradient ``(softmax - target) * scale`` for the label
+    values ``lab`` (see the module's notes for MXNet's rules); ``opts`` = (grad_scale,
+    ignore_label, multi_output, use_ignore, normalization, smooth_alpha, dtype)."""
+    gs, ignore_label, multi_output, use_ignore, normalization, alpha, dt = opts
+    dt = np.dtype(dt)
+    gs = _f32(gs)
+    if tuple(lab.shape) == shape:          # probabilities as the target
+        return lab.astype(dt).reshape(s3), np.array(gs, dt)
+    ign = int(float(ignore_label))
+    k = s3[1]
+    if multi_output:
+        labi = every = _labels_int(_so_multi_label(lab, shape))      # (n, S)
+        count = labi.size
+        oh = labi[:, None, :] == np.arange(k)[None, :, None]
+        rows_ignored = labi[:, None, :] == ign                      # (n, 1, S)
+        batch = shape[0]
+        alpha = 0.0                                # MXNet does not smooth here
+    else:
+        every = _labels_int(lab.reshape(-1))
+        count = batch = every.size
+        labi = every[:s3[0]]                        # MXNet reads the first `rows` labels
+        oh = (labi[:, None] == np.arange(k)[None, :])[:, :, None]
+        rows_ignored = (labi == ign)[:, None, None]
+    if alpha:
+        target = np.where(oh, 1.0 - alpha, alpha / (k - 1) if k > 1 else 0.0).astype(dt)
+    else:
+        target = oh.astype(dt)
+    if normalization == "batch":
+        cnt = batch
+    elif normalization == "valid":     # labels == ignore_label never count (use_ignore or not)
+        cnt = max(count - int(np.count_nonzero(every == ign)), 1)
+    else:
+        cnt = 1
+    scale = gs
+    if multi_output and normalization != "valid":
+        scale = _f32(scale / _f32(s3[2]))           # MXNet also averages over positions
+    scale = _f32(scale / _f32(cnt))
+    sc = np.array(scale, dt)
+    if use_ignore:
+        sc = np.where(rows_ignored, np.array(0, dt), sc)
+    return target, sc
 
 
 def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
@@ -107,6 +167,7 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
     ``(softmax(data) - one_hot(label)) * grad_scale``, normalized as ``normalization``
     says (see the module's notes for MXNet's exact rules), zero for labels equal to
     ``ignore_label`` when ``use_ignore``; ``smooth_alpha`` smooths the one-hot target.
+    The label gets no gradient.
 
     Examples
     --------
@@ -137,51 +198,13 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
         s3 = (_prod(shape[:-1]), shape[-1], 1)
     else:
         s3 = (shape[0], _prod(shape[1:]), 1)
-    lab = np.asarray(_raw(_arr(label, "SoftmaxOutput", "label")))
-    gs = _f32(as_real(grad_scale, "SoftmaxOutput: grad_scale"))
-    attrs = {"s3": s3, "out_grad": bool(out_grad)}
-    if tuple(lab.shape) == shape:          # probabilities as the target
-        attrs.update(target=lab.astype(dt).reshape(s3), scale=np.array(gs, dt))
-        return _finish(call1(_SOFTMAX_OUTPUT, data, attrs), out)
-    ign = int(float(ignore_label))
-    k = s3[1]
-    if multi_output:
-        labi = every = _labels_int(_so_multi_label(lab, shape))      # (n, S)
-        count = labi.size
-        oh = labi[:, None, :] == np.arange(k)[None, :, None]
-        rows_ignored = labi[:, None, :] == ign                      # (n, 1, S)
-        batch = shape[0]
-        alpha = 0.0                                # MXNet does not smooth here
-    else:
-        want = shape[:-1]
-        if tuple(lab.shape) != want:
-            raise ShapeError(f"SoftmaxOutput: label of shape {lab.shape} does not fit data of "
-                             f"shape {shape}: expected {want} (or the data's shape for "
-                             f"probabilities)")
-        every = _labels_int(lab.reshape(-1))
-        count = batch = every.size
-        labi = every[:s3[0]]                        # MXNet reads the first `rows` labels
-        oh = (labi[:, None] == np.arange(k)[None, :])[:, :, None]
-        rows_ignored = (labi == ign)[:, None, None]
-    if alpha:
-        target = np.where(oh, 1.0 - alpha, alpha / (k - 1) if k > 1 else 0.0).astype(dt)
-    else:
-        target = oh.astype(dt)
-    if normalization == "batch":
-        cnt = batch
-    elif normalization == "valid":     # labels == ignore_label never count (use_ignore or not)
-        cnt = max(count - int(np.count_nonzero(every == ign)), 1)
-    else:
-        cnt = 1
-    scale = gs
-    if multi_output and normalization != "valid":
-        scale = _f32(scale / _f32(s3[2]))           # MXNet also averages over positions
-    scale = _f32(scale / _f32(cnt))
-    sc = np.array(scale, dt)
-    if use_ignore:
-        sc = np.where(rows_ignored, np.array(0, dt), sc)
-    attrs.update(target=target, scale=sc)
-    return _finish(call1(_SOFTMAX_OUTPUT, data, attrs), out)
+    label = _arr(label, "SoftmaxOutput", "label")
+    _so_check_label(label.shape, shape, multi_output)
+    opts = (float(_f32(as_real(grad_scale, "SoftmaxOutput: grad_scale"))),
+            float(ignore_label), bool(multi_output), bool(use_ignore), normalization, alpha,
+            dt.name)
+    return _finish(call2(_SOFTMAX_OUTPUT, data, label,
+                         {"s3": s3, "out_grad": bool(out_grad), "opts": opts}), out)
 
 
 Softmax = SoftmaxOutput      # MXNet's deprecated name of the same op

@@ -810,6 +810,15 @@ def _split_grad_rule(g, y, x, axis, n, squeeze, ishape):
     return concat(*gs, dim=axis)
 
 
+def _split_grad_raw(g, y, x, axis, n, squeeze, ishape):
+    """The gradient of split on NumPy arrays: the pieces' gradients joined (an
+    ordinary backward; ``_split_grad_rule`` records it under ``create_graph``)."""
+    if squeeze:
+        part = ishape[:axis] + (1,) + ishape[axis + 1:]
+        g = [gi.reshape(part) for gi in g]
+    return np.concatenate(g, axis=axis)
+
+
 def _split_jvp(t, y, x, axis, n, squeeze, ishape):
     r = split(t, n, axis=axis, squeeze_axis=squeeze)
     return tuple(r) if isinstance(r, (list, tuple)) else (r,)
@@ -819,7 +828,8 @@ def _split_op(n):
     op = _SPLIT.get(n)
     if op is None:
         op = defop("split", _split_fwd,
-                   [_split_grad_rule], [_split_jvp], save=(), nout=n)
+                   [_split_grad_rule], [_split_jvp], save=(), nout=n,
+                   raw_grads=[_split_grad_raw])
         _SPLIT[n] = op
     return op
 

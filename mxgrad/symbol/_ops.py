@@ -73,7 +73,8 @@ def make(op: str, inputs, attrs: dict, name: Optional[str], hint: str) -> Symbol
     node = _Node(spec.name, full, sattrs, entries, spec, kwargs)
     if entries and entries[0][0].shadow is not None and spec.params:
         _shadow_params(node)
-    if all(src.shadow is not None for src, _ in entries):
+    from .symbol import _unknown_dims
+    if all(src.shadow is not None for src, _ in entries) and not _unknown_dims(node):
         with autograd.pause(train_mode=False):
             node.shadow = _run_node(node, [src.shadow[j] for src, j in entries])
     n = node.num_visible()

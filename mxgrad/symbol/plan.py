@@ -26,15 +26,15 @@ differentiates that.
 
 Examples
 --------
->>> import mxgrad as mx
+>>> import numpy as np, mxgrad as mx
 >>> from mxgrad.symbol.plan import Plan
 >>> x = mx.sym.var('x')
 >>> y = mx.sym.tanh(x) * 2
 >>> plan = Plan.build(y, ['x'], [mx.nd.array([0.0, 1.0])], training=False)
->>> outs, call = plan.forward([mx.nd.array([0.0, 1.0])], keep=True)
+>>> outs, call = plan.forward([mx.nd.array([0.0, 1.0])], keep=True, needs=[True])
 >>> [round(float(v), 4) for v in outs[0]]
 [0.0, 1.5232]
->>> g = plan.backward(call, [None], (True,))[0]
+>>> g = plan.backward(call, [np.ones(2, np.float32)], (True,))[0]
 >>> [round(float(v), 4) for v in g]
 [2.0, 0.8399]
 """
@@ -50,9 +50,10 @@ from ..autograd import graph as _graph
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, wrap
 from ..ops import _apply
-from ..ops._core import Op
+from ..ops._core import Op, PerCall
 from ..random import generator as _generator
-from .symbol import Symbol, _run_node
+from .symbol import Symbol, _run_node, with_inferred_shapes
+from ._plan_codegen import compile_forward, compile_backward
 
 __all__ = ["Plan", "PlanOp", "run_planned"]
 
@@ -161,6 +162,8 @@ def _plain_attr(v) -> bool:
         return True
     if isinstance(v, (tuple, list)):
         return all(_plain_attr(e) for e in v)
+    if isinstance(v, dict):
+        return all(_plain_attr(e) for e in v.values())
     return False
 
 
@@ -216,6 +219,9 @@ class Plan:
         """Plan ``symbol`` for variables ``names`` with example ``values`` (their shapes
         and dtypes are the signature). Nothing of ``values`` is modified and the random
         state is left as it was (planning runs every node once or twice)."""
+        # nodes making arrays of a shape with unknown (0) dimensions (mx.sym.zeros((0, n)):
+        # RNN begin states) get the shape inference finds, as MXNet's bind does
+        symbol = with_inferred_shapes(symbol, {n: v.shape for n, v in zip(names, values)})
         plan = cls.__new__(cls)
         plan.symbol = symbol
         plan.names = list(names)
@@ -302,28 +308,6 @@ class Plan:
         return plan
 
     # ---------------------------------------------------------------- forward
-    def _forward_program(self) -> list:
-        """The steps as the forward loop reads them: ``(code, fn, a, b, out, attrs)``.
-        Codes: 1 one input, 2 two inputs (a, b slots; one output ``out``), 3 any
-        (``a`` the input slots, -1 for None; ``out`` the output slots), 4 a node step."""
-        prog = self._bwd.get("fwd")
-        if prog is not None:
-            return prog
-        prog = []
-        for st in self.steps:
-            if st[0] == _OPSTEP:
-                op, ins, outs, attrs, kind = st[1], st[2], st[3], st[4], st[6]
-                if kind == 1 and len(outs) == 1:
-                    prog.append((1, op.fwd, ins[0], 0, outs[0], attrs))
-                elif kind == 2 and len(outs) == 1:
-                    prog.append((2, op.fwd, ins[0], ins[1], outs[0], attrs))
-                else:
-                    prog.append((3, op.fwd, ins, 0, outs, attrs))
-            else:
-                prog.append((4, st, 0, 0, 0, None))
-        self._bwd["fwd"] = prog
-        return prog
-
     def forward(self, arrays: Sequence[NDArray], keep: bool,
                 needs: Optional[Sequence[bool]] = None,
                 monitor: Optional[Callable] = None) -> Tuple[list, Any]:
@@ -333,62 +317,49 @@ class Plan:
         says which variables need gradients (node steps record only then);
         ``monitor(node, inputs, outputs)`` is called for every Symbol node after the run
         (raw arrays)."""
-        vals: list = [None] * self.nslots
-        for i, x in enumerate(arrays):
-            vals[i] = x._data
-        training = self.training
-        node_calls: Optional[dict] = {} if keep else None
+        run = self._bwd.get("fwd")
+        if run is None:
+            run = self._bwd["fwd"] = compile_forward(self)
+        calls: Optional[dict] = {} if keep else None
         grad_slots = self._grad_slots(needs) if keep and needs is not None else None
-        for code, fn, a, b, o, attrs in self._forward_program():
-            if code == 1:
-                vals[o] = fn(vals[a], **attrs) if attrs else fn(vals[a])
-            elif code == 2:
-                vals[o] = fn(vals[a], vals[b], **attrs) if attrs else fn(vals[a], vals[b])
-            elif code == 3:
-                al = [None if i < 0 else vals[i] for i in a]
-                r = fn(*al, **attrs) if attrs else fn(*al)
-                if len(o) == 1:
-                    vals[o[0]] = r
-                else:
-                    for k, v in zip(o, r):
-                        vals[k] = v
-            else:
-                self._run_node_step(fn, vals, arrays, training, node_calls, grad_slots)
-        res = [vals[s] for s in self.out_slots]
+        ctx = (arrays, self.training, calls, grad_slots)
+        outs, vals = run([a._data for a in arrays], ctx,
+                         2 if monitor is not None else (1 if keep else 0), calls)
         if monitor is not None:
-            for n, ins, outs in self.node_slots:
-                monitor(n, [vals[i] for i in ins], [vals[o] for o in outs])
+            for n, ins, o in self.node_slots:
+                monitor(n, [vals[i] for i in ins], [vals[i] for i in o])
+            keepset = self.keep
+            vals = [v if (i < self.nvars or i in keepset) else None
+                    for i, v in enumerate(vals)]
         if not keep:
-            return res, None
-        keepset = self.keep
-        for s in range(self.nvars, self.nslots):
-            if s not in keepset:
-                vals[s] = None
-        return res, (vals, node_calls)
+            return outs, None
+        return outs, (vals, calls)
 
-    def _run_node_step(self, st, vals, arrays, training, node_calls, grad_slots):
-        _, n, ins, outs = st
+    def _node_step(self, k: int, ctx, ins: tuple) -> tuple:
+        """Run node step ``k`` on its inputs' data; return its outputs' data."""
+        arrays, training, calls, grad_slots = ctx
+        st = self.steps[k]
+        n, slots = st[1], st[2]
         nv = self.nvars
         leaves = []
         leaf_pos = []
         args = []
-        for k, s in enumerate(ins):
+        for j, (s, d) in enumerate(zip(slots, ins)):
             if grad_slots is not None and s in grad_slots:
-                a = wrap(vals[s])
+                a = wrap(d)
                 a._node = _graph.Leaf(a, "write")
                 leaves.append(a)
-                leaf_pos.append(k)
+                leaf_pos.append(j)
             elif s < nv:
                 a = arrays[s]          # the caller's array (auxiliary states updated in place)
             else:
-                a = wrap(vals[s])
+                a = wrap(d)
             args.append(a)
         with _Flags(bool(leaves), training):
             res = _run_node(n, args)
-        for o, v in zip(outs, res):
-            vals[o] = v._data
         if leaves:
-            node_calls[id(st)] = _NodeCall(leaves, leaf_pos, res)
+            calls[("node", k)] = _NodeCall(leaves, leaf_pos, res)
+        return tuple(v._data for v in res)
 
     def _grad_slots(self, needs) -> frozenset:
         """Slots that depend on a variable that needs a gradient."""
@@ -404,145 +375,71 @@ class Plan:
         return got
 
     # ---------------------------------------------------------------- backward
-    def _backward_program(self, key: tuple) -> list:
-        """The steps backward runs for variables needing gradients as ``key`` says, in
-        reverse order: ``(code, op, out, x, y, rules, need, attrs, extra)``.
-
-        Code 1: one input, one output (``x`` the input slot if saved else -1; ``need``
-        ``(slot, meta)``); 2: two inputs, one output (``x``/``y`` saved slots or -1;
-        ``need`` a tuple of (position, slot, meta)); 3: general (``extra`` the step);
-        4: a node step."""
-        prog = self._bwd.get(("bwd", key))
-        if prog is not None:
-            return prog
-        dep = self._grad_slots(key)
-        prog = []
-        for st in reversed(self.steps):
-            if st[0] != _OPSTEP:
-                if any(s in dep for s in st[2]):
-                    prog.append((4, None, 0, 0, 0, None, None, None, st))
-                continue
-            op, ins, outs, attrs, metas = st[1], st[2], st[3], st[4], st[5]
-            need = tuple((k, s, metas[k]) for k, s in enumerate(ins) if s >= 0 and s in dep)
-            if not need:
-                continue
-            save = op.save_in
-            saved = [s if s >= 0 and (save == "all" or (save and k in save)) else -1
-                     for k, s in enumerate(ins)]
-            if len(outs) == 1 and len(ins) == 1:
-                prog.append((1, op, outs[0], saved[0], -1, op.raw_grads, need[0][1:], attrs,
-                             None))
-            elif len(outs) == 1 and len(ins) == 2:
-                prog.append((2, op, outs[0], saved[0], saved[1], op.raw_grads, need, attrs,
-                             None))
-            else:
-                prog.append((3, op, outs, tuple(saved), -1, op.raw_grads, need, attrs, st))
-        self._bwd[("bwd", key)] = prog
-        return prog
-
     def backward(self, call, out_grads: Sequence[Optional[np.ndarray]],
-                 needs: Sequence[bool]) -> List[Optional[np.ndarray]]:
+                 needs: Sequence[bool], free: bool = True,
+                 monitor: Optional[Callable] = None) -> List[Optional[np.ndarray]]:
         """Gradients of the variables (raw arrays; None for those not needed or not
-        reached) from the outputs' gradients (None: no gradient for that output)."""
-        vals, node_calls = call
+        reached) from the outputs' gradients (None: no gradient for that output).
+
+        ``free`` releases the call's saved values as backward passes them (False keeps
+        the call for another backward: ``retain_graph``). ``monitor(node, input_grads)``
+        is called for every Symbol node after the run, last node first, with the
+        gradients of all its inputs (all are computed then, as MXNet's executors do)."""
+        vals, calls = call
         key = tuple(bool(x) for x in needs)
+        run_key = key if monitor is None else (True,) * self.nvars
+        tag = "bwd" if monitor is None else "bwdmon"
+        run = self._bwd.get((tag, run_key))
+        if run is None:
+            run = self._bwd[(tag, run_key)] = compile_backward(self, run_key,
+                                                               monitor is not None)
         gs: list = [None] * self.nslots
-        g: Any
         for s, g in zip(self.out_slots, out_grads):
             if g is not None:
                 gs[s] = g if gs[s] is None else gs[s] + g
-        fit = _apply.fit_gradient
-        ndarray = np.ndarray
-        # (a gradient stays in gs while its rules run: the holders a raw rule counts
-        # before writing into it, ops._core.reusable, are then the engine's)
-        for code, op, o, x, y, rules, need, attrs, extra in self._backward_program(key):
-            if code == 1:
-                g = gs[o]
-                if g is None:
-                    continue
-                rule = rules[0] if type(g) is ndarray and g.shape else op.grads[0]
-                r = rule(g, vals[o] if op.save_out else None, None if x < 0 else vals[x],
-                         **attrs) if attrs else \
-                    rule(g, vals[o] if op.save_out else None, None if x < 0 else vals[x])
-                gs[o] = g = None
-                if r is not None:
-                    s, m = need
-                    if type(r) is not ndarray or r.shape != m[0] or r.dtype != m[1]:
-                        r = fit(r, m, f"op '{op.name}'", "input 0", False)
-                    prev = gs[s]
-                    gs[s] = r if prev is None else prev + r
-                    r = prev = None
-            elif code == 2:
-                g = gs[o]
-                if g is None:
-                    continue
-                out = vals[o] if op.save_out else None
-                a = None if x < 0 else vals[x]
-                b = None if y < 0 else vals[y]
-                for k, s, m in need:
-                    r = rules[k](g, out, a, b, **attrs) if attrs else rules[k](g, out, a, b)
-                    if r is None:
-                        continue
-                    if type(r) is not ndarray or r.shape != m[0] or r.dtype != m[1]:
-                        r = fit(r, m, f"op '{op.name}'", f"input {k}", False)
-                    prev = gs[s]
-                    gs[s] = r if prev is None else prev + r
-                gs[o] = g = r = prev = out = a = b = None
-            elif code == 3:
-                self._backward_general(extra, op, o, x, rules, need, attrs, vals, gs)
-            else:
-                self._backward_node_step(extra, node_calls, gs)
+        calls["free"] = free
+        calls["keep_grads"] = monitor is not None
+        kept = vals if free and monitor is None else list(vals)
+        run(kept, gs, calls)
+        if monitor is not None:     # (an input no gradient reached shows zeros, as MXNet's)
+            for n, ins, _ in reversed(self.node_slots):
+                monitor(n, [gs[i] if gs[i] is not None or kept[i] is None
+                            else np.zeros_like(kept[i]) for i in ins])
         return [gs[i] if key[i] else None for i in range(self.nvars)]
 
-    def _backward_general(self, st, op, outs, saved, rules, need, attrs, vals, gs):
-        if len(outs) == 1:
-            g = gs[outs[0]]
-            if g is None:
-                return
-            out = vals[outs[0]] if op.save_out else None
-        else:
-            gl = [gs[o] for o in outs]
-            if all(v is None for v in gl):
-                return
-            g = tuple(v if v is not None else np.zeros(m[0], m[1]) for v, m in zip(gl, st[7]))
-            out = tuple(vals[o] for o in outs) if op.save_out else None
-        a = [None if s < 0 else vals[s] for s in saved]
-        if len(saved) == 1 and not (type(g) is np.ndarray and g.shape):
-            rules = op.grads
-        for k, s, m in need:
-            r = rules[k](g, out, *a, **attrs) if attrs else rules[k](g, out, *a)
-            if r is None:
-                continue
-            if type(r) is not np.ndarray or r.shape != m[0] or r.dtype != m[1]:
-                r = _apply.fit_gradient(r, m, f"op '{op.name}'", f"input {k}", False)
-            prev = gs[s]
-            gs[s] = r if prev is None else prev + r
-        for o in outs:
-            gs[o] = None
-
-    def _backward_node_step(self, st, node_calls, gs):
-        nc = node_calls.get(id(st)) if node_calls else None
+    def _node_step_backward(self, k: int, gs: list, calls: dict) -> None:
+        """Backward of node step ``k``: its small engine graph, from its outputs'
+        gradients in ``gs`` to its inputs'."""
+        st = self.steps[k]
         outs = st[3]
+        nc = calls.get(("node", k))
         if nc is None:
             for o in outs:
                 gs[o] = None
             return
         heads, hgs = [], []
+        keep = calls.get("keep_grads", False)
         for o, h in zip(outs, nc.outs):
             g = gs[o]
-            gs[o] = None
+            if not keep:
+                gs[o] = None
             if g is not None and h._node is not None:
                 heads.append(h)
                 hgs.append(wrap(g))
         if not heads:
             return
-        grads = _graph.grad_impl(heads, nc.leaves, hgs, False, False, self.training,
+        retain = not calls.get("free", True)
+        grads = _graph.grad_impl(heads, nc.leaves, hgs, retain, False, self.training,
                                  False, True)
-        for k, gr in zip(nc.leaf_pos, grads):
-            s = st[2][k]
+        for j, gr in zip(nc.leaf_pos, grads):
+            s = st[2][j]
             d = gr._data
             prev = gs[s]
             gs[s] = d if prev is None else prev + d
+
+
+def _per_call(attrs) -> bool:
+    return bool(attrs) and any(isinstance(v, PerCall) for v in attrs.values())
 
 
 def _run_copy(n, args, training):
@@ -574,7 +471,8 @@ def _capture_node(n, args, training):
     pos: Dict[int, int] = {id(a): k for k, a in enumerate(leaves)}
     ops = []
     for op, in_arrays, out_arrays, attrs in cap.entries:
-        if type(op) is not Op or (attrs and not all(_plain_attr(v) for v in attrs.values())):
+        if type(op) is not Op or (attrs and not all(
+                _plain_attr(v) or isinstance(v, PerCall) for v in attrs.values())):
             return None
         ins = []
         metas = []
@@ -605,15 +503,28 @@ def _capture_node(n, args, training):
     return ops, [wrap(o._data) for o in outs], node_out
 
 
+_NOISE: list = [np.empty(0), np.empty(0)]
+
+
+def _noise(size: int):
+    """Fixed pseudo-random factors in [0.5, 1.5) and shifts in [-0.1, 0.1) (the same at
+    every build; drawn once and grown as needed, not per node)."""
+    if _NOISE[0].size < size:
+        rng = np.random.default_rng(12345)
+        n = max(size, 2 * _NOISE[0].size, 4096)
+        _NOISE[0] = rng.uniform(0.5, 1.5, n)
+        _NOISE[1] = rng.uniform(-0.1, 0.1, n)
+    return _NOISE[0][:size], _NOISE[1][:size]
+
+
 def _replays(n, args, ops, node_out, training) -> bool:
     """Whether the captured ops, run on perturbed inputs, give what the node gives."""
-    rng = np.random.default_rng(12345)
     pert = []
     for a in args:
         d = a._data
         if d.dtype.kind == "f" and d.size:
-            d = (d * rng.uniform(0.5, 1.5, d.shape) + rng.normal(0, 0.1, d.shape)).astype(
-                d.dtype)
+            scale, shift = _noise(d.size)
+            d = (d * scale.reshape(d.shape) + shift.reshape(d.shape)).astype(d.dtype)
         else:
             d = d.copy()
         pert.append(d)
@@ -623,6 +534,9 @@ def _replays(n, args, ops, node_out, training) -> bool:
         vals = list(pert)
         for op, ins, attrs, nout, _, _ in ops:
             a = [None if i < 0 else vals[i] for i in ins]
+            if _per_call(attrs):
+                attrs = {k: type(v)() if isinstance(v, PerCall) else v
+                         for k, v in attrs.items()}
             r = op.fwd(*a, **attrs) if attrs else op.fwd(*a)
             if nout == 1:
                 vals.append(r)
@@ -659,7 +573,8 @@ class PlanOp:
         if create_graph:
             return self._replay_backward(node, gouts, needs)
         call = node.out
-        grads = self.plan.backward(call, list(gouts), [bool(x) for x in needs])
+        grads = self.plan.backward(call, list(gouts), [bool(x) for x in needs],
+                                   free=not _graph.retaining())
         metas = self.plan.var_metas
         res = []
         for i, g in enumerate(grads):

@@ -951,6 +951,48 @@ def _eval(heads, nodes, values):
     return [env[id(n)][i] for n, i in heads], env
 
 
+#: operators that make an array from a ``shape`` attribute, where MXNet's legacy shapes
+#: read 0 as "unknown, inferred from the graph" (``mx.sym.zeros((0, n))``: RNN states)
+_SHAPE_ATTR_OPS = ("_zeros", "_ones", "_full")
+
+
+def _unknown_dims(node) -> bool:
+    from ..util import is_np_shape
+    if node.op not in _SHAPE_ATTR_OPS or is_np_shape():
+        return False
+    shape = (node.kwargs or {}).get("shape")
+    return shape is not None and 0 in tuple(shape)
+
+
+def with_inferred_shapes(symbol: Symbol, shapes: Dict[str, tuple]) -> Symbol:
+    """``symbol`` itself, or a copy in which the nodes making arrays of a shape with
+    unknown (0) dimensions have the shape that inference finds from ``shapes`` (the
+    variables' shapes by name): what MXNet's executor does at bind time."""
+    nodes = symbol._nodes()
+    todo = [n for n in nodes if _unknown_dims(n)]
+    if not todo:
+        return symbol
+    from ._shape import infer_entries, from_user, known
+    found = infer_entries(nodes, {k: from_user(v) for k, v in shapes.items()})
+    fixed = {}
+    for n in todo:
+        s = found.get((id(n), 0))
+        if s is None or not known(s):
+            raise ShapeError(f"node '{n.name}' ({n.op}) has shape "
+                             f"{tuple(n.kwargs['shape'])} with unknown (0) dimensions that "
+                             f"the graph does not determine; give them")
+        fixed[id(n)] = tuple(s)
+    new = {}
+    for n in nodes:
+        if n.is_var:
+            new[id(n)] = n
+            continue
+        kwargs = dict(n.kwargs, shape=fixed[id(n)]) if id(n) in fixed else n.kwargs
+        new[id(n)] = _Node(n.op, n.name, dict(n.attrs),
+                           [(new[id(src)], j) for src, j in n.inputs], n.spec, kwargs)
+    return Symbol([(new[id(n)], i) for n, i in symbol._outputs])
+
+
 def evaluate(symbol: Symbol, values: Dict[str, NDArray]) -> List[NDArray]:
     """Run ``symbol`` with the NDArrays ``values`` (by variable name) through ``mx.nd``.
 
@@ -959,6 +1001,8 @@ def evaluate(symbol: Symbol, values: Dict[str, NDArray]) -> List[NDArray]:
     Variables that only feed a training loss's label (``SoftmaxOutput``) may be left
     out.
     """
+    symbol = with_inferred_shapes(symbol, {k: v.shape for k, v in values.items()
+                                           if v is not None})
     nodes = symbol._nodes()
     labels = symbol._labels
     if labels is None:

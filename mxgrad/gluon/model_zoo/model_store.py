@@ -21,12 +21,12 @@ ModelFileNotFoundError
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import warnings
 from typing import Optional
 
 from ...base import MXNetError
+from ..._fileio import file_sha1
 from ...context import Context
 
 __all__ = ["get_model_file", "load_pretrained", "purge", "short_hash", "model_file_name", "default_root",
@@ -120,14 +120,6 @@ def model_file_name(name: str) -> str:
     return f"{name}-{short_hash(name)}.params"
 
 
-def _sha1(path: str) -> str:
-    h = hashlib.sha1()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def get_model_file(name: str, root: Optional[str] = None) -> str:
     """Path of model ``name``'s pretrained parameter file under ``root``.
 
@@ -170,7 +162,7 @@ def get_model_file(name: str, root: Optional[str] = None) -> str:
             f"the folder that holds it. MXNet 1.x downloads it (into $MXNET_HOME/models) "
             f"from {_URL.format(file_name[:-len('.params')])}, a zip archive holding "
             f"that file.")
-    if _sha1(path) != _model_sha1[name]:
+    if file_sha1(path) != _model_sha1[name]:
         warnings.warn(f"{path}: the content does not match the SHA-1 MXNet publishes for "
                       f"{name!r} ({_model_sha1[name]}); loading it anyway", stacklevel=2)
     return path

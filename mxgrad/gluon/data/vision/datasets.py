@@ -21,7 +21,6 @@ Examples
 from __future__ import annotations
 
 import gzip
-import hashlib
 import os
 import shutil
 import struct
@@ -34,7 +33,7 @@ from typing import Any, Callable, Dict, Optional
 import numpy as np
 
 from ....base import FileFormatError, MXNetError
-from ...._fileio import open_for_read
+from ...._fileio import file_sha1, open_for_read
 from ....ndarray.ndarray import wrap
 from ..dataset import _DownloadedDataset
 
@@ -55,14 +54,6 @@ def _repo_url(namespace: str, filename: str) -> str:
     return f"{repo}gluon/dataset/{namespace}/{filename}"
 
 
-def _sha1(path: str) -> str:
-    h = hashlib.sha1()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _download(url: str, path: str, sha1_hash: Optional[str] = None) -> str:
     """Download ``url`` to the file ``path`` (atomically), checking its SHA-1."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
@@ -70,7 +61,7 @@ def _download(url: str, path: str, sha1_hash: Optional[str] = None) -> str:
     try:
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=60) as resp:
             shutil.copyfileobj(resp, out)
-        if sha1_hash and _sha1(tmp) != sha1_hash:
+        if sha1_hash and file_sha1(tmp) != sha1_hash:
             raise MXNetError(f"downloaded {url} but its SHA-1 does not match {sha1_hash}; "
                              f"the download is corrupt or the mirror changed")
         os.replace(tmp, path)
