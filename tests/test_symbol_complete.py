@@ -126,3 +126,44 @@ def test_np_shape_json_flag_and_legacy_zero_dims():
         net = mx.sym.load_json(legacy)
         args, outs, _ = net.infer_shape(data=(2, 5))
     assert args[1] == (4, 5) and outs == [(2, 4)]
+
+
+class _Sqr(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        aux[0][:] = 1
+        self.assign(out_data[0], req[0], in_data[0] * in_data[0])
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        assert (aux[0].asnumpy() == 1).all()
+        self.assign(in_grad[0], req[0], 2 * in_data[0] * out_grad[0])
+
+
+@mx.operator.register("sqr_symbol_test")
+class _SqrProp(mx.operator.CustomOpProp):
+    def list_auxiliary_states(self):
+        return ["aux"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0]], [in_shape[0]]
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Sqr()
+
+
+def test_custom_symbol_node_runs_binds_and_round_trips():
+    op = mx.sym.Custom(data=mx.sym.var("data"), aux=mx.sym.var("aux"), name="sqr",
+                       op_type="sqr_symbol_test")
+    assert op.list_arguments() == ["data"] and op.list_auxiliary_states() == ["aux"]
+    assert op.list_outputs() == ["sqr_output"]
+    assert op.infer_shape(data=(4, 10)) == ([(4, 10)], [(4, 10)], [(4, 10)])
+    x = np.random.RandomState(1).uniform(-1, 1, size=(4, 10))
+    tu = mx.test_utils
+    tu.check_symbolic_forward(op, [x], [x * x], aux_states=[np.zeros_like(x)])
+    tu.check_numeric_gradient(op, [x], [np.zeros_like(x)])
+    again = mx.sym.load_json(op.tojson())
+    assert again.list_auxiliary_states() == ["aux"]
+    with mx.name.NameManager():
+        auto = mx.sym.Custom(mx.sym.var("x"), op_type="sqr_symbol_test")
+    assert auto.list_inputs() == ["x", "custom0_aux"]
+    with pytest.raises(MXNetError, match="no operator registered"):
+        mx.sym.Custom(mx.sym.var("x"), op_type="nope")

@@ -30,6 +30,7 @@ from .symbol import Symbol, Group, load, load_json, evaluate
 from .symbol import var as _var
 from ._registry import supported_ops, UnknownOpError, _TABLE, _ALIASES
 from . import _ops
+from . import _custom
 from . import contrib, linalg, image, sparse, random, _internal
 from ..attribute import current_attrs
 from ..base import DTypeError
@@ -48,6 +49,7 @@ def _install():
 
 _install()
 del _install
+Custom = _custom.Custom
 
 
 def var(name: str, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None, init=None,
@@ -107,21 +109,26 @@ def _node_attributes(kwargs) -> dict:
     return {k: v for k, v in kwargs.items() if k.startswith("__") and k.endswith("__")}
 
 
+def _shape_tuple(shape) -> tuple:
+    """``shape`` as a tuple (an int is a 1-D shape, as MXNet reads it)."""
+    return (int(shape),) if isinstance(shape, int) else tuple(shape)
+
+
 def zeros(shape, dtype=None, name=None, **kwargs) -> Symbol:
     """A Symbol of zeros (MXNet's ``_zeros``)."""
-    return _ops.make("_zeros", [], {"dtype": dtype or "float32", "shape": shape,
+    return _ops.make("_zeros", [], {"dtype": dtype or "float32", "shape": _shape_tuple(shape),
                                     **_node_attributes(kwargs)}, name, "_zeros")
 
 
 def ones(shape, dtype=None, name=None, **kwargs) -> Symbol:
     """A Symbol of ones (MXNet's ``_ones``)."""
-    return _ops.make("_ones", [], {"dtype": dtype or "float32", "shape": shape}, name,
-                     "_ones")
+    return _ops.make("_ones", [], {"dtype": dtype or "float32", "shape": _shape_tuple(shape)},
+                     name, "_ones")
 
 
 def full(shape, val, dtype=None, name=None, **kwargs) -> Symbol:
     """A Symbol filled with ``val`` (MXNet's ``_full``)."""
-    return _ops.make("_full", [], {"dtype": dtype or "float32", "shape": shape,
+    return _ops.make("_full", [], {"dtype": dtype or "float32", "shape": _shape_tuple(shape),
                                    "value": float(val)}, name, "_full")
 
 

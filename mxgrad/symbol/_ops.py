@@ -23,7 +23,7 @@ from typing import Optional
 from .. import autograd
 from .. import ndarray as nd
 from ..base import MXNetError, DTypeError
-from ._registry import lookup, parse_attrs, UnknownOpError
+from ._registry import lookup, parse_attrs, specialize, UnknownOpError
 from ..attribute import current_attrs, HIDDEN_KEYS, stored_key
 from .symbol import Symbol, _Node, _make_name, _attr_str, _run_node, var
 
@@ -69,6 +69,7 @@ def make(op: str, inputs, attrs: dict, name: Optional[str], hint: str) -> Symbol
                              f"outputs; select one with sym[i]")
         entries.append(s._outputs[0])
     kwargs = parse_attrs(spec, sattrs, full)
+    spec = specialize(spec, kwargs)
     node = _Node(spec.name, full, sattrs, entries, spec, kwargs)
     if entries and entries[0][0].shadow is not None and spec.params:
         _shadow_params(node)
@@ -169,31 +170,53 @@ def call(op: str, hint: str, args: tuple, kwargs: dict) -> Symbol:
                                      f"{type(v).__name__}")
             else:
                 attrs[k] = v
-        ordered = []
-        full = None
-        for k in spec.inputs:
-            if k in inputs:
-                ordered.append(inputs[k])
-            elif _present(spec, k, attrs):
-                # a missing input is a new variable <name>_<input>, with the node's
-                # attributes (MXNet's Compose)
-                if full is None:
-                    full = _make_name(name, hint)
-                own = {a: _attr_str(v) for a, v in attrs.items()}
-                own.update(attr)
-                ordered.append(var(f"{full}_{k}", attr=own))
-            elif not any(later in inputs for later in spec.inputs[spec.inputs.index(k) + 1:]):
-                break
-            # else: an input the op does not have with these attributes (an RNN's
-            # state_cell unless mode='lstm'): skipped, later ones follow
-        if full is not None:      # the name already counted: use it as given
-            sym = _make_with_full_name(op, ordered, attrs, full)
-        else:
-            sym = make(op, ordered, attrs, name, hint)
+        sym = _with_inputs(spec, op, hint, inputs, attrs, name, attr)
     if attr:
         for node, _ in sym._outputs:
             node.attrs.update({k: str(v) for k, v in attr.items()})
     return sym
+
+
+def call_with_inputs(op: str, hint: str, names, inputs: dict, attrs: dict, name, attr):
+    """A node ``op`` whose array inputs ``names`` are given by name in ``inputs`` (those
+    left out become variables), with attributes ``attrs`` and ``attr`` (mx.sym.Custom)."""
+    spec = lookup(op)
+    attr = {stored_key(k): str(v) for k, v in current_attrs(attr).items()}
+    sym = _with_inputs(_Names(spec, tuple(names)), op, hint, inputs, attrs, name, attr)
+    if attr:
+        for node, _ in sym._outputs:
+            node.attrs.update(attr)
+    return sym
+
+
+class _Names:
+    """A spec seen with other input names (a Custom op's own)."""
+
+    def __init__(self, spec, inputs):
+        self.name, self.inputs, self.params = spec.name, inputs, spec.params
+
+
+def _with_inputs(spec, op, hint, inputs, attrs, name, attr) -> Symbol:
+    """The node ``op`` on ``inputs`` (by input name) in the order of ``spec.inputs``; a
+    missing input is a new variable ``<name>_<input>`` carrying the node's attributes
+    (MXNet's Compose), unless the op lacks that input with these attributes."""
+    ordered = []
+    full = None
+    for i, k in enumerate(spec.inputs):
+        if k in inputs:
+            ordered.append(inputs[k])
+        elif _present(spec, k, attrs):
+            if full is None:
+                full = _make_name(name, hint)
+            own = {a: _attr_str(v) for a, v in attrs.items()}
+            own.update(attr)
+            ordered.append(var(f"{full}_{k}", attr=own))
+        elif not any(later in inputs for later in spec.inputs[i + 1:]):
+            break
+        # else (an RNN's state_cell unless mode='lstm'): skipped, later ones follow
+    if full is not None:      # the name already counted: use it as given
+        return _make_with_full_name(op, ordered, attrs, full)
+    return make(op, ordered, attrs, name, hint)
 
 
 def _make_with_full_name(op, inputs, attrs, full):

@@ -127,6 +127,21 @@ def _op(name: str, inputs=("data",), *, run=None, nd_name=None, aliases=(), para
         _ALIASES[a] = name
 
 
+_SPECIALIZERS: Dict[str, Callable[[dict], OpSpec]] = {}
+
+
+def register_specializer(op: str, fn: Callable[[dict], OpSpec]) -> None:
+    """Let ``op``'s nodes get their own spec from their attributes (``Custom``: the inputs
+    and outputs its ``op_type`` lists)."""
+    _SPECIALIZERS[op] = fn
+
+
+def specialize(spec: OpSpec, kwargs: dict) -> OpSpec:
+    """The spec of one node of ``spec``'s operator with parsed attributes ``kwargs``."""
+    fn = _SPECIALIZERS.get(spec.name)
+    return fn(kwargs) if fn is not None else spec
+
+
 def lookup(op: str) -> Optional[OpSpec]:
     """The :class:`OpSpec` of ``op`` (canonical name or alias), or ``None``."""
     spec = _TABLE.get(op)

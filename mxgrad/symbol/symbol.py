@@ -37,7 +37,7 @@ from .. import ndarray as nd
 from ..base import (MXNetError, OutOfRangeError, ShapeError, DTypeError, FileFormatError,
                     NotImplementedForSymbol, StateError)
 from ..ndarray.ndarray import NDArray
-from ._registry import lookup, parse_attrs, UnknownOpError, LABEL_OPS
+from ._registry import lookup, parse_attrs, specialize, UnknownOpError, LABEL_OPS
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "evaluate"]
 
@@ -1076,6 +1076,7 @@ def _json_node(entry, i: int, nodes: List[_Node]) -> _Node:
     spec = _check_op(op, name)
     try:
         kwargs = parse_attrs(spec, attrs, name)
+        spec = specialize(spec, kwargs)
         spec.num_outputs(kwargs)
     except MXNetError:
         raise
