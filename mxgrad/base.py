@@ -20,8 +20,11 @@ import numpy as np
 __all__ = [
     "MXNetError", "ShapeError", "DTypeError", "GraphError", "InPlaceError",
     "StateError", "default_dtype", "as_dtype", "numeric_types", "integer_types",
-    "string_types", "py_str",
+    "string_types", "py_str", "mx_real_t",
 ]
+
+#: MXNet's default real type (``mx.base.mx_real_t``)
+mx_real_t = np.float32
 
 
 class MXNetError(RuntimeError):

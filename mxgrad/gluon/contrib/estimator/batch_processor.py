@@ -5,7 +5,12 @@ from .... import autograd
 from ....base import DTypeError
 from ...utils import split_and_load
 
-__all__ = ["BatchProcessor"]
+__all__ = ["BatchProcessor", "BatchFormatError"]
+
+
+class BatchFormatError(DTypeError, ValueError):
+    """A batch that is not a ``(data, label)`` pair: a ``TypeError`` (the Python type is
+    wrong) that is also the ``ValueError`` MXNet's Estimator raises."""
 
 
 class BatchProcessor:
@@ -17,7 +22,7 @@ class BatchProcessor:
 
     def _get_data_and_label(self, batch, ctx, batch_axis=0):
         if not isinstance(batch, (list, tuple)) or len(batch) < 2:
-            raise DTypeError(f"Estimator: each batch of train_data/val_data must be a "
+            raise BatchFormatError(f"Estimator: each batch of train_data/val_data must be a "
                              f"(data, label) pair, got {type(batch).__name__} "
                              f"{str(batch)[:40]}; pass a gluon.data.DataLoader over a "
                              f"dataset of (data, label) samples")
