@@ -36,7 +36,8 @@ from common import torch_or_none  # noqa: E402  (sets one BLAS thread first)
 import mxgrad as mx  # noqa: E402
 from mxgrad import autograd, gluon, nd  # noqa: E402
 from mxgrad.gluon import nn, rnn  # noqa: E402
-from bench_core import N_CHAIN, chain_numpy  # noqa: E402
+from bench_core import N_CHAIN, _chain, chain_numpy  # noqa: E402
+from bench_gluon import lenet, _torch_lenet  # noqa: E402
 
 mx.set_num_threads(1)
 
@@ -44,18 +45,7 @@ mx.set_num_threads(1)
 # ------------------------------------------------------------------ the networks
 class Chain(gluon.HybridBlock):
     def hybrid_forward(self, F, x, c):
-        y = x
-        for i in range(N_CHAIN):
-            k = i % 4
-            if k == 0:
-                y = F.tanh(y)
-            elif k == 1:
-                y = y * 1.5
-            elif k == 2:
-                y = y + c
-            else:
-                y = F.sin(y)
-        return F.sum(y)
+        return _chain(x, c, F.tanh, F.sin)
 
 
 class UnrolledLSTM(gluon.HybridBlock):
@@ -79,18 +69,6 @@ class UnrolledLSTM(gluon.HybridBlock):
 def mlp():
     net = nn.HybridSequential()
     net.add(nn.Dense(256, activation="relu", in_units=784), nn.Dense(10, in_units=256))
-    return net
-
-
-def lenet():
-    net = nn.HybridSequential()
-    net.add(nn.Conv2D(6, kernel_size=5, padding=2, activation="sigmoid", in_channels=1),
-            nn.AvgPool2D(pool_size=2, strides=2),
-            nn.Conv2D(16, kernel_size=5, activation="sigmoid", in_channels=6),
-            nn.AvgPool2D(pool_size=2, strides=2),
-            nn.Dense(120, activation="sigmoid", in_units=400),
-            nn.Dense(84, activation="sigmoid", in_units=120),
-            nn.Dense(10, in_units=84))
     return net
 
 
@@ -197,10 +175,7 @@ def _torch_steps(name, torch):
         mod = tnn.Sequential(tnn.Linear(784, 256), tnn.ReLU(), tnn.Linear(256, 10))
         args = (t(16, 784),)
     elif name == "lenet":
-        mod = tnn.Sequential(tnn.Conv2d(1, 6, 5, padding=2), tnn.Sigmoid(), tnn.AvgPool2d(2),
-                             tnn.Conv2d(6, 16, 5), tnn.Sigmoid(), tnn.AvgPool2d(2),
-                             tnn.Flatten(), tnn.Linear(400, 120), tnn.Sigmoid(),
-                             tnn.Linear(120, 84), tnn.Sigmoid(), tnn.Linear(84, 10))
+        mod = _torch_lenet(torch)
         args = (t(128, 1, 28, 28),)
     elif name == "lstm":
         class L(tnn.Module):
