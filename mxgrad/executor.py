@@ -347,22 +347,14 @@ class Executor:
                          aux_params: Optional[Dict[str, NDArray]] = None,
                          allow_extra_params: bool = False) -> None:
         """Copy parameter values into the bound arrays (cast to their dtypes)."""
-        args = self.arg_dict
-        for name, value in arg_params.items():
-            if name in args:
-                _copy_into(args[name], value, name)
-            elif not allow_extra_params:
-                raise ExecutorError(f'Find name "{name}" that is not in the arguments '
-                                    f'(pass allow_extra_params=True to skip it)')
-        if aux_params is None:
-            return
-        aux = self.aux_dict
-        for name, value in aux_params.items():
-            if name in aux:
-                _copy_into(aux[name], value, name)
-            elif not allow_extra_params:
-                raise ExecutorError(f"Find name {name} that is not in the auxiliary states "
-                                    f"(pass allow_extra_params=True to skip it)")
+        for given, bound, what in ((arg_params, self.arg_dict, "the arguments"),
+                                   (aux_params or {}, self.aux_dict, "the auxiliary states")):
+            for name, value in given.items():
+                if name in bound:
+                    _copy_into(bound[name], value, name)
+                elif not allow_extra_params:
+                    raise ExecutorError(f'Find name "{name}" that is not in {what} (pass '
+                                        f'allow_extra_params=True to skip it)')
 
     def reshape(self, partial_shaping: bool = False, allow_up_sizing: bool = False,
                 **kwargs: Any) -> "Executor":
