@@ -14,7 +14,8 @@ output; a page written with bare fences only has those that parse as Python). IP
 a notebook does: so that code runs too). A page becomes one script, run in a subprocess with
 a timeout from ``WORK/run-<side>/<page's folder>/`` (each side its own folder: pages write
 files), ``import mxnet`` resolving to mxgrad (:func:`mxgrad.compat.install_as_mxnet`; a
-snapshot of the mxgrad package taken at the start, as ``run_d2l_np.py`` does).
+snapshot of the mxgrad package of the checkout holding this tool, or of ``--mxgrad-root``,
+taken at the start, as ``run_d2l_np.py`` does).
 
 There is no internet here, so, the same on both sides:
 
@@ -60,9 +61,9 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_d2l import PRELUDE_MXGRAD, PRELUDE_MXNET, _MAGIC, fashion_mnist  # noqa: E402
+from run_d2l import PRELUDE_MXGRAD, PRELUDE_MXNET, ROOT, _MAGIC, fashion_mnist  # noqa: E402
 from run_d2l_np import (DISPLAY, GPU_SIGNS, NET_SIGNS, display_last, load_results,  # noqa: E402
-                        mxgrad_root, save_results, snapshot_mxgrad, table)
+                        normalized_output, save_results, snapshot_mxgrad, table)
 
 TUTORIALS = "docs/python_docs/python/tutorials"
 _FENCE = re.compile(r"^```+\s*(.*?)\s*$")
@@ -279,6 +280,29 @@ def run_page(python: str, prelude: str, pages: str, page: str, work: str, side: 
     return status, secs, first
 
 
+def output_differences(work: str, per_page: int = 3) -> str:
+    """Pages passing on both sides whose printed output differs beyond numbers
+    (``run_d2l_np.normalized_output``): the first ``per_page`` differing lines of each."""
+    out = []
+    mx = load_results(work, "mxnet")
+    for page, r in load_results(work, "mxgrad").items():
+        if r[0] != "pass" or mx.get(page, [""])[0] != "pass":
+            continue
+        folder, name = os.path.split(page)
+        logs = [os.path.join(work, f"run-{side}", folder, f"page_{name}.log")
+                for side in ("mxgrad", "mxnet")]
+        a, b = (normalized_output(open(p, encoding="utf-8").read()) for p in logs)
+        shown = 0
+        for i in range(max(len(a), len(b))):
+            la = a[i] if i < len(a) else "(nothing)"
+            lb = b[i] if i < len(b) else "(nothing)"
+            if la != lb and shown < per_page:
+                out.append(f"- {page}: line {i + 1}\n  - mxgrad: `{la[:200]}`\n"
+                           f"  - MXNet:  `{lb[:200]}`")
+                shown += 1
+    return "\n".join(out)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mxnet-git", help="git dir of an apache/mxnet clone")
@@ -288,8 +312,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="an interpreter with MXNet 1.9.1")
     ap.add_argument("--python", default=sys.executable, help="interpreter for mxgrad")
     ap.add_argument("--mxgrad-root", default=None,
-                    help="folder holding the mxgrad package to run (default: this "
-                         "interpreter's mxgrad)")
+                    help="folder holding the mxgrad package to run (default: the "
+                         "checkout this tool is in)")
     ap.add_argument("--live", action="store_true",
                     help="run mxgrad from --mxgrad-root itself, not a snapshot of it")
     side = ap.add_mutually_exclusive_group()
@@ -301,6 +325,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="synthetic training images per dataset (a quarter as many test)")
     ap.add_argument("--table", action="store_true", help="print the saved results' table only")
     ap.add_argument("--list", action="store_true", help="list the pages and stop")
+    ap.add_argument("--diff", action="store_true",
+                    help="also print the pages whose output differs beyond numbers")
     ap.add_argument("pages", nargs="*", help="page paths without .md (default: all)")
     args = ap.parse_args(argv)
     os.makedirs(args.work, exist_ok=True)
@@ -316,7 +342,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                       max(args.images // 4, 1))
         sides = []
         if not args.mxnet_only:
-            root = args.mxgrad_root or mxgrad_root()
+            root = args.mxgrad_root or ROOT
             if not args.live:
                 root = snapshot_mxgrad(root, args.work, args.python)
             sides.append(("mxgrad", args.python, PRELUDE_MXGRAD.format(root=root)))
@@ -332,6 +358,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 print(json.dumps({"page": page, "side": name, "result": list(r)}),
                       flush=True)
     print(table(args.work))
+    if args.diff:
+        print("\nOutput differences (numbers aside):\n" + output_differences(args.work))
     return 0
 
 
