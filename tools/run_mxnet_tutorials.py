@@ -7,9 +7,11 @@ The tutorials are not committed here (they are MXNet's): give the git dir of an 
 clone (``--mxnet-git``) and a tag (``--ref``, default ``1.9.1``).
 
 Each tutorial page is Markdown; its code cells are the ```` ```python ```` and
-```` ```{.python .input ...} ```` fences at the start of a line (what the docs' notebook
-build makes code cells; ```` ```bash ````, ```` ```text ```` and bare fences are text or shown
-output; a page written with bare fences only has those that parse as Python). IPython magics and ``!`` shell lines are dropped, lines marked
+```` ```{.python .input ...} ```` fences at the start of a line (MXNet's docs build, notedown
+in strict mode, runs only the latter; many pages use the former for code too);
+```` ```bash ````, ```` ```text ```` and bare fences are text or shown output, except on a
+page written with bare fences only, where those that parse as Python are its code. IPython
+magics and ``!`` shell lines are dropped, lines marked
 ``<!--notebook-skip-line-->`` too, and each cell's last expression is shown (its ``repr``, as
 a notebook does: so that code runs too). A page becomes one script, run in a subprocess with
 a timeout from ``WORK/run-<side>/<page's folder>/`` (each side its own folder: pages write
