@@ -24,7 +24,8 @@ import numpy as np
 
 from .base import StateError, data_dir
 
-__all__ = ["download", "get_mnist", "get_mnist_ubyte", "get_mnist_iterator", "list_gpus"]
+__all__ = ["download", "download_model", "get_mnist", "get_mnist_ubyte", "get_mnist_iterator",
+           "list_gpus"]
 
 _MNIST_URL = "http://data.mxnet.io/data/mnist/"
 _MNIST_FILES = {"train": ("train-labels-idx1-ubyte.gz", "train-images-idx3-ubyte.gz"),
@@ -54,6 +55,58 @@ def download(url: str, fname: Optional[str] = None, dirname: Optional[str] = Non
         except Exception as err:       # the downloader raises MXNetError with the reason
             last = err
     raise last
+
+
+def _model_zoo_urls() -> Dict[str, Dict[str, str]]:
+    """MXNet's ``download_model`` table: model name -> ``{'symbol': url, 'params': url}``
+    (checkpoint files on data.mxnet.io)."""
+    base = "http://data.mxnet.io/models/"
+    folders = {"imagenet1k-inception-bn": ("imagenet/inception-bn/Inception-BN", "0126")}
+    for n in (18, 34, 50, 101, 152):
+        folders[f"imagenet1k-resnet-{n}"] = (f"imagenet/resnet/{n}-layers/resnet-{n}", "0000")
+    for n in (50, 101):
+        folders[f"imagenet1k-resnext-{n}"] = (f"imagenet/resnext/{n}-layers/resnext-{n}", "0000")
+    folders["imagenet1k-resnext-101-64x4d"] = (
+        "imagenet/resnext/101-layers/resnext-101-64x4d", "0000")
+    folders["imagenet11k-resnet-152"] = ("imagenet-11k/resnet-152/resnet-152", "0000")
+    for n in (152, 50):
+        folders[f"imagenet11k-place365ch-resnet-{n}"] = (
+            f"imagenet-11k-place365-ch/resnet-{n}", "0000")
+    return {name: {"symbol": f"{base}{stem}-symbol.json", "params": f"{base}{stem}-{ep}.params"}
+            for name, (stem, ep) in folders.items()}
+
+
+def download_model(model_name: str, dst_dir: str = "./",
+                   meta_info: Optional[Dict[str, Dict[str, str]]] = None):
+    """Download a checkpoint (``<name>-symbol.json`` and ``<name>-0000.params``) into
+    ``dst_dir``, as MXNet's ``test_utils.download_model``: ``meta_info`` maps model names to
+    ``{'symbol': url, 'params': url}`` (default: MXNet's ImageNet models on data.mxnet.io).
+    Files already there are kept, so a checkpoint put there by hand loads offline.
+
+    Returns
+    -------
+    tuple
+        ``(dst_dir/model_name, 0)``, the prefix and epoch ``mx.model.load_checkpoint``
+        takes; ``(None, 0)`` for a name ``meta_info`` does not hold.
+
+    Examples
+    --------
+    >>> download_model('no-such-model')
+    (None, 0)
+    """
+    table = _model_zoo_urls() if meta_info is None else dict(meta_info)
+    if model_name not in table:
+        return (None, 0)
+    meta = table[model_name]
+    for key in ("symbol", "params"):
+        if key not in meta:
+            raise StateError(f"download_model: meta_info[{model_name!r}] has no {key!r} URL; "
+                             f"give {{'symbol': url, 'params': url}}")
+    os.makedirs(dst_dir, exist_ok=True)
+    prefix = os.path.join(dst_dir, model_name)
+    download(meta["symbol"], prefix + "-symbol.json")
+    download(meta["params"], prefix + "-0000.params")
+    return (prefix, 0)
 
 
 def _find(name: str) -> str:

@@ -831,7 +831,8 @@ def _grad_allow_unused(heads, variables, head_grads=None, retain_graph=None,
 # (MXNet's tests import these; the statistical checks and downloads have their own modules)
 from ._test_stats import (gen_buckets_probs_with_ppf, mean_check, var_check,  # noqa: E402
                           chi_square_check, verify_generator)
-from ._test_data import download, get_mnist, get_mnist_ubyte, get_mnist_iterator  # noqa: E402
+from ._test_data import download, download_model, get_mnist, get_mnist_ubyte  # noqa: E402
+from ._test_data import get_mnist_iterator  # noqa: E402
 from ._test_data import list_gpus  # noqa: E402
 from .io.io import DataIter as _DataIter  # noqa: E402
 

@@ -2,6 +2,7 @@
 AttrScope (a working scope, per thread), mx.nd.op, mx.contrib.io.DataLoaderIter and the
 test_utils additions (statistical checks, matrices, download, get_mnist)."""
 import gzip
+import json
 import os
 import pathlib
 import struct
@@ -165,6 +166,31 @@ def test_download_file_url_and_clear_error_without_network(tmp_path):
     with pytest.raises(MXNetError, match="could not download"):
         test_utils.download((tmp_path / "missing.bin").as_uri(), dirname=str(tmp_path),
                             retries=0)
+
+
+def test_download_model_fetches_a_checkpoint_pair(tmp_path):
+    # the MXNet tutorials (performance/backend/amp) call test_utils.download_model
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "s.json").write_text('{"nodes": []}')
+    (src / "p.params").write_bytes(b"weights")
+    meta = {"tiny": {"symbol": (src / "s.json").as_uri(), "params": (src / "p.params").as_uri()}}
+    prefix, epoch = test_utils.download_model("tiny", dst_dir=str(tmp_path / "m"),
+                                              meta_info=meta)
+    assert (prefix, epoch) == (str(tmp_path / "m" / "tiny"), 0)
+    assert open(prefix + "-symbol.json").read() == '{"nodes": []}'
+    assert open(prefix + "-0000.params", "rb").read() == b"weights"
+    assert test_utils.download_model("other", meta_info=meta) == (None, 0)
+    with pytest.raises(MXNetError, match="no 'params' URL"):
+        test_utils.download_model("bad", dst_dir=str(tmp_path),
+                                  meta_info={"bad": {"symbol": meta["tiny"]["symbol"]}})
+
+
+def test_download_model_default_table_is_mxnets():
+    from mxgrad._test_data import _model_zoo_urls
+    path = os.path.join(os.path.dirname(__file__), "data", "mxnet", "download_model_urls.json")
+    with open(path) as f:                        # tools/make_download_model_fixture.py
+        assert _model_zoo_urls() == json.load(f)
 
 
 def test_get_mnist_reads_the_local_files(tmp_path, monkeypatch):
