@@ -106,3 +106,13 @@ def test_type_mistakes_are_argument_type_errors_not_dtype_errors():
         with pytest.raises(ArgumentTypeError) as info:
             call()
         assert isinstance(info.value, TypeError) and not isinstance(info.value, DTypeError)
+
+
+@pytest.mark.parametrize("name, words", [("onnx", "SymbolBlock.imports"),
+                                         ("quantization", "INT8"), ("tensorrt", "GPU")])
+def test_missing_contrib_modules_name_the_feature(name, words):
+    with pytest.raises(UnsupportedFeatureError, match=f"mx.contrib.{name} is not supported"):
+        getattr(mx.contrib, name)
+    assert words in str(pytest.raises(UnsupportedFeatureError,
+                                      getattr, mx.contrib, name).value)
+    assert not hasattr(mx.contrib, name)
