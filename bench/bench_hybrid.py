@@ -225,7 +225,7 @@ def measure(name, rounds):
     hyb()
     fns = {"imperative": imp, "hybridized": hyb}
     if name == "chain":
-        x0, c0 = args[0].asnumpy(), args[1].asnumpy()
+        x0, c0 = np.asarray(args[0].asnumpy()), np.asarray(args[1].asnumpy())  # plain arrays
         fns["numpy"] = lambda: chain_numpy(x0, c0)
     elif name == "mlp":
         fns["numpy"] = _mlp_numpy()
