@@ -106,3 +106,20 @@ def test_parameters_replaced_or_reshaped_are_seen():
     assert net(x).asnumpy().tolist() == [[3.0, 3.0]]
     net.cast("float64")
     assert net(x.astype("float64")).dtype == np.float64
+
+
+def test_a_planned_call_lets_go_of_its_inputs_after_backward():
+    import gc
+    import weakref
+    net = Twice()
+    net.hybridize()
+    net(nd.ones(3))
+    x = nd.ones(3)
+    x.attach_grad()
+    with autograd.record():
+        y = net(x * 1.0)          # an intermediate input, held only by the graph
+    ref = weakref.ref(y._node.op.arrays[0])
+    y.backward()
+    gc.collect()
+    assert ref() is None          # y (kept by the caller) no longer keeps it alive
+    np.testing.assert_allclose(x.grad.asnumpy(), 2 * (1 - np.tanh(1.0) ** 2), rtol=1e-6)

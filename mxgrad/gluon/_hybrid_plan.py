@@ -165,6 +165,11 @@ def _make_entry(block, args, training, fmt) -> Any:
         if any(type(v) is not NDArray for v in values):
             return NOT_PLANNED
         plan = Plan.build(sym, order, values, training, traced=given is None)
+        if given is None:
+            # the trace's example values (every node's, from this call's inputs) are not
+            # needed any more: the plan keeps the graph, not a forward pass's activations
+            for n in sym._nodes():
+                n.shadow = None
     except (_Unplannable, UnknownOpError, AttributeError, TypeError, NotImplementedError) as err:
         if isinstance(err, MXNetError) and not isinstance(err, (_Unplannable, UnknownOpError)):
             raise

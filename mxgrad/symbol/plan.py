@@ -585,8 +585,10 @@ class PlanOp:
         if create_graph:
             return self._replay_backward(node, gouts, needs)
         call = node.out
-        grads = self.plan.backward(call, list(gouts), [bool(x) for x in needs],
-                                   free=not _graph.retaining())
+        free = not _graph.retaining()
+        grads = self.plan.backward(call, list(gouts), [bool(x) for x in needs], free=free)
+        if free:       # the graph is freed with this backward: nothing will replay the call,
+            self.arrays = self.rng = self.aux = None   # and its inputs need not stay alive
         metas = self.plan.var_metas
         res = []
         for i, g in enumerate(grads):
