@@ -78,10 +78,8 @@ def _grad_reqs(grad_req, names: Sequence[str], dict_default: str = "null") -> Li
                                 f"{len(names)} arguments ({names})")
         reqs = list(grad_req)
     elif isinstance(grad_req, dict):
-        unknown = [k for k in grad_req if k not in names]
-        if unknown:
-            raise ExecutorError(f"grad_req names {unknown}, which are not arguments of the "
-                                f"Symbol ({names})")
+        # names that are not arguments are ignored, as MXNet's bind ignores them (its
+        # tests pass one dict to several graphs)
         reqs = [grad_req.get(n, dict_default) for n in names]
     else:
         raise DTypeError(f"grad_req must be a str, list or dict, got {type(grad_req).__name__}")
@@ -205,7 +203,11 @@ class Executor:
         if self._call is None:
             if self._ran:         # nothing needs a gradient (grad_req 'null'): MXNet's no-op
                 return
-            raise StateError("backward: run forward() first")
+            # MXNet lets backward run without a forward (ops whose gradient needs no forward
+            # value, as repeat/tile, give it): run the forward it needs first
+            self.forward(is_train=True)
+            if self._call is None:
+                return
         plan = self._call_plan
         if out_grads is None:
             heads = [None] * len(self._out_names)
