@@ -136,8 +136,9 @@ class Executor:
             _, out_shapes, _ = symbol.infer_shape(**shapes)
             _, out_types, _ = symbol.infer_type(**{n: a.dtype for n, a in zip(
                 self._arg_names, arg_arrays) if a is not None})
-            self.outputs = [nd.zeros(tuple(sh), dtype=dt)
-                            for sh, dt in zip(out_shapes, out_types)]
+            if out_shapes is not None and out_types is not None:   # (None: not known yet)
+                self.outputs = [nd.zeros(tuple(sh), dtype=dt or "float32")
+                                for sh, dt in zip(out_shapes, out_types)]
         except MXNetError:
             self.outputs = []
 

@@ -458,11 +458,16 @@ def _run_copy(n, args, training):
         return [wrap(o._data) for o in _run_node(n, copies)]
 
 
+# nodes whose op sequence depends on values (a loop's iteration count, a branch): always run
+# through mx.nd, never replayed from one capture
+_DYNAMIC = frozenset({"_while_loop", "_cond"})
+
+
 def _capture_node(n, args, training):
     """Capture node ``n`` on ``args``: ``(ops, outputs, output positions)`` when its
     outputs come from captured ops on its inputs alone and a replay on perturbed inputs
     equals the node run anew; None otherwise."""
-    if any(a is None for a in args):
+    if any(a is None for a in args) or n.op in _DYNAMIC:
         return None
     leaves = []
     for a in args:

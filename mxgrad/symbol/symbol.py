@@ -629,6 +629,12 @@ class Symbol:
         aux_pos: dict = {}
         out_nodes, row_ptr = [], [0]
         for n in nodes:
+            if n.kwargs and "_subgraphs" in n.kwargs:
+                from ..base import NotSupportedError
+                raise NotSupportedError(
+                    f"tojson: node '{n.name}' ({n.op}) holds subgraphs (control flow: "
+                    f"foreach/while_loop/cond), which mxgrad does not write to JSON; "
+                    f"export the weights with save_checkpoint's params file only")
             entry: Dict[str, Any] = {"op": n.op, "name": n.name}
             if n.attrs:
                 entry["attrs"] = {k: n.attrs[k] for k in sorted(n.attrs)}

@@ -1,0 +1,247 @@
+"""``mx.sym.contrib.foreach``, ``while_loop`` and ``cond``: control flow as Symbol nodes.
+
+MXNet builds each as one node holding subgraphs traced from the Python functions given.
+mxgrad does the same: the functions run once on placeholder variables, the Symbols they
+return become the node's subgraph(s), and the node's inputs are the loop's data and states
+plus every other variable the subgraphs read (parameters, outer inputs). Running the node
+calls ``mx.nd.contrib``'s function of the same name with Python functions that evaluate the
+subgraphs, so the node is differentiable and plans (``bind``, ``hybridize``) unroll it into
+the ops of each step.
+
+Such a graph runs, binds and infers shapes; saving it to JSON is not supported (MXNet's
+format keeps subgraphs in a way mxgrad does not write).
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> data, h = mx.sym.var('data'), mx.sym.var('h')
+>>> out, state = mx.sym.contrib.foreach(lambda x, s: (x + s, x + s), data, h)
+>>> ex = mx.sym.Group([out, state]).bind(mx.cpu(), {'data': mx.nd.array([1., 2., 3.]),
+...                                                 'h': mx.nd.array([0.])})
+>>> [o.asnumpy().ravel().tolist() for o in ex.forward()]
+[[1.0, 3.0, 6.0], [6.0]]
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Tuple
+
+from .. import autograd
+from .. import ndarray as nd
+from ..base import DTypeError, MXNetError
+from ._registry import OpSpec
+from .symbol import Symbol, _Node, Group, evaluate, var, _make_name
+
+__all__ = ["foreach", "while_loop", "cond"]
+
+
+# ------------------------------------------------------------------ structures
+def _flatten(x, leaf) -> Tuple[list, Any]:
+    """The leaves of nested lists/tuples ``x`` and the structure (0 for a leaf)."""
+    if isinstance(x, leaf):
+        return [x], 0
+    if isinstance(x, (list, tuple)):
+        flat, fmt = [], []
+        for e in x:
+            f, m = _flatten(e, leaf)
+            flat.extend(f)
+            fmt.append(m)
+        return flat, fmt
+    raise DTypeError(f"expected Symbols (or nested lists of them), got {type(x).__name__}")
+
+
+def _regroup(flat, fmt):
+    if fmt == 0:
+        return flat[0], flat[1:]
+    out = []
+    for f in fmt:
+        item, flat = _regroup(flat, f)
+        out.append(item)
+    return out, flat
+
+
+def _group(flat: list, fmt) -> Any:
+    return _regroup(list(flat), fmt)[0]
+
+
+# ------------------------------------------------------------------ the nodes
+def _free_variables(subs: List[Symbol], placeholders: set) -> List[Symbol]:
+    """The variables the subgraphs read besides the placeholders, once each, in order."""
+    seen, out = set(), []
+    for sub in subs:
+        for n in sub._nodes():
+            if n.is_var and n.name not in placeholders and n.name not in seen:
+                seen.add(n.name)
+                out.append(Symbol([(n, 0)]))
+    return out
+
+
+def _node(op: str, full: str, inputs: List[Symbol], kwargs: dict, n_out: int,
+          run: Callable) -> _Node:
+    entries = []
+    for s in inputs:
+        if len(s._outputs) != 1:
+            raise MXNetError(f"{op}: an input Symbol has {len(s._outputs)} outputs; select "
+                             f"one with sym[i]")
+        entries.append(s._outputs[0])
+    spec = OpSpec(op, None, (), (), run, None, n_out, None)
+    attrs = {"num_args": str(len(inputs)), "num_outputs": str(n_out)}
+    return _Node(op, full, attrs, entries, spec, kwargs)
+
+
+def _placeholders(prefix: str, n: int) -> List[Symbol]:
+    return [var(f"{prefix}{i}") for i in range(n)]
+
+
+def _as_list(x) -> list:
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def foreach(body: Callable, data, init_states, name: Optional[str] = None):
+    """Run ``body`` over the slices of ``data`` along axis 0, carrying states (MXNet's
+    ``mx.sym.contrib.foreach``): ``body(data_slice, states) -> (outputs, new_states)``.
+
+    Returns ``(outputs, states)``: every step's outputs stacked along axis 0, in the
+    structure ``body`` returns them, and the final states in ``init_states``' structure.
+    """
+    flat_data, data_fmt = _flatten(data, Symbol)
+    flat_init, state_fmt = _flatten(init_states, Symbol)
+    full = _make_name(name, "foreach")
+    d_vars = _placeholders(f"{full}_data", len(flat_data))
+    s_vars = _placeholders(f"{full}_state", len(flat_init))
+    res = body(_group(d_vars, data_fmt), _group(s_vars, state_fmt))
+    if not isinstance(res, (list, tuple)) or len(res) != 2:
+        raise MXNetError("foreach: body must return a pair (outputs, new_states)")
+    outs, new_states = res
+    flat_out, out_fmt = _flatten(outs, Symbol)
+    flat_new, new_fmt = _flatten(new_states, Symbol)
+    if len(flat_new) != len(flat_init):
+        raise MXNetError(f"foreach: body returned {len(flat_new)} states for "
+                         f"{len(flat_init)} initial states")
+    sub = Group([s for o in flat_out + flat_new for s in _split(o)])
+    holders = {v.name for v in d_vars + s_vars}
+    free = _free_variables([sub], holders)
+    kw = {"_subgraphs": (sub,), "d_names": [v.name for v in d_vars],
+          "s_names": [v.name for v in s_vars], "f_names": [f.name for f in free],
+          "data_fmt": data_fmt, "state_fmt": state_fmt, "out_fmt": out_fmt,
+          "n_out": len(flat_out)}
+    n_out = len(flat_out) + len(flat_new)
+    node = _node("_foreach", full, flat_data + flat_init + free, kw, n_out, _run_foreach)
+    syms = [Symbol([(node, i)]) for i in range(n_out)]
+    return _group(syms[:len(flat_out)], out_fmt), _group(syms[len(flat_out):], state_fmt)
+
+
+def _split(s: Symbol) -> List[Symbol]:
+    return [s] if len(s._outputs) == 1 else [s[i] for i in range(len(s._outputs))]
+
+
+def _values(kw, free, names, arrays) -> dict:
+    values = dict(zip(kw["f_names"], free))
+    values.update(zip(names, arrays))
+    return values
+
+
+def _run_foreach(inputs, kw):
+    nd_, ns = len(kw["d_names"]), len(kw["s_names"])
+    data, init, free = inputs[:nd_], inputs[nd_:nd_ + ns], inputs[nd_ + ns:]
+    sub, n_out = kw["_subgraphs"][0], kw["n_out"]
+
+    def step(d, s):
+        flat_d = _flatten(d, nd.NDArray)[0]
+        flat_s = _flatten(s, nd.NDArray)[0]
+        outs = evaluate(sub, _values(kw, free, kw["d_names"] + kw["s_names"],
+                                     flat_d + flat_s))
+        return _group(outs[:n_out], kw["out_fmt"]), _group(outs[n_out:], kw["state_fmt"])
+    outs, states = nd.contrib.foreach(step, _group(data, kw["data_fmt"]),
+                                      _group(init, kw["state_fmt"]))
+    return tuple(_flatten(outs, nd.NDArray)[0] + _flatten(states, nd.NDArray)[0])
+
+
+def while_loop(cond: Callable, func: Callable, loop_vars, max_iterations=None,
+               name: Optional[str] = None):
+    """MXNet's ``mx.sym.contrib.while_loop``: run ``func(*loop_vars) -> (step_output,
+    new_loop_vars)`` while ``cond(*loop_vars)`` is non-zero, at most ``max_iterations``
+    times. Returns ``(outputs, final_loop_vars)``; each output has ``max_iterations`` rows
+    (those after the last step are zeros)."""
+    if max_iterations is None:
+        raise MXNetError("while_loop: max_iterations should be specified")
+    flat_vars, var_fmt = _flatten(loop_vars, Symbol)
+    full = _make_name(name, "while_loop")
+    l_vars = _placeholders(f"{full}_var", len(flat_vars))
+    c = cond(*l_vars)
+    res = func(*l_vars)
+    if not isinstance(res, (list, tuple)) or len(res) != 2:
+        raise MXNetError("while_loop: func must return a pair (step_output, new_loop_vars)")
+    step_out, new_vars = res
+    flat_out, out_fmt = _flatten([] if step_out is None else step_out, Symbol)
+    flat_new, _ = _flatten(new_vars, Symbol)
+    if len(flat_new) != len(flat_vars):
+        raise MXNetError(f"while_loop: func returned {len(flat_new)} loop variables, "
+                         f"expected {len(flat_vars)}")
+    cond_sub = c if isinstance(c, Symbol) else None
+    func_sub = Group([s for o in flat_out + flat_new for s in _split(o)])
+    holders = {v.name for v in l_vars}
+    free = _free_variables([func_sub] + ([cond_sub] if cond_sub is not None else []),
+                           holders)
+    kw = {"_subgraphs": (func_sub, cond_sub, c), "v_names": [v.name for v in l_vars],
+          "f_names": [f.name for f in free], "out_fmt": out_fmt, "n_out": len(flat_out),
+          "max_iterations": int(max_iterations)}
+    n_out = len(flat_out) + len(flat_new)
+    node = _node("_while_loop", full, flat_vars + free, kw, n_out, _run_while_loop)
+    syms = [Symbol([(node, i)]) for i in range(n_out)]
+    outs = _group(syms[:len(flat_out)], out_fmt) if flat_out else []
+    return outs, _group(syms[len(flat_out):], var_fmt)
+
+
+def _run_while_loop(inputs, kw):
+    nv = len(kw["v_names"])
+    lvars, free = list(inputs[:nv]), inputs[nv:]
+    func_sub, cond_sub, constant = kw["_subgraphs"]
+    n_out, names = kw["n_out"], kw["v_names"]
+
+    def cond(*v):
+        if cond_sub is None:
+            return bool(constant)
+        return evaluate(cond_sub, _values(kw, free, names, v))[0]
+
+    def func(*v):
+        outs = evaluate(func_sub, _values(kw, free, names, v))
+        return list(outs[:n_out]), list(outs[n_out:])
+    outs, final = nd.contrib.while_loop(cond, func, lvars, max_iterations=kw["max_iterations"])
+    flat_out = _flatten(outs, nd.NDArray)[0] if outs else []
+    if len(flat_out) < n_out:
+        # no step ran: MXNet's outputs are max_iterations rows of zeros, shaped as a step's
+        # output would be (one step is run on the loop variables to know it, not kept)
+        with autograd.pause():
+            one, _ = func(*lvars)
+        flat_out = [nd.zeros((kw["max_iterations"],) + tuple(o.shape), dtype=o.dtype)
+                    for o in one]
+    return tuple(flat_out + _flatten(final, nd.NDArray)[0])
+
+
+def cond(pred: Symbol, then_func: Callable, else_func: Callable, name: Optional[str] = None):
+    """MXNet's ``mx.sym.contrib.cond``: ``then_func()`` where the one-element ``pred`` is
+    non-zero, else ``else_func()`` (both return Symbols of the same structure)."""
+    if not isinstance(pred, Symbol):
+        raise DTypeError(f"cond: pred must be a Symbol, got {type(pred).__name__}")
+    full = _make_name(name, "cond")
+    then_out = then_func()
+    else_out = else_func()
+    flat_then, fmt = _flatten(then_out, Symbol)
+    flat_else, efmt = _flatten(else_out, Symbol)
+    if len(flat_then) != len(flat_else):
+        raise MXNetError(f"cond: then_func gives {len(flat_then)} outputs, else_func "
+                         f"{len(flat_else)}; they must give the same number")
+    then_sub, else_sub = Group(flat_then), Group(flat_else)
+    free = _free_variables([pred, then_sub, else_sub], set())
+    kw = {"_subgraphs": (pred, then_sub, else_sub), "f_names": [f.name for f in free]}
+    node = _node("_cond", full, free, kw, len(flat_then), _run_cond)
+    syms = [Symbol([(node, i)]) for i in range(len(flat_then))]
+    return _group(syms, fmt)
+
+
+def _run_cond(inputs, kw):
+    pred, then_sub, else_sub = kw["_subgraphs"]
+    values = dict(zip(kw["f_names"], inputs))
+    p = evaluate(pred, values)[0]
+    chosen = then_sub if nd.contrib._as_bool(p, "cond: pred") else else_sub
+    return tuple(evaluate(chosen, values))
