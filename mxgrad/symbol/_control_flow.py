@@ -8,8 +8,8 @@ calls ``mx.nd.contrib``'s function of the same name with Python functions that e
 subgraphs, so the node is differentiable and plans (``bind``, ``hybridize``) unroll it into
 the ops of each step.
 
-Such a graph runs, binds and infers shapes; saving it to JSON is not supported (MXNet's
-format keeps subgraphs in a way mxgrad does not write).
+Such a graph runs, binds, infers shapes and is written to / read from JSON in MXNet's format
+(each node's ``subgraphs`` with the ``*_locs`` of their inputs), both ways.
 
 Examples
 --------
@@ -23,7 +23,7 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .. import autograd
 from .. import ndarray as nd
@@ -245,3 +245,117 @@ def _run_cond(inputs, kw):
     p = evaluate(pred, values)[0]
     chosen = then_sub if nd.contrib._as_bool(p, "cond: pred") else else_sub
     return tuple(evaluate(chosen, values))
+
+
+# ------------------------------------------------------------------ MXNet's JSON
+def _locs(text: str) -> List[int]:
+    import ast
+    v = ast.literal_eval(text)
+    if not isinstance(v, (list, tuple)) or not all(isinstance(i, int) for i in v):
+        raise MXNetError(f"a control-flow node's locations must be a list of ints: {text!r}")
+    return list(v)
+
+
+def to_json_entry(node, sub_json: Callable[[Symbol], dict]) -> Tuple[dict, list]:
+    """``(attrs, subgraphs)`` of a control-flow node as MXNet writes them: each subgraph
+    with the positions (``*_locs``) of its inputs among the node's inputs."""
+    kw = node.kwargs
+    pos = {name: k for k, name in enumerate(_input_names(node))}
+
+    def locs(sub):
+        return str([pos[n] for n in sub.list_inputs()])
+    n_in = len(node.inputs)
+    if node.op == "_foreach":
+        sub = kw["_subgraphs"][0]
+        names = sub.list_inputs()
+        where = {n: i for i, n in enumerate(names)}
+        attrs = {"in_data_locs": str([where[n] for n in kw["d_names"] if n in where]),
+                 "in_state_locs": str([where[n] for n in kw["s_names"] if n in where]),
+                 "remain_locs": str([where[n] for n in kw["f_names"] if n in where]),
+                 "num_args": str(n_in + 1), "num_out_data": str(kw["n_out"]),
+                 "num_outputs": str(node.num_outputs())}
+        if len(names) != n_in:
+            raise MXNetError(f"tojson: foreach node '{node.name}' has inputs its body does "
+                             f"not read; MXNet's format cannot say so")
+        return attrs, [sub_json(sub)]
+    if node.op == "_while_loop":
+        func_sub, cond_sub, _ = kw["_subgraphs"]
+        if cond_sub is None:
+            raise MXNetError(f"tojson: while_loop node '{node.name}' has a Python constant "
+                             f"as its condition; MXNet's format needs a Symbol")
+        fnames = func_sub.list_inputs()
+        attrs = {"cond_input_locs": locs(cond_sub), "func_input_locs": locs(func_sub),
+                 "func_var_locs": str([fnames.index(n) for n in kw["v_names"]]),
+                 "max_iterations": str(kw["max_iterations"]), "num_args": str(n_in + 2),
+                 "num_out_data": str(kw["n_out"]), "num_outputs": str(node.num_outputs())}
+        return attrs, [sub_json(cond_sub), sub_json(func_sub)]
+    pred, then_sub, else_sub = kw["_subgraphs"]
+    attrs = {"cond_input_locs": locs(pred), "then_input_locs": locs(then_sub),
+             "else_input_locs": locs(else_sub), "num_args": str(n_in + 3),
+             "num_outputs": str(node.num_outputs())}
+    return attrs, [sub_json(pred), sub_json(then_sub), sub_json(else_sub)]
+
+
+def _input_names(node) -> List[str]:
+    """The name each node input has inside the subgraphs."""
+    kw = node.kwargs
+    if node.op == "_foreach":
+        return kw["d_names"] + kw["s_names"] + kw["f_names"]
+    if node.op == "_while_loop":
+        return kw["v_names"] + kw["f_names"]
+    return list(kw["f_names"])
+
+
+def from_json(op: str, name: str, attrs: dict, inputs: list, subs: List[Symbol]) -> _Node:
+    """The node of an MXNet ``_foreach`` / ``_while_loop`` / ``_cond`` entry whose
+    subgraphs are already loaded as Symbols."""
+    n_in = len(inputs)
+    names: List[Any] = [None] * n_in
+
+    def bind(sub, locs):
+        sub_in = sub.list_inputs()
+        if len(sub_in) != len(locs) or any(not 0 <= k < n_in for k in locs):
+            raise MXNetError(f"node '{name}' ({op}): its subgraph reads {len(sub_in)} "
+                             f"inputs but its locations are {locs}")
+        for n, k in zip(sub_in, locs):
+            if names[k] not in (None, n):
+                raise MXNetError(f"node '{name}' ({op}): input {k} has two names in its "
+                                 f"subgraphs ({names[k]}, {n}); mxgrad cannot run it")
+            names[k] = n
+        return sub_in
+    if op == "_foreach":
+        (sub,) = subs
+        sub_in = sub.list_inputs()
+        dl, sl, rl = (_locs(attrs[k]) for k in ("in_data_locs", "in_state_locs",
+                                                 "remain_locs"))
+        n_out = int(attrs.get("num_out_data", "1"))
+        kw: Dict[str, Any] = {"_subgraphs": (sub,), "d_names": [sub_in[i] for i in dl],
+              "s_names": [sub_in[i] for i in sl], "f_names": [sub_in[i] for i in rl],
+              "data_fmt": 0 if len(dl) == 1 else [0] * len(dl),
+              "state_fmt": [0] * len(sl), "out_fmt": 0 if n_out == 1 else [0] * n_out,
+              "n_out": n_out}
+        total = n_out + len(sl)
+        run = _run_foreach
+    elif op == "_while_loop":
+        cond_sub, func_sub = subs
+        bind(cond_sub, _locs(attrs["cond_input_locs"]))
+        f_in = bind(func_sub, _locs(attrs["func_input_locs"]))
+        var_locs = _locs(attrs["func_var_locs"])
+        v_names = [f_in[i] for i in var_locs]
+        n_out = int(attrs.get("num_out_data", "0"))
+        kw = {"_subgraphs": (func_sub, cond_sub, None), "v_names": v_names,
+              "f_names": [n for n in names[len(v_names):]],
+              "out_fmt": [0] * n_out, "n_out": n_out,
+              "max_iterations": int(attrs["max_iterations"])}
+        total = n_out + len(v_names)
+        run = _run_while_loop
+    else:
+        pred, then_sub, else_sub = subs
+        for sub, key in ((pred, "cond_input_locs"), (then_sub, "then_input_locs"),
+                         (else_sub, "else_input_locs")):
+            bind(sub, _locs(attrs[key]))
+        kw = {"_subgraphs": (pred, then_sub, else_sub), "f_names": names}
+        total = int(attrs.get("num_outputs", str(len(then_sub._outputs))))
+        run = _run_cond
+    spec = OpSpec(op, None, (), (), run, None, total, None)
+    return _Node(op, name, dict(attrs), inputs, spec, kw)

@@ -629,18 +629,19 @@ class Symbol:
         aux_pos: dict = {}
         out_nodes, row_ptr = [], [0]
         for n in nodes:
-            if n.kwargs and "_subgraphs" in n.kwargs:
-                from ..base import NotSupportedError
-                raise NotSupportedError(
-                    f"tojson: node '{n.name}' ({n.op}) holds subgraphs (control flow: "
-                    f"foreach/while_loop/cond), which mxgrad does not write to JSON; "
-                    f"export the weights with save_checkpoint's params file only")
             entry: Dict[str, Any] = {"op": n.op, "name": n.name}
-            if n.attrs:
+            subgraphs = None
+            if n.kwargs and "_subgraphs" in n.kwargs:     # control flow, as MXNet writes it
+                from ._control_flow import to_json_entry
+                n_attrs, subgraphs = to_json_entry(n, lambda s: json.loads(s.tojson()))
+                entry["attrs"] = {k: n_attrs[k] for k in sorted(n_attrs)}
+            elif n.attrs:
                 entry["attrs"] = {k: n.attrs[k] for k in sorted(n.attrs)}
             aux = set(n.spec.aux) if n.spec is not None else ()
             entry["inputs"] = [[index[id(src)], j, 1 if k in aux else 0]
                                for k, (src, j) in enumerate(n.inputs)]
+            if subgraphs is not None:
+                entry["subgraphs"] = subgraphs
             out_nodes.append(entry)
             row_ptr.append(row_ptr[-1] + n.num_outputs())
         del aux_pos
@@ -868,6 +869,8 @@ def _format_graph(graph: dict) -> str:
         if "attrs" in n:
             fields.append(f'"attrs": {obj(n["attrs"], 6)}')
         fields.append(f'"inputs": {array(n["inputs"], 6)}')
+        if "subgraphs" in n:        # control flow: MXNet's subgraphs, compact
+            fields.append(f'"subgraphs": {json.dumps(n["subgraphs"])}')
         node_texts.append("{\n" + "\n".join(block(fields, 6)) + "\n    }")
     top = ['"nodes": [\n' + "\n".join(block(node_texts, 4)) + "\n  ]"]
     for key in ("arg_nodes", "node_row_ptr", "heads"):
@@ -1079,6 +1082,10 @@ def _json_node(entry, i: int, nodes: List[_Node]) -> _Node:
         inputs.append((nodes[src], j))
     if op == "null":
         return _Node("null", name, attrs, [])
+    if op in ("_foreach", "_while_loop", "_cond") and isinstance(entry.get("subgraphs"), list):
+        from ._control_flow import from_json
+        subs = [load_json(json.dumps(g)) for g in entry["subgraphs"]]
+        return from_json(op, name, attrs, inputs, subs)
     spec = _check_op(op, name)
     try:
         kwargs = parse_attrs(spec, attrs, name)
