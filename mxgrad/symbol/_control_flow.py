@@ -275,8 +275,9 @@ def to_json_entry(node, sub_json: Callable[[Symbol], dict]) -> Tuple[dict, list]
                  "num_args": str(n_in + 1), "num_out_data": str(kw["n_out"]),
                  "num_outputs": str(node.num_outputs())}
         if len(names) != n_in:
-            raise MXNetError(f"tojson: foreach node '{node.name}' has inputs its body does "
-                             f"not read; MXNet's format cannot say so")
+            raise MXNetError(f"tojson: foreach node {node.name!r} has inputs its body does "
+                             f"not read (it reads {names} of {n_in}); MXNet's format cannot "
+                             f"say so")
         return attrs, [sub_json(sub)]
     if node.op == "_while_loop":
         func_sub, cond_sub, _ = kw["_subgraphs"]
