@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from .. import autograd
 from .. import ndarray as nd
 from ..base import DTypeError, MXNetError
+from ..ndarray.contrib import _regroup  # the inverse of a flattening (one home)
 from ._registry import OpSpec
 from .symbol import Symbol, _Node, Group, evaluate, var, _make_name
 
@@ -47,16 +48,6 @@ def _flatten(x, leaf) -> Tuple[list, Any]:
             fmt.append(m)
         return flat, fmt
     raise DTypeError(f"expected Symbols (or nested lists of them), got {type(x).__name__}")
-
-
-def _regroup(flat, fmt):
-    if fmt == 0:
-        return flat[0], flat[1:]
-    out = []
-    for f in fmt:
-        item, flat = _regroup(flat, f)
-        out.append(item)
-    return out, flat
 
 
 def _group(flat: list, fmt) -> Any:
