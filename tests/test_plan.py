@@ -123,3 +123,20 @@ def test_a_planned_call_lets_go_of_its_inputs_after_backward():
     gc.collect()
     assert ref() is None          # y (kept by the caller) no longer keeps it alive
     np.testing.assert_allclose(x.grad.asnumpy(), 2 * (1 - np.tanh(1.0) ** 2), rtol=1e-6)
+
+
+def test_a_new_signature_of_the_same_graph_reuses_the_compiled_code():
+    from mxgrad.symbol import _plan_codegen
+    net = Twice()
+    net.hybridize()
+    x = nd.ones((2, 3))
+    x.attach_grad()
+    with autograd.record():
+        net(x).backward()
+    before = len(_plan_codegen._CODE)
+    y = nd.ones((5, 3))                  # another batch size: same steps, other values
+    y.attach_grad()
+    with autograd.record():
+        net(y).backward()
+    assert len(net._plans) == 2 and len(_plan_codegen._CODE) == before
+    np.testing.assert_allclose(y.grad.asnumpy(), 2 * (1 - np.tanh(1.0) ** 2), rtol=1e-6)

@@ -12,6 +12,8 @@ making (never from a graph's strings), and compiled with ``compile``/``exec``.
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from functools import partial
 from typing import Any, Callable, Dict, List, Tuple
 
@@ -21,6 +23,28 @@ from ..ops._apply import fit_gradient
 from ..ops._core import PerCall
 
 _OPSTEP = 0
+
+
+_CODE: "OrderedDict[str, Any]" = OrderedDict()   # source -> code object (most recent last)
+_CODE_LOCK = threading.Lock()
+_CODE_MAX = 64
+
+
+def _compiled(src: str, filename: str):
+    """``compile(src)``, reused for the same source: a plan of another input signature of the
+    same graph (a smaller last batch) writes the same text, only its names are bound to other
+    values, and compiling is most of what planning a large graph costs."""
+    with _CODE_LOCK:
+        code = _CODE.get(src)
+        if code is not None:
+            _CODE.move_to_end(src)
+            return code
+    code = compile(src, filename, "exec")
+    with _CODE_LOCK:
+        _CODE[src] = code
+        while len(_CODE) > _CODE_MAX:
+            _CODE.popitem(last=False)
+    return code
 
 
 def _fresh(attrs: dict) -> Callable[[], dict]:
@@ -88,7 +112,7 @@ def compile_forward(plan) -> Callable:
     lines.append(f"    if mode == 1: return outs, [{kept}]")
     lines.append(f"    return outs, [{every}]")
     src = "def run(datas, ctx, mode, calls):\n" + "\n".join(lines) + "\n"
-    code = compile(src, f"<plan forward {plan.symbol.name}>", "exec")
+    code = _compiled(src, f"<plan forward {plan.symbol.name}>")
     exec(code, ns)   # noqa: S102 - source made above from slot numbers only
     return ns["run"]
 
@@ -177,6 +201,6 @@ def compile_backward(plan, key: Tuple[bool, ...], keep_grads: bool = False) -> C
         if free:
             lines.append("    " + "; ".join(f"V[{s}] = None" for s in sorted(free)))
     src = "def run(V, G, calls):\n" + ("\n".join(lines) or "    pass") + "\n"
-    code = compile(src, f"<plan backward {plan.symbol.name}>", "exec")
+    code = _compiled(src, f"<plan backward {plan.symbol.name}>")
     exec(code, ns)   # noqa: S102 - source made above from slot numbers only
     return ns["run"]
