@@ -29,6 +29,7 @@ import numpy as np
 
 from .base import MXNetError, ShapeError, DTypeError, StateError
 from .ndarray.ndarray import NDArray, wrap
+from .autograd.scope import _Scope
 from . import ndarray as nd
 
 __all__ = ["Executor", "bind", "simple_bind"]
@@ -175,14 +176,9 @@ class Executor:
                  for r, g in zip(self._grad_req, self.grad_arrays)] + [False] * len(
             self.aux_arrays)
         keep = any(needs)
-        from .autograd.scope import state
-        saved = state.training
-        state.training = bool(is_train)
-        try:
+        with _Scope(None, bool(is_train)):
             outs, call = plan.forward(arrays, keep, needs if keep else None,
                                       monitor=self._monitor_fn() if self._monitor else None)
-        finally:
-            state.training = saved
         self._call, self._call_plan = call, plan
         self._ran = True
         bufs = self.outputs
@@ -237,15 +233,10 @@ class Executor:
         needs = [r != "null" and g is not None
                  for r, g in zip(self._grad_req, self.grad_arrays)] + [False] * len(
             self.aux_arrays)
-        from .autograd.scope import state
-        saved = state.training
-        state.training = bool(is_train)
-        try:
+        with _Scope(None, bool(is_train)):
             grads = plan.backward(self._call, raw, needs, free=False,
                                   monitor=self._backward_monitor_fn() if self._monitor
                                   else None)
-        finally:
-            state.training = saved
         for i, (req, buf) in enumerate(zip(self._grad_req, self.grad_arrays)):
             if req == "null" or buf is None:
                 continue

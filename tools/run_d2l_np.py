@@ -520,16 +520,22 @@ def output_differences(work: str, per_section: int = 3) -> str:
                 for side in ("mxgrad", "mxnet")]
         if not all(os.path.exists(p) for p in logs):
             continue
-        a, b = (normalized_output(open(p, encoding="utf-8").read()) for p in logs)
-        shown = 0
-        for i in range(max(len(a), len(b))):
-            la = a[i] if i < len(a) else "(nothing)"
-            lb = b[i] if i < len(b) else "(nothing)"
-            if la != lb and shown < per_section:
-                out.append(f"- {sec}: line {i + 1}\n  - mxgrad: `{la[:200]}`\n"
-                           f"  - MXNet:  `{lb[:200]}`")
-                shown += 1
+        out.extend(log_differences(sec, logs, per_section))
     return "\n".join(out)
+
+
+def log_differences(what: str, logs: Sequence[str], most: int) -> List[str]:
+    """The first ``most`` lines (by position) where the two sides' logs differ once numbers
+    are masked, as Markdown items naming ``what``."""
+    a, b = (normalized_output(open(p, encoding="utf-8").read()) for p in logs)
+    out: List[str] = []
+    for i in range(max(len(a), len(b))):
+        la = a[i] if i < len(a) else "(nothing)"
+        lb = b[i] if i < len(b) else "(nothing)"
+        if la != lb and len(out) < most:
+            out.append(f"- {what}: line {i + 1}\n  - mxgrad: `{la[:200]}`\n"
+                       f"  - MXNet:  `{lb[:200]}`")
+    return out
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -65,7 +65,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_d2l import PRELUDE_MXGRAD, PRELUDE_MXNET, ROOT, _MAGIC, fashion_mnist  # noqa: E402
 from run_d2l_np import (DISPLAY, GPU_SIGNS, NET_SIGNS, display_last, load_results,  # noqa: E402
-                        normalized_output, save_results, snapshot_mxgrad, table)
+                        log_differences, save_results, snapshot_mxgrad, table)
 
 TUTORIALS = "docs/python_docs/python/tutorials"
 _FENCE = re.compile(r"^```+\s*(.*?)\s*$")
@@ -293,15 +293,7 @@ def output_differences(work: str, per_page: int = 3) -> str:
         folder, name = os.path.split(page)
         logs = [os.path.join(work, f"run-{side}", folder, f"page_{name}.log")
                 for side in ("mxgrad", "mxnet")]
-        a, b = (normalized_output(open(p, encoding="utf-8").read()) for p in logs)
-        shown = 0
-        for i in range(max(len(a), len(b))):
-            la = a[i] if i < len(a) else "(nothing)"
-            lb = b[i] if i < len(b) else "(nothing)"
-            if la != lb and shown < per_page:
-                out.append(f"- {page}: line {i + 1}\n  - mxgrad: `{la[:200]}`\n"
-                           f"  - MXNet:  `{lb[:200]}`")
-                shown += 1
+        out.extend(log_differences(page, logs, per_page))
     return "\n".join(out)
 
 

@@ -47,7 +47,7 @@ def _compiled(src: str, filename: str):
     return code
 
 
-def _fresh(attrs: dict) -> Callable[[], dict]:
+def fresh(attrs: dict) -> Callable[[], dict]:
     """A maker of ``attrs`` with a new instance of every PerCall value."""
     items = tuple(attrs.items())
 
@@ -56,7 +56,7 @@ def _fresh(attrs: dict) -> Callable[[], dict]:
     return make
 
 
-def _per_call(attrs) -> bool:
+def per_call(attrs) -> bool:
     return bool(attrs) and any(isinstance(v, PerCall) for v in attrs.values())
 
 
@@ -85,8 +85,8 @@ def compile_forward(plan) -> Callable:
         if st[0] == _OPSTEP:
             op, ins, attrs = st[1], st[2], st[4]
             call_args = ", ".join("None" if i < 0 else f"v{i}" for i in ins)
-            if _per_call(attrs):
-                ns[f"m{k}"] = _fresh(attrs)
+            if per_call(attrs):
+                ns[f"m{k}"] = fresh(attrs)
                 ns[f"f{k}"] = op.fwd
                 lines.append(f"    a{k} = m{k}()")
                 lines.append(f"    if calls is not None: calls[{k}] = a{k}")
@@ -156,7 +156,7 @@ def compile_backward(plan, key: Tuple[bool, ...], keep_grads: bool = False) -> C
         save = op.save_in
         argv = ["None" if s < 0 or not (save == "all" or (save and j in save)) else f"V[{s}]"
                 for j, s in enumerate(ins)]
-        if _per_call(attrs):
+        if per_call(attrs):
             ns[f"A{k}"] = attrs
             kw = f", **(calls.get({k}) or A{k})"
         elif attrs:
@@ -171,7 +171,7 @@ def compile_backward(plan, key: Tuple[bool, ...], keep_grads: bool = False) -> C
         else:
             out_expr = ("(" + ", ".join(f"V[{o}]" for o in outs) + ",)") if op.save_out \
                 else "None"
-            ns[f"OM{k}"] = st[7]
+            ns[f"OM{k}"] = st[6]
             gl = ", ".join(f"G[{o}]" for o in outs)
             lines.append(f"    t = ({gl},)")
             lines.append("    if any(x is not None for x in t):")
@@ -179,7 +179,7 @@ def compile_backward(plan, key: Tuple[bool, ...], keep_grads: bool = False) -> C
                          f"for x, m in zip(t, OM{k}))")
         # a one-input op's raw rule takes NumPy arrays with dimensions; a 0-d gradient
         # goes to its composed rule (as Op.backward chooses; the shape is known here)
-        composed = len(ins) == 1 and op.raw_grads is not op.grads and not st[7][0][0]
+        composed = len(ins) == 1 and op.raw_grads is not op.grads and not st[6][0][0]
         for j, s in need:
             ns[f"r{k}_{j}"] = (op.grads if composed else op.raw_grads)[j]
             ns[f"M{k}_{j}"] = metas[j]

@@ -45,7 +45,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..autograd.scope import state
+from ..autograd.scope import state, _Scope
 from ..autograd import graph as _graph
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray, wrap
@@ -53,7 +53,7 @@ from ..ops import _apply
 from ..ops._core import Op, PerCall
 from ..random import generator as _generator
 from .symbol import Symbol, _run_node, with_inferred_shapes
-from ._plan_codegen import compile_forward, compile_backward
+from ._plan_codegen import compile_forward, compile_backward, fresh, per_call
 
 __all__ = ["Plan", "PlanOp", "run_planned"]
 
@@ -136,22 +136,6 @@ def _rng_state():
 def _set_rng_state(saved) -> None:
     _generator().bit_generator.state = saved[0]
     np.random.set_state(saved[1])
-
-
-class _Flags:
-    """Set recording/training for a block of plan code and restore them after."""
-
-    __slots__ = ("rec", "train", "saved")
-
-    def __init__(self, rec: bool, train: bool) -> None:
-        self.rec, self.train = rec, train
-
-    def __enter__(self) -> None:
-        self.saved = (state.recording, state.training)
-        state.recording, state.training = self.rec, self.train
-
-    def __exit__(self, *exc: object) -> None:
-        state.recording, state.training = self.saved
 
 
 _PLAIN = (int, float, bool, str, type(None), np.dtype, type, slice, np.generic)
@@ -273,8 +257,7 @@ class Plan:
                         o = tuple(range(nslots, nslots + nout))
                         nslots += nout
                         sins = tuple(local[i] for i in ins)
-                        kind = len(sins) if 0 < len(sins) <= 2 and min(sins) >= 0 else 3
-                        steps.append((_OPSTEP, op, sins, o, attrs, metas, kind, outmetas))
+                        steps.append((_OPSTEP, op, sins, o, attrs, metas, outmetas))
                         for k in range(nout):
                             local[nlocal] = o[k]
                             nlocal += 1
@@ -359,7 +342,7 @@ class Plan:
             else:
                 a = wrap(d)
             args.append(a)
-        with _Flags(bool(leaves), training):
+        with _Scope(bool(leaves), training):
             res = _run_node(n, args)
         if leaves:
             calls[("node", k)] = _NodeCall(leaves, leaf_pos, res)
@@ -446,15 +429,11 @@ def _seq(node) -> int:
     return node.seq
 
 
-def _per_call(attrs) -> bool:
-    return bool(attrs) and any(isinstance(v, PerCall) for v in attrs.values())
-
-
 def _run_copy(n, args, training):
     """Run node ``n`` once on copies of ``args`` (no side effect reaches them); return
     its outputs (NDArrays, not in any graph)."""
     copies = [None if a is None else wrap(a._data.copy()) for a in args]
-    with _Flags(False, training):
+    with _Scope(False, training):
         return [wrap(o._data) for o in _run_node(n, copies)]
 
 
@@ -475,7 +454,7 @@ def _capture_node(n, args, training):
         leaf._node = _graph.Leaf(leaf, "write")
         leaves.append(leaf)
     try:
-        with _Capturing() as cap, _Flags(True, training):
+        with _Capturing() as cap, _Scope(True, training):
             outs = _run_node(n, leaves)
     except MXNetError:
         raise
@@ -546,14 +525,13 @@ def _replays(n, args, ops, node_out, training) -> bool:
             d = d.copy()
         pert.append(d)
     try:
-        with _Flags(False, training):
+        with _Scope(False, training):
             ref = _run_node(n, [wrap(d.copy()) for d in pert])
         vals = list(pert)
         for op, ins, attrs, nout, _, _ in ops:
             a = [None if i < 0 else vals[i] for i in ins]
-            if _per_call(attrs):
-                attrs = {k: type(v)() if isinstance(v, PerCall) else v
-                         for k, v in attrs.items()}
+            if per_call(attrs):
+                attrs = fresh(attrs)()
             r = op.fwd(*a, **attrs) if attrs else op.fwd(*a)
             if nout == 1:
                 vals.append(r)
@@ -623,7 +601,7 @@ class PlanOp:
                 _set_rng_state(self.rng)
             for i, d in (self.aux or {}).items():
                 np.copyto(arrays[i]._data, d)
-            with _Flags(True, plan.training):
+            with _Scope(True, plan.training):
                 outs = _eval(plan.symbol._outputs, plan.nodes, values)[0]
         finally:
             _set_rng_state(current_rng)
