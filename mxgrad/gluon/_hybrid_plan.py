@@ -9,7 +9,7 @@ made them, so random ops draw as imperatively); every later call with that signa
 runs the plan. Lists and tuples of arrays among the inputs (a cell's states) are
 flattened and regrouped, as MXNet does; ``None`` is an omitted input. A block that
 cannot be planned runs imperatively, as before ``hybridize()``: inputs that are not
-``mx.nd`` arrays (``mx.np`` mode), forward-mode tangents, parameters not initialized yet
+arrays, forward-mode tangents, parameters not initialized yet
 (the first call of a deferred initialization), a block whose calls pass values to each other outside
 their inputs (a class attribute ``_state_between_calls`` says what: ZoneoutCell's
 previous output), or a graph mxgrad's Symbols cannot express (for these two a warning
@@ -23,8 +23,8 @@ from ..autograd.scope import state
 from .. import autograd
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
-from ..symbol import var as _var
-from ..symbol.symbol import Symbol
+from ..ndarray.ndarray import FACES
+from ..symbol.symbol import Symbol, example_var
 from ..symbol._registry import UnknownOpError
 from ..symbol.plan import Plan, run_planned
 from .._warn import warn as _warn
@@ -32,6 +32,7 @@ from .._warn import warn as _warn
 __all__ = ["call_planned", "NOT_PLANNED", "clear_plans"]
 
 NOT_PLANNED = object()     # the call is to run imperatively
+_FACES = (NDArray, FACES["np"])   # the array faces a plan takes (mx.nd's, mx.np's)
 _MAX_PLANS = 16            # signatures kept per block (oldest dropped first)
 # plans made per block before new signatures run imperatively: a block fed ever new shapes
 # (sequences of every length) would spend its time planning (a plan costs a few forward
@@ -62,7 +63,7 @@ def call_planned(block, args: tuple) -> Any:
     return :data:`NOT_PLANNED`."""
     fmt = None
     for a in args:
-        if type(a) is not NDArray or a._tan is not None:
+        if type(a) is not NDArray or a._tan is not None:   # (mx.np arrays too: flattened)
             flat: List[NDArray] = []
             fmt = _flatten_args(args, flat)   # lists of arrays (a cell's states), as MXNet
             if fmt is None:
@@ -70,7 +71,7 @@ def call_planned(block, args: tuple) -> Any:
             args = tuple(flat)
             break
     training = state.training
-    key = (tuple((a._data.shape, a._data.dtype) for a in args), training, fmt)
+    key = (tuple((a._data.shape, a._data.dtype, type(a)) for a in args), training, fmt)
     plans = block.__dict__.get("_plans")
     if plans is None:
         plans = block.__dict__["_plans"] = {}
@@ -103,9 +104,9 @@ def call_planned(block, args: tuple) -> Any:
     arrays = list(args)
     for p, m in zip(entry.params, entry.metas):
         d = p.data()
-        if type(d) is not NDArray or d._data.shape != m[0] or d._data.dtype != m[1]:
-            plans.pop(key, None)          # parameters re-initialized or cast: plan anew
-            if type(d) is not NDArray:
+        if type(d) is not m[2] or d._data.shape != m[0] or d._data.dtype != m[1]:
+            plans.pop(key, None)  # parameters re-initialized, cast or of another face: plan anew
+            if type(d) not in _FACES:
                 return NOT_PLANNED
             return call_planned(block, args if fmt is None else _regroup(args, fmt))
         arrays.append(d)
@@ -135,11 +136,7 @@ def _make_entry(block, args, training, fmt) -> Any:
         names = ["data"] if len(args) == 1 else [f"data{i}" for i in range(len(args))]
     try:
         if given is None:
-            inputs = []
-            for n, a in zip(names, args):
-                v = _var(n)
-                v._outputs[0][0].shadow = (a,)
-                inputs.append(v)
+            inputs = [example_var(n, a) for n, a in zip(names, args)]
             grouped = inputs if fmt is None else _regroup(inputs, fmt)
             # hybrid_forward with F = mx.sym, as MXNet builds its graph: not __call__,
             # whose hooks see the arrays of each call, not Symbols; in the mode of the
@@ -162,7 +159,7 @@ def _make_entry(block, args, training, fmt) -> Any:
             order.append(n)
             plist.append(p)
         values = list(args) + [p.data() for p in plist]
-        if any(type(v) is not NDArray for v in values):
+        if any(type(v) not in _FACES for v in values):
             return NOT_PLANNED
         plan = Plan.build(sym, order, values, training, traced=given is None)
         if given is None:
@@ -175,7 +172,7 @@ def _make_entry(block, args, training, fmt) -> Any:
             raise
         _warn_once(block, err)
         return NOT_PLANNED
-    metas = tuple((v._data.shape, v._data.dtype) for v in values[len(args):])
+    metas = tuple((v._data.shape, v._data.dtype, type(v)) for v in values[len(args):])
     return _Entry(plan, plist, structure, metas)
 
 
@@ -196,7 +193,7 @@ def _flatten_args(args, flat: list) -> Any:
     nesting)`` a list or a tuple), or None when something else is among them."""
     fmt: List[Any] = []
     for a in args:
-        if type(a) is NDArray and a._tan is None:
+        if type(a) in _FACES and a._tan is None:
             flat.append(a)
             fmt.append(-1)
         elif a is None:           # an omitted input (CTCLoss without pred_lengths)
@@ -239,7 +236,8 @@ def _flatten(out, flat: list) -> Any:
     with that many outputs at this position) or a list/tuple of nestings."""
     if isinstance(out, Symbol):
         flat.append(out)
-        return len(out) if len(out) > 1 else -1
+        n = len(out._outputs)
+        return n if n > 1 else -1
     if isinstance(out, (list, tuple)):
         return type(out)(_flatten(o, flat) for o in out)
     raise _Unplannable(f"hybrid_forward returned {type(out).__name__}, not Symbols")

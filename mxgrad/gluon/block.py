@@ -57,7 +57,8 @@ from .. import initializer
 from .. import autograd
 from .. import symbol as _sym
 from .. import name as _name
-from ..symbol.symbol import Symbol
+from ..symbol.symbol import Symbol, example_var
+from ..util import is_np_array
 from ..symbol._registry import LABEL_OPS as _LABEL_OPS
 from ..symbol._infer import infer_param_shapes as _sym_infer_param_shapes
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError
@@ -718,11 +719,7 @@ class HybridBlock(Block):
         if not args or not all(isinstance(a, NDArray) for a in args):
             return False
         names = ["data"] if len(args) == 1 else [f"data{i}" for i in range(len(args))]
-        inputs = []
-        for n, a in zip(names, args):
-            v = _sym.var(n)
-            v._outputs[0][0].shadow = (a,)
-            inputs.append(v)
+        inputs = [example_var(n, a) for n, a in zip(names, args)]
         try:
             with autograd.pause(train_mode=False):
                 out = self._symbolic_forward(*inputs)
@@ -874,12 +871,15 @@ class HybridBlock(Block):
                 f"{self.name}: please first call block.hybridize() and then run forward "
                 f"with this block at least once before calling export")
         names = ["data"] if len(specs) == 1 else [f"data{i}" for i in range(len(specs))]
+        np_mode = is_np_array()
         inputs = []
         for n, spec in zip(names, specs):
-            v = _sym.var(n)
+            value = None
             if spec is not None:
-                v._outputs[0][0].shadow = (nd.zeros(spec[0], dtype=spec[1]),)
-            inputs.append(v)
+                value = nd.zeros(spec[0], dtype=spec[1])
+                if np_mode:
+                    value = value.as_np_ndarray()
+            inputs.append(example_var(n, value, np_mode))
         # the block's own hooks are for the arrays of its calls, not for this trace
         # (MXNet exports the graph cached at the first call, without calling them)
         hooks = self._forward_pre_hooks, self._forward_hooks
@@ -1025,6 +1025,8 @@ def _param_var(p):
         data = None
     if data is not None:
         v._outputs[0][0].shadow = (data,)
+    if is_np_array():        # MXNet's NumPy mode: parameters are _Symbols too
+        v = v.as_np_ndarray()
     if cache is not None:
         cache[id(p)] = v
     return v
@@ -1181,7 +1183,7 @@ class SymbolBlock(HybridBlock):
         finally:
             if outer:
                 _sym.symbol._state.trace = None
-        return out if len(out) == 1 else list(out)
+        return out if len(out._outputs) == 1 else list(out)
 
     def forward(self, x, *args):
         if isinstance(x, Symbol) or _has_symbol(args):

@@ -32,6 +32,8 @@ from ._registry import supported_ops, UnknownOpError, _TABLE, _ALIASES
 from . import _ops
 from . import _custom
 from . import contrib, linalg, image, sparse, random, _internal
+from . import _np_ops  # noqa: F401  (MXNet's NumPy operators in the op table)
+from . import numpy as np, numpy_extension as npx  # noqa: E402  (mx.sym.np, mx.sym.npx)
 from ..attribute import current_attrs
 from ..base import DTypeError
 

@@ -55,8 +55,13 @@ def _aliases_of(name):
     return [a for a, c in _ALIASES.items() if c == name]
 
 
-def make(op: str, inputs, attrs: dict, name: Optional[str], hint: str) -> Symbol:
-    """A new node ``op`` on the Symbol ``inputs`` with Python-valued ``attrs``."""
+def make(op: str, inputs, attrs: dict, name: Optional[str], hint: str,
+         cls: Optional[type] = None) -> Symbol:
+    """A new node ``op`` on the Symbol ``inputs`` with Python-valued ``attrs``; a Symbol of
+    class ``cls``, else of the class of the first NumPy-interface input (``_Symbol``: the
+    node computes on ``mx.np`` arrays), else a ``Symbol``."""
+    if cls is None:
+        cls = next((type(s) for s in inputs if type(s)._npface), Symbol)
     spec = lookup(op)
     if spec is None:
         raise UnknownOpError(f"mx.sym has no operator {op!r}")
@@ -71,6 +76,7 @@ def make(op: str, inputs, attrs: dict, name: Optional[str], hint: str) -> Symbol
     kwargs = parse_attrs(spec, sattrs, full)
     spec = specialize(spec, kwargs)
     node = _Node(spec.name, full, sattrs, entries, spec, kwargs)
+    node.npface = cls._npface
     if entries and entries[0][0].shadow is not None and spec.params:
         _shadow_params(node)
     from .symbol import _unknown_dims
@@ -79,8 +85,8 @@ def make(op: str, inputs, attrs: dict, name: Optional[str], hint: str) -> Symbol
             node.shadow = _run_node(node, [src.shadow[j] for src, j in entries])
     n = node.num_visible()
     if n == 1:
-        return Symbol([(node, 0)])
-    return Symbol([(node, i) for i in range(n)])
+        return cls([(node, 0)])
+    return cls([(node, i) for i in range(n)])
 
 
 def _shadow_params(node) -> None:

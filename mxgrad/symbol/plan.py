@@ -48,7 +48,7 @@ import numpy as np
 from ..autograd.scope import state, _Scope
 from ..autograd import graph as _graph
 from ..base import MXNetError
-from ..ndarray.ndarray import NDArray, wrap
+from ..ndarray.ndarray import NDArray, FACES, wrap
 from ..ops import _apply
 from ..ops._core import Op, PerCall
 from ..random import generator as _generator
@@ -176,7 +176,8 @@ class Plan:
     NumPy data held by NDArrays (the variables, in the order given to :meth:`build`).
     """
 
-    __slots__ = ("names", "nvars", "nslots", "steps", "out_slots", "out_metas", "var_metas",
+    __slots__ = ("names", "nvars", "nslots", "steps", "out_slots", "out_metas", "out_faces",
+                 "var_metas",
                  "keep", "var_keep", "_bwd", "nodes", "symbol", "training", "random",
                  "aux_pos", "node_slots", "__weakref__")
     names: List[str]
@@ -185,6 +186,7 @@ class Plan:
     steps: list
     out_slots: List[int]
     out_metas: list
+    out_faces: list
     var_metas: list
     keep: frozenset
     var_keep: tuple
@@ -227,6 +229,7 @@ class Plan:
         aux_pos = set()
         node_slots = []
         saved_rng = _rng_state()
+        np_face = FACES["np"]
         try:
             for n in nodes:
                 if n.is_var:
@@ -242,12 +245,15 @@ class Plan:
                     for k in n.spec.aux:
                         if k < len(in_slots):
                             aux_pos.add(in_slots[k])
-                captured = _capture_node(n, args, plan.training)
+                # a node fed mx.np arrays computes on them (a NumPy-mode graph loaded
+                # from a file has legacy operators: they give mx.np arrays imperatively)
+                npf = n.npface or any(type(a) is np_face for a in args)
+                captured = _capture_node(n, args, plan.training, npf)
                 if captured is None:
-                    outs = _run_copy(n, args, plan.training)
+                    outs = _run_copy(n, args, plan.training, npf)
                     out_slots = list(range(nslots, nslots + len(outs)))
                     nslots += len(outs)
-                    steps.append((_NODESTEP, n, tuple(in_slots), tuple(out_slots)))
+                    steps.append((_NODESTEP, n, tuple(in_slots), tuple(out_slots), npf))
                 else:
                     ops, outs, node_out = captured
                     local = {k: s for k, s in enumerate(in_slots)}
@@ -275,9 +281,11 @@ class Plan:
         plan.random = any(s[0] == _NODESTEP for s in steps)
         plan.out_slots = [slot_of[(id(n), j)] for n, j in symbol._outputs]
         plan.out_metas = []
+        plan.out_faces = []          # each output's array class (mx.nd's or mx.np's)
         for n, j in symbol._outputs:
-            d = env[id(n)][j]._data
-            plan.out_metas.append((d.shape, d.dtype))
+            v = env[id(n)][j]
+            plan.out_metas.append((v._data.shape, v._data.dtype))
+            plan.out_faces.append(type(v))
         # slots whose values backward reads: saved inputs/outputs of op steps, and every
         # input of a node step (its engine graph holds them anyway)
         keep = set()
@@ -343,7 +351,7 @@ class Plan:
                 a = wrap(d)
             args.append(a)
         with _Scope(bool(leaves), training):
-            res = _run_node(n, args)
+            res = _run_node(n, args, st[4])
         if leaves:
             calls[("node", k)] = _NodeCall(leaves, leaf_pos, res)
         return tuple(v._data for v in res)
@@ -429,12 +437,12 @@ def _seq(node) -> int:
     return node.seq
 
 
-def _run_copy(n, args, training):
+def _run_copy(n, args, training, npface):
     """Run node ``n`` once on copies of ``args`` (no side effect reaches them); return
-    its outputs (NDArrays, not in any graph)."""
+    its outputs (arrays not in any graph)."""
     copies = [None if a is None else wrap(a._data.copy()) for a in args]
     with _Scope(False, training):
-        return [wrap(o._data) for o in _run_node(n, copies)]
+        return [wrap(o._data, None, 0, type(o)) for o in _run_node(n, copies, npface)]
 
 
 # nodes whose op sequence depends on values (a loop's iteration count, a branch): always run
@@ -442,20 +450,21 @@ def _run_copy(n, args, training):
 _DYNAMIC = frozenset({"_while_loop", "_cond"})
 
 
-def _capture_node(n, args, training):
+def _capture_node(n, args, training, npface):
     """Capture node ``n`` on ``args``: ``(ops, outputs, output positions)`` when its
     outputs come from captured ops on its inputs alone and a replay on perturbed inputs
     equals the node run anew; None otherwise."""
     if any(a is None for a in args) or n.op in _DYNAMIC:
         return None
     leaves = []
+    face = FACES["np"] if npface else NDArray   # the arrays the node's ops will see
     for a in args:
-        leaf = wrap(a._data.copy())
+        leaf = wrap(a._data.copy(), None, 0, face)
         leaf._node = _graph.Leaf(leaf, "write")
         leaves.append(leaf)
     try:
         with _Capturing() as cap, _Scope(True, training):
-            outs = _run_node(n, leaves)
+            outs = _run_node(n, leaves, npface)
     except MXNetError:
         raise
     except Exception:          # noqa: BLE001 - the node step will raise it at run time
@@ -494,9 +503,9 @@ def _capture_node(n, args, training):
                 return None
         node_out.append(k)
     # no leaf may be an output of an op (ids of freed arrays could repeat otherwise)
-    if not _replays(n, args, ops, node_out, training):
+    if not _replays(n, args, ops, node_out, training, npface):
         return None
-    return ops, [wrap(o._data) for o in outs], node_out
+    return ops, [wrap(o._data, None, 0, type(o)) for o in outs], node_out
 
 
 _NOISE: list = [np.empty(0), np.empty(0)]
@@ -513,7 +522,7 @@ def _noise(size: int):
     return _NOISE[0][:size], _NOISE[1][:size]
 
 
-def _replays(n, args, ops, node_out, training) -> bool:
+def _replays(n, args, ops, node_out, training, npface) -> bool:
     """Whether the captured ops, run on perturbed inputs, give what the node gives."""
     pert = []
     for a in args:
@@ -526,7 +535,7 @@ def _replays(n, args, ops, node_out, training) -> bool:
         pert.append(d)
     try:
         with _Scope(False, training):
-            ref = _run_node(n, [wrap(d.copy()) for d in pert])
+            ref = _run_node(n, [wrap(d.copy()) for d in pert], npface)
         vals = list(pert)
         for op, ins, attrs, nout, _, _ in ops:
             a = [None if i < 0 else vals[i] for i in ins]
@@ -628,13 +637,14 @@ def run_planned(plan: Plan, arrays: Sequence[NDArray], name: str) -> List[NDArra
     when recording is on and some array is in a graph."""
     needs = [a._node is not None for a in arrays] if state.recording else None
     record = needs is not None and any(needs)
+    faces = plan.out_faces
     if not record:
         outs, _ = plan.forward(arrays, False)
-        return [wrap(o) for o in outs]
+        return [wrap(o, None, 0, f) for o, f in zip(outs, faces)]
     rng = _rng_state() if plan.random else None
     aux = {i: arrays[i]._data.copy() for i in plan.aux_pos} if plan.aux_pos else None
     outs, call = plan.forward(arrays, True, needs)
-    res = [wrap(o) for o in outs]
+    res = [wrap(o, None, 0, f) for o, f in zip(outs, faces)]
     saved = tuple(arrays[i] for i in plan.var_keep)
     vers = tuple(0 if a._vbox is None else a._vbox[0] for a in saved)
     op = PlanOp(plan, name, tuple(arrays), rng, aux)

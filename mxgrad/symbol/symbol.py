@@ -36,7 +36,7 @@ from .._fileio import atomic_write, open_for_read
 from .. import ndarray as nd
 from ..base import (MXNetError, OutOfRangeError, ShapeError, DTypeError, FileFormatError,
                     NotImplementedForSymbol, StateError)
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, FACES, as_face
 from ._registry import lookup, parse_attrs, specialize, UnknownOpError, LABEL_OPS
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "evaluate"]
@@ -55,7 +55,7 @@ class _Node:
     """One graph node: a variable (``op == 'null'``) or an operator."""
 
     __slots__ = ("op", "name", "attrs", "inputs", "spec", "kwargs", "shadow", "seq",
-                 "__weakref__")
+                 "npface", "__weakref__")
 
     def __init__(self, op: str, name: str, attrs: Dict[str, str], inputs, spec=None,
                  kwargs=None, shadow=None):
@@ -67,6 +67,7 @@ class _Node:
         self.kwargs = kwargs          # parsed attributes for spec.run
         self.shadow = shadow          # example outputs while tracing (tuple) or None
         self.seq = next(_NODE_SEQ)    # creation order: a traced graph's order of calls
+        self.npface = False           # runs on mx.np arrays (a node of mx.sym.np / npx)
 
     @property
     def is_var(self) -> bool:
@@ -142,7 +143,14 @@ def _aux_ids(nodes) -> set:
     return aux
 
 
-def _run_node(node: _Node, args: Sequence[NDArray]) -> tuple:
+def _run_node(node: _Node, args: Sequence[NDArray], npface: Optional[bool] = None) -> tuple:
+    """Run ``node`` on ``args``: its outputs, a tuple. ``npface`` (default: the node's
+    own flag) runs it on, and has it give, ``mx.np`` arrays."""
+    if npface is None:
+        npface = node.npface
+    if npface:         # a node of a NumPy-mode graph: computes on (and gives) mx.np arrays
+        face = FACES["np"]
+        args = [a if a is None or type(a) is face else as_face(a, face) for a in args]
     try:
         out = node.spec.run(list(args), node.kwargs)
     except MXNetError as err:
@@ -151,6 +159,10 @@ def _run_node(node: _Node, args: Sequence[NDArray]) -> tuple:
         except Exception:       # an error class with another constructor: keep it
             raise err from None
         raise named from err
+    if npface:
+        if isinstance(out, (list, tuple)):
+            return tuple(o if type(o) is face else as_face(o, face) for o in out)
+        return (out if type(out) is face else as_face(out, face),)
     if isinstance(out, (list, tuple)):
         return tuple(out)
     return (out,)
@@ -175,6 +187,7 @@ class Symbol:
     """
 
     __slots__ = ("_outputs", "_order", "_labels")
+    _npface = False      # the face of the arrays its nodes compute (mx.sym.np's _Symbol: True)
 
     def __init__(self, outputs):
         self._outputs = tuple(outputs)
@@ -190,15 +203,16 @@ class Symbol:
         return self._outputs[0][0].name
 
     def __repr__(self) -> str:
+        kind = type(self).__name__
         if len(self._outputs) == 1:
-            return f"<Symbol {self.name}>"
-        return "<Symbol group [" + ", ".join(n.name for n, _ in self._outputs) + "]>"
+            return f"<{kind} {self.name}>"
+        return f"<{kind} group [" + ", ".join(n.name for n, _ in self._outputs) + "]>"
 
     def __len__(self) -> int:
         return len(self._outputs)
 
     def __iter__(self):
-        return (Symbol([o]) for o in self._outputs)
+        return (type(self)([o]) for o in self._outputs)
 
     def __getitem__(self, index):
         """Select an output by position, by name (:meth:`list_outputs`) or a slice of them
@@ -213,7 +227,7 @@ class Symbol:
         """
         count = len(self._outputs)
         if isinstance(index, slice):
-            return Symbol([self._outputs[i] for i in range(*index.indices(count))])
+            return type(self)([self._outputs[i] for i in range(*index.indices(count))])
         if isinstance(index, str):
             names = self.list_outputs()
             hits = [i for i, n in enumerate(names) if n == index]
@@ -229,7 +243,7 @@ class Symbol:
         if not -count <= index < count:
             raise OutOfRangeError(f"output index {index} out of range for a Symbol with "
                                   f"{count} outputs")
-        return Symbol([self._outputs[index]])
+        return type(self)([self._outputs[index]])
 
     def _nodes(self) -> List[_Node]:
         if self._order is None:
@@ -272,14 +286,14 @@ class Symbol:
         outs: list = []
         for n in self._nodes():
             outs.extend((n, i) for i in range(n.num_visible()))
-        return Symbol(outs)
+        return type(self)(outs)
 
     def get_children(self) -> Optional["Symbol"]:
         """The inputs of this Symbol's (single) node, grouped; ``None`` for a variable."""
         node = self._outputs[0][0]
         if not node.inputs:
             return None
-        return Symbol(node.inputs)
+        return type(self)(node.inputs)
 
     def attr(self, key: str) -> Optional[str]:
         """The string attribute ``key`` of the node (single output); ``lr_mult`` and the
@@ -517,7 +531,7 @@ class Symbol:
         for n, i in self._outputs:
             node, k = new[id(n)]
             outs.append((node, k + i if n.is_var else i))
-        return Symbol(outs)
+        return type(self)(outs)
 
     def __call__(self, *args, **kwargs) -> "Symbol":
         """Compose: replace variables by Symbols, by name (``kwargs``) or in the order
@@ -664,7 +678,7 @@ class Symbol:
     # ------------------------------------------------------------- copies
     def copy(self) -> "Symbol":
         """The same graph (MXNet's ``copy`` is a copy of the handle)."""
-        return Symbol(self._outputs)
+        return type(self)(self._outputs)
 
     __copy__ = copy
 
@@ -753,6 +767,17 @@ class Symbol:
     def __abs__(self) -> "Symbol":
         from . import _ops
         return _ops.call("abs", "abs", (self,), {})
+
+    # ------------------------------------------------------------- faces
+    def as_np_ndarray(self) -> "Symbol":
+        """This graph as a Symbol of MXNet's NumPy interface (``mx.sym.np``'s
+        ``_Symbol``: NumPy operators and methods, nodes computing on ``mx.np`` arrays)."""
+        from .numpy._symbol import as_np_symbol
+        return as_np_symbol(self)
+
+    def as_nd_ndarray(self) -> "Symbol":
+        """This graph as a legacy Symbol (itself)."""
+        return self
 
     # ------------------------------------------------------------- fluent methods
     def astype(self, dtype) -> "Symbol":
@@ -880,6 +905,16 @@ def _format_graph(graph: dict) -> str:
 
 
 # ------------------------------------------------------------------ variables
+def example_var(name: str, value: Optional[NDArray], np_face: bool = False) -> "Symbol":
+    """A variable ``name`` whose example value while tracing is ``value`` (None: unknown):
+    a NumPy-interface ``_Symbol`` when ``value`` is an ``mx.np`` array or ``np_face``."""
+    v = var(name)
+    if value is not None:
+        v._outputs[0][0].shadow = (value,)
+        np_face = np_face or type(value) is FACES.get("np")
+    return v.as_np_ndarray() if np_face else v
+
+
 def var(name: str, attr: Optional[dict] = None, shape=None, lr_mult=None, wd_mult=None,
         dtype=None, init=None, stype=None, **kwargs) -> Symbol:
     """A variable (graph input or parameter) named ``name``.
@@ -942,7 +977,9 @@ def Group(symbols: Sequence[Symbol]) -> Symbol:
         outs.extend(s._outputs)
     if not outs:
         raise MXNetError("Group() needs at least one Symbol")
-    return Symbol(outs)
+    # a group of NumPy-interface Symbols is one too (MXNet's Group(..., _Symbol))
+    cls = next((type(s) for s in symbols if type(s)._npface), Symbol)
+    return cls(outs)
 
 
 # ------------------------------------------------------------------ evaluation
@@ -1007,7 +1044,7 @@ def with_inferred_shapes(symbol: Symbol, shapes: Dict[str, tuple]) -> Symbol:
                      n.spec, kwargs)
         copy.seq = n.seq        # it stands for n: the same place in the order of calls
         new[id(n)] = copy
-    return Symbol([(new[id(n)], i) for n, i in symbol._outputs])
+    return type(symbol)([(new[id(n)], i) for n, i in symbol._outputs])
 
 
 def evaluate(symbol: Symbol, values: Dict[str, NDArray]) -> List[NDArray]:

@@ -1,0 +1,315 @@
+"""MXNet's NumPy-interface operators (``_npi_*``, ``_np_*``, ``_npx_*``) in the Symbol
+op table, each run by the ``mx.np`` / ``mx.npx`` function it stands for.
+
+MXNet 1.9's ``mx.sym.np`` writes these names into ``*-symbol.json`` files (a NumPy-mode
+block's ``export``); mxgrad writes and reads the same names and attributes. A node of one of
+these operators sees its inputs through the ``mx.np`` face (a free view), so it computes
+with NumPy's semantics (0-d results, promotion) exactly as the imperative ``mx.np`` call,
+on the same ops and the same engine.
+
+The tables below say, per MXNet operator, which ``mx.np``/``mx.npx`` function runs it and
+which of its arguments are array inputs; the rest are the node's attributes, under the
+function's own argument names (MXNet's, for the operators listed here).
+
+Examples
+--------
+>>> from mxgrad.symbol._registry import lookup
+>>> lookup('_npi_add').inputs, lookup('_np_sum').inputs
+(('lhs', 'rhs'), ('a',))
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Callable, Dict, Optional, Tuple
+
+from ..ndarray.ndarray import NDArray, as_face
+from .. import numpy as _mnp
+from .. import numpy_extension as _npx
+from ..numpy.multiarray import ndarray as _np_ndarray
+from ._registry import OpSpec, _TABLE, _KERNEL_ONLY
+
+__all__ = ["UNARY", "BINARY", "FUNCTIONS", "np_face", "scalar_value"]
+
+# attributes MXNet's NumPy operators carry that change nothing here
+_IGNORED = frozenset({"ctx", "num_args"}) | _KERNEL_ONLY
+
+
+def np_face(a):
+    """``a`` seen through the ``mx.np`` face (None stays None)."""
+    if a is None or type(a) is _np_ndarray:
+        return a
+    return as_face(a, _np_ndarray)
+
+
+def scalar_value(kwargs: dict):
+    """The scalar of a ``*_scalar`` node: an int when MXNet's ``is_int`` says the Python
+    scalar was one (so integer arrays stay integer), else a float."""
+    s = kwargs.get("scalar", 0.0)
+    if kwargs.get("is_int") and float(s).is_integer():
+        return int(float(s))
+    return float(s)
+
+
+def _accepted(fn: Callable) -> Optional[frozenset]:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return None
+    return frozenset(p.name for p in sig.parameters.values()
+                     if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+def _register(op: str, inputs, run: Callable, attrs, outputs=1) -> None:
+    if op in _TABLE:       # a legacy operator of the same name keeps its entry
+        return
+    _TABLE[op] = OpSpec(op, inputs, (), (), run, None if attrs is None
+                        else frozenset(attrs) | _IGNORED, outputs, None)
+
+
+def _keywords(kwargs: dict, known) -> dict:
+    return {k: v for k, v in kwargs.items()
+            if k not in _IGNORED and (known is None or k in known)}
+
+
+# ------------------------------------------------------------------ the tables
+# mx.np function -> MXNet operator, for one-array elementwise functions
+UNARY: Dict[str, str] = {n: "_npi_" + n for n in (
+    "exp", "expm1", "log", "log10", "log1p", "log2", "sqrt", "cbrt", "square", "negative",
+    "reciprocal", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos",
+    "arctan", "arcsinh", "arccosh", "arctanh", "sign", "rint", "fix", "ceil", "floor",
+    "trunc", "degrees", "radians", "logical_not", "isnan", "isinf", "isfinite",
+    "isposinf", "isneginf")}
+UNARY.update({"absolute": "_npi_absolute", "abs": "_npi_absolute", "fabs": "_npi_absolute",
+              "bitwise_not": "_npi_bitwise_not", "invert": "_npi_bitwise_not"})
+
+# mx.np function -> (operator on two arrays, with a scalar right, with a scalar left)
+BINARY: Dict[str, Tuple[str, str, str]] = {
+    "add": ("_npi_add", "_npi_add_scalar", "_npi_add_scalar"),
+    "subtract": ("_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar"),
+    "multiply": ("_npi_multiply", "_npi_multiply_scalar", "_npi_multiply_scalar"),
+    "true_divide": ("_npi_true_divide", "_npi_true_divide_scalar",
+                    "_npi_rtrue_divide_scalar"),
+    "mod": ("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar"),
+    "power": ("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar"),
+    "arctan2": ("_npi_arctan2", "_npi_arctan2_scalar", "_npi_rarctan2_scalar"),
+    "copysign": ("_npi_copysign", "_npi_copysign_scalar", "_npi_rcopysign_scalar"),
+    "ldexp": ("_npi_ldexp", "_npi_ldexp_scalar", "_npi_rldexp_scalar"),
+    "hypot": ("_npi_hypot", "_npi_hypot_scalar", "_npi_hypot_scalar"),
+    "lcm": ("_npi_lcm", "_npi_lcm_scalar", "_npi_lcm_scalar"),
+    "bitwise_and": ("_npi_bitwise_and", "_npi_bitwise_and_scalar", "_npi_bitwise_and_scalar"),
+    "bitwise_or": ("_npi_bitwise_or", "_npi_bitwise_or_scalar", "_npi_bitwise_or_scalar"),
+    "bitwise_xor": ("_npi_bitwise_xor", "_npi_bitwise_xor_scalar", "_npi_bitwise_xor_scalar"),
+    "maximum": ("broadcast_maximum", "_npi_maximum_scalar", "_npi_maximum_scalar"),
+    "minimum": ("broadcast_minimum", "_npi_minimum_scalar", "_npi_minimum_scalar"),
+    "equal": ("_npi_equal", "_npi_equal_scalar", "_npi_equal_scalar"),
+    "not_equal": ("_npi_not_equal", "_npi_not_equal_scalar", "_npi_not_equal_scalar"),
+    "greater": ("_npi_greater", "_npi_greater_scalar", "_npi_less_scalar"),
+    "greater_equal": ("_npi_greater_equal", "_npi_greater_equal_scalar",
+                      "_npi_less_equal_scalar"),
+    "less": ("_npi_less", "_npi_less_scalar", "_npi_greater_scalar"),
+    "less_equal": ("_npi_less_equal", "_npi_less_equal_scalar",
+                   "_npi_greater_equal_scalar"),
+}
+_ALIASED_BINARY = {"divide": "true_divide", "remainder": "mod"}
+
+# mx.np / mx.npx function -> (MXNet operator, its array arguments, the namespace, renamed
+# attributes); the function's other arguments are the node's attributes. An operator the
+# legacy table already has (``expand_dims``, ``SwapAxis``) runs as that one, on mx.np
+# inputs; its attributes are renamed as given (MXNet's mx.sym.np does the same).
+FUNCTIONS: Dict[str, Tuple[str, Tuple[str, ...], str, Dict[str, str]]] = {
+    "sum": ("_np_sum", ("a",), "np", {}),
+    "mean": ("_npi_mean", ("a",), "np", {}),
+    "max": ("_np_max", ("a",), "np", {}),
+    "amax": ("_np_max", ("a",), "np", {}),
+    "min": ("_np_min", ("a",), "np", {}),
+    "amin": ("_np_min", ("a",), "np", {}),
+    "prod": ("_np_prod", ("a",), "np", {}),
+    "std": ("_npi_std", ("a",), "np", {}),
+    "var": ("_npi_var", ("a",), "np", {}),
+    "all": ("_np_all", ("a",), "np", {}),
+    "any": ("_np_any", ("a",), "np", {}),
+    "argmax": ("_npi_argmax", ("a",), "np", {}),
+    "argmin": ("_npi_argmin", ("a",), "np", {}),
+    "cumsum": ("_np_cumsum", ("a",), "np", {}),
+    "reshape": ("_np_reshape", ("a",), "np", {}),
+    "transpose": ("_np_transpose", ("a",), "np", {}),
+    "squeeze": ("_np_squeeze", ("a",), "np", {}),
+    "moveaxis": ("_np_moveaxis", ("a",), "np", {}),
+    "broadcast_to": ("_npi_broadcast_to", ("array",), "np", {}),
+    "copy": ("_np_copy", ("a",), "np", {}),
+    "dot": ("_np_dot", ("a", "b"), "np", {}),
+    "matmul": ("_npi_matmul", ("a", "b"), "np", {}),
+    "where": ("_npi_where", ("condition", "x", "y"), "np", {}),
+    "flip": ("_npi_flip", ("m",), "np", {}),
+    "roll": ("_np_roll", ("a",), "np", {}),
+    "rot90": ("_npi_rot90", ("m",), "np", {}),
+    "tril": ("_npi_tril", ("m",), "np", {}),
+    "diag": ("_np_diag", ("v",), "np", {}),
+    "diagonal": ("_np_diagonal", ("a",), "np", {}),
+    "trace": ("_np_trace", ("a",), "np", {}),
+    "around": ("_npi_around", ("x",), "np", {}),
+    "round": ("_npi_around", ("x",), "np", {}),
+    "diff": ("_npi_diff", ("a",), "np", {}),
+    "nan_to_num": ("_npi_nan_to_num", ("x",), "np", {}),
+    "full_like": ("_npi_full_like", ("a",), "np", {}),
+    "pad": ("_npi_pad", ("x",), "np", {}),
+    "tensordot": ("_npi_tensordot_int_axes", ("a", "b"), "np", {}),
+    # operators of the legacy table, as MXNet's mx.sym.np writes them
+    "expand_dims": ("expand_dims", ("a",), "np", {}),
+    "swapaxes": ("SwapAxis", ("a",), "np", {"axis1": "dim1", "axis2": "dim2"}),
+    "clip": ("clip", ("a",), "np", {}),
+    "tile": ("tile", ("A",), "np", {}),
+    "repeat": ("repeat", ("a",), "np", {}),
+    "sort": ("sort", ("a",), "np", {}),
+    "argsort": ("argsort", ("a",), "np", {}),
+    # npx: the NumPy interface's own operators
+    "relu": ("_npx_relu", ("data",), "npx", {}),
+    "sigmoid": ("_npx_sigmoid", ("data",), "npx", {}),
+    "npx.reshape": ("_npx_reshape", ("a",), "npx", {}),
+    "npx.nonzero": ("_npx_nonzero", ("a",), "npx", {}),
+}
+# mx.np.linalg function -> (MXNet operator, its array arguments)
+LINALG: Dict[str, Tuple[str, Tuple[str, ...]]] = {
+    "norm": ("_npi_norm", ("x",)), "svd": ("_npi_svd", ("a",)),
+    "cholesky": ("_npi_cholesky", ("a",)), "solve": ("_npi_solve", ("a", "b")),
+    "eigh": ("_npi_eigh", ("a",)), "eigvalsh": ("_npi_eigvalsh", ("a",)),
+    "inv": ("_linalg_inverse", ("a",)), "det": ("_linalg_det", ("a",)),
+    "slogdet": ("_linalg_slogdet", ("a",)), "pinv": ("_npi_pinv_scalar_rcond", ("a",)),
+}
+# mx.np creation functions (no array input) -> MXNet operator
+CREATION: Dict[str, str] = {
+    "zeros": "_npi_zeros", "ones": "_npi_ones", "arange": "_npi_arange", "eye": "_npi_eye",
+}
+# mx.np.random function -> MXNet operator (a draw per run)
+RANDOM: Dict[str, str] = {
+    "uniform": "_npi_uniform", "normal": "_npi_normal", "randint": "_npi_random_randint",
+    "gamma": "_npi_gamma", "exponential": "_npi_exponential", "bernoulli": "_npi_bernoulli",
+}
+# variadic mx.np functions (a sequence of arrays first) -> MXNet operator
+VARIADIC: Dict[str, str] = {
+    "concatenate": "_npi_concatenate", "stack": "_npi_stack", "vstack": "_npi_vstack",
+    "hstack": "_npi_hstack", "dstack": "_npi_dstack", "column_stack": "_npi_column_stack",
+}
+
+
+# ------------------------------------------------------------------ runners
+def _unary_runner(fn):
+    def run(inputs, kwargs):
+        return fn(np_face(inputs[0]))
+    return run
+
+
+def _binary_runner(fn):
+    def run(inputs, kwargs):
+        return fn(np_face(inputs[0]), np_face(inputs[1]))
+    return run
+
+
+def _scalar_runner(fn, reverse: bool):
+    def run(inputs, kwargs):
+        s = scalar_value(kwargs)
+        x = np_face(inputs[0])
+        return fn(s, x) if reverse else fn(x, s)
+    return run
+
+
+def _function_runner(fn, known):
+    def run(inputs, kwargs):
+        return fn(*[np_face(a) for a in inputs], **_keywords(kwargs, known))
+    return run
+
+
+def _variadic_runner(fn, known):
+    def run(inputs, kwargs):
+        return fn([np_face(a) for a in inputs], **_keywords(kwargs, known))
+    return run
+
+
+def _creation_runner(fn, known):
+    def run(inputs, kwargs):
+        return fn(**_keywords(kwargs, known))
+    return run
+
+
+def _full(inputs, kwargs):
+    return _mnp.full(kwargs["shape"], kwargs.get("value", 0.0), dtype=kwargs.get("dtype"))
+
+
+def _install() -> None:
+    for name, op in UNARY.items():
+        fn = getattr(_mnp, name)
+        _register(op, ("x",), _unary_runner(fn), ())
+    for name, (op, sop, rop) in BINARY.items():
+        fn = getattr(_mnp, name)
+        _register(op, ("lhs", "rhs"), _binary_runner(fn), ())
+        _register(sop, ("data",), _scalar_runner(fn, False), ("scalar", "is_int"))
+        if rop != sop:
+            _register(rop, ("data",), _scalar_runner(fn, True), ("scalar", "is_int"))
+    for name, (op, inputs, ns, _) in FUNCTIONS.items():
+        if op in _TABLE:        # a legacy operator: runs as it is
+            continue
+        short = name.split(".")[-1]
+        fn = getattr(_npx if ns == "npx" else _mnp, short)
+        known = _accepted(fn)
+        attrs = None if known is None else known - set(inputs) - {"out"}
+        _register(op, inputs, _function_runner(fn, known), attrs)
+    for name, op in CREATION.items():
+        fn = getattr(_mnp, name)
+        known = _accepted(fn)
+        _register(op, (), _creation_runner(fn, known), known)
+    for name, op in RANDOM.items():
+        fn = getattr(_mnp.random, name, None)
+        if fn is None:
+            continue
+        known = _accepted(fn)
+        _register(op, (), _creation_runner(fn, known), known)
+    for name, op in VARIADIC.items():
+        fn = getattr(_mnp, name)
+        known = _accepted(fn)
+        _register(op, None, _variadic_runner(fn, known),
+                  None if known is None else known - {"out"})
+    _register("_npi_full", (), _full, ("shape", "dtype", "value"))
+    outputs = {"svd": 3, "eigh": 2, "slogdet": 2}
+    for name, (op, inputs) in LINALG.items():
+        fn = getattr(_mnp.linalg, name)
+        known = _accepted(fn)
+        _register(op, inputs, _function_runner(fn, known),
+                  None if known is None else known - set(inputs), outputs.get(name, 1))
+    norm = _mnp.linalg.norm
+
+    def run_norm(ins, kw):
+        # MXNet's node carries 'flag' (-2: ord was not given, whatever 'ord' says)
+        order = None if kw.get("flag") == -2 else kw.get("ord")
+        return norm(np_face(ins[0]), order, kw.get("axis"), bool(kw.get("keepdims", False)))
+    _TABLE["_npi_norm"] = OpSpec("_npi_norm", ("x",), (), (), run_norm,
+                                 frozenset({"ord", "axis", "keepdims", "flag"}) | _IGNORED,
+                                 1, None)
+    where = _mnp.where
+    _register("_npi_where", ("condition", "x", "y"),
+              lambda ins, kw: where(*[np_face(a) for a in ins]), ())
+    _register("_npi_where_lscalar", ("condition", "y"), lambda ins, kw: where(
+        np_face(ins[0]), float(kw["scalar"]), np_face(ins[1])), ("scalar",))
+    _register("_npi_where_rscalar", ("condition", "x"), lambda ins, kw: where(
+        np_face(ins[0]), np_face(ins[1]), float(kw["scalar"])), ("scalar",))
+    _register("_npi_where_scalar2", ("condition",), lambda ins, kw: where(
+        np_face(ins[0]), float(kw["x"]), float(kw["y"])), ("x", "y"))
+    fn = _mnp.einsum
+
+    def einsum(inputs, kwargs):
+        return fn(kwargs["subscripts"], *[np_face(a) for a in inputs])
+    _register("_npi_einsum", None, einsum, ("subscripts", "optimize"))
+
+
+_install()
+
+
+def aliased_binary() -> Dict[str, str]:
+    """mx.np's other names of binary functions (``divide`` -> ``true_divide``)."""
+    return dict(_ALIASED_BINARY)
+
+
+def is_np_array_input(a) -> bool:
+    """Whether ``a`` is an array of the ``mx.np`` face."""
+    return isinstance(a, NDArray) and type(a) is _np_ndarray

@@ -1,0 +1,343 @@
+"""The functions of ``mx.sym.np`` and ``mx.sym.npx``, made from the tables of
+:mod:`mxgrad.symbol._np_ops`: each takes the arguments of the ``mx.np`` / ``mx.npx``
+function of the same name, with Symbols for its arrays, plus ``name=``, and adds one node
+of MXNet's operator for it.
+
+Examples
+--------
+>>> from mxgrad.symbol.numpy._functions import FUNCS
+>>> import mxgrad as mx
+>>> x = mx.sym.var('x').as_np_ndarray()
+>>> FUNCS['concatenate']([x, x], axis=1).tojson().count('_npi_concatenate')
+1
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Dict
+
+from ... import numpy as _mnp
+from ... import numpy_extension as _npx
+from ...base import DTypeError
+from ..symbol import Symbol
+from .. import _ops
+from .._np_ops import (UNARY, BINARY, FUNCTIONS, CREATION, RANDOM, VARIADIC, LINALG,
+                       aliased_binary)
+from ._symbol import _Symbol, as_np_symbol
+
+__all__ = ["FUNCS", "NPX", "LINALG_FUNCS", "RANDOM_FUNCS", "binary"]
+
+_PREFIXES = ("_npi_", "_npx_", "_np_")
+
+
+def _hint(op: str) -> str:
+    for p in _PREFIXES:
+        if op.startswith(p):
+            return op[len(p):]
+    return op.lower()
+
+
+def _is_scalar(v) -> bool:
+    import numpy as onp
+    return isinstance(v, (int, float, bool, onp.number, onp.bool_))
+
+
+def _symbol(v, where: str, arg: str) -> Symbol:
+    if isinstance(v, Symbol):
+        return v
+    raise DTypeError(f"mx.sym.np.{where}: argument {arg!r} must be a Symbol, got "
+                     f"{type(v).__name__}")
+
+
+def _scalar_attrs(v) -> dict:
+    import numpy as onp
+    if isinstance(v, (bool, onp.bool_)):
+        v = int(v)
+    is_int = isinstance(v, (int, onp.integer))
+    return {"scalar": float(v), "is_int": bool(is_int)}
+
+
+def binary(name: str, a, b, out_name=None) -> Any:
+    """``mx.sym.np.<name>(a, b)``: the two-array operator, or the scalar one when one
+    side is a Python/NumPy scalar (``x + 1`` is ``_npi_add_scalar``)."""
+    op, sop, rop = BINARY[name]
+    if isinstance(a, Symbol) and isinstance(b, Symbol):
+        return _ops.make(op, [a, b], {}, out_name, _hint(op), cls=_Symbol)
+    if isinstance(a, Symbol) and _is_scalar(b):
+        return _ops.make(sop, [a], _scalar_attrs(b), out_name, _hint(sop), cls=_Symbol)
+    if isinstance(b, Symbol) and _is_scalar(a):
+        return _ops.make(rop, [b], _scalar_attrs(a), out_name, _hint(rop), cls=_Symbol)
+    if not isinstance(a, Symbol) and not isinstance(b, Symbol):
+        raise DTypeError(f"mx.sym.np.{name}: at least one argument must be a Symbol")
+    return NotImplemented
+
+
+def _binary_function(name: str) -> Callable:
+    def f(x1, x2, out=None, name=None, **kwargs):
+        r = binary(fname, x1, x2, name)
+        if r is NotImplemented:
+            other = x2 if isinstance(x1, Symbol) else x1
+            raise DTypeError(f"mx.sym.np.{fname}: the other argument must be a Symbol or a "
+                             f"scalar, got {type(other).__name__}")
+        return r
+    fname = name
+    f.__name__ = name
+    f.__doc__ = f"Symbolic ``mx.np.{name}`` (MXNet's ``{BINARY[name][0]}``)."
+    return f
+
+
+def _unary_function(name: str, op: str) -> Callable:
+    def f(x, out=None, name=None, **kwargs):
+        return _ops.make(op, [_symbol(x, fname, "x")], {}, name, _hint(op), cls=_Symbol)
+    fname = name
+    f.__name__ = name
+    f.__doc__ = f"Symbolic ``mx.np.{name}`` (MXNet's ``{op}``)."
+    return f
+
+
+def _bound_function(fname: str, op: str, inputs, target: Callable, renames: dict,
+                    defaults: dict = None) -> Callable:
+    """A function taking ``target``'s arguments: those named in ``inputs`` are the node's
+    array inputs (Symbols), the others given explicitly its attributes."""
+    sig = inspect.signature(target)
+    params = sig.parameters
+    var_pos = next((p.name for p in params.values() if p.kind is p.VAR_POSITIONAL), None)
+
+    def f(*args, **kwargs):
+        node_name = kwargs.pop("name", None)
+        kwargs.pop("out", None)
+        if var_pos is not None and not any(p.kind is p.POSITIONAL_OR_KEYWORD
+                                           for p in params.values()):
+            # (*args, **kwargs) wrappers: the arrays come first, in the table's order
+            given = dict(zip(inputs, args))
+            extra = args[len(inputs):]
+            if extra:
+                raise DTypeError(f"mx.sym.npx.{fname}: give attributes by keyword")
+            given.update(kwargs)
+        else:
+            try:
+                ba = sig.bind(*args, **kwargs)
+            except TypeError as err:
+                raise DTypeError(f"mx.sym.np.{fname}: {err}") from err
+            given = {}
+            for k, v in ba.arguments.items():
+                kind = params[k].kind
+                if kind is inspect.Parameter.VAR_KEYWORD:
+                    given.update(v)
+                elif kind is inspect.Parameter.VAR_POSITIONAL:
+                    if v:
+                        raise DTypeError(f"mx.sym.np.{fname}: too many arguments")
+                else:
+                    given[k] = v
+        syms = []
+        for k in inputs:
+            v = given.pop(k, None)
+            if v is None:
+                continue
+            syms.append(_symbol(v, fname, k))
+        attrs = dict(defaults or {})
+        for k, v in given.items():
+            if isinstance(v, Symbol):
+                raise DTypeError(f"mx.sym.np.{fname}: argument {k!r} cannot be a Symbol "
+                                 f"(it is an attribute of MXNet's {op})")
+            attrs[renames.get(k, k)] = v
+        return _ops.make(op, syms, attrs, node_name, _hint(op), cls=_Symbol)
+    f.__name__ = fname
+    f.__doc__ = f"Symbolic ``{target.__module__}.{fname}`` (MXNet's ``{op}``)."
+    return f
+
+
+def _creation_function(fname: str, op: str, target: Callable, extra: dict) -> Callable:
+    sig = inspect.signature(target)
+
+    def f(*args, **kwargs):
+        node_name = kwargs.pop("name", None)
+        kwargs.pop("out", None)
+        try:
+            ba = sig.bind(*args, **kwargs)
+        except TypeError as err:
+            raise DTypeError(f"mx.sym.np.{fname}: {err}") from err
+        attrs = {}
+        for k, v in ba.arguments.items():
+            if isinstance(v, Symbol):
+                raise DTypeError(f"mx.sym.np.{fname}: argument {k!r} cannot be a Symbol "
+                                 f"in mxgrad's mx.sym.np (give a number)")
+            if k == "ctx" or v is None and k not in ("stop", "M", "size"):
+                continue
+            if k == "shape" and isinstance(v, int):
+                v = (v,)
+            attrs[extra.get(k, k)] = v
+        if "dtype" in sig.parameters and fname != "randint":
+            attrs.setdefault("dtype", "float32")
+        return _ops.make(op, [], attrs, node_name, _hint(op), cls=_Symbol)
+    f.__name__ = fname
+    f.__doc__ = f"Symbolic ``mx.np.{fname}`` (MXNet's ``{op}``)."
+    return f
+
+
+def _variadic_function(fname: str, op: str) -> Callable:
+    def f(seq, *args, name=None, out=None, **kwargs):
+        arrays = [_symbol(s, fname, "seq") for s in seq]
+        attrs: Dict[str, Any] = {"num_args": len(arrays)}
+        if args:
+            attrs["axis"] = args[0]
+        attrs.update(kwargs)
+        if fname in ("concatenate", "stack"):
+            attrs.setdefault("axis", 0)
+        return _ops.make(op, arrays, attrs, name, _hint(op), cls=_Symbol)
+    f.__name__ = fname
+    f.__doc__ = f"Symbolic ``mx.np.{fname}`` (MXNet's ``{op}``)."
+    return f
+
+
+def _split(ary, indices_or_sections, axis: int = 0, name=None):
+    """Symbolic ``mx.np.split``: a list of ``_Symbol`` (MXNet's ``_split_v2``)."""
+    if isinstance(indices_or_sections, int):
+        attrs = {"sections": indices_or_sections, "indices": (), "axis": axis,
+                 "squeeze_axis": False}
+    else:
+        attrs = {"sections": 0, "indices": (0,) + tuple(indices_or_sections), "axis": axis,
+                 "squeeze_axis": False}
+    s = _ops.make("_split_v2", [_symbol(ary, "split", "ary")], attrs, name, "split",
+                  cls=_Symbol)
+    return [_Symbol([o]) for o in s._outputs]
+
+
+def _einsum(subscripts, *operands, name=None, out=None, optimize=False, **kwargs):
+    """Symbolic ``mx.np.einsum`` (MXNet's ``_npi_einsum``)."""
+    arrays = [_symbol(s, "einsum", "operands") for s in operands]
+    return _ops.make("_npi_einsum", arrays, {"subscripts": subscripts,
+                                             "num_args": len(arrays),
+                                             "optimize": int(bool(optimize))},
+                     name, "einsum", cls=_Symbol)
+
+
+def _where(condition, x=None, y=None, name=None):
+    """Symbolic ``mx.np.where(condition, x, y)``; ``x`` or ``y`` may be scalars (MXNet's
+    ``_npi_where_lscalar``/``_rscalar``/``_scalar2``)."""
+    c = _symbol(condition, "where", "condition")
+    if x is None or y is None:
+        raise DTypeError("mx.sym.np.where: give both x and y (the one-argument form "
+                         "has a data-dependent shape)")
+    if isinstance(x, Symbol) and isinstance(y, Symbol):
+        return _ops.make("_npi_where", [c, x, y], {}, name, "where", cls=_Symbol)
+    if isinstance(y, Symbol):
+        return _ops.make("_npi_where_lscalar", [c, y], {"scalar": float(x)}, name,
+                         "where_lscalar", cls=_Symbol)
+    if isinstance(x, Symbol):
+        return _ops.make("_npi_where_rscalar", [c, x], {"scalar": float(y)}, name,
+                         "where_rscalar", cls=_Symbol)
+    return _ops.make("_npi_where_scalar2", [c], {"x": float(x), "y": float(y)}, name,
+                     "where_scalar2", cls=_Symbol)
+
+
+def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
+              ctx=None, name=None):
+    """Symbolic ``mx.np.linspace`` (MXNet's ``_linspace``)."""
+    if retstep:
+        raise DTypeError("mx.sym.np.linspace: retstep=True is not supported for Symbols "
+                         "(as in MXNet)")
+    return _ops.make("_linspace", [], {"start": start, "stop": stop, "num": num,
+                                       "endpoint": endpoint,
+                                       "dtype": dtype or "float32"}, name, "linspace",
+                     cls=_Symbol)
+
+
+def _full(shape, fill_value, dtype=None, order="C", ctx=None, name=None):
+    """Symbolic ``mx.np.full`` (MXNet's ``_npi_full``)."""
+    return _ops.make("_npi_full", [], {"shape": (shape,) if isinstance(shape, int)
+                                       else tuple(shape), "value": fill_value,
+                                       "dtype": dtype or "float32"}, name, "full",
+                     cls=_Symbol)
+
+
+def _like(fill):
+    def f(a, dtype=None, order="C", ctx=None, out=None, name=None, **kwargs):
+        attrs = {"fill_value": fill}
+        if dtype is not None:
+            attrs["dtype"] = dtype
+        return _ops.make("_npi_full_like", [_symbol(a, "full_like", "a")], attrs, name,
+                         "full_like", cls=_Symbol)
+    return f
+
+
+def _take(a, indices, axis=None, mode="raise", out=None, name=None):
+    """Symbolic ``mx.np.take`` (MXNet's ``take``, after flattening for ``axis=None``)."""
+    a = _symbol(a, "take", "a")
+    if axis is None:
+        a = _ops.make("_npx_reshape", [a], {"newshape": (-1,)}, None, "reshape",
+                      cls=_Symbol)
+        axis = 0
+    return _ops.make("take", [a, _symbol(indices, "take", "indices")],
+                     {"axis": axis, "mode": mode}, name, "take", cls=_Symbol)
+
+
+# npx functions that are MXNet's legacy operators under a NumPy-interface name
+_NPX_LEGACY = {
+    "activation": "Activation", "batch_norm": "BatchNorm", "layer_norm": "LayerNorm",
+    "group_norm": "GroupNorm", "instance_norm": "InstanceNorm",
+    "convolution": "Convolution", "deconvolution": "Deconvolution", "pooling": "Pooling",
+    "fully_connected": "FullyConnected", "dropout": "Dropout", "embedding": "Embedding",
+    "one_hot": "one_hot", "pick": "pick", "topk": "topk", "sequence_mask": "SequenceMask",
+    "batch_dot": "batch_dot", "batch_flatten": "Flatten", "gamma": "gamma",
+    "gammaln": "gammaln", "erf": "erf", "erfinv": "erfinv", "leaky_relu": "LeakyReLU",
+    "softmax": "softmax", "log_softmax": "log_softmax", "smooth_l1": "smooth_l1",
+    "shape_array": "shape_array", "reshape_like": "reshape_like", "gather_nd": "gather_nd",
+    "arange_like": "_contrib_arange_like", "cast": "Cast", "slice": "slice", "rnn": "RNN",
+    "roi_pooling": "ROIPooling", "multibox_prior": "_contrib_MultiBoxPrior",
+    "multibox_target": "_contrib_MultiBoxTarget",
+    "multibox_detection": "_contrib_MultiBoxDetection",
+}
+
+
+def _npx_legacy(fname: str, op: str) -> Callable:
+    def f(*args, **kwargs):
+        s = _ops.call(op, fname, args, kwargs)
+        for node, _ in s._outputs:
+            node.npface = True
+        if len(s._outputs) > 1 and op in ("topk",):
+            return [_Symbol([o]) for o in s._outputs]
+        return as_np_symbol(s)
+    f.__name__ = fname
+    f.__doc__ = f"Symbolic ``mx.npx.{fname}`` (MXNet's ``{op}``)."
+    return f
+
+
+def _build():
+    funcs: Dict[str, Callable] = {}
+    npx: Dict[str, Callable] = {}
+    for name, op in UNARY.items():
+        funcs[name] = _unary_function(name, op)
+    for name in BINARY:
+        funcs[name] = _binary_function(name)
+    for alias, name in aliased_binary().items():
+        funcs[alias] = funcs[name]
+    for name, (op, inputs, ns, renames) in FUNCTIONS.items():
+        short = name.split(".")[-1]
+        target = getattr(_npx if ns == "npx" else _mnp, short)
+        f = _bound_function(short, op, inputs, target, renames)
+        if ns == "npx":
+            npx[short] = f
+            funcs["npx." + short] = f
+        else:
+            funcs[name] = f
+    for name, op in CREATION.items():
+        funcs[name] = _creation_function(name, op, getattr(_mnp, name), {})
+    for name, op in VARIADIC.items():
+        funcs[name] = _variadic_function(name, op)
+    funcs.update(split=_split, einsum=_einsum, where=_where, linspace=_linspace,
+                 full=_full, zeros_like=_like(0), ones_like=_like(1), take=_take)
+    for name, op in _NPX_LEGACY.items():
+        npx[name] = _npx_legacy(name, op)
+    linalg = {}
+    for name, (op, inputs) in LINALG.items():
+        linalg[name] = _bound_function(name, op, inputs, getattr(_mnp.linalg, name), {})
+    rand = {}
+    for name, op in RANDOM.items():
+        target = getattr(_mnp.random, name, None)
+        if target is not None:
+            rand[name] = _creation_function(name, op, target, {})
+    return funcs, npx, linalg, rand
+
+
+FUNCS, NPX, LINALG_FUNCS, RANDOM_FUNCS = _build()
