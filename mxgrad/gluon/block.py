@@ -1092,10 +1092,10 @@ class SymbolBlock(HybridBlock):
             raise StateError(f"SymbolBlock: outputs must be a Symbol, got "
                              f"{type(outputs).__name__}")
         if isinstance(inputs, Symbol):
-            inputs = list(inputs) if len(inputs) > 1 else [inputs]
+            inputs = list(inputs) if len(inputs._outputs) > 1 else [inputs]
         in_names = []
         for s in inputs:
-            if not isinstance(s, Symbol) or len(s) != 1 or \
+            if not isinstance(s, Symbol) or len(s._outputs) != 1 or \
                     s._outputs[0][0].op != "null":
                 raise StateError("SymbolBlock: inputs must be variables (mx.sym.var)")
             in_names.append(s.name)

@@ -26,7 +26,7 @@ from ..ndarray.ndarray import NDArray, as_face
 from .. import numpy as _mnp
 from .. import numpy_extension as _npx
 from ..numpy.multiarray import ndarray as _np_ndarray
-from ._registry import OpSpec, _TABLE, _KERNEL_ONLY
+from ._registry import OpSpec, _TABLE, _KERNEL_ONLY, scalar_value
 
 __all__ = ["UNARY", "BINARY", "FUNCTIONS", "np_face", "scalar_value"]
 
@@ -39,15 +39,6 @@ def np_face(a):
     if a is None or type(a) is _np_ndarray:
         return a
     return as_face(a, _np_ndarray)
-
-
-def scalar_value(kwargs: dict):
-    """The scalar of a ``*_scalar`` node: an int when MXNet's ``is_int`` says the Python
-    scalar was one (so integer arrays stay integer), else a float."""
-    s = kwargs.get("scalar", 0.0)
-    if kwargs.get("is_int") and float(s).is_integer():
-        return int(float(s))
-    return float(s)
 
 
 def _accepted(fn: Callable) -> Optional[frozenset]:
@@ -101,8 +92,8 @@ BINARY: Dict[str, Tuple[str, str, str]] = {
     "bitwise_and": ("_npi_bitwise_and", "_npi_bitwise_and_scalar", "_npi_bitwise_and_scalar"),
     "bitwise_or": ("_npi_bitwise_or", "_npi_bitwise_or_scalar", "_npi_bitwise_or_scalar"),
     "bitwise_xor": ("_npi_bitwise_xor", "_npi_bitwise_xor_scalar", "_npi_bitwise_xor_scalar"),
-    "maximum": ("broadcast_maximum", "_npi_maximum_scalar", "_npi_maximum_scalar"),
-    "minimum": ("broadcast_minimum", "_npi_minimum_scalar", "_npi_minimum_scalar"),
+    "maximum": ("broadcast_maximum", "_maximum_scalar", "_maximum_scalar"),
+    "minimum": ("broadcast_minimum", "_minimum_scalar", "_minimum_scalar"),
     "equal": ("_npi_equal", "_npi_equal_scalar", "_npi_equal_scalar"),
     "not_equal": ("_npi_not_equal", "_npi_not_equal_scalar", "_npi_not_equal_scalar"),
     "greater": ("_npi_greater", "_npi_greater_scalar", "_npi_less_scalar"),
@@ -233,6 +224,20 @@ def _creation_runner(fn, known):
     return run
 
 
+def _arg_reduce(fn):
+    def run(inputs, kwargs):
+        axis = kwargs.get("axis")
+        r = fn(np_face(inputs[0]), axis)
+        if kwargs.get("keepdims"):
+            x = inputs[0]
+            shape = [1] * x.ndim if axis is None else list(x.shape)
+            if axis is not None:
+                shape[axis] = 1
+            r = r.reshape(tuple(shape))
+        return r
+    return run
+
+
 def _full(inputs, kwargs):
     return _mnp.full(kwargs["shape"], kwargs.get("value", 0.0), dtype=kwargs.get("dtype"))
 
@@ -271,6 +276,10 @@ def _install() -> None:
         _register(op, None, _variadic_runner(fn, known),
                   None if known is None else known - {"out"})
     _register("_npi_full", (), _full, ("shape", "dtype", "value"))
+    for name in ("argmax", "argmin"):          # MXNet's carry keepdims, mx.np's do not
+        _TABLE["_npi_" + name] = OpSpec("_npi_" + name, ("a",), (), (),
+                                        _arg_reduce(getattr(_mnp, name)),
+                                        frozenset({"axis", "keepdims"}) | _IGNORED, 1, None)
     outputs = {"svd": 3, "eigh": 2, "slogdet": 2}
     for name, (op, inputs) in LINALG.items():
         fn = getattr(_mnp.linalg, name)

@@ -18,7 +18,7 @@ Examples
 from __future__ import annotations
 
 import inspect
-from typing import Optional
+from typing import Optional, Type
 
 from .. import autograd
 from .. import ndarray as nd
@@ -56,12 +56,12 @@ def _aliases_of(name):
 
 
 def make(op: str, inputs, attrs: dict, name: Optional[str], hint: str,
-         cls: Optional[type] = None) -> Symbol:
+         cls: Optional[Type[Symbol]] = None) -> Symbol:
     """A new node ``op`` on the Symbol ``inputs`` with Python-valued ``attrs``; a Symbol of
     class ``cls``, else of the class of the first NumPy-interface input (``_Symbol``: the
     node computes on ``mx.np`` arrays), else a ``Symbol``."""
     if cls is None:
-        cls = next((type(s) for s in inputs if type(s)._npface), Symbol)
+        cls = next((type(s) for s in inputs if s._npface), Symbol)
     spec = lookup(op)
     if spec is None:
         raise UnknownOpError(f"mx.sym has no operator {op!r}")

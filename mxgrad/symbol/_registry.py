@@ -215,9 +215,18 @@ def parse_attrs(spec: OpSpec, attrs: Dict[str, str], node_name: str) -> dict:
 
 
 # ------------------------------------------------------------------ the table
+def scalar_value(kwargs: dict):
+    """The scalar of a ``*_scalar`` node: an int when MXNet's ``is_int`` says the Python
+    scalar was one (so integer arrays stay integer), else a float."""
+    s = kwargs.get("scalar", 0.0)
+    if kwargs.get("is_int") and float(s).is_integer():
+        return int(float(s))
+    return float(s)
+
+
 def _scalar(fn):
     def run(inputs, kwargs):
-        return fn(inputs[0], float(kwargs.get("scalar", 0.0)))
+        return fn(inputs[0], scalar_value(kwargs))
     return run
 
 

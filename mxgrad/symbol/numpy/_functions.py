@@ -14,7 +14,7 @@ Examples
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Optional
 
 from ... import numpy as _mnp
 from ... import numpy_extension as _npx
@@ -96,7 +96,7 @@ def _unary_function(name: str, op: str) -> Callable:
 
 
 def _bound_function(fname: str, op: str, inputs, target: Callable, renames: dict,
-                    defaults: dict = None) -> Callable:
+                    defaults: Optional[dict] = None) -> Callable:
     """A function taking ``target``'s arguments: those named in ``inputs`` are the node's
     array inputs (Symbols), the others given explicitly its attributes."""
     sig = inspect.signature(target)
@@ -244,11 +244,10 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
 
 
 def _full(shape, fill_value, dtype=None, order="C", ctx=None, name=None):
-    """Symbolic ``mx.np.full`` (MXNet's ``_npi_full``)."""
-    return _ops.make("_npi_full", [], {"shape": (shape,) if isinstance(shape, int)
-                                       else tuple(shape), "value": fill_value,
-                                       "dtype": dtype or "float32"}, name, "full",
-                     cls=_Symbol)
+    """Symbolic ``mx.np.full`` (MXNet's ``_full``)."""
+    return _ops.make("_full", [], {"shape": (shape,) if isinstance(shape, int)
+                                   else tuple(shape), "value": fill_value,
+                                   "dtype": dtype or "float32"}, name, "full", cls=_Symbol)
 
 
 def _like(fill):

@@ -51,7 +51,7 @@ class _Symbol(Symbol):
         """The number of outputs (a group's members)."""
         return len(self._outputs)
 
-    def __getitem__(self, key: Any) -> "_Symbol":
+    def __getitem__(self, key: Any) -> Symbol:
         """An output of a group (int or slice), or a slice of a single output: integers,
         slices and tuples of them, as MXNet's ``_Symbol`` (a ``slice`` node, then a
         ``_npx_reshape`` dropping the integer-indexed axes)."""
@@ -188,9 +188,10 @@ class _Symbol(Symbol):
         return np_call("reshape", self, tuple(shape), order=order)
 
     def transpose(self, *axes) -> "_Symbol":
+        given: Any = axes
         if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
-            axes = axes[0]
-        return np_call("transpose", self, tuple(axes) if axes else None)
+            given = axes[0]
+        return np_call("transpose", self, tuple(given) if given else None)
 
     def flatten(self, order: str = "C") -> "_Symbol":
         return np_call("reshape", self, (-1,), order=order)
@@ -198,10 +199,10 @@ class _Symbol(Symbol):
     def ravel(self, order: str = "C") -> "_Symbol":
         return np_call("reshape", self, (-1,), order=order)
 
-    def astype(self, dtype, copy: bool = True) -> "_Symbol":
+    def astype(self, dtype, copy: bool = True) -> Symbol:
         return _ops.make("Cast", [self], {"dtype": dtype}, None, "cast")
 
-    def copy(self) -> "_Symbol":        # type: ignore[override]
+    def copy(self) -> "_Symbol":
         return np_call("copy", self)
 
     def squeeze(self, axis=None) -> "_Symbol":
