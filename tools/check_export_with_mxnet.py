@@ -8,7 +8,8 @@ Run from the repository root (needs an MXNet interpreter, not run in CI):
    running statistics), hybridize, run it, ``export`` it to a temporary folder and save
    the input and mxgrad's outputs (predict mode; training mode for models without
    dropout) next to the files;
-   and the same for mxgrad's model zoo (tests/symbol_models.ZOO, deterministic weights);
+   and the same for mxgrad's model zoo (tests/symbol_models.ZOO, deterministic weights)
+   and a NumPy-mode block (tests/symbol_models.NUMPY_BUILDERS: every mx.sym.np case);
 2. with MXNet (a subprocess running this file with ``--mxnet DIR``):
    ``gluon.SymbolBlock.imports`` each export, run it on the same input and print the
    largest difference to mxgrad's outputs (relative to the largest output when that
@@ -45,6 +46,21 @@ def export_with_mxgrad(folder):
             with mx.autograd.train_mode():
                 res["y_train"] = net(mx.nd.array(x)).asnumpy()
         np.savez(path + "-mxgrad.npz", **res)
+    # a NumPy-mode block (mx.sym.np operators in the graph)
+    from symbol_models import NUMPY_BUILDERS
+    mx.npx.set_np()
+    try:
+        for name, build in NUMPY_BUILDERS.items():
+            net, x = build(mx)
+            net.initialize(mx.init.Xavier())
+            net.hybridize()
+            net(mx.np.array(x))
+            path = os.path.join(folder, name)
+            net.export(path)
+            np.savez(path + "-mxgrad.npz", x=x, numpy=True,
+                     y_predict=net(mx.np.array(x)).asnumpy())
+    finally:
+        mx.npx.reset_np()
     # mxgrad's model zoo, deterministic weights, 16x16 batch
     from mxgrad.gluon.model_zoo import vision
     from symbol_models import ZOO, zoo_param_values, zoo_input
@@ -72,10 +88,15 @@ def check_with_mxnet(folder):
         name = f[:-len("-symbol.json")]
         path = os.path.join(folder, name)
         ref = np.load(path + "-mxgrad.npz")
+        numpy_mode = "numpy" in ref.files
+        if numpy_mode:
+            mx.npx.set_np()
         blk = mx.gluon.SymbolBlock.imports(path + "-symbol.json", ["data"],
                                            path + "-0000.params")
-        x = mx.nd.array(ref["x"])
+        x = mx.np.array(ref["x"]) if numpy_mode else mx.nd.array(ref["x"])
         y = blk(x).asnumpy()
+        if numpy_mode:
+            mx.npx.reset_np()
         d = {"predict": float(np.abs(y - ref["y_predict"]).max()
                               / max(1.0, np.abs(ref["y_predict"]).max()))}
         if "y_train" in ref.files:

@@ -289,8 +289,10 @@ def _install() -> None:
     norm = _mnp.linalg.norm
 
     def run_norm(ins, kw):
-        # MXNet's node carries 'flag' (-2: ord was not given, whatever 'ord' says)
-        order = None if kw.get("flag") == -2 else kw.get("ord")
+        # MXNet's node carries a 'flag' saying which norm 'ord' stands for (-2, 1: none
+        # given, or 'fro'; 2: 'nuc'; 0, -1: 'ord' itself)
+        flag = kw.get("flag")
+        order = None if flag in (-2, 1) else "nuc" if flag == 2 else kw.get("ord")
         return norm(np_face(ins[0]), order, kw.get("axis"), bool(kw.get("keepdims", False)))
     _TABLE["_npi_norm"] = OpSpec("_npi_norm", ("x",), (), (), run_norm,
                                  frozenset({"ord", "axis", "keepdims", "flag"}) | _IGNORED,

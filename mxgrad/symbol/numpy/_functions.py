@@ -260,6 +260,26 @@ def _like(fill):
     return f
 
 
+def _norm(x, ord=None, axis=None, keepdims=False, name=None):
+    """Symbolic ``mx.np.linalg.norm`` (MXNet's ``_npi_norm``, with the ``flag`` MXNet
+    writes for each kind of norm)."""
+    x = _symbol(x, "linalg.norm", "x")
+    if isinstance(axis, int):
+        axis = (axis,)
+    if ord is None:
+        attrs = {"ord": 2, "flag": -2 if axis is None else 1}
+    elif ord in ("fro", "f"):
+        attrs = {"ord": 2, "flag": 1}
+    elif ord == "nuc":
+        attrs = {"ord": 2, "flag": 2}
+    elif axis is not None and len(axis) == 2 and ord in (2, -2):
+        attrs = {"ord": ord, "flag": 0}
+    else:
+        attrs = {"ord": ord, "flag": -1}
+    attrs.update(axis=axis, keepdims=keepdims)
+    return _ops.make("_npi_norm", [x], attrs, name, "norm", cls=_Symbol)
+
+
 def _take(a, indices, axis=None, mode="raise", out=None, name=None):
     """Symbolic ``mx.np.take`` (MXNet's ``take``, after flattening for ``axis=None``)."""
     a = _symbol(a, "take", "a")
@@ -331,6 +351,7 @@ def _build():
     linalg = {}
     for name, (op, inputs) in LINALG.items():
         linalg[name] = _bound_function(name, op, inputs, getattr(_mnp.linalg, name), {})
+    linalg["norm"] = _norm
     rand = {}
     for name, op in RANDOM.items():
         target = getattr(_mnp.random, name, None)
