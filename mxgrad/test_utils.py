@@ -1020,36 +1020,54 @@ def check_gluon_hybridize_consistency(net_builder: Callable, data_l: Sequence[An
     >>> check_gluon_hybridize_consistency(lambda: mx.gluon.nn.Dense(2, in_units=3),
     ...                                   [mx.np.ones((1, 3))])
     """
-    from . import autograd as _ag, random as _random
-    saved: Optional[list] = None
-    results = []
+    from . import autograd as _ag
+    from .initializer import Load
+    # as MXNet: every build is named 'net_' (so parameter names agree) and initialized with
+    # the first build's values, taken after its first call (deferred shapes are known then)
+    first: Optional[list] = None        # the first build's parameter values, in order
+    saved_out: Optional[list] = None
+    saved_grads: Optional[list] = None
     for hybridize in (False, True):
-        _random.seed(0)
-        net = net_builder()
-        net.initialize()
-        params = list(net.collect_params().values())   # names differ between builds
-        if saved is None:
-            saved = [p.data().asnumpy() for p in params]
-        else:
-            for p, value in zip(params, saved):
-                p.set_data(value)
-        if hybridize:
-            net.hybridize()
-        ins = [x.copy() for x in data_l]
-        for x in ins:
-            x.attach_grad()
-        with _ag.record():
-            out = net(*ins)
-            outs = list(out) if isinstance(out, (list, tuple)) else [out]
-            heads = [o.sum() for o in outs]
-        if test_grad:
-            _ag.backward(heads)
-        results.append(([o.asnumpy() for o in outs],
-                        [x.grad.asnumpy() for x in ins] if test_grad else []))
-        if numpy_func is not None:
-            want = numpy_func(*[x.asnumpy() for x in data_l])
-            want = list(want) if isinstance(want, (list, tuple)) else [want]
-            for o, w in zip(outs, want):
-                assert_almost_equal(o.asnumpy(), w, rtol=rtol, atol=atol)
-    for a, b in zip(results[0][0] + results[0][1], results[1][0] + results[1][1]):
-        assert_almost_equal(a, b, rtol=rtol, atol=atol)
+        for use_autograd in ((False, True) if test_grad else (False,)):
+            try:
+                net = net_builder(prefix="net_")
+            except TypeError:           # a builder without a prefix argument
+                net = net_builder()
+            params = net.collect_params()
+            if first is None:
+                net.initialize()
+            else:   # by position: a builder without a prefix names each build anew
+                net.initialize(Load(dict(zip(params.keys(), first))))
+            if hybridize:
+                net.hybridize()
+            ins = [x.copy() for x in data_l]
+            if use_autograd:
+                for x in ins:
+                    x.attach_grad()
+                with _ag.record():
+                    out = net(*ins)
+                outs = list(out) if isinstance(out, (list, tuple)) else [out]
+                _ag.backward(outs, head_grads=outs)     # MXNet's out.backward(out)
+            else:
+                out = net(*ins)
+                outs = list(out) if isinstance(out, (list, tuple)) else [out]
+            if first is None:
+                first = [p.data().copy() for p in params.values()]
+            values = [o.asnumpy() for o in outs]
+            if saved_out is None:
+                saved_out = values
+            else:
+                for a, b in zip(values, saved_out):
+                    assert_almost_equal(a, b, rtol=rtol, atol=atol)
+            if use_autograd:
+                grads = [x.grad.asnumpy() for x in ins]
+                if saved_grads is None:
+                    saved_grads = grads
+                else:
+                    for a, b in zip(grads, saved_grads):
+                        assert_almost_equal(a, b, rtol=rtol, atol=atol)
+    if numpy_func is not None and saved_out is not None:
+        want = numpy_func(*[x.asnumpy() for x in data_l])
+        want = list(want) if isinstance(want, (list, tuple)) else [want]
+        for o, w in zip(saved_out, want):
+            assert_almost_equal(o, w, rtol=rtol, atol=atol)

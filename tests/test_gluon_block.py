@@ -301,6 +301,23 @@ def test_hybrid_block_params_as_kwargs_and_hybridize(tmp_path):
     np.testing.assert_array_equal(back(x).asnumpy(), y1)
 
 
+def test_custom_hybrid_deferred_infers_through_the_graph():
+    # as MXNet: elemwise_mul makes its operands one shape, so w's comes from x's
+    class Scale(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.w = self.params.get("w", shape=(0,), allow_deferred_init=True,
+                                     init=mx.init.Constant(3.0))
+
+        def hybrid_forward(self, F, x, w):
+            return x * w
+
+    b = Scale()
+    b.initialize()
+    assert b(nd.array([1.0, 2.0])).asnumpy().tolist() == [3.0, 6.0]
+    assert b.w.shape == (2,)
+
+
 def test_custom_hybrid_deferred_without_rule_is_clear():
     class NoRule(gluon.HybridBlock):
         def __init__(self):
@@ -308,7 +325,7 @@ def test_custom_hybrid_deferred_without_rule_is_clear():
             self.w = self.params.get("w", shape=(0,), allow_deferred_init=True)
 
         def hybrid_forward(self, F, x, w):
-            return x * w
+            return F.broadcast_mul(x, w)      # a broadcast does not fix w's size
 
     b = NoRule()
     b.initialize()

@@ -220,3 +220,63 @@ def test_symbol_faces_and_refusals():
     g = mx.sym.Group(parts)
     assert type(g) is mx.sym.np._Symbol and len(g) == 2
     assert type(g[1]) is mx.sym.np._Symbol
+
+
+def test_mixed_face_outputs_are_refused_in_numpy_mode(np_mode):
+    class Mixed(nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x.as_nd_ndarray() + 1, F.np.multiply(x, x)
+
+    net = Mixed()
+    with pytest.raises(TypeError, match="must be mx.np.ndarray"):
+        net(np.ones((2, 3)))
+    net.hybridize()
+    with pytest.raises(TypeError, match="must be mx.np.ndarray"):
+        net(np.ones((2, 3)))
+
+
+def test_legacy_outputs_of_np_inputs_stay_legacy_when_hybridized():
+    class Classic(nn.HybridBlock):          # not in NumPy mode: as_nd_ndarray() outputs
+        def hybrid_forward(self, F, x):
+            return x.as_nd_ndarray() * 2, x.as_nd_ndarray() + 1
+
+    net = Classic()
+    x = np.ones((2, 3))
+    for hyb in (False, True):
+        if hyb:
+            net.hybridize()
+        a, b = net(x)
+        assert type(a) is mx.nd.NDArray and type(b) is mx.nd.NDArray
+        assert a.asnumpy().tolist() == [[2.0] * 3] * 2
+
+
+def test_deferred_weight_inferred_through_np_dot(np_mode):
+    class Regression(nn.HybridBlock):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            with self.name_scope():
+                self.w = self.params.get("w", shape=(-1, 4), allow_deferred_init=True)
+
+        def hybrid_forward(self, F, x, w):
+            return F.npx.relu(x.dot(w))
+
+    net = Regression()
+    net.initialize(mx.init.Constant(0.5))
+    net.hybridize()
+    y = net(np.ones((3, 7)))
+    assert net.w.shape == (7, 4)
+    onp.testing.assert_allclose(y.asnumpy(), onp.full((3, 4), 3.5, "float32"))
+
+
+def test_check_gluon_hybridize_consistency_with_deferred_parameters(np_mode):
+    class Net(nn.HybridBlock):
+        def __init__(self, prefix=None, params=None):
+            super().__init__(prefix=prefix, params=params)
+            with self.name_scope():
+                self.layer = nn.Dense(5, flatten=False)
+
+        def hybrid_forward(self, F, x):
+            return self.layer(F.np.split(x, 2, axis=1)[1]) * 2
+
+    x = np.array(onp.random.RandomState(0).uniform(size=(3, 4, 6)).astype("float32"))
+    mx.test_utils.check_gluon_hybridize_consistency(Net, [x])

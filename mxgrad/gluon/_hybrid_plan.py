@@ -21,15 +21,16 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..autograd.scope import state
 from .. import autograd
-from ..base import MXNetError
+from ..base import ArgumentTypeError, MXNetError
 from ..ndarray.ndarray import NDArray
 from ..ndarray.ndarray import FACES
 from ..symbol.symbol import Symbol, example_var
+from ..util import is_np_array
 from ..symbol._registry import UnknownOpError
 from ..symbol.plan import Plan, run_planned
 from .._warn import warn as _warn
 
-__all__ = ["call_planned", "NOT_PLANNED", "clear_plans"]
+__all__ = ["call_planned", "NOT_PLANNED", "clear_plans", "check_np_outputs"]
 
 NOT_PLANNED = object()     # the call is to run imperatively
 _FACES = (NDArray, FACES["np"])   # the array faces a plan takes (mx.nd's, mx.np's)
@@ -143,6 +144,8 @@ def _make_entry(block, args, training, fmt) -> Any:
             # signature, so a Python branch on autograd.is_training() takes its side
             with autograd.pause(train_mode=training):
                 out = block._symbolic_forward(*grouped)
+            if is_np_array():
+                check_np_outputs(block, out)
         flat: List[Symbol] = []
         structure = _flatten(out, flat)
         sym = flat[0] if len(flat) == 1 else _group(flat)
@@ -174,6 +177,23 @@ def _make_entry(block, args, training, fmt) -> Any:
         return NOT_PLANNED
     metas = tuple((v._data.shape, v._data.dtype, type(v)) for v in values[len(args):])
     return _Entry(plan, plist, structure, metas)
+
+
+def check_np_outputs(block, out) -> None:
+    """In NumPy mode a block's outputs are all ``mx.np`` arrays (or NumPy-interface
+    Symbols), as MXNet requires; a legacy array among them is a TypeError naming the
+    block."""
+    stack = [out]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, (list, tuple)):
+            stack.extend(o)
+        elif (isinstance(o, NDArray) and type(o) is NDArray) or (
+                isinstance(o, Symbol) and not o._npface):
+            raise ArgumentTypeError(
+                f"{block.name}: in NumPy mode a block's outputs must be mx.np.ndarray (or "
+                f"mx.sym.np._Symbol while hybridized); got {type(o).__name__}. Convert "
+                f"with as_np_ndarray()")
 
 
 class _Unplannable(MXNetError):

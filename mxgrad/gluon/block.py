@@ -58,7 +58,7 @@ from .. import autograd
 from .. import symbol as _sym
 from .. import name as _name
 from ..symbol.symbol import Symbol, example_var
-from ..util import is_np_array
+from ..util import is_np_array, is_np_shape
 from ..symbol._registry import LABEL_OPS as _LABEL_OPS
 from ..symbol._infer import infer_param_shapes as _sym_infer_param_shapes
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError
@@ -66,7 +66,7 @@ from .parameter import _check_dtype_source
 from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
 from .utils import _placed, placed_context
 from ._hybrid_plan import call_planned as _call_planned, NOT_PLANNED as _NOT_PLANNED
-from ._hybrid_plan import clear_plans as _clear_plans
+from ._hybrid_plan import clear_plans as _clear_plans, check_np_outputs
 from .._typing import DTypeLike, Init, InitLike
 from ..context import Context
 
@@ -737,6 +737,10 @@ class HybridBlock(Block):
                         found[node.name] = tuple(node.shadow[0].shape)
         unknown = [p for p in self.collect_params().values()
                    if not shape_is_known(p.shape)]
+        missing = [p for p in unknown if p.name not in found]
+        if missing:    # no example value: MXNet's partial inference over the graph
+            found.update(_infer_var_shapes(out, dict(zip(names, (a.shape for a in args))),
+                                           {p.name for p in missing}))
         for p in unknown:
             if p.name in found:
                 p.shape = found[p.name]
@@ -838,8 +842,12 @@ class HybridBlock(Block):
                 # (parameters with copies on several contexts are looked up per call)
                 self.__dict__["_checked"] = (x._data.shape, tuple(
                     (k, p, params[k]) for k, p in reg.items()))
-            return self.hybrid_forward(nd, x, *args, **params)
-        return self.hybrid_forward(nd, x, *args)
+            out = self.hybrid_forward(nd, x, *args, **params)
+        else:
+            out = self.hybrid_forward(nd, x, *args)
+        if type(x) is not NDArray and is_np_array():
+            check_np_outputs(self, out)
+        return out
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to define the computation with ``F`` (``mx.nd``)."""
@@ -1003,6 +1011,34 @@ _DTYPE_FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4
                 "int8": 5, "int64": 6, "bool": 7}
 
 
+def _infer_var_shapes(out, given: Dict[str, tuple], wanted) -> Dict[str, tuple]:
+    """The fully known shapes of the variables ``wanted`` that shape inference over the
+    Symbols of ``out`` finds from the input shapes ``given``."""
+    from ..symbol import _shape
+    flat: List[Symbol] = []
+    stack = [out]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, (list, tuple)):
+            stack.extend(o)
+        elif isinstance(o, Symbol):
+            flat.append(o)
+    res: Dict[str, tuple] = {}
+    if not flat:
+        return res
+    sym = flat[0] if len(flat) == 1 else _sym.Group(flat)
+    try:
+        shapes = _shape.infer(sym, {k: tuple(v) for k, v in given.items()})
+    except MXNetError:
+        return res
+    for n in sym._nodes():
+        if n.is_var and n.name in wanted:
+            s = shapes.get((id(n), 0))
+            if s is not None and _shape.known(s):
+                res[n.name] = tuple(s)
+    return res
+
+
 def _param_var(p):
     """The variable of Parameter ``p`` in the current trace (MXNet's ``Parameter.var``):
     its name, dtype, init, lr/wd multipliers and shape as attributes, and its data as
@@ -1011,9 +1047,11 @@ def _param_var(p):
     if cache is not None and id(p) in cache:
         return cache[id(p)]
     import numpy as _np
+    unknown = -1 if is_np_shape() else 0     # how MXNet writes an unknown dimension
     attrs = {"__dtype__": str(_DTYPE_FLAGS.get(_np.dtype(p.dtype).name, 0)),
              "__lr_mult__": str(float(p.lr_mult)),
-             "__shape__": str(tuple(int(d) if d and d > 0 else 0 for d in (p.shape or ()))),
+             "__shape__": str(tuple(int(d) if d and d > 0 else unknown
+                                    for d in (p.shape or ()))),
              "__storage_type__": "0",
              "__wd_mult__": str(float(p.wd_mult))}
     if p.init is not None:

@@ -316,6 +316,20 @@ def _install() -> None:
 _install()
 
 
+def _install_shape_rules() -> None:
+    """Partial shape inference through the elementwise operators (the others run on
+    zeros once their inputs are known; dot/matmul have rules in ``_shape``)."""
+    from . import _shape
+    for op in list(UNARY.values()) + ["_npx_relu", "_npx_sigmoid"]:
+        _shape.register_same(op)
+    for op, _, _ in BINARY.values():
+        if op.startswith("_npi_"):
+            _shape._RULES[op] = _shape._broadcast_rule
+
+
+_install_shape_rules()
+
+
 def aliased_binary() -> Dict[str, str]:
     """mx.np's other names of binary functions (``divide`` -> ``true_divide``)."""
     return dict(_ALIASED_BINARY)

@@ -471,6 +471,44 @@ _RULES["dot"] = _dot_rule(False)
 _RULES["batch_dot"] = _dot_rule(True)
 
 
+def _np_contract(matmul: bool):
+    """NumPy's ``dot`` / ``matmul`` shapes (MXNet's ``_np_dot`` / ``_npi_matmul``): the
+    contracted sizes are made one (so a weight's unknown input size comes from the data),
+    and the output follows."""
+    def f(kw, ins, outs):
+        a, b = ins
+        if a is None or b is None:
+            return list(ins), list(outs)
+        if len(a) == 0 or len(b) == 0:
+            if matmul:
+                raise ShapeError("matmul: an input is 0-d")
+            return list(ins), [merge(outs[0], b if len(a) == 0 else a)]
+        if len(b) == 1:
+            k = _dim(a[-1], b[0])
+            a2, b2 = tuple(a[:-1]) + (k,), (k,)
+            out = tuple(a[:-1])
+        elif len(a) == 1 and matmul:
+            k = _dim(a[0], b[-2])
+            a2, b2 = (k,), tuple(b[:-2]) + (k, b[-1])
+            out = tuple(b[:-2]) + (b[-1],)
+        else:
+            k = _dim(a[-1], b[-2])
+            a2 = tuple(a[:-1]) + (k,)
+            b2 = tuple(b[:-2]) + (k, b[-1])
+            if matmul:
+                lead = _broadcast(tuple(a[:-2]), tuple(b[:-2])) or ()
+                out = tuple(lead) + (a[-2], b[-1])
+            else:
+                out = tuple(a[:-1]) + tuple(b[:-2]) + (b[-1],)
+        where = "matmul: " if matmul else "dot: "
+        return [merge(a, a2, where), merge(b, b2, where)], [merge(outs[0], out, where)]
+    return f
+
+
+_RULES["_np_dot"] = _np_contract(False)
+_RULES["_npi_matmul"] = _np_contract(True)
+
+
 @rule("pick")
 def _pick(kw, ins, outs):
     # MXNet's PickOpShape: the output is the data reduced over axis (kept as 1 with

@@ -229,7 +229,6 @@ class Plan:
         aux_pos = set()
         node_slots = []
         saved_rng = _rng_state()
-        np_face = FACES["np"]
         try:
             for n in nodes:
                 if n.is_var:
@@ -245,9 +244,7 @@ class Plan:
                     for k in n.spec.aux:
                         if k < len(in_slots):
                             aux_pos.add(in_slots[k])
-                # a node fed mx.np arrays computes on them (a NumPy-mode graph loaded
-                # from a file has legacy operators: they give mx.np arrays imperatively)
-                npf = n.npface or any(type(a) is np_face for a in args)
+                npf = n.npface
                 captured = _capture_node(n, args, plan.training, npf)
                 if captured is None:
                     outs = _run_copy(n, args, plan.training, npf)

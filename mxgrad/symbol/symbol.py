@@ -144,13 +144,13 @@ def _aux_ids(nodes) -> set:
 
 
 def _run_node(node: _Node, args: Sequence[NDArray], npface: Optional[bool] = None) -> tuple:
-    """Run ``node`` on ``args``: its outputs, a tuple. ``npface`` (default: the node's
-    own flag) runs it on, and has it give, ``mx.np`` arrays."""
+    """Run ``node`` on ``args``: its outputs, a tuple. The node computes on, and gives,
+    arrays of its face: ``mx.np``'s for a node of a NumPy-interface graph (``npface``,
+    default: the node's own flag), ``mx.nd``'s otherwise (the faces are free views)."""
     if npface is None:
         npface = node.npface
-    if npface:         # a node of a NumPy-mode graph: computes on (and gives) mx.np arrays
-        face = FACES["np"]
-        args = [a if a is None or type(a) is face else as_face(a, face) for a in args]
+    face = FACES["np"] if npface else NDArray
+    args = [a if a is None or type(a) is face else as_face(a, face) for a in args]
     try:
         out = node.spec.run(list(args), node.kwargs)
     except MXNetError as err:
@@ -159,13 +159,11 @@ def _run_node(node: _Node, args: Sequence[NDArray], npface: Optional[bool] = Non
         except Exception:       # an error class with another constructor: keep it
             raise err from None
         raise named from err
-    if npface:
-        if isinstance(out, (list, tuple)):
-            return tuple(o if type(o) is face else as_face(o, face) for o in out)
-        return (out if type(out) is face else as_face(out, face),)
     if isinstance(out, (list, tuple)):
-        return tuple(out)
-    return (out,)
+        return tuple(as_face(o, face) if type(o) is not face and isinstance(o, NDArray)
+                     else o for o in out)
+    return (as_face(out, face) if type(out) is not face and isinstance(out, NDArray)
+            else out,)
 
 
 class Symbol:
@@ -1180,6 +1178,13 @@ def load_json(json_str: str) -> Symbol:
     if not heads:
         raise _bad_json("'heads'", "is empty")
     _legacy_shapes(nodes, graph)
+    flag = graph.get("attrs", {}).get("is_np_shape") if isinstance(graph.get("attrs"),
+                                                                    dict) else None
+    if isinstance(flag, list) and flag[-1:] == [1]:
+        # written in NumPy mode: its operators computed on mx.np arrays
+        for n in nodes:
+            if not n.is_var:
+                n.npface = True
     return Symbol(heads)
 
 
