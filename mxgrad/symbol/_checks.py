@@ -190,12 +190,12 @@ def numeric_grad(executor, location: Dict[str, np.ndarray], aux_states=None, eps
     approx = {k: np.zeros(v.shape, dtype=dtype) for k, v in location.items()}
     args = executor.arg_dict
     for k, v in location.items():
-        args[k][:] = v.astype(dtype)
+        args[k][...] = v.astype(dtype)
 
     def run() -> float:
         if aux_states is not None:
             for key, val in aux_states.items():
-                executor.aux_dict[key][:] = val
+                executor.aux_dict[key][...] = val
         executor.forward(is_train=use_forward_train)
         return executor.outputs[0].asnumpy().astype(np.float64).sum()
 
@@ -207,14 +207,14 @@ def numeric_grad(executor, location: Dict[str, np.ndarray], aux_states=None, eps
         for i in range(flat.size):
             old = flat[i]
             flat[i] = old + eps / 2.0
-            args[k][:] = v.astype(dtype)
+            args[k][...] = v.astype(dtype)
             f_plus = run()
             flat[i] = old - eps / 2.0
-            args[k][:] = v.astype(dtype)
+            args[k][...] = v.astype(dtype)
             f_minus = run()
             approx[k].reshape(-1)[i] = (f_plus - f_minus) / eps
             flat[i] = old
-        args[k][:] = v.astype(dtype)
+        args[k][...] = v.astype(dtype)
     return approx
 
 

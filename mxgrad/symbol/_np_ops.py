@@ -286,6 +286,11 @@ def _install() -> None:
         known = _accepted(fn)
         _register(op, inputs, _function_runner(fn, known),
                   None if known is None else known - set(inputs), outputs.get(name, 1))
+    tensordot = _mnp.tensordot
+    _register("_npi_tensordot", ("a", "b"), lambda ins, kw: tensordot(
+        np_face(ins[0]), np_face(ins[1]),
+        axes=(tuple(kw["a_axes_summed"]), tuple(kw["b_axes_summed"]))),
+        ("a_axes_summed", "b_axes_summed"))
     norm = _mnp.linalg.norm
 
     def run_norm(ins, kw):

@@ -95,6 +95,18 @@ def _unary_function(name: str, op: str) -> Callable:
     return f
 
 
+def _positional_names(fname: str) -> list:
+    """The argument names of NumPy's own ``fname`` (for mx.np wrappers taking
+    ``*args``), or []."""
+    import numpy as onp
+    fn = getattr(onp, fname, None)
+    try:
+        return [p.name for p in inspect.signature(fn).parameters.values()
+                if p.kind is p.POSITIONAL_OR_KEYWORD] if fn is not None else []
+    except (TypeError, ValueError):
+        return []
+
+
 def _bound_function(fname: str, op: str, inputs, target: Callable, renames: dict,
                     defaults: Optional[dict] = None) -> Callable:
     """A function taking ``target``'s arguments: those named in ``inputs`` are the node's
@@ -112,7 +124,10 @@ def _bound_function(fname: str, op: str, inputs, target: Callable, renames: dict
             given = dict(zip(inputs, args))
             extra = args[len(inputs):]
             if extra:
-                raise DTypeError(f"mx.sym.npx.{fname}: give attributes by keyword")
+                names = _positional_names(fname)[len(inputs):]
+                if len(names) < len(extra):
+                    raise DTypeError(f"mx.sym.{fname}: give attributes by keyword")
+                given.update(zip(names, extra))
             given.update(kwargs)
         else:
             try:
@@ -244,7 +259,14 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
 
 
 def _full(shape, fill_value, dtype=None, order="C", ctx=None, name=None):
-    """Symbolic ``mx.np.full`` (MXNet's ``_full``)."""
+    """Symbolic ``mx.np.full`` (MXNet's ``_full``; a Symbol ``fill_value`` is broadcast to
+    ``shape``, as MXNet)."""
+    if isinstance(fill_value, Symbol):
+        out = FUNCS["broadcast_to"](fill_value, (shape,) if isinstance(shape, int)
+                                    else tuple(shape), name=name)
+        return out if dtype is None else out.astype(dtype)
+    if isinstance(fill_value, bool):
+        fill_value, dtype = int(fill_value), dtype or "bool"
     return _ops.make("_full", [], {"shape": (shape,) if isinstance(shape, int)
                                    else tuple(shape), "value": fill_value,
                                    "dtype": dtype or "float32"}, name, "full", cls=_Symbol)
@@ -278,6 +300,35 @@ def _norm(x, ord=None, axis=None, keepdims=False, name=None):
         attrs = {"ord": ord, "flag": -1}
     attrs.update(axis=axis, keepdims=keepdims)
     return _ops.make("_npi_norm", [x], attrs, name, "norm", cls=_Symbol)
+
+
+def _clip(a, a_min=None, a_max=None, out=None, name=None):
+    """Symbolic ``mx.np.clip`` (MXNet's ``clip``; an omitted bound is infinite)."""
+    if a_min is None and a_max is None:
+        raise DTypeError("mx.sym.np.clip: give a_min or a_max (or both)")
+    return _ops.make("clip", [_symbol(a, "clip", "a")],
+                     {"a_min": float("-inf") if a_min is None else a_min,
+                      "a_max": float("inf") if a_max is None else a_max}, name, "clip",
+                     cls=_Symbol)
+
+
+def _contraction(kind: str) -> Callable:
+    """``inner``/``outer``/``vdot`` as MXNet writes them: tensordots (of flattened
+    arrays for ``outer`` and ``vdot``)."""
+    def f(a, b, name=None):
+        a, b = _symbol(a, kind, "a"), _symbol(b, kind, "b")
+        if kind == "inner":
+            return _ops.make("_npi_tensordot", [a, b], {"a_axes_summed": (-1,),
+                                                        "b_axes_summed": (-1,)},
+                             name, "tensordot", cls=_Symbol)
+        flat = [_ops.make("_np_reshape", [v], {"newshape": (-1,), "order": "C"}, None,
+                          "reshape", cls=_Symbol) for v in (a, b)]
+        return _ops.make("_npi_tensordot_int_axes", flat,
+                         {"axes": 0 if kind == "outer" else 1}, name, "tensordot",
+                         cls=_Symbol)
+    f.__name__ = kind
+    f.__doc__ = f"Symbolic ``mx.np.{kind}`` (MXNet's tensordot operators)."
+    return f
 
 
 def _take(a, indices, axis=None, mode="raise", out=None, name=None):
@@ -345,7 +396,9 @@ def _build():
     for name, op in VARIADIC.items():
         funcs[name] = _variadic_function(name, op)
     funcs.update(split=_split, einsum=_einsum, where=_where, linspace=_linspace,
-                 full=_full, zeros_like=_like(0), ones_like=_like(1), take=_take)
+                 full=_full, zeros_like=_like(0), ones_like=_like(1), take=_take,
+                 clip=_clip, inner=_contraction("inner"), outer=_contraction("outer"),
+                 vdot=_contraction("vdot"))
     for name, op in _NPX_LEGACY.items():
         npx[name] = _npx_legacy(name, op)
     linalg = {}
