@@ -16,8 +16,10 @@ Networks (issue 22's list):
 Each round times one step of each variant, in alternating order; the table gives the
 median step time and the median of the per-round ratio hybridized / imperative.
 
-Run: python bench/bench_hybrid.py [rounds] [--only name,name] [--memory]
-(``--memory``: peak bytes allocated during one training step instead of times.)
+Run: python bench/bench_hybrid.py [rounds] [--only name,name] [--memory] [--numpy]
+(``--memory``: peak bytes allocated during one training step instead of times;
+``--numpy``: also the same networks in NumPy mode, ``mx.np`` arrays, imperative and
+hybridized.)
 """
 from __future__ import annotations
 
@@ -210,7 +212,30 @@ def _torch_steps(name, torch):
     return res
 
 
-def measure(name, rounds):
+def _numpy_variants(name, net):
+    """The same network in NumPy mode (``npx.set_np()``, ``mx.np`` inputs and
+    parameters), imperative and hybridized, with ``net``'s parameter values."""
+    from mxgrad.util import use_np
+    args = [a.as_np_ndarray() for a in _inputs(name)]
+    res = {}
+    for variant in ("np imperative", "np hybridized"):
+        @use_np
+        def build():
+            n = NETS[name]()
+            n.initialize()
+            n(*[a.copy() for a in args])          # (deferred shapes)
+            for p, q in zip(net.collect_params().values(), n.collect_params().values()):
+                q.set_data(p.data().copy().as_np_ndarray())
+            if variant == "np hybridized":
+                n.hybridize()
+            step = use_np(_step_fn(n, args, name == "chain"))
+            step()
+            return step
+        res[variant] = build()
+    return res
+
+
+def measure(name, rounds, numpy=False):
     args = _inputs(name)
     net = NETS[name]()
     net.initialize(mx.init.Xavier())
@@ -229,6 +254,8 @@ def measure(name, rounds):
         fns["numpy"] = lambda: chain_numpy(x0, c0)
     elif name == "mlp":
         fns["numpy"] = _mlp_numpy()
+    if numpy:
+        fns.update(_numpy_variants(name, net))
     torch = torch_or_none()
     if torch is not None:
         fns.update(_torch_steps(name, torch))
@@ -281,11 +308,14 @@ def main():
             print(f"{name:10s} {m['imperative']:12d} {m['hybridized']:12d}  "
                   f"({m['hybridized'] / m['imperative']:.2f}x)")
         return
+    numpy = "--numpy" in argv
+    if numpy:
+        argv.remove("--numpy")
     if argv:
         rounds = int(argv[0])
     print(f"{'network':10s} {'variant':14s} {'step':>11s} {'vs imperative':>14s} {'target':>7s}")
     for name in only:
-        med, ratio = measure(name, rounds)
+        med, ratio = measure(name, rounds, numpy)
         for k, v in med.items():
             rel = ratio if k == "hybridized" else v / med["imperative"]
             tgt = TARGETS[name] if k == "hybridized" and TARGETS[name] else None
