@@ -890,6 +890,8 @@ def take(a: Any, indices: Any, axis: Optional[int] = None, mode: str = "raise",
     if mode == "raise" and d.size and (d.min() < -n or d.max() >= n):
         raise ShapeError(f"np.take: index out of bounds for axis {axis} with size {n}")
     r = _I.take(arr, idx, axis=axis, mode="wrap" if mode in ("raise", "wrap") else "clip")
+    if d.ndim == 0:      # a 0-d index drops the axis (NumPy), where mx.nd's take keeps it
+        r = reshape(_np(r), tuple(arr.shape[:axis]) + tuple(arr.shape[axis + 1:]))
     return _np(r)
 
 in1d = _fallback(lambda ar1, ar2, *a, **k: _onp.isin(_onp.ravel(ar1), ar2, *a, **k), "in1d")

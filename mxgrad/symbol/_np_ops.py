@@ -177,6 +177,7 @@ CREATION: Dict[str, str] = {
 RANDOM: Dict[str, str] = {
     "uniform": "_npi_uniform", "normal": "_npi_normal", "randint": "_npi_random_randint",
     "gamma": "_npi_gamma", "exponential": "_npi_exponential", "bernoulli": "_npi_bernoulli",
+    "gumbel": "_npi_gumbel", "logistic": "_npi_logistic",
 }
 # variadic mx.np functions (a sequence of arrays first) -> MXNet operator
 VARIADIC: Dict[str, str] = {
@@ -319,6 +320,50 @@ def _install() -> None:
 
 
 _install()
+
+
+def _reshape_runner(fn):
+    def run(inputs, kwargs):
+        kw = _keywords(kwargs, None)
+        shape = kw.pop("newshape", None)
+        if isinstance(shape, int):          # MXNet writes newshape=-1 for (-1,)
+            shape = (shape,)
+        return fn(np_face(inputs[0]), shape, **kw)
+    return run
+
+
+def _split_runner(kind: str):
+    split = _mnp.split
+
+    def run(inputs, kwargs):
+        x = np_face(inputs[0])
+        axis = int(kwargs.get("axis", 0))
+        if kind == "hsplit" and x.ndim == 1:
+            axis = 0
+        sections = int(kwargs.get("sections", 0) or 0)
+        where = sections if sections > 0 else list(tuple(kwargs.get("indices", ()))[1:])
+        return tuple(split(x, where, axis=axis))
+    return run
+
+
+def _split_count(kwargs) -> int:
+    return int(kwargs.get("sections", 0) or 0) or len(tuple(kwargs.get("indices", ())))
+
+
+def _install_numpy_semantics() -> None:
+    """Operators whose MXNet name or NumPy-mode semantics need their own runner."""
+    _TABLE["_np_reshape"].run = _reshape_runner(_mnp.reshape)
+    _TABLE["_npx_reshape"].run = _reshape_runner(_npx.reshape)
+    for kind in ("hsplit", "dsplit"):
+        _register("_npi_" + kind, ("data",), _split_runner(kind),
+                  ("indices", "axis", "squeeze_axis", "sections"), outputs=_split_count)
+    take = _mnp.take
+    _TABLE["take"].np_run = lambda ins, kw: take(np_face(ins[0]), np_face(ins[1]),
+                                                 axis=kw.get("axis", 0),
+                                                 mode=kw.get("mode", "clip"))
+
+
+_install_numpy_semantics()
 
 
 def _install_shape_rules() -> None:

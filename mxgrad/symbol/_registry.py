@@ -50,16 +50,20 @@ class OpSpec:
         Positions of inputs that are auxiliary states.
     run : callable
         ``run(inputs, kwargs)`` -> NDArray or tuple of NDArrays.
+    np_run : callable or None
+        The same for a node of a NumPy-mode graph, when NumPy's semantics differ from the
+        legacy op's (``take`` with a 0-d index gives a 0-d array).
     attrs : frozenset or None
         Attribute names the op understands (``None``: not checked).
     """
 
     __slots__ = ("name", "inputs", "params", "aux", "run", "attrs", "_outputs", "_visible",
-                 "out_names")
+                 "out_names", "np_run")
 
     def __init__(self, name, inputs, params, aux, run, attrs, outputs, visible,
                  out_names=None):
         self.out_names = out_names    # names of several visible outputs ('output', 'mean')
+        self.np_run = None            # how a NumPy-mode node runs it, when not as ``run``
         self.name = name
         self.inputs = inputs
         self.params = params

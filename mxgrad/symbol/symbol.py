@@ -151,8 +151,10 @@ def _run_node(node: _Node, args: Sequence[NDArray], npface: Optional[bool] = Non
         npface = node.npface
     face = FACES["np"] if npface else NDArray
     args = [a if a is None or type(a) is face else as_face(a, face) for a in args]
+    spec = node.spec
+    run = spec.np_run if npface and spec.np_run is not None else spec.run
     try:
-        out = node.spec.run(list(args), node.kwargs)
+        out = run(list(args), node.kwargs)
     except MXNetError as err:
         try:
             named = type(err)(f"node '{node.name}' (op {node.op}): {err}")

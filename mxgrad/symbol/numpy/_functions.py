@@ -205,7 +205,7 @@ def _variadic_function(fname: str, op: str) -> Callable:
     return f
 
 
-def _split(ary, indices_or_sections, axis: int = 0, name=None):
+def _split(ary, indices_or_sections, axis: int = 0, name=None, op: str = "_split_v2"):
     """Symbolic ``mx.np.split``: a list of ``_Symbol`` (MXNet's ``_split_v2``)."""
     if isinstance(indices_or_sections, int):
         attrs = {"sections": indices_or_sections, "indices": (), "axis": axis,
@@ -213,8 +213,7 @@ def _split(ary, indices_or_sections, axis: int = 0, name=None):
     else:
         attrs = {"sections": 0, "indices": (0,) + tuple(indices_or_sections), "axis": axis,
                  "squeeze_axis": False}
-    s = _ops.make("_split_v2", [_symbol(ary, "split", "ary")], attrs, name, "split",
-                  cls=_Symbol)
+    s = _ops.make(op, [_symbol(ary, "split", "ary")], attrs, name, _hint(op), cls=_Symbol)
     return [_Symbol([o]) for o in s._outputs]
 
 
@@ -331,6 +330,44 @@ def _contraction(kind: str) -> Callable:
     return f
 
 
+def _split_along(axis: int, op: str = "_split_v2") -> Callable:
+    """``hsplit``/``vsplit``/``dsplit`` as MXNet writes them (``_npi_hsplit`` splits a 1-D
+    array along axis 0, as NumPy)."""
+    def f(ary, indices_or_sections, name=None):
+        return _split(ary, indices_or_sections, axis, name, op)
+    return f
+
+
+def _ravel(x, order="C", name=None):
+    """Symbolic ``mx.np.ravel`` (MXNet's ``_npx_reshape`` to (-1,))."""
+    return _ops.make("_npx_reshape", [_symbol(x, "ravel", "x")], {"newshape": (-1,)},
+                     name, "reshape", cls=_Symbol)
+
+
+def _append(arr, values, axis=None, name=None):
+    """Symbolic ``mx.np.append`` (MXNet's ``_npi_concatenate``; ``axis=None`` flattens)."""
+    return _ops.make("_npi_concatenate", [_symbol(arr, "append", "arr"),
+                                          _symbol(values, "append", "values")],
+                     {"axis": axis, "num_args": 2}, name, "concatenate", cls=_Symbol)
+
+
+def _identity(n, dtype=None, ctx=None, name=None):
+    """Symbolic ``mx.np.identity`` (MXNet's ``_npi_eye``)."""
+    return _ops.make("_npi_eye", [], {"N": n, "dtype": dtype or "float32"}, name, "eye",
+                     cls=_Symbol)
+
+
+def _lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, name=None):
+    """Symbolic ``mx.np.random.lognormal``: ``exp`` of a normal draw (as MXNet)."""
+    draw = RANDOM_FUNCS["normal"](mean, sigma, size=size, dtype=dtype)
+    return FUNCS["exp"](draw, name=name)
+
+
+def _rand(*size, **kwargs):
+    """Symbolic ``mx.np.random.rand``: uniform draws in [0, 1) of shape ``size``."""
+    return RANDOM_FUNCS["uniform"](0.0, 1.0, size=size or None, **kwargs)
+
+
 def _take(a, indices, axis=None, mode="raise", out=None, name=None):
     """Symbolic ``mx.np.take`` (MXNet's ``take``, after flattening for ``axis=None``)."""
     a = _symbol(a, "take", "a")
@@ -410,6 +447,16 @@ def _build():
         target = getattr(_mnp.random, name, None)
         if target is not None:
             rand[name] = _creation_function(name, op, target, {})
+    rand.update(lognormal=_lognormal, rand=_rand)
+    flip = funcs["flip"]
+    funcs.update(
+        ravel=_ravel, append=_append, identity=_identity, row_stack=funcs["vstack"],
+        fliplr=lambda m, name=None: flip(m, 1, name=name),
+        flipud=lambda m, name=None: flip(m, 0, name=name),
+        product=funcs["prod"], sometrue=funcs["any"], round_=funcs["around"],
+        deg2rad=funcs["radians"], rad2deg=funcs["degrees"], empty_like=_like(0),
+        array_split=_split, hsplit=_split_along(1, "_npi_hsplit"), vsplit=_split_along(0),
+        dsplit=_split_along(2, "_npi_dsplit"))
     return funcs, npx, linalg, rand
 
 
