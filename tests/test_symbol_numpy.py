@@ -280,3 +280,37 @@ def test_check_gluon_hybridize_consistency_with_deferred_parameters(np_mode):
 
     x = np.array(onp.random.RandomState(0).uniform(size=(3, 4, 6)).astype("float32"))
     mx.test_utils.check_gluon_hybridize_consistency(Net, [x])
+
+
+@pytest.mark.parametrize("numpy_mode", [False, True])
+def test_export_writes_the_graph_of_the_first_call_without_tracing_again(numpy_mode, tmp_path):
+    calls = []
+
+    class Net(nn.HybridBlock):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            with self.name_scope():
+                self.d = nn.Dense(3)
+
+        def hybrid_forward(self, F, x):
+            calls.append(type(x).__name__)
+            return F.relu(self.d(x)) * 2
+
+    if numpy_mode:
+        npx.set_np()
+    try:
+        net = Net(prefix="n_")
+        net.initialize()
+        x = np.ones((2, 4)) if numpy_mode else mx.nd.ones((2, 4))
+        net(x)                      # deferred initialization: imperative
+        net.hybridize()
+        y = net(x)
+        net(x)
+        net.export(str(tmp_path / "n"))
+        assert calls == [type(x).__name__, "_Symbol" if numpy_mode else "Symbol"]
+        blk = gluon.SymbolBlock.imports(str(tmp_path / "n-symbol.json"), ["data"],
+                                        str(tmp_path / "n-0000.params"))
+        onp.testing.assert_allclose(blk(x).asnumpy(), y.asnumpy(), rtol=1e-6)
+    finally:
+        if numpy_mode:
+            npx.reset_np()

@@ -1503,6 +1503,38 @@ def nb06():
         plt.show()
         """),
         md("""
+        ## Hybridizing in NumPy mode
+
+        `hybridize()` traces `hybrid_forward` once per input signature with NumPy-interface
+        Symbols (`F.np`, `F.npx` are `mx.sym.np`, `mx.sym.npx`; `print` shows `<_Symbol ...>`,
+        once), then runs the planned graph; `export` writes MXNet's NumPy operators.
+        """),
+        code("""
+        import json, os, tempfile
+
+        class MLP(gluon.nn.HybridBlock):
+            def __init__(self):
+                super().__init__()
+                self.hidden = gluon.nn.Dense(8)
+                self.out = gluon.nn.Dense(1)
+
+            def hybrid_forward(self, F, x):
+                print('traced with', x)
+                return self.out(F.npx.relu(self.hidden(x))) + F.np.sum(x, axis=1, keepdims=True)
+
+        mlp = MLP()
+        mlp.initialize()
+        x = np.random.uniform(size=(4, 2))
+        before = mlp(x)                       # imperative: prints the values
+        mlp.hybridize()
+        after = [mlp(x) for _ in range(3)]    # traced once, then planned
+        print(bool((after[-1] == before).all()), type(after[-1]).__name__)
+        path = os.path.join(tempfile.mkdtemp(), 'mlp')
+        mlp.export(path)
+        graph = json.load(open(path + '-symbol.json'))
+        print([n['op'] for n in graph['nodes'] if n['op'] != 'null'])
+        """),
+        md("""
         ## Files
 
         `npx.save` writes MXNet's file format in NumPy shape mode (0-d and zero-size arrays

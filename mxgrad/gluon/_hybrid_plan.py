@@ -30,7 +30,8 @@ from ..symbol._registry import UnknownOpError
 from ..symbol.plan import Plan, run_planned
 from .._warn import warn as _warn
 
-__all__ = ["call_planned", "NOT_PLANNED", "clear_plans", "check_np_outputs"]
+__all__ = ["call_planned", "NOT_PLANNED", "clear_plans", "check_np_outputs",
+           "traced_symbol"]
 
 NOT_PLANNED = object()     # the call is to run imperatively
 _FACES = (NDArray, FACES["np"])   # the array faces a plan takes (mx.nd's, mx.np's)
@@ -44,13 +45,30 @@ _MAX_BUILDS = 64
 class _Entry:
     """One planned signature of a block."""
 
-    __slots__ = ("plan", "params", "structure", "metas")
+    __slots__ = ("plan", "params", "structure", "metas", "traced")
 
-    def __init__(self, plan, params, structure, metas) -> None:
+    def __init__(self, plan, params, structure, metas, traced=None) -> None:
+        self.traced = traced          # the Symbol hybrid_forward made (None: a SymbolBlock's)
         self.plan = plan
         self.params = params          # the Parameters after the inputs, in plan order
         self.structure = structure    # how the flat outputs nest (see _flatten)
         self.metas = metas            # the parameters' (shape, dtype) when planned
+
+
+def traced_symbol(block, specs) -> Optional[Symbol]:
+    """The Symbol ``hybrid_forward`` made for a planned signature whose inputs have the
+    (shape, dtype) ``specs`` (what ``export`` writes: MXNet exports the graph cached at
+    the first call, without calling ``hybrid_forward`` again), or None."""
+    for key, entry in (block.__dict__.get("_plans") or {}).items():
+        fmt = key[2]
+        if entry is NOT_PLANNED or entry.traced is None or (
+                fmt is not None and any(f != -1 for f in fmt)):   # (only flat arrays)
+            continue
+        if len(key[0]) == len(specs) and all(
+                s is not None and tuple(k[0]) == tuple(s[0]) and k[1] == s[1]
+                for k, s in zip(key[0], specs)):
+            return entry.traced
+    return None
 
 
 def clear_plans(block) -> None:
@@ -176,7 +194,7 @@ def _make_entry(block, args, training, fmt) -> Any:
         _warn_once(block, err)
         return NOT_PLANNED
     metas = tuple((v._data.shape, v._data.dtype, type(v)) for v in values[len(args):])
-    return _Entry(plan, plist, structure, metas)
+    return _Entry(plan, plist, structure, metas, sym if given is None else None)
 
 
 def check_np_outputs(block, out) -> None:

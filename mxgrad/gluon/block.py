@@ -67,6 +67,7 @@ from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
 from .utils import _placed, placed_context
 from ._hybrid_plan import call_planned as _call_planned, NOT_PLANNED as _NOT_PLANNED
 from ._hybrid_plan import clear_plans as _clear_plans, check_np_outputs
+from ._hybrid_plan import traced_symbol as _traced_symbol
 from .._typing import DTypeLike, Init, InitLike
 from ..context import Context
 
@@ -878,6 +879,9 @@ class HybridBlock(Block):
             raise StateError(
                 f"{self.name}: please first call block.hybridize() and then run forward "
                 f"with this block at least once before calling export")
+        traced = _traced_symbol(self, specs)
+        if traced is not None:
+            return traced
         names = ["data"] if len(specs) == 1 else [f"data{i}" for i in range(len(specs))]
         np_mode = is_np_array()
         inputs = []
