@@ -259,14 +259,8 @@ def test_model_zoo_trace_matches_mxnet_json(name):
     shapes follow from the data) gives the graph MXNet exports for the same model."""
     import gzip
     from mxgrad.gluon.model_zoo import vision
-    from mxgrad.gluon import block as _block
-    saved = dict(_block._names.counter)
-    _block._names.counter.clear()          # MXNet's fixture was made in a fresh process
-    try:
+    with mx.name.NameManager():      # MXNet's fixture was made in a fresh process
         net = vision.get_model(name, classes=10)
-    finally:
-        _block._names.counter.clear()
-        _block._names.counter.update(saved)
     size = 299 if name == "inceptionv3" else 224
     ours = json.loads(net(sym.var("data", shape=(1, 3, size, size))).tojson())
     with gzip.open(os.path.join(DATA, f"{ZOO_JSON[name]}{name}-symbol.json.gz"), "rt") as f:

@@ -74,21 +74,6 @@ from ..context import Context
 __all__ = ["Block", "HybridBlock", "SymbolBlock"]
 
 
-class _NameManager(threading.local):
-    """Per-thread counters for top-level block names (``dense0``, ``dense1``...)."""
-
-    def __init__(self):
-        self.counter = {}
-
-    def get(self, hint: str) -> str:
-        n = self.counter.get(hint, 0)
-        self.counter[hint] = n + 1
-        return f"{hint}{n}"
-
-
-_names = _NameManager()
-
-
 class _BlockScope:
     """The name scope of a block: children created inside get its prefix."""
 
@@ -104,8 +89,8 @@ class _BlockScope:
         """Prefix and ParameterDict for a new block."""
         current = getattr(_BlockScope._current, "value", None)
         if current is None:
-            if prefix is None:
-                prefix = _names.get(hint) + "_"
+            if prefix is None:       # counted by mx.name's scope, as MXNet's top-level blocks
+                prefix = _name.current_name(None, hint) + "_"
             if params is None:
                 params = ParameterDict(prefix)
             else:
