@@ -26,7 +26,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as _onp
 
-from ..base import DTypeError, MXNetError, NotSupportedError, ShapeError
+from ..base import DTypeError, MXNetError, NotSupportedError, ShapeError, UnknownArgumentError
 from ..context import Context, cpu
 from ..ndarray.ndarray import NDArray, wrap as _wrap
 from ..ops import elemwise as _E
@@ -41,6 +41,8 @@ from .multiarray import (RULES, ndarray, promoted_dtype, to_np as _np, from_inpu
                          cumsum, all, any, reshape, squeeze, dot, clip, round, sort,
                          argsort, nonzero, matmul)
 from . import random, linalg  # noqa: E402
+from ._ufunc import check_kwargs as _check_kwargs, finish as _finish, \
+    unary_keywords as _unary_keywords
 
 __all__ = ["logspace", "ndarray", "array", "asarray", "zeros", "ones", "full", "empty", "arange",
            "linspace", "eye", "identity", "zeros_like", "ones_like", "full_like",
@@ -259,10 +261,11 @@ def _unary(name: str, nd_fn: Any) -> Any:
                 return getattr(_onp, name)(x)      # a Python number gives a number
             return f(_in(x))
         return f(_np(x))
-    f = unary_fast(nd_fn.op, ndarray, RULES, fallback)
+    f = unary_fast(nd_fn.op, ndarray, RULES, fallback, _unary_keywords)
     f.__name__ = name
     f.__doc__ = (f"``{name}`` element-wise (NumPy's signature, mx.nd's op: "
-                 f"differentiable).")
+                 f"differentiable; ``out=`` an mx.np array of the result's shape and "
+                 f"dtype, NumPy's other ufunc keywords at their defaults only, as MXNet).")
     return f
 
 
@@ -277,8 +280,19 @@ fabs = absolute
 __all__ += list(_UNARY) + ["absolute", "fabs"]
 
 
-def _binary(method: str, rmethod: str, np_name: str) -> Any:
+def _no_kwargs(name: str, kwargs: Any) -> None:
+    """MXNet 1.9.1's ``np.true_divide`` and comparisons take no ufunc keywords."""
+    if kwargs:
+        raise UnknownArgumentError(f"np.{name}: got an unexpected keyword argument "
+                                   f"{next(iter(kwargs))!r} (it takes x1, x2 and out=)")
+
+
+def _binary(method: str, rmethod: str, np_name: str, ufunc: bool = True) -> Any:
+    check = _check_kwargs if ufunc else _no_kwargs
+
     def f(x1: Any, x2: Any, out: Any = None, **kwargs: Any) -> Any:
+        if kwargs:
+            check(np_name, kwargs)
         if isinstance(x1, NDArray):
             r = getattr(x1 if type(x1) is ndarray else _np(x1), method)(x2)
         elif isinstance(x2, NDArray):
@@ -287,39 +301,47 @@ def _binary(method: str, rmethod: str, np_name: str) -> Any:
             else:
                 r = getattr(x2 if type(x2) is ndarray else _np(x2), rmethod)(x1)
         else:
-            return getattr(_onp, np_name)(x1, x2)
-        if out is not None:
-            out[...] = r
-            return out
-        return r
+            r = getattr(_onp, np_name)(x1, x2)
+            return r if out is None else _finish(out, array(r, dtype=out.dtype), np_name)
+        return _finish(out, r, np_name)
     f.__name__ = np_name
-    f.__doc__ = f"NumPy's ``{np_name}`` with broadcasting and MXNet's promotion."
+    f.__doc__ = (f"NumPy's ``{np_name}`` with broadcasting and MXNet's promotion "
+                 f"(differentiable; ``out=`` an mx.np array of the result's shape and "
+                 f"dtype" + (", NumPy's other ufunc keywords at their defaults only, as "
+                             "MXNet)." if ufunc else ")."))
     return f
 
 
 add = _binary("__add__", "__radd__", "add")
 subtract = _binary("__sub__", "__rsub__", "subtract")
 multiply = _binary("__mul__", "__rmul__", "multiply")
-divide = true_divide = _binary("__truediv__", "__rtruediv__", "true_divide")
+divide = _binary("__truediv__", "__rtruediv__", "divide")
+true_divide = _binary("__truediv__", "__rtruediv__", "true_divide", ufunc=False)
 power = _binary("__pow__", "__rpow__", "power")
 mod = remainder = _binary("__mod__", "__rmod__", "mod")
 floor_divide = _binary("__floordiv__", "__rfloordiv__", "floor_divide")
-equal = _binary("__eq__", "__eq__", "equal")
-not_equal = _binary("__ne__", "__ne__", "not_equal")
-greater = _binary("__gt__", "__lt__", "greater")
-greater_equal = _binary("__ge__", "__le__", "greater_equal")
-less = _binary("__lt__", "__gt__", "less")
-less_equal = _binary("__le__", "__ge__", "less_equal")
+equal = _binary("__eq__", "__eq__", "equal", ufunc=False)
+not_equal = _binary("__ne__", "__ne__", "not_equal", ufunc=False)
+greater = _binary("__gt__", "__lt__", "greater", ufunc=False)
+greater_equal = _binary("__ge__", "__le__", "greater_equal", ufunc=False)
+less = _binary("__lt__", "__gt__", "less", ufunc=False)
+less_equal = _binary("__le__", "__ge__", "less_equal", ufunc=False)
 
 
 def _extremum(nd_fn: Any, np_name: str) -> Any:
     def f(x1: Any, x2: Any, out: Any = None, **kwargs: Any) -> Any:
+        if kwargs:
+            _check_kwargs(np_name, kwargs)
         if not isinstance(x1, NDArray) and not isinstance(x2, NDArray):
-            return getattr(_onp, np_name)(x1, x2)
+            r = getattr(_onp, np_name)(x1, x2)
+            return r if out is None else _finish(out, array(r, dtype=out.dtype), np_name)
         like = x1 if isinstance(x1, NDArray) else x2
         a, b = _in(x1, like), _in(x2, like)
         a, b = _promote(a, b)
-        return _np(nd_fn(a, b))
+        r = nd_fn(a, b)
+        if r._data.dtype != a._data.dtype and a._data.dtype.kind in "iu":
+            r = _E.cast(r, a._data.dtype)    # MXNet: integers in, integers out
+        return _finish(out, _np(r), np_name)
     f.__name__ = np_name
     f.__doc__ = f"Element-wise ``{np_name}`` of two arrays (or an array and a number)."
     return f
@@ -333,25 +355,27 @@ arctan2 = _extremum(_E.arctan2, "arctan2")
 __all__ += ["fmax", "fmin", "hypot", "arctan2", "floor_divide"]
 
 
-def logical_not(x: Any) -> ndarray:
-    """Element-wise NOT (bool)."""
-    return _wrap(_onp.logical_not(_in(x)._data), None, 0, ndarray)
-
-
 def _predicate(np_fn: Any) -> Any:
-    def f(x: Any, out: Any = None, **kwargs: Any) -> ndarray:
-        r = _wrap(_onp.asarray(np_fn(_in(x)._data, **kwargs)), None, 0, ndarray)
-        if out is not None:
-            out[...] = r
-            return out
-        return r
-    f.__name__ = np_fn.__name__
-    f.__doc__ = f"NumPy's ``{np_fn.__name__}`` (bool result)."
+    name = np_fn.__name__
+
+    def f(x: Any, out: Any = None, **kwargs: Any) -> Any:
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        if not isinstance(x, NDArray) and _onp.ndim(x) == 0 and \
+                not isinstance(x, _onp.ndarray) and out is None:
+            return np_fn(x)                      # a Python number gives a NumPy bool
+        r = _wrap(_onp.asarray(np_fn(_in(x)._data)), None, 0, ndarray)
+        return _finish(out, r, name)
+    f.__name__ = name
+    f.__doc__ = (f"NumPy's ``{name}`` (bool result; ``out=`` a bool mx.np array; NumPy's "
+                 f"other ufunc keywords at their defaults only, as MXNet).")
     return f
 
 
 isnan, isinf, isfinite = _predicate(_onp.isnan), _predicate(_onp.isinf), \
     _predicate(_onp.isfinite)
+isposinf, isneginf, logical_not = _predicate(_onp.isposinf), _predicate(_onp.isneginf), \
+    _predicate(_onp.logical_not)
 
 
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:
@@ -439,7 +463,7 @@ def concatenate(seq: Sequence[Any], axis: Optional[int] = 0, out: Any = None) ->
     arrs = [a if a._data.dtype == dt else _E.cast(a, dt) for a in arrs]
     if arrs[0].ndim == 0:
         raise ShapeError("np.concatenate: zero-dimensional arrays cannot be concatenated")
-    return _np(_S.concat(*arrs, dim=axis))
+    return _finish(out, _np(_S.concat(*arrs, dim=axis)), "concatenate")
 
 
 def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None) -> ndarray:
@@ -447,7 +471,7 @@ def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None) -> ndarray:
     arrs = [_in(a) for a in arrays]
     if not arrs:
         raise ShapeError("np.stack: need at least one array to stack")
-    return _np(_S.stack(*arrs, axis=axis))
+    return _finish(out, _np(_S.stack(*arrs, axis=axis)), "stack")
 
 
 def vstack(tup: Sequence[Any]) -> ndarray:
@@ -763,14 +787,18 @@ def take_along_axis(arr: Any, indices: Any, axis: Optional[int]) -> ndarray:
     return a[key]
 
 
-def deg2rad(x: Any) -> ndarray:
+def deg2rad(x: Any, out: Any = None, **kwargs: Any) -> ndarray:
     """Degrees to radians; differentiable."""
-    return _np(_in(x) * (pi / 180.0))
+    if kwargs:
+        _check_kwargs("deg2rad", kwargs)
+    return _finish(out, _np(_in(x) * (pi / 180.0)), "deg2rad")
 
 
-def rad2deg(x: Any) -> ndarray:
+def rad2deg(x: Any, out: Any = None, **kwargs: Any) -> ndarray:
     """Radians to degrees; differentiable."""
-    return _np(_in(x) * (180.0 / pi))
+    if kwargs:
+        _check_kwargs("rad2deg", kwargs)
+    return _finish(out, _np(_in(x) * (180.0 / pi)), "rad2deg")
 
 
 def positive(x: Any) -> ndarray:
@@ -842,6 +870,24 @@ for _name in _FB_NAMES:
     if _name not in globals() and hasattr(_onp, _name):
         globals()[_name] = _fallback(getattr(_onp, _name), _name)
         __all__.append(_name)
+
+
+def _fallback_ufunc(name: str) -> Any:
+    """A ufunc MXNet computes by NumPy, with MXNet's checks of the ufunc keywords and
+    ``out=``."""
+    fb = globals()[name]
+
+    def f(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        return _finish(out, fb(*args), name)
+    f.__name__, f.__doc__ = name, fb.__doc__
+    return f
+
+
+for _name in ("invert", "bitwise_not", "lcm", "copysign", "bitwise_and", "bitwise_xor",
+              "bitwise_or", "ldexp"):
+    globals()[_name] = _fallback_ufunc(_name)
 NAN = NaN = nan
 NINF, PINF, NZERO, PZERO = -inf, inf, -0.0, 0.0
 globals()["bool"] = _onp.bool_   # mx.np.bool, as MXNet names it (not shadowing the type)
@@ -890,7 +936,7 @@ def take(a: Any, indices: Any, axis: Optional[int] = None, mode: str = "raise",
     if mode == "raise" and d.size and (d.min() < -n or d.max() >= n):
         raise ShapeError(f"np.take: index out of bounds for axis {axis} with size {n}")
     r = _I.take(arr, idx, axis=axis, mode="wrap" if mode in ("raise", "wrap") else "clip")
-    return _np(r)
+    return _finish(out, _np(r), "take")
 
 in1d = _fallback(lambda ar1, ar2, *a, **k: _onp.isin(_onp.ravel(ar1), ar2, *a, **k), "in1d")
 trapz = _fallback(getattr(_onp, "trapezoid", None) or getattr(_onp, "trapz"), "trapz")

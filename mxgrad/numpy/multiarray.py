@@ -47,6 +47,7 @@ from ..ops import ordering as _O
 from ..ops import linalg as _L
 from ..ops import composed as _C
 from ..ops.indexing import gather
+from ._ufunc import check_kwargs, finish
 
 __all__ = ["ndarray", "to_np", "from_input", "promote", "promoted_dtype", "numpy_shape",
            "matmul"]
@@ -536,7 +537,7 @@ def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     if dtype is None and a._data.dtype == _onp.bool_:
         dtype = _onp.int64
     r = _reduce(_R.sum, a, axis, keepdims, dtype)
-    return r if initial is None else r + initial
+    return finish(out, r if initial is None else r + initial, "sum")
 
 
 def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
@@ -552,23 +553,23 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     a = from_input(a)
     if dtype is None and a._data.dtype.kind != "f":
         dtype = _DEFAULT
-    return _reduce(_R.mean, a, axis, keepdims, dtype)
+    return finish(out, _reduce(_R.mean, a, axis, keepdims, dtype), "mean")
 
 
 def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
          keepdims: bool = False) -> ndarray:
     """Product of elements over ``axis``."""
-    return _reduce(_R.prod, a, axis, keepdims, dtype)
+    return finish(out, _reduce(_R.prod, a, axis, keepdims, dtype), "prod")
 
 
 def max(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
     """Maximum over ``axis``."""
-    return _reduce(_R.max, a, axis, keepdims)
+    return finish(out, _reduce(_R.max, a, axis, keepdims), "max")
 
 
 def min(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
     """Minimum over ``axis``."""
-    return _reduce(_R.min, a, axis, keepdims)
+    return finish(out, _reduce(_R.min, a, axis, keepdims), "min")
 
 
 amax, amin = max, min
@@ -590,13 +591,13 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int 
     n = a.size if axis is None else int(_onp.prod([a.shape[i] for i in
                                                    ((axis,) if isinstance(axis, int) else axis)]))
     s = sum(sq, axis, dtype, keepdims=keepdims)
-    return to_np(s / (n - ddof) if n - ddof > 0 else s / 0.0)
+    return finish(out, to_np(s / (n - ddof) if n - ddof > 0 else s / 0.0), "var")
 
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
         keepdims: bool = False) -> ndarray:
     """Standard deviation over ``axis``."""
-    return to_np(_E.sqrt(var(a, axis, dtype, out, ddof, keepdims)))
+    return finish(out, to_np(_E.sqrt(var(a, axis, dtype, None, ddof, keepdims))), "std")
 
 
 def _arg(fn: Any, a: Any, axis: Optional[int]) -> ndarray:
@@ -617,12 +618,12 @@ def argmax(a: Any, axis: Optional[int] = None, out: Any = None) -> ndarray:
     >>> np.argmax(np.array([[1, 5], [7, 2]]), axis=1)
     array([1, 0], dtype=int64)
     """
-    return _arg(_O.argmax, a, axis)
+    return finish(out, _arg(_O.argmax, a, axis), "argmax")
 
 
 def argmin(a: Any, axis: Optional[int] = None, out: Any = None) -> ndarray:
     """Indices (int64) of the minima over ``axis``."""
-    return _arg(_O.argmin, a, axis)
+    return finish(out, _arg(_O.argmin, a, axis), "argmin")
 
 
 def cumsum(a: Any, axis: Optional[int] = None, dtype: Any = None, out: Any = None) -> ndarray:
@@ -631,21 +632,22 @@ def cumsum(a: Any, axis: Optional[int] = None, dtype: Any = None, out: Any = Non
     if axis is None:
         a = _R.reshape_exact(a, (a.size,))
         axis = 0
-    return to_np(_C.cumsum(a, axis=axis, dtype=None if dtype is None else _np_dtype(dtype)))
+    r = to_np(_C.cumsum(a, axis=axis, dtype=None if dtype is None else _np_dtype(dtype)))
+    return finish(out, r, "cumsum")
 
 
 def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
     """Whether every element over ``axis`` is true (bool)."""
     a = from_input(a)
     d = _onp.all(a._data, axis=axis, keepdims=keepdims)
-    return wrap(_onp.asarray(d), None, 0, ndarray)
+    return finish(out, wrap(_onp.asarray(d), None, 0, ndarray), "all")
 
 
 def any(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
     """Whether any element over ``axis`` is true (bool)."""
     a = from_input(a)
     d = _onp.any(a._data, axis=axis, keepdims=keepdims)
-    return wrap(_onp.asarray(d), None, 0, ndarray)
+    return finish(out, wrap(_onp.asarray(d), None, 0, ndarray), "any")
 
 
 # ================================================================== shape functions
@@ -688,6 +690,10 @@ def dot(a: Any, b: Any, out: Any = None) -> ndarray:
     >>> np.dot(np.array([1., 2.]), np.array([3., 4.]))
     array(11.)
     """
+    return finish(out, _dot(a, b), "dot")
+
+
+def _dot(a: Any, b: Any) -> ndarray:
     if not isinstance(a, NDArray) or not isinstance(b, NDArray):
         if _onp.ndim(a) == 0 or _onp.ndim(b) == 0:
             return to_np(from_input(a) * from_input(b)) if isinstance(a, NDArray) else \
@@ -707,14 +713,15 @@ def dot(a: Any, b: Any, out: Any = None) -> ndarray:
     return to_np(_L.dot(a, b))
 
 
-def matmul(a: Any, b: Any, out: Any = None) -> ndarray:
-    """NumPy's ``matmul`` (``@``): batched matrix products with broadcasting."""
+def matmul(a: Any, b: Any, out: Any = None, **kwargs: Any) -> ndarray:
+    """NumPy's ``matmul`` (``@``): batched matrix products with broadcasting (the ufunc
+    keywords at their defaults only, as MXNet 1.9.1)."""
+    if kwargs:
+        check_kwargs("matmul", kwargs)
     a, b = promote(from_input(a), from_input(b))
-    if a.ndim == 1 and b.ndim == 1:
-        return dot(a, b)
     if a.ndim <= 2 and b.ndim <= 2:
-        return dot(a, b)
-    return to_np(_L.matmul(a, b))
+        return finish(out, _dot(a, b), "matmul")
+    return finish(out, to_np(_L.matmul(a, b)), "matmul")
 
 
 def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None) -> ndarray:
@@ -722,16 +729,16 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None) -> ndarr
     a = from_input(a)
     lo = -_onp.inf if a_min is None else float(a_min)
     hi = _onp.inf if a_max is None else float(a_max)
-    return to_np(_E.clip(a, lo, hi))
+    return finish(out, to_np(_E.clip(a, lo, hi)), "clip")
 
 
 def round(x: Any, decimals: int = 0, out: Any = None) -> ndarray:
     """Round to ``decimals`` places (half to even, as NumPy)."""
     x = from_input(x)
     if decimals == 0:
-        return to_np(_E.rint(x))
+        return finish(out, to_np(_E.rint(x)), "round")
     f = 10.0 ** decimals
-    return to_np(_E.rint(x * f) / f)
+    return finish(out, to_np(_E.rint(x * f) / f), "round")
 
 
 def sort(a: Any, axis: Optional[int] = -1, kind: Any = None, order: Any = None) -> ndarray:
