@@ -36,6 +36,7 @@ from ..ops import indexing as _I
 from ..ops import linalg as _L
 from ..ops._apply import unary_fast
 from .multiarray import (RULES, ndarray, promoted_dtype, to_np as _np, from_input as _in, promote as _promote,
+                         numpy_call,
                          numpy_shape as _numpy_shape, _np_dtype, _host, _DEFAULT,
                          sum, mean, prod, max, min, amax, amin, var, std, argmax, argmin,
                          cumsum, all, any, reshape, squeeze, dot, clip, round, sort,
@@ -440,6 +441,8 @@ def repeat(a: Any, repeats: int, axis: Optional[int] = None) -> ndarray:
 def flip(m: Any, axis: Any = None) -> ndarray:
     """``m`` with the order of elements reversed along ``axis`` (all axes by default)."""
     a = _in(m)
+    if a.ndim == 0:
+        return copy(a)                  # NumPy: nothing to reverse
     if axis is None:
         axis = tuple(range(a.ndim))
     return _np(_S.flip(a, axis))
@@ -542,7 +545,7 @@ def diag(v: Any, k: int = 0) -> ndarray:
     from ..ops import composed as _C
     x = _in(v)
     if x.ndim == 2 and not -x.shape[0] < k < x.shape[1]:
-        return zeros((0,), dtype=x._data.dtype)       # NumPy: an empty diagonal
+        return diagonal(x, k)                         # NumPy: an empty diagonal
     return _np(_C.diag(x, k=k))
 
 
@@ -614,16 +617,27 @@ def einsum(subscripts: str, *operands: Any, **kwargs: Any) -> ndarray:
     """Einstein summation for two operands or one, built from differentiable ops
     (transpose, broadcasting multiply, sum)."""
     ops = [_in(o) for o in operands]
-    if "->" in subscripts:
-        ins, res = subscripts.replace(" ", "").split("->")
-    else:
-        ins = subscripts.replace(" ", "")
-        letters = "".join(ins.split(","))
-        res = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    spec = subscripts.replace(" ", "")
+    ins, res = spec.split("->") if "->" in spec else (spec, None)
     terms = ins.split(",")
-    if len(terms) != len(ops) or _builtins.any("." in t for t in terms):
-        raise DTypeError(f"np.einsum: subscripts {subscripts!r} do not match "
-                         f"{len(ops)} operands (ellipses are not supported)")
+    if len(terms) != len(ops):
+        raise DTypeError(f"np.einsum: subscripts {subscripts!r} name {len(terms)} operands, "
+                         f"got {len(ops)}")
+    ell = ""
+    if "..." in spec:           # '...' stands for the leading axes an operand has left over
+        free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in spec]
+        counts = [o.ndim - len(t.replace("...", "")) if "..." in t else 0
+                  for t, o in zip(terms, ops)]
+        ell = "".join(free[:_builtins.max(counts)])
+        terms = [t.replace("...", ell[len(ell) - n:] if n else "") for t, n in zip(terms, counts)]
+        if res is not None:
+            res = res.replace("...", ell)
+    if res is None:
+        letters = "".join(terms)
+        res = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
+                                   and c not in ell))
+    if _builtins.any("." in t for t in terms) or "." in res:
+        raise DTypeError(f"np.einsum: subscripts {subscripts!r}: '.' only as '...'")
     # a letter repeated inside one term takes that operand's diagonal (NumPy's rule)
     terms = list(terms)
     for k, (t, o) in enumerate(zip(terms, ops)):
@@ -642,14 +656,11 @@ def einsum(subscripts: str, *operands: Any, **kwargs: Any) -> ndarray:
         for c in t:
             if c not in allc:
                 allc.append(c)
-    sizes = {}
     aligned = []
     for t, o in zip(terms, ops):
-        for c, s in zip(t, o.shape):
-            sizes[c] = s
         perm = sorted(range(len(t)), key=lambda i: allc.index(t[i]))
         x = transpose(o, perm) if perm != list(range(len(t))) else o
-        shape = tuple(sizes[c] if c in t else 1 for c in allc)
+        shape = tuple(o.shape[t.index(c)] if c in t else 1 for c in allc)   # broadcasts
         aligned.append(reshape(x, shape))
     prodx: Any = aligned[0]
     for x in aligned[1:]:
@@ -702,9 +713,9 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> ndarray
     x = _in(a)
     n1, n2 = x.shape[axis1], x.shape[axis2]
     if not -n1 < offset < n2:       # no such diagonal: NumPy gives it empty
-        keep = tuple(s for i, s in enumerate(x.shape) if i not in (axis1 % x.ndim,
-                                                                  axis2 % x.ndim))
-        return zeros(keep + (0,), dtype=x._data.dtype)
+        # recorded (a sum over an empty axis), so that a backward through it works
+        moved = moveaxis(x, (axis1, axis2), (-2, -1))
+        return sum(_np(moved)[..., :0, :0], axis=-1)
     return _np(_C.diag(x, k=offset, axis1=axis1, axis2=axis2))
 
 
@@ -861,7 +872,8 @@ __all__ += ["roll", "diagonal", "trace", "diff", "average", "append", "atleast_1
             "atleast_2d", "atleast_3d", "take_along_axis", "deg2rad", "rad2deg", "positive",
             "around", "round_", "ptp", "flipud", "fliplr", "rot90", "column_stack",
             "row_stack", "dstack", "alltrue", "sometrue", "product", "msort", "in1d",
-            "trapz"]
+            "trapz", "hanning", "hamming", "blackman", "quantile", "percentile", "delete",
+            "dsplit", "ediff1d", "diagflat", "polyval", "nan_to_num"]
 
 
 # ------------------------------------------------------------------ NumPy's others
@@ -888,6 +900,111 @@ def _fallback_ufunc(name: str) -> Any:
 for _name in ("invert", "bitwise_not", "lcm", "copysign", "bitwise_and", "bitwise_xor",
               "bitwise_or", "ldexp"):
     globals()[_name] = _fallback_ufunc(_name)
+
+
+def _window(name: str) -> Any:
+    np_fn = getattr(_onp, name)
+
+    def f(M: int, dtype: Any = None, ctx: Any = None) -> ndarray:
+        _ctx(ctx)
+        return _wrap(np_fn(M).astype(_np_dtype(dtype)), None, 0, ndarray)
+    f.__name__ = name
+    f.__doc__ = f"NumPy's ``{name}`` window, float32 unless ``dtype`` (as MXNet)."
+    return f
+
+
+hanning, hamming, blackman = _window("hanning"), _window("hamming"), _window("blackman")
+
+
+def _quantile_fn(name: str) -> Any:
+    np_fn = getattr(_onp, name)
+
+    def f(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = None,
+          interpolation: str = "linear", keepdims: bool = False) -> ndarray:
+        r = numpy_call(np_fn, (a, q), {"axis": axis, "method": interpolation,
+                                       "keepdims": keepdims})
+        if not isinstance(r, NDArray):
+            r = array(r)
+        return _finish(out, r, name)
+    f.__name__ = name
+    f.__doc__ = (f"NumPy's ``{name}`` with MXNet 1.9.1's ``interpolation=`` keyword (NumPy's "
+                 f"``method=``); computed by NumPy, not differentiable.")
+    return f
+
+
+quantile, percentile = _quantile_fn("quantile"), _quantile_fn("percentile")
+
+
+def delete(arr: Any, obj: Any, axis: Optional[int] = None) -> ndarray:
+    """``arr`` without the entries ``obj`` (indices, a slice or a mask) along ``axis``;
+    indices given as a float ``mx.np`` array (``np.array([0, 1])`` is float32) count as
+    integers, as in MXNet."""
+    if isinstance(obj, NDArray) and obj._data.dtype.kind == "f":
+        obj = obj._data.astype(_onp.int64)
+    return numpy_call(_onp.delete, (arr, obj), {"axis": axis})
+
+
+def dsplit(ary: Any, indices_or_sections: Any) -> List[ndarray]:
+    """Split along the third axis (of an array of at least 3 dimensions); differentiable."""
+    if _in(ary).ndim < 3:
+        raise ShapeError("np.dsplit only works on arrays of 3 or more dimensions")
+    return split(ary, indices_or_sections, axis=2)
+
+
+def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> ndarray:
+    """Differences of consecutive elements of the flattened array, with ``to_begin`` and
+    ``to_end`` around them; differentiable."""
+    x = ravel(_in(ary))
+    parts = [] if to_begin is None else [ravel(_in(to_begin, x))]
+    parts.append(x[1:] - x[:-1])
+    if to_end is not None:
+        parts.append(ravel(_in(to_end, x)))
+    return parts[0] if len(parts) == 1 else concatenate(parts, axis=0)
+
+
+def diagflat(v: Any, k: int = 0) -> ndarray:
+    """A 2-d array with the flattened ``v`` on its ``k``-th diagonal; differentiable."""
+    return diag(ravel(_in(v)), k)
+
+
+def polyval(p: Any, x: Any) -> ndarray:
+    """The polynomial with coefficients ``p`` (highest power first) at ``x`` (Horner's
+    rule); differentiable in ``p`` and ``x``."""
+    pa, xa = _np(_in(p)), _in(x)
+    if pa.ndim != 1:
+        raise ShapeError(f"np.polyval: p must be 1-d, got shape {pa.shape}")
+    if pa.shape[0] == 0:
+        return zeros_like(xa)
+    y = pa[0] * ones_like(xa)
+    for i in range(1, pa.shape[0]):
+        y = y * xa + pa[i]
+    return _np(y)
+
+
+def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
+               neginf: Any = None) -> ndarray:
+    """``x`` with NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (the
+    dtype's largest finite values by default); differentiable (zero gradient where a
+    value was replaced). ``copy=False`` writes into ``x`` as MXNet."""
+    a = _np(_in(x))
+    if a._data.dtype.kind != "f":
+        return a if not copy else positive(a)
+    big = _onp.finfo(a._data.dtype).max
+    d = a._data
+    r = a
+    for mask, value in ((_onp.isnan(d), nan), (_onp.isposinf(d), big if posinf is None
+                                                 else posinf),
+                        (_onp.isneginf(d), -big if neginf is None else neginf)):
+        if mask.any():
+            r = where(_wrap(mask, None, 0, ndarray), full_like(a, value), r)
+    if r is a:
+        r = positive(a)
+    if not copy and isinstance(x, NDArray):
+        x[...] = r
+        return x
+    return r
+
+
 NAN = NaN = nan
 NINF, PINF, NZERO, PZERO = -inf, inf, -0.0, 0.0
 globals()["bool"] = _onp.bool_   # mx.np.bool, as MXNet names it (not shadowing the type)
@@ -961,6 +1078,7 @@ def _register_dispatch() -> None:
 
 
 _register_dispatch()
+from . import fallback, fallback_linalg  # noqa: E402  (MXNet's lists of NumPy-computed names)
 
 
 def __dir__() -> List[str]:

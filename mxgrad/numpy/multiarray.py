@@ -629,6 +629,8 @@ def argmin(a: Any, axis: Optional[int] = None, out: Any = None) -> ndarray:
 def cumsum(a: Any, axis: Optional[int] = None, dtype: Any = None, out: Any = None) -> ndarray:
     """Cumulative sum over ``axis`` (of the flattened array by default)."""
     a = from_input(a)
+    if dtype is None and a._data.dtype == _onp.bool_:
+        dtype = _onp.int64                     # NumPy's and MXNet's: bools count as int64
     if axis is None:
         a = _R.reshape_exact(a, (a.size,))
         axis = 0
@@ -758,9 +760,11 @@ def argsort(a: Any, axis: Optional[int] = -1, kind: Any = None, order: Any = Non
 
 
 def nonzero(a: Any) -> Tuple[ndarray, ...]:
-    """The indices (int64) of the non-zero elements, one array per dimension."""
+    """The indices (int64) of the non-zero elements, one array per dimension (a 0-d array
+    as a 1-d one, as MXNet: NumPy 2 refuses it)."""
     a = from_input(a)
-    return tuple(wrap(i.astype(_onp.int64), None, 0, ndarray) for i in _onp.nonzero(a._data))
+    d = a._data if a._data.ndim else a._data.reshape(1)
+    return tuple(wrap(i.astype(_onp.int64), None, 0, ndarray) for i in _onp.nonzero(d))
 
 
 # ================================================================== operators

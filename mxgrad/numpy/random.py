@@ -108,6 +108,8 @@ def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None,
 def multinomial(n: int, pvals: Any, size: Any = None) -> ndarray:
     """Draw counts of ``n`` trials over the categories ``pvals`` (int64)."""
     p = _onp.asarray(_param(pvals), dtype=_onp.float64)
+    if p.size == 0:       # MXNet: no categories give an empty result (NumPy 2 refuses)
+        return wrap(_onp.zeros((_size(size) or ()) + (0,), _onp.int64), None, 0, ndarray)
     total = p.sum()
     if total > 1.0 and total < 1.0 + 1e-5:   # float32 probabilities that sum to 1 + rounding
         p = p / total
@@ -203,10 +205,24 @@ __all__ += ["chisquare", "pareto", "power", "rayleigh", "weibull"]
 
 def multivariate_normal(mean: Any, cov: Any, size: Any = None, check_valid: str = "warn",
                         tol: float = 1e-8) -> ndarray:
-    """Samples of a multivariate normal distribution."""
-    return _out(_rng().multivariate_normal(_param(mean), _param(cov), _size(size),
-                                           check_valid, tol),  # type: ignore[arg-type]
-                None)
+    """Samples of a multivariate normal distribution; ``mean`` (``(..., k)``) and ``cov``
+    (``(..., k, k)``) may carry batch axes, broadcast together as MXNet does (the result
+    is ``size + batch + (k,)``)."""
+    m = _onp.asarray(_param(mean), dtype=_onp.float64)
+    c = _onp.asarray(_param(cov), dtype=_onp.float64)
+    if m.ndim == 1 and c.ndim == 2:
+        return _out(_rng().multivariate_normal(m, c, _size(size), check_valid, tol),
+                    None)  # type: ignore[arg-type]
+    k = m.shape[-1]
+    if c.ndim < 2 or c.shape[-2:] != (k, k):
+        raise ShapeError(f"np.random.multivariate_normal: cov must end in ({k}, {k}) "
+                         f"to fit mean of shape {m.shape}, got {c.shape}")
+    batch = _onp.broadcast_shapes(m.shape[:-1], c.shape[:-2])
+    chol = _onp.linalg.cholesky(_onp.broadcast_to(c, batch + (k, k)))
+    shape = (_size(size) or ()) + batch + (k,)
+    z = _rng().standard_normal(shape)
+    r = _onp.broadcast_to(m, batch + (k,)) + _onp.einsum("...ij,...j->...i", chol, z)
+    return _out(r, None)
 
 
 __all__.append("multivariate_normal")
