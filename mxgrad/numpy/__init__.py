@@ -711,6 +711,13 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> ndarray
     last); differentiable."""
     from ..ops import composed as _C
     x = _in(a)
+    nd = x.ndim
+    if nd < 2:
+        raise ShapeError(f"np.diagonal/np.trace: the array must have at least 2 dimensions, "
+                         f"got shape {x.shape}")
+    if not (-nd <= axis1 < nd and -nd <= axis2 < nd) or axis1 % nd == axis2 % nd:
+        raise ShapeError(f"np.diagonal/np.trace: axis1={axis1} and axis2={axis2} must be two "
+                         f"different axes of an array of {nd} dimensions")
     n1, n2 = x.shape[axis1], x.shape[axis2]
     if not -n1 < offset < n2:       # no such diagonal: NumPy gives it empty
         # recorded (a sum over an empty axis), so that a backward through it works
@@ -985,7 +992,8 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
                neginf: Any = None) -> ndarray:
     """``x`` with NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (the
     dtype's largest finite values by default); differentiable (zero gradient where a
-    value was replaced). ``copy=False`` writes into ``x`` as MXNet."""
+    value was replaced). ``copy=False`` writes into ``x`` as MXNet, except for a variable
+    being recorded (mxgrad never overwrites a recorded variable)."""
     a = _np(_in(x))
     if a._data.dtype.kind != "f":
         return a if not copy else positive(a)
@@ -1000,8 +1008,10 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
     if r is a:
         r = positive(a)
     if not copy and isinstance(x, NDArray):
-        x[...] = r
-        return x
+        from ..autograd import is_recording
+        if not (is_recording() and x._node is not None):
+            x[...] = r           # in place, as MXNet (under recording: the new array only)
+            return x
     return r
 
 

@@ -12,6 +12,7 @@ True
 """
 from __future__ import annotations
 
+import builtins as _builtins
 from typing import List, Any, Optional
 
 import numpy as _onp
@@ -19,7 +20,8 @@ import numpy as _onp
 from ..base import DTypeError, ShapeError
 from ..ndarray.ndarray import NDArray, wrap
 from .. import random as _random
-from .multiarray import ndarray, _np_dtype
+from ..ops import elemwise as _E
+from .multiarray import ndarray, _np_dtype, to_np
 
 __all__ = ["seed", "uniform", "normal", "randn", "rand", "randint", "choice", "shuffle",
            "multinomial", "exponential", "gamma", "poisson", "bernoulli", "beta", "laplace",
@@ -42,6 +44,33 @@ def _param(p: Any) -> Any:
     return p._data if isinstance(p, NDArray) else p
 
 
+def _in_graph(*params: Any) -> bool:
+    """Whether a parameter is an array a gradient must reach (recording, in a graph)."""
+    from ..autograd import is_recording
+    return is_recording() and _builtins.any(isinstance(p, NDArray) and p._node is not None
+                                            for p in params)
+
+
+def _shape_of(size: Any, *params: Any) -> Any:
+    return _size(size) or _onp.broadcast_shapes(*(_onp.shape(_param(p)) for p in params))
+
+
+def _noise(draw: Any, like: Any) -> ndarray:
+    """Parameter-free samples as a constant array of the parameters' float dtype."""
+    dt = _builtins.next((p._data.dtype for p in like if isinstance(p, NDArray) and
+                         p._data.dtype.kind == "f"), _onp.dtype(_onp.float32))
+    return wrap(_onp.asarray(draw, dtype=dt), None, 0, ndarray)
+
+
+def _pathwise(params: Any, size: Any, draw: Any, compose: Any) -> ndarray:
+    """A sample as a recorded function of its parameters (the reparameterization MXNet
+    differentiates its samplers by): ``compose(noise, *params)`` with ``noise`` drawn by
+    ``draw(shape)`` from the parameter-free distribution."""
+    noise = _noise(draw(_shape_of(size, *params)), params)
+    args = [to_np(p) if isinstance(p, NDArray) else p for p in params]
+    return to_np(compose(noise, *args))
+
+
 def _out(draw: Any, dtype: Any) -> ndarray:
     d = _onp.asarray(draw)
     return wrap(d.astype(_np_dtype(dtype), copy=False), None, 0, ndarray)
@@ -58,7 +87,10 @@ def _rng() -> _onp.random.Generator:
 
 def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None,
             ctx: Any = None, out: Any = None) -> ndarray:
-    """Samples from ``U[low, high)`` (float32 by default; a 0-d array without ``size``)."""
+    """Samples from ``U[low, high)`` (float32 by default; a 0-d array without ``size``);
+    differentiable in array ``low`` and ``high`` (pathwise, as MXNet)."""
+    if _in_graph(low, high):
+        return _pathwise((low, high), size, _rng().random, lambda u, a, b: a + (b - a) * u)
     return _out(_rng().uniform(_param(low), _param(high), _size(size)), dtype)
 
 
@@ -67,12 +99,18 @@ def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None
     """Samples from a normal distribution."""
     if _onp.any(_onp.asarray(_param(scale)) < 0):
         raise ShapeError("np.random.normal: scale must be >= 0")
+    if _in_graph(loc, scale):
+        return _pathwise((loc, scale), size, _rng().standard_normal,
+                         lambda e, m, s_: m + s_ * e)
     return _out(_rng().normal(_param(loc), _param(scale), _size(size)), dtype)
 
 
 def lognormal(mean: Any = 0.0, sigma: Any = 1.0, size: Any = None, dtype: Any = None,
               ctx: Any = None, out: Any = None) -> ndarray:
-    """Samples from a log-normal distribution."""
+    """Samples from a log-normal distribution (differentiable in array parameters)."""
+    if _in_graph(mean, sigma):
+        return _pathwise((mean, sigma), size, _rng().standard_normal,
+                         lambda e, m, s_: _E.exp(m + s_ * e))
     return _out(_rng().lognormal(_param(mean), _param(sigma), _size(size)), dtype)
 
 
@@ -132,7 +170,11 @@ def permutation(x: Any) -> ndarray:
 
 
 def exponential(scale: Any = 1.0, size: Any = None, ctx: Any = None, out: Any = None) -> ndarray:
-    """Samples from an exponential distribution."""
+    """Samples from an exponential distribution (differentiable in an array ``scale``)."""
+    if _onp.any(_onp.asarray(_param(scale)) < 0):
+        raise ShapeError("np.random.exponential: scale must be >= 0")
+    if _in_graph(scale):
+        return _pathwise((scale,), size, _rng().standard_exponential, lambda e, b: b * e)
     return _out(_rng().exponential(_param(scale), _size(size)), None)
 
 
@@ -169,13 +211,19 @@ def laplace(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = Non
 
 def gumbel(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, ctx: Any = None,
            out: Any = None) -> ndarray:
-    """Samples from a Gumbel distribution."""
+    """Samples from a Gumbel distribution (differentiable in array parameters)."""
+    if _in_graph(loc, scale):
+        return _pathwise((loc, scale), size, lambda sh: _rng().gumbel(0.0, 1.0, sh),
+                         lambda e, m, s_: m + s_ * e)
     return _out(_rng().gumbel(_param(loc), _param(scale), _size(size)), None)
 
 
 def logistic(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, ctx: Any = None,
              out: Any = None) -> ndarray:
-    """Samples from a logistic distribution."""
+    """Samples from a logistic distribution (differentiable in array parameters)."""
+    if _in_graph(loc, scale):
+        return _pathwise((loc, scale), size, lambda sh: _rng().logistic(0.0, 1.0, sh),
+                         lambda e, m, s_: m + s_ * e)
     return _out(_rng().logistic(_param(loc), _param(scale), _size(size)), None)
 
 
@@ -188,6 +236,11 @@ def _one_param(name: str, param: str, default: Any) -> Any:
         if kwargs:
             raise DTypeError(f"np.random.{name}: unknown argument(s) {sorted(kwargs)}; it "
                              f"takes {param}, size, dtype")
+        if _onp.any(_onp.asarray(_param(value)) < 0):
+            raise ShapeError(f"np.random.{name}: {param} must be >= 0")
+        if name in _PATHWISE and _in_graph(value):
+            draw, compose = _PATHWISE[name]
+            return _pathwise((value,), size, draw, compose)
         return _out(getattr(_rng(), name)(_param(value), size=_size(size)), dtype)
     f.__name__ = name
     f.__doc__ = (f"Samples of NumPy's ``{name}`` distribution (``{param}``; float32 by "
@@ -195,6 +248,12 @@ def _one_param(name: str, param: str, default: Any) -> Any:
     return f
 
 
+# one-parameter samplers MXNet differentiates: (parameter-free draw, sample from it)
+_PATHWISE = {
+    "rayleigh": (lambda sh: _rng().rayleigh(1.0, sh), lambda r, s_: s_ * r),
+    "weibull": (lambda sh: _rng().standard_exponential(sh), lambda e, a: e ** (1.0 / a)),
+    "pareto": (lambda sh: _rng().standard_exponential(sh), lambda e, a: _E.exp(e / a) - 1.0),
+}
 chisquare = _one_param("chisquare", "df", 1.0)
 pareto = _one_param("pareto", "a", 1.0)
 power = _one_param("power", "a", 1.0)
