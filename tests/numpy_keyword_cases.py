@@ -1,5 +1,7 @@
-"""``out=`` and NumPy's ufunc keywords on ``mx.np`` functions, and scalars meeting integer
-arrays: expressions whose results (or refusals) mxgrad must give as MXNet 1.9.1 does.
+"""``out=`` and NumPy's ufunc keywords on ``mx.np`` functions, scalars meeting integer
+arrays, and the functions MXNet's own NumPy tests found wrong or missing (matrix norms,
+``einsum`` with ``...``, windows...): expressions whose results (or refusals) mxgrad must
+give as MXNet 1.9.1 does.
 
 ``tools/make_numpy_keyword_fixtures.py`` evaluates them on real MXNet 1.9.1 and writes
 ``tests/data/mxnet/numpy_keyword_fixtures.npz``; ``tests/test_numpy_keywords.py`` evaluates
@@ -13,6 +15,8 @@ X = np.array([1., 2., 3.])
 M = np.array([[1., 2., 3.], [4., 5., 6.]])
 I = np.array([1, 2, 3, -3], dtype='int32')
 NI = nd.array([1, 2, 3, -3], dtype='int32')
+M3 = np.arange(24.).reshape(2, 3, 4) - 11.
+K = np.arange(20.).reshape(4, 5) / 10.
 """
 
 VALUE_CASES = {
@@ -84,6 +88,48 @@ VALUE_CASES = {
     "nd_int_pow_float": "NI ** 2.5",
     "nd_int_rmod_float": "7.5 % NI",
     "nd_int_eq_float": "NI == 2.5",
+    # matrix and vector norms
+    "norm_1_axes21": "np.linalg.norm(M3, 1, (2, 1))",
+    "norm_m1_axes01_keep": "np.linalg.norm(M3, -1, (0, 1), True)",
+    "norm_inf_str": "np.linalg.norm(M3, 'inf', (0, 2))",
+    "norm_minf_str_10": "np.linalg.norm(M3, '-inf', (1, 0))",
+    "norm_inf_float": "np.linalg.norm(M, np.inf)",
+    "norm_matrix_1": "np.linalg.norm(M, 1)",
+    "norm_matrix_2": "np.linalg.norm(M, 2)",
+    "norm_matrix_m2": "np.linalg.norm(M3, -2, (0, 2))",
+    "norm_nuc": "np.linalg.norm(M3, 'nuc', (1, 2))",
+    "norm_fro_keep": "np.linalg.norm(M3, 'fro', (0, 2), True)",
+    "norm_vec_0": "np.linalg.norm(M3, 0, 1)",
+    "norm_vec_p": "np.linalg.norm(M3 + 0.5, -3.2, 2)",
+    "norm_vec_inf_str": "np.linalg.norm(M3, 'inf', 1)",
+    "norm_none_keep": "np.linalg.norm(M3, None, None, True)",
+    # others
+    "cumsum_bool": "np.cumsum(np.array([True, False, True], dtype='bool'))",
+    "einsum_ellipsis_sum": "np.einsum('...j->...', M3)",
+    "einsum_ellipsis_matmul": "np.einsum('...ij,jk->...ik', M3, K)",
+    "einsum_ellipsis_front": "np.einsum('i...,i...->...', M, M)",
+    "einsum_ellipsis_bcast": "np.einsum('...ij,...ij->...i', M3, M3[:1])",
+    "nonzero_0d": "np.nonzero(np.array(3.))[0]",
+    "flip_0d": "np.flip(np.array(3.))",
+    "hanning": "np.hanning(5)",
+    "hamming_f64": "np.hamming(4, dtype='float64')",
+    "blackman": "np.blackman(6)",
+    "quantile_lower": "np.quantile(np.arange(5.), 0.3, interpolation='lower')",
+    "percentile_midpoint": "np.percentile(M, 30, axis=1, interpolation='midpoint')",
+    "delete_float_indices": "np.delete(np.arange(6.), np.array([3, 0]))",
+    "multinomial_empty": "np.random.multinomial(5, [])",
+    "mvn_batch_shape": "np.array(np.random.multivariate_normal(np.zeros((3, 2)), "
+                       "np.broadcast_to(np.eye(2), (4, 3, 2, 2)), (2,)).shape)",
+    "ediff1d": "np.ediff1d(X * X, to_end=np.array([7., 8.]), to_begin=np.array([9.]))",
+    "diagflat": "np.diagflat(M, 1)",
+    "polyval": "np.polyval(X, np.array([1., 2., -1.]))",
+    "nan_to_num": "np.nan_to_num(np.array([np.nan, np.inf, -np.inf, 1.]))",
+    "nan_to_num_values": "np.nan_to_num(np.array([np.nan, np.inf, -np.inf]), nan=1., "
+                         "posinf=2., neginf=3.)",
+    "dsplit": "np.dsplit(M3, 2)[1]",
+    "diag_empty": "np.diag(M, 5)",
+    "trace_offset": "np.trace(M3, 1, 0, 2)",
+    "pinv_rcond": "np.linalg.pinv(M, rcond=np.array(1e-15))",
 }
 
 # gradients of X through a function that wrote into out=
@@ -92,6 +138,16 @@ GRAD_CASES = {
     "grad_multiply_out": "np.multiply(X, X, out=np.zeros(3)).sum()",
     "grad_maximum_out": "np.maximum(X, 2., out=np.zeros(3)).sum()",
     "grad_sum_out": "np.sum(X * X, out=np.zeros(())) * 3",
+    "grad_norm_1_matrix": "np.linalg.norm(M * X, 1, (0, 1))",
+    "grad_norm_inf_matrix": "np.linalg.norm(M * X, 'inf', (0, 1))",
+    "grad_norm_p": "np.linalg.norm(X, 3)",
+    "grad_einsum_ellipsis": "np.einsum('...i,...i->...', M, M * X).sum()",
+    "grad_polyval_p": "np.polyval(X, np.array([1., 2., -1.])).sum()",
+    "grad_ediff1d": "(np.ediff1d(X * X) * np.array([1., 3.])).sum()",
+    "grad_diagflat": "(np.diagflat(X) * np.arange(9.).reshape(3, 3)).sum()",
+    "grad_trace_empty": "np.trace(np.diag(X), 5) + X.sum()",
+    "grad_normal_loc": "np.random.normal(X, 2., size=(2, 3)).sum()",
+    "grad_gumbel_loc": "np.random.gumbel(X, 2.).sum()",
 }
 
 # calls MXNet 1.9.1 refuses: the name of the built-in class its error belongs to
@@ -130,4 +186,10 @@ REFUSED_CASES = {
     "dot_out_shape": ("np.dot(M, M.T, out=np.zeros(7))", "out"),
     "concatenate_out_dtype": ("np.concatenate([M, M], out=np.zeros((4, 3), dtype='float64'))",
                               "out"),
+    "trace_1d": ("np.trace(X)", "dimensions"),
+    "trace_same_axes": ("np.trace(M3, 0, 1, 1)", "axis"),
+    "trace_bad_axis": ("np.trace(M3, 1, 0, -4)", "axis"),
+    "pinv_hermitian": ("np.linalg.pinv(M, hermitian=True)", "hermitian"),
+    "exponential_negative": ("np.random.exponential(-1.)", "scale"),
+    "rayleigh_negative": ("np.random.rayleigh(-1.)", "scale"),
 }

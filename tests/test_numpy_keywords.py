@@ -46,6 +46,7 @@ def test_gradient_through_out_as_mxnet(name):
 
 
 _KINDS = {"NotImplementedError": NotImplementedError, "TypeError": TypeError,
+          "ValueError": ValueError, "IndexError": IndexError,
           "MXNetError": MXNetError}
 
 

@@ -87,10 +87,8 @@ def _rng() -> _onp.random.Generator:
 
 def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None,
             ctx: Any = None, out: Any = None) -> ndarray:
-    """Samples from ``U[low, high)`` (float32 by default; a 0-d array without ``size``);
-    differentiable in array ``low`` and ``high`` (pathwise, as MXNet)."""
-    if _in_graph(low, high):
-        return _pathwise((low, high), size, _rng().random, lambda u, a, b: a + (b - a) * u)
+    """Samples from ``U[low, high)`` (float32 by default; a 0-d array without ``size``;
+    constants under autograd, as MXNet's give zero gradients)."""
     return _out(_rng().uniform(_param(low), _param(high), _size(size)), dtype)
 
 
