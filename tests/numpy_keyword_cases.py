@@ -130,6 +130,10 @@ VALUE_CASES = {
     "diag_empty": "np.diag(M, 5)",
     "trace_offset": "np.trace(M3, 1, 0, 2)",
     "pinv_rcond": "np.linalg.pinv(M, rcond=np.array(1e-15))",
+    "squeeze_0d_axis": "np.squeeze(np.array(2.), -1)",
+    "argmin_0d_axis": "np.argmin(np.array(2.), 0)",
+    "argmax_empty_other_axis": "np.argmax(np.zeros((5, 0, 3)), 0)",
+    "bool_mask_match": "M[np.array([True, False])]",
 }
 
 # gradients of X through a function that wrote into out=
@@ -192,4 +196,9 @@ REFUSED_CASES = {
     "pinv_hermitian": ("np.linalg.pinv(M, hermitian=True)", "hermitian"),
     "exponential_negative": ("np.random.exponential(-1.)", "scale"),
     "rayleigh_negative": ("np.random.rayleigh(-1.)", "scale"),
+    "weibull_zero": ("np.random.weibull(0.)", "a"),
+    "pareto_negative": ("np.random.pareto(a=-1.)", "a"),
+    "bool_mask_short": ("M3[np.array([True], dtype='bool')]", "boolean index"),
+    "bool_mask_long": ("M3[np.zeros(6, dtype='bool')]", "boolean index"),
+    "argmax_empty_axis": ("np.argmax(np.zeros((5, 0, 3)), 1)", "empty"),
 }

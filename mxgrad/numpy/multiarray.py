@@ -37,7 +37,8 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as _onp
 
-from ..base import ArgumentTypeError, DTypeError, NotSupportedError, ShapeError, as_dtype
+from ..base import ArgumentTypeError, DTypeError, NotSupportedError, OutOfRangeError, \
+    ShapeError, as_dtype
 from ..ndarray.ndarray import FACES, NDArray, as_face, wrap
 from ..ops import elemwise as _E
 from ..ops._apply import FaceRules
@@ -188,6 +189,10 @@ class ndarray(NDArray):
             # NumPy: a 0-d boolean index adds an axis of length 1 (True) or 0 (False)
             keep = bool(key._data) if isinstance(key, NDArray) else bool(key)
             return self[None] if keep else self[None][:0]
+        if isinstance(key, NDArray) and key._data.dtype == _onp.bool_ and \
+                key._data.shape != d.shape[:key._data.ndim]:
+            raise OutOfRangeError(f"boolean index of shape {key.shape} does not match the "
+                                  f"indexed array's leading dimensions {d.shape}")
         return to_np(gather(self, key, zero_d=True))
 
     # --------------------------------------------------------- conversions
@@ -602,6 +607,12 @@ def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int 
 
 def _arg(fn: Any, a: Any, axis: Optional[int]) -> ndarray:
     a = from_input(a)
+    if a.ndim == 0 and axis in (0, -1):
+        axis = None                              # NumPy: axis 0 or -1 of a 0-d array
+    if a.size == 0 and axis is not None and a.shape[axis] != 0:
+        # an empty result (the other axes are empty), as NumPy: nothing to search
+        return wrap(_onp.zeros(_axis_shape(a.shape, axis, False), _onp.int64), None, 0,
+                    ndarray)
     if axis is None:
         r = fn(_R.reshape_exact(a, (-1,) if a.size else (0,)), axis=0)
         return _0d(_E.cast(r, _onp.int64), ())
@@ -666,6 +677,9 @@ def squeeze(a: Any, axis: Any = None) -> ndarray:
     """``a`` without length-1 axes (those in ``axis`` only, when given)."""
     a = from_input(a)
     shape = a.shape
+    if not shape and axis is not None and builtins.all(int(x) in (0, -1) for x in
+                                              ((axis,) if isinstance(axis, int) else axis)):
+        axis = None                              # NumPy: axis 0 or -1 of a 0-d array
     if axis is None:
         new = tuple(s for s in shape if s != 1)
     else:

@@ -234,8 +234,10 @@ def _one_param(name: str, param: str, default: Any) -> Any:
         if kwargs:
             raise DTypeError(f"np.random.{name}: unknown argument(s) {sorted(kwargs)}; it "
                              f"takes {param}, size, dtype")
-        if _onp.any(_onp.asarray(_param(value)) < 0):
-            raise ShapeError(f"np.random.{name}: {param} must be >= 0")
+        v = _onp.asarray(_param(value))
+        if _onp.any(v <= 0) if param in ("a", "df") else _onp.any(v < 0):
+            raise ShapeError(f"np.random.{name}: {param} must be "
+                             f"{'> 0' if param in ('a', 'df') else '>= 0'}, got {value!r}")
         if name in _PATHWISE and _in_graph(value):
             draw, compose = _PATHWISE[name]
             return _pathwise((value,), size, draw, compose)
