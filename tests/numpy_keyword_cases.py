@@ -134,6 +134,13 @@ VALUE_CASES = {
     "argmin_0d_axis": "np.argmin(np.array(2.), 0)",
     "argmax_empty_other_axis": "np.argmax(np.zeros((5, 0, 3)), 0)",
     "bool_mask_match": "M[np.array([True, False])]",
+    "pad_constant": "np.pad(M, ((1, 2), (0, 1)))",
+    "pad_int": "np.pad(np.arange(6, dtype='int32').reshape(2, 3), ((2, 1), (0, 1)))",
+    "pad_edge": "np.pad(M, ((1, 1), (1, 2)), mode='edge')",
+    "pad_reflect": "np.pad(M3, ((0, 0), (1, 1), (2, 0)), mode='reflect')",
+    "tensorinv": "np.linalg.tensorinv(np.eye(6).reshape(2, 3, 6) * 2. + 0.1, 2)",
+    "tensorsolve": "np.linalg.tensorsolve(np.eye(6).reshape(6, 2, 3) * 3. + 0.2, "
+                   "np.arange(6.))",
 }
 
 # gradients of X through a function that wrote into out=
@@ -152,6 +159,9 @@ GRAD_CASES = {
     "grad_trace_empty": "np.trace(np.diag(X), 5) + X.sum()",
     "grad_normal_loc": "np.random.normal(X, 2., size=(2, 3)).sum()",
     "grad_gumbel_loc": "np.random.gumbel(X, 2.).sum()",
+    "grad_pad": "(np.pad(X * X, (2, 1)) * np.arange(6.)).sum()",
+    "grad_tensorinv": "np.linalg.tensorinv(np.diag(X).reshape(3, 1, 3), 1).sum()",
+    "grad_tensorsolve": "np.linalg.tensorsolve(np.diag(X) + 1., X * 2.).sum()",
 }
 
 # calls MXNet 1.9.1 refuses: the name of the built-in class its error belongs to

@@ -96,3 +96,13 @@ def test_fallback_ufuncs_check_keywords_and_out():
     onp.testing.assert_array_equal(o.asnumpy(), [12, 12])
     with pytest.raises(NotImplementedError, match="np.bitwise_and: where=False"):
         np.bitwise_and(a, a, where=False)
+
+
+def test_pad_constant_values_as_numpy():
+    # a deliberate difference: MXNet 1.9.1's np.pad drops constant_values (its constant
+    # branch does not return its result and pads with 0); mxgrad pads with the value, as
+    # NumPy and MXNet's documentation say
+    x = onp.arange(6.).reshape(2, 3)
+    got = np.pad(np.array(x), ((1, 2), (0, 1)), constant_values=5.)
+    onp.testing.assert_array_equal(got.asnumpy(), onp.pad(x, ((1, 2), (0, 1)),
+                                                          constant_values=5.))

@@ -880,7 +880,7 @@ __all__ += ["roll", "diagonal", "trace", "diff", "average", "append", "atleast_1
             "around", "round_", "ptp", "flipud", "fliplr", "rot90", "column_stack",
             "row_stack", "dstack", "alltrue", "sometrue", "product", "msort", "in1d",
             "trapz", "hanning", "hamming", "blackman", "quantile", "percentile", "delete",
-            "dsplit", "ediff1d", "diagflat", "polyval", "nan_to_num"]
+            "dsplit", "ediff1d", "diagflat", "polyval", "nan_to_num", "pad"]
 
 
 # ------------------------------------------------------------------ NumPy's others
@@ -1013,6 +1013,31 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
             x[...] = r           # in place, as MXNet (under recording: the new array only)
             return x
     return r
+
+
+def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> ndarray:
+    """``array`` padded as NumPy's ``pad``; ``mode='constant'`` (with a number
+    ``constant_values``) is differentiable, the other modes are computed by NumPy."""
+    x = _np(_in(array))
+    cv = kwargs.get("constant_values", 0)
+    if mode != "constant" or _onp.ndim(cv) != 0 or _builtins.any(
+            k != "constant_values" for k in kwargs):
+        return numpy_call(_onp.pad, (x, pad_width), dict(kwargs, mode=mode))
+    try:
+        widths = _onp.broadcast_to(_onp.asarray(pad_width, dtype=_onp.int64), (x.ndim, 2))
+    except ValueError:
+        raise ShapeError(f"np.pad: pad_width {pad_width!r} does not fit an array of "
+                         f"{x.ndim} dimensions") from None
+    if (widths < 0).any():
+        raise ShapeError(f"np.pad: pad_width must not be negative, got {pad_width!r}")
+    for ax, (lo, hi) in enumerate(widths.tolist()):
+        parts = []
+        for n in (lo, hi):
+            shape = x.shape[:ax] + (n,) + x.shape[ax + 1:]
+            parts.append(full(shape, cv, dtype=x._data.dtype) if n else None)
+        if parts[0] is not None or parts[1] is not None:
+            x = concatenate([p_ for p_ in (parts[0], x, parts[1]) if p_ is not None], axis=ax)
+    return x
 
 
 NAN = NaN = nan

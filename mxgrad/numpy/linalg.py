@@ -19,7 +19,7 @@ from ..ops import elemwise as _E
 from .multiarray import ndarray, to_np, from_input, sum, max, min, matmul
 
 __all__ = ["norm", "inv", "det", "slogdet", "cholesky", "svd", "eigh", "eigvalsh", "solve",
-           "pinv", "matrix_rank"]
+           "pinv", "matrix_rank", "tensorinv", "tensorsolve"]
 
 
 def _keep_or_drop(r: ndarray, axes: Any, keepdims: bool) -> ndarray:
@@ -163,6 +163,36 @@ def pinv(a: Any, rcond: Any = 1e-15, hermitian: bool = False) -> ndarray:
                                 "MXNet 1.9.1); use hermitian=False")
     rc = from_input(rcond)._data if isinstance(rcond, NDArray) else rcond
     return wrap(_onp.linalg.pinv(from_input(a)._data, rc), None, 0, ndarray)
+
+
+def tensorinv(a: Any, ind: int = 2) -> ndarray:
+    """The inverse of ``a`` as a tensor over its first ``ind`` axes (NumPy's
+    ``tensorinv``); differentiable (through :func:`inv`)."""
+    x = from_input(a)
+    if ind <= 0:
+        raise DTypeError(f"np.linalg.tensorinv: ind must be a positive integer, got {ind}")
+    head, tail = x.shape[:ind], x.shape[ind:]
+    rows, cols = int(_onp.prod(head)), int(_onp.prod(tail))
+    if rows != cols:
+        raise DTypeError(f"np.linalg.tensorinv: the first {ind} axes {head} and the rest "
+                         f"{tail} must have equal products to invert")
+    return to_np(inv(x.reshape((rows, cols))).reshape(tail + head))
+
+
+def tensorsolve(a: Any, b: Any, axes: Any = None) -> ndarray:
+    """The ``x`` with ``tensordot(a, x, x.ndim) == b`` (NumPy's ``tensorsolve``);
+    differentiable in ``a`` and ``b`` (through :func:`inv`)."""
+    x, y = from_input(a), from_input(b)
+    if axes is not None:
+        rest = [i for i in range(x.ndim) if i not in [ax % x.ndim for ax in axes]]
+        x = to_np(x).transpose(rest + [ax % x.ndim for ax in axes])
+    sol_shape = x.shape[y.ndim:]
+    rows, cols = int(_onp.prod(x.shape[:y.ndim])), int(_onp.prod(sol_shape))
+    if rows != cols:
+        raise DTypeError(f"np.linalg.tensorsolve: a of shape {x.shape} is not square over "
+                         f"b's shape {y.shape}")
+    r = matmul(inv(x.reshape((rows, cols))), y.reshape((rows,)))
+    return to_np(r.reshape(sol_shape))
 
 
 def matrix_rank(M: Any, tol: Optional[float] = None) -> ndarray:
