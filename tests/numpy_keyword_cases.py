@@ -159,6 +159,8 @@ GRAD_CASES = {
     "grad_trace_empty": "np.trace(np.diag(X), 5) + X.sum()",
     "grad_normal_loc": "np.random.normal(X, 2., size=(2, 3)).sum()",
     "grad_gumbel_loc": "np.random.gumbel(X, 2.).sum()",
+    "grad_comparison_head": "X > np.array([1., 3., 2.])",
+    "grad_comparison_scalar_head": "X == 2.",
     "grad_pad": "(np.pad(X * X, (2, 1)) * np.arange(6.)).sum()",
     "grad_tensorinv": "np.linalg.tensorinv(np.diag(X).reshape(3, 1, 3), 1).sum()",
     "grad_tensorsolve": "np.linalg.tensorsolve(np.diag(X) + 1., X * 2.).sum()",

@@ -816,7 +816,9 @@ def _boolean(method: Any) -> Any:
         r = method(self, other)
         if r is NotImplemented:
             return r
-        return wrap(r._data.astype(_onp.bool_), None, 0, ndarray)
+        # the comparison's node is kept (its gradient is zero), so that a backward from a
+        # comparison works and gives zeros, as MXNet's
+        return wrap(r._data.astype(_onp.bool_), r._node, r._oidx, ndarray)
     return op
 
 
