@@ -15,6 +15,7 @@ import numpy as _onp
 from ..base import DTypeError, NotSupportedError
 from ..ndarray.ndarray import NDArray, wrap
 from ..ops import linalg as _L
+from ..ops import linalg_factor as _LF
 from ..ops import elemwise as _E
 from .multiarray import ndarray, to_np, from_input, sum, max, min, matmul
 
@@ -33,8 +34,7 @@ def _keep_or_drop(r: ndarray, axes: Any, keepdims: bool) -> ndarray:
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> ndarray:
     """Vector or matrix norm as NumPy's (and MXNet 1.9.1's, which also takes ``'inf'`` and
     ``'-inf'`` as strings): vector norms of any order, matrix norms ``'fro'``, 1, -1,
-    inf, -inf (differentiable), 2, -2 and ``'nuc'`` (values of NumPy's singular values,
-    not differentiable).
+    inf, -inf, 2, -2 and ``'nuc'`` (through :func:`svd`); differentiable.
 
     Examples
     --------
@@ -89,11 +89,13 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> n
         pick = max if ord > 0 else min
         r = pick(sum(abs(a), axis=col, keepdims=True), axis=row, keepdims=True)
     elif ord in (2, -2, "nuc"):
-        moved = _onp.moveaxis(a._data, (row, col), (-2, -1))
-        sv = _onp.linalg.svd(moved, compute_uv=False)
-        v = sv.sum(-1) if ord == "nuc" else (sv.max(-1) if ord == 2 else sv.min(-1))
+        moved = to_np(a).transpose([i for i in range(nd) if i not in axes] + [row, col])
+        if moved.shape[-2] > moved.shape[-1]:
+            moved = moved.swapaxes(-1, -2)
+        sv = svd(moved)[1]                      # descending singular values
+        v = sum(sv, axis=-1) if ord == "nuc" else (sv[..., 0] if ord == 2 else sv[..., -1])
         shape = tuple(1 if i in axes else n for i, n in enumerate(a.shape))
-        r = wrap(_onp.asarray(v, dtype=a._data.dtype).reshape(shape), None, 0, ndarray)
+        r = to_np(v.reshape(shape))
     else:
         raise DTypeError(f"np.linalg.norm: ord={ord!r} is not a matrix norm; use None, "
                          f"'fro', 'nuc', 1, -1, 2, -2, inf or -inf")
@@ -128,8 +130,27 @@ def cholesky(a: Any) -> ndarray:
 
 
 def svd(a: Any) -> Any:
-    """``(u, s, vt)`` of NumPy's reduced SVD (not differentiable in mxgrad)."""
-    u, s, vt = _onp.linalg.svd(from_input(a)._data, full_matrices=False)
+    """``(UT, L, V)`` with ``a = UT @ (L[..., None] * V)`` for ``a`` of shape
+    ``(..., M, N)``: MXNet 1.9.1's SVD (singular values descending, each row of ``V``
+    with its largest-magnitude entry positive); differentiable for ``M <= N``, as MXNet's
+    (which refuses ``M > N``; mxgrad gives NumPy's reduced SVD there, not differentiable).
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> UT, L, V = np.linalg.svd(np.array([[3., 0.], [0., 4.]]))
+    >>> L
+    array([4., 3.])
+    """
+    x = from_input(a)
+    if x.ndim < 2:
+        raise DTypeError(f"np.linalg.svd: a must have at least 2 dimensions, got shape "
+                         f"{x.shape}")
+    if x._data.dtype.kind != "f":
+        x = x.astype("float32")
+    if x.shape[-2] <= x.shape[-1]:
+        return tuple(to_np(r) for r in _LF.gesvd(x))
+    u, s, vt = _onp.linalg.svd(x._data, full_matrices=False)
     return tuple(wrap(m, None, 0, ndarray) for m in (u, s, vt))
 
 
