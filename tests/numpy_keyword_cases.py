@@ -117,6 +117,9 @@ VALUE_CASES = {
     "quantile_lower": "np.quantile(np.arange(5.), 0.3, interpolation='lower')",
     "percentile_midpoint": "np.percentile(M, 30, axis=1, interpolation='midpoint')",
     "delete_float_indices": "np.delete(np.arange(6.), np.array([3, 0]))",
+    "delete_ignores_out_of_range": "np.delete(M, np.array([-1, 2, 7], dtype='int32'), "
+                                   "axis=1)",
+    "delete_empty": "np.delete(np.zeros((0, 2)), np.array([0, 0], dtype='int64'), axis=0)",
     "multinomial_empty": "np.random.multinomial(5, [])",
     "mvn_batch_shape": "np.array(np.random.multivariate_normal(np.zeros((3, 2)), "
                        "np.broadcast_to(np.eye(2), (4, 3, 2, 2)), (2,)).shape)",

@@ -943,11 +943,22 @@ quantile, percentile = _quantile_fn("quantile"), _quantile_fn("percentile")
 
 
 def delete(arr: Any, obj: Any, axis: Optional[int] = None) -> ndarray:
-    """``arr`` without the entries ``obj`` (indices, a slice or a mask) along ``axis``;
-    indices given as a float ``mx.np`` array (``np.array([0, 1])`` is float32) count as
-    integers, as in MXNet."""
-    if isinstance(obj, NDArray) and obj._data.dtype.kind == "f":
-        obj = obj._data.astype(_onp.int64)
+    """``arr`` without the entries ``obj`` (indices, a slice or a mask) along ``axis``.
+    Indices given as an ``mx.np`` array are taken as MXNet takes them: as integers (also
+    from a float array: ``np.array([0, 1])`` is float32), negative and out-of-range ones
+    ignored.
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> np.delete(np.arange(5.), np.array([-1, 0, 3, 9]))
+    array([1., 2., 4.])
+    """
+    if isinstance(obj, NDArray) and obj._data.dtype != _onp.bool_:
+        a = _in(arr)
+        n = a.size if axis is None else a.shape[axis]
+        idx = obj._data.astype(_onp.int64).ravel()
+        obj = idx[(idx >= 0) & (idx < n)]
     return numpy_call(_onp.delete, (arr, obj), {"axis": axis})
 
 
