@@ -590,19 +590,31 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int 
     >>> np.var(np.array([1., 2., 3., 4.]))
     array(1.25)
     """
+    r, want = _var_wide(a, axis, dtype, ddof, keepdims)
+    return finish(out, r if want is None else to_np(_E.cast(r, want)), "var")
+
+
+def _var_wide(a: Any, axis: Any, dtype: Any, ddof: int, keepdims: bool) -> Any:
+    """The variance, computed in float64 when ``dtype`` is given (cast by the caller to
+    ``dtype``, as MXNet's reductions accumulate wide), and that dtype."""
     a = _as_float(from_input(a))
-    m = mean(a, axis, dtype, keepdims=True)
+    want = None if dtype is None else _np_dtype(dtype)
+    if want is not None and a._data.dtype != _onp.float64:
+        a = to_np(_E.cast(a, _onp.float64))
+    m = mean(a, axis, keepdims=True)
     sq = (a - m) ** 2
     n = a.size if axis is None else int(_onp.prod([a.shape[i] for i in
                                                    ((axis,) if isinstance(axis, int) else axis)]))
-    s = sum(sq, axis, dtype, keepdims=keepdims)
-    return finish(out, to_np(s / (n - ddof) if n - ddof > 0 else s / 0.0), "var")
+    s = sum(sq, axis, keepdims=keepdims)
+    return to_np(s / (n - ddof) if n - ddof > 0 else s / 0.0), want
 
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
         keepdims: bool = False) -> ndarray:
     """Standard deviation over ``axis``."""
-    return finish(out, to_np(_E.sqrt(var(a, axis, dtype, None, ddof, keepdims))), "std")
+    r, want = _var_wide(a, axis, dtype, ddof, keepdims)
+    r = _E.sqrt(r)
+    return finish(out, to_np(r if want is None else _E.cast(r, want)), "std")
 
 
 def _arg(fn: Any, a: Any, axis: Optional[int]) -> ndarray:
