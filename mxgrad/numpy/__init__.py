@@ -973,7 +973,7 @@ def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> ndarray:
     """Differences of consecutive elements of the flattened array, with ``to_begin`` and
     ``to_end`` around them; differentiable."""
     x = ravel(_in(ary))
-    parts = [] if to_begin is None else [ravel(_in(to_begin, x))]
+    parts: List[Any] = [] if to_begin is None else [ravel(_in(to_begin, x))]
     parts.append(x[1:] - x[:-1])
     if to_end is not None:
         parts.append(ravel(_in(to_end, x)))
@@ -1022,7 +1022,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
         from ..autograd import is_recording
         if not (is_recording() and x._node is not None):
             x[...] = r           # in place, as MXNet (under recording: the new array only)
-            return x
+            return _np(x)
     return r
 
 

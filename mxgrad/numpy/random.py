@@ -270,8 +270,9 @@ def multivariate_normal(mean: Any, cov: Any, size: Any = None, check_valid: str 
     m = _onp.asarray(_param(mean), dtype=_onp.float64)
     c = _onp.asarray(_param(cov), dtype=_onp.float64)
     if m.ndim == 1 and c.ndim == 2:
-        return _out(_rng().multivariate_normal(m, c, _size(size), check_valid, tol),
-                    None)  # type: ignore[arg-type]
+        return _out(_rng().multivariate_normal(m, c, _size(size),
+                                               check_valid, tol),  # type: ignore[arg-type]
+                    None)
     k = m.shape[-1]
     if c.ndim < 2 or c.shape[-2:] != (k, k):
         raise ShapeError(f"np.random.multivariate_normal: cov must end in ({k}, {k}) "
