@@ -140,6 +140,9 @@ VALUE_CASES = {
     "argmin_0d_axis": "np.argmin(np.array(2.), 0)",
     "argmax_empty_other_axis": "np.argmax(np.zeros((5, 0, 3)), 0)",
     "bool_mask_match": "M[np.array([True, False])]",
+    "setitem_python_bools": "(lambda d: (d.__setitem__((0, True, True, np.array([[False, "
+                            "True, True], [False, True, False]], dtype='bool')), 7.), "
+                            "d.__setitem__((False, 1), 8.), d)[-1])(np.zeros((2, 2, 3)))",
     "svd_ut": "np.linalg.svd(M)[0]",
     "svd_l": "np.linalg.svd(M3 * M3 + np.eye(4)[:3])[1]",
     "svd_v": "np.linalg.svd(M3[:, :2] * M3[:, :2])[2]",

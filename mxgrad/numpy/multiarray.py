@@ -195,6 +195,15 @@ class ndarray(NDArray):
                                   f"indexed array's leading dimensions {d.shape}")
         return to_np(gather(self, key, zero_d=True))
 
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """NumPy's assignment; a Python ``True`` in a tuple key is a new axis of length 1
+        and a ``False`` selects nothing (NumPy's rule), the rest as ``mx.nd``'s."""
+        if type(key) is tuple and builtins.any(type(k) is bool for k in key):
+            if builtins.any(k is False for k in key):
+                return
+            key = tuple(None if k is True else k for k in key)
+        NDArray.__setitem__(self, key, value)
+
     # --------------------------------------------------------- conversions
     def astype(self, dtype: Any, copy: bool = True) -> "ndarray":
         """The array cast to ``dtype`` (differentiable between float types)."""
