@@ -26,7 +26,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as _onp
 
-from ..base import DTypeError, MXNetError, NotSupportedError, ShapeError
+from ..base import DTypeError, MXNetError, NotSupportedError, ShapeError, UnknownArgumentError
 from ..context import Context, cpu
 from ..ndarray.ndarray import NDArray, wrap as _wrap
 from ..ops import elemwise as _E
@@ -36,11 +36,14 @@ from ..ops import indexing as _I
 from ..ops import linalg as _L
 from ..ops._apply import unary_fast
 from .multiarray import (RULES, ndarray, promoted_dtype, to_np as _np, from_input as _in, promote as _promote,
+                         numpy_call,
                          numpy_shape as _numpy_shape, _np_dtype, _host, _DEFAULT,
                          sum, mean, prod, max, min, amax, amin, var, std, argmax, argmin,
                          cumsum, all, any, reshape, squeeze, dot, clip, round, sort,
                          argsort, nonzero, matmul)
 from . import random, linalg  # noqa: E402
+from ._ufunc import check_kwargs as _check_kwargs, finish as _finish, \
+    unary_keywords as _unary_keywords
 
 __all__ = ["logspace", "ndarray", "array", "asarray", "zeros", "ones", "full", "empty", "arange",
            "linspace", "eye", "identity", "zeros_like", "ones_like", "full_like",
@@ -259,10 +262,11 @@ def _unary(name: str, nd_fn: Any) -> Any:
                 return getattr(_onp, name)(x)      # a Python number gives a number
             return f(_in(x))
         return f(_np(x))
-    f = unary_fast(nd_fn.op, ndarray, RULES, fallback)
+    f = unary_fast(nd_fn.op, ndarray, RULES, fallback, _unary_keywords)
     f.__name__ = name
     f.__doc__ = (f"``{name}`` element-wise (NumPy's signature, mx.nd's op: "
-                 f"differentiable).")
+                 f"differentiable; ``out=`` an mx.np array of the result's shape and "
+                 f"dtype, NumPy's other ufunc keywords at their defaults only, as MXNet).")
     return f
 
 
@@ -277,8 +281,19 @@ fabs = absolute
 __all__ += list(_UNARY) + ["absolute", "fabs"]
 
 
-def _binary(method: str, rmethod: str, np_name: str) -> Any:
+def _no_kwargs(name: str, kwargs: Any) -> None:
+    """MXNet 1.9.1's ``np.true_divide`` and comparisons take no ufunc keywords."""
+    if kwargs:
+        raise UnknownArgumentError(f"np.{name}: got an unexpected keyword argument "
+                                   f"{next(iter(kwargs))!r} (it takes x1, x2 and out=)")
+
+
+def _binary(method: str, rmethod: str, np_name: str, ufunc: bool = True) -> Any:
+    check = _check_kwargs if ufunc else _no_kwargs
+
     def f(x1: Any, x2: Any, out: Any = None, **kwargs: Any) -> Any:
+        if kwargs:
+            check(np_name, kwargs)
         if isinstance(x1, NDArray):
             r = getattr(x1 if type(x1) is ndarray else _np(x1), method)(x2)
         elif isinstance(x2, NDArray):
@@ -287,39 +302,47 @@ def _binary(method: str, rmethod: str, np_name: str) -> Any:
             else:
                 r = getattr(x2 if type(x2) is ndarray else _np(x2), rmethod)(x1)
         else:
-            return getattr(_onp, np_name)(x1, x2)
-        if out is not None:
-            out[...] = r
-            return out
-        return r
+            r = getattr(_onp, np_name)(x1, x2)
+            return r if out is None else _finish(out, array(r, dtype=out.dtype), np_name)
+        return _finish(out, r, np_name)
     f.__name__ = np_name
-    f.__doc__ = f"NumPy's ``{np_name}`` with broadcasting and MXNet's promotion."
+    f.__doc__ = (f"NumPy's ``{np_name}`` with broadcasting and MXNet's promotion "
+                 f"(differentiable; ``out=`` an mx.np array of the result's shape and "
+                 f"dtype" + (", NumPy's other ufunc keywords at their defaults only, as "
+                             "MXNet)." if ufunc else ")."))
     return f
 
 
 add = _binary("__add__", "__radd__", "add")
 subtract = _binary("__sub__", "__rsub__", "subtract")
 multiply = _binary("__mul__", "__rmul__", "multiply")
-divide = true_divide = _binary("__truediv__", "__rtruediv__", "true_divide")
+divide = _binary("__truediv__", "__rtruediv__", "divide")
+true_divide = _binary("__truediv__", "__rtruediv__", "true_divide", ufunc=False)
 power = _binary("__pow__", "__rpow__", "power")
 mod = remainder = _binary("__mod__", "__rmod__", "mod")
 floor_divide = _binary("__floordiv__", "__rfloordiv__", "floor_divide")
-equal = _binary("__eq__", "__eq__", "equal")
-not_equal = _binary("__ne__", "__ne__", "not_equal")
-greater = _binary("__gt__", "__lt__", "greater")
-greater_equal = _binary("__ge__", "__le__", "greater_equal")
-less = _binary("__lt__", "__gt__", "less")
-less_equal = _binary("__le__", "__ge__", "less_equal")
+equal = _binary("__eq__", "__eq__", "equal", ufunc=False)
+not_equal = _binary("__ne__", "__ne__", "not_equal", ufunc=False)
+greater = _binary("__gt__", "__lt__", "greater", ufunc=False)
+greater_equal = _binary("__ge__", "__le__", "greater_equal", ufunc=False)
+less = _binary("__lt__", "__gt__", "less", ufunc=False)
+less_equal = _binary("__le__", "__ge__", "less_equal", ufunc=False)
 
 
 def _extremum(nd_fn: Any, np_name: str) -> Any:
     def f(x1: Any, x2: Any, out: Any = None, **kwargs: Any) -> Any:
+        if kwargs:
+            _check_kwargs(np_name, kwargs)
         if not isinstance(x1, NDArray) and not isinstance(x2, NDArray):
-            return getattr(_onp, np_name)(x1, x2)
+            r = getattr(_onp, np_name)(x1, x2)
+            return r if out is None else _finish(out, array(r, dtype=out.dtype), np_name)
         like = x1 if isinstance(x1, NDArray) else x2
         a, b = _in(x1, like), _in(x2, like)
         a, b = _promote(a, b)
-        return _np(nd_fn(a, b))
+        r = nd_fn(a, b)
+        if r._data.dtype != a._data.dtype and a._data.dtype.kind in "iu":
+            r = _E.cast(r, a._data.dtype)    # MXNet: integers in, integers out
+        return _finish(out, _np(r), np_name)
     f.__name__ = np_name
     f.__doc__ = f"Element-wise ``{np_name}`` of two arrays (or an array and a number)."
     return f
@@ -333,25 +356,27 @@ arctan2 = _extremum(_E.arctan2, "arctan2")
 __all__ += ["fmax", "fmin", "hypot", "arctan2", "floor_divide"]
 
 
-def logical_not(x: Any) -> ndarray:
-    """Element-wise NOT (bool)."""
-    return _wrap(_onp.logical_not(_in(x)._data), None, 0, ndarray)
-
-
 def _predicate(np_fn: Any) -> Any:
-    def f(x: Any, out: Any = None, **kwargs: Any) -> ndarray:
-        r = _wrap(_onp.asarray(np_fn(_in(x)._data, **kwargs)), None, 0, ndarray)
-        if out is not None:
-            out[...] = r
-            return out
-        return r
-    f.__name__ = np_fn.__name__
-    f.__doc__ = f"NumPy's ``{np_fn.__name__}`` (bool result)."
+    name = np_fn.__name__
+
+    def f(x: Any, out: Any = None, **kwargs: Any) -> Any:
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        if not isinstance(x, NDArray) and _onp.ndim(x) == 0 and \
+                not isinstance(x, _onp.ndarray) and out is None:
+            return np_fn(x)                      # a Python number gives a NumPy bool
+        r = _wrap(_onp.asarray(np_fn(_in(x)._data)), None, 0, ndarray)
+        return _finish(out, r, name)
+    f.__name__ = name
+    f.__doc__ = (f"NumPy's ``{name}`` (bool result; ``out=`` a bool mx.np array; NumPy's "
+                 f"other ufunc keywords at their defaults only, as MXNet).")
     return f
 
 
 isnan, isinf, isfinite = _predicate(_onp.isnan), _predicate(_onp.isinf), \
     _predicate(_onp.isfinite)
+isposinf, isneginf, logical_not = _predicate(_onp.isposinf), _predicate(_onp.isneginf), \
+    _predicate(_onp.logical_not)
 
 
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:
@@ -416,6 +441,8 @@ def repeat(a: Any, repeats: int, axis: Optional[int] = None) -> ndarray:
 def flip(m: Any, axis: Any = None) -> ndarray:
     """``m`` with the order of elements reversed along ``axis`` (all axes by default)."""
     a = _in(m)
+    if a.ndim == 0:
+        return copy(a)                  # NumPy: nothing to reverse
     if axis is None:
         axis = tuple(range(a.ndim))
     return _np(_S.flip(a, axis))
@@ -439,7 +466,7 @@ def concatenate(seq: Sequence[Any], axis: Optional[int] = 0, out: Any = None) ->
     arrs = [a if a._data.dtype == dt else _E.cast(a, dt) for a in arrs]
     if arrs[0].ndim == 0:
         raise ShapeError("np.concatenate: zero-dimensional arrays cannot be concatenated")
-    return _np(_S.concat(*arrs, dim=axis))
+    return _finish(out, _np(_S.concat(*arrs, dim=axis)), "concatenate")
 
 
 def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None) -> ndarray:
@@ -447,7 +474,7 @@ def stack(arrays: Sequence[Any], axis: int = 0, out: Any = None) -> ndarray:
     arrs = [_in(a) for a in arrays]
     if not arrs:
         raise ShapeError("np.stack: need at least one array to stack")
-    return _np(_S.stack(*arrs, axis=axis))
+    return _finish(out, _np(_S.stack(*arrs, axis=axis)), "stack")
 
 
 def vstack(tup: Sequence[Any]) -> ndarray:
@@ -518,7 +545,7 @@ def diag(v: Any, k: int = 0) -> ndarray:
     from ..ops import composed as _C
     x = _in(v)
     if x.ndim == 2 and not -x.shape[0] < k < x.shape[1]:
-        return zeros((0,), dtype=x._data.dtype)       # NumPy: an empty diagonal
+        return diagonal(x, k)                         # NumPy: an empty diagonal
     return _np(_C.diag(x, k=k))
 
 
@@ -590,16 +617,27 @@ def einsum(subscripts: str, *operands: Any, **kwargs: Any) -> ndarray:
     """Einstein summation for two operands or one, built from differentiable ops
     (transpose, broadcasting multiply, sum)."""
     ops = [_in(o) for o in operands]
-    if "->" in subscripts:
-        ins, res = subscripts.replace(" ", "").split("->")
-    else:
-        ins = subscripts.replace(" ", "")
-        letters = "".join(ins.split(","))
-        res = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    spec = subscripts.replace(" ", "")
+    ins, res = spec.split("->") if "->" in spec else (spec, None)
     terms = ins.split(",")
-    if len(terms) != len(ops) or _builtins.any("." in t for t in terms):
-        raise DTypeError(f"np.einsum: subscripts {subscripts!r} do not match "
-                         f"{len(ops)} operands (ellipses are not supported)")
+    if len(terms) != len(ops):
+        raise DTypeError(f"np.einsum: subscripts {subscripts!r} name {len(terms)} operands, "
+                         f"got {len(ops)}")
+    ell = ""
+    if "..." in spec:           # '...' stands for the leading axes an operand has left over
+        free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in spec]
+        counts = [o.ndim - len(t.replace("...", "")) if "..." in t else 0
+                  for t, o in zip(terms, ops)]
+        ell = "".join(free[:_builtins.max(counts)])
+        terms = [t.replace("...", ell[len(ell) - n:] if n else "") for t, n in zip(terms, counts)]
+        if res is not None:
+            res = res.replace("...", ell)
+    if res is None:
+        letters = "".join(terms)
+        res = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
+                                   and c not in ell))
+    if _builtins.any("." in t for t in terms) or "." in res:
+        raise DTypeError(f"np.einsum: subscripts {subscripts!r}: '.' only as '...'")
     # a letter repeated inside one term takes that operand's diagonal (NumPy's rule)
     terms = list(terms)
     for k, (t, o) in enumerate(zip(terms, ops)):
@@ -618,14 +656,11 @@ def einsum(subscripts: str, *operands: Any, **kwargs: Any) -> ndarray:
         for c in t:
             if c not in allc:
                 allc.append(c)
-    sizes = {}
     aligned = []
     for t, o in zip(terms, ops):
-        for c, s in zip(t, o.shape):
-            sizes[c] = s
         perm = sorted(range(len(t)), key=lambda i: allc.index(t[i]))
         x = transpose(o, perm) if perm != list(range(len(t))) else o
-        shape = tuple(sizes[c] if c in t else 1 for c in allc)
+        shape = tuple(o.shape[t.index(c)] if c in t else 1 for c in allc)   # broadcasts
         aligned.append(reshape(x, shape))
     prodx: Any = aligned[0]
     for x in aligned[1:]:
@@ -676,11 +711,18 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> ndarray
     last); differentiable."""
     from ..ops import composed as _C
     x = _in(a)
+    nd = x.ndim
+    if nd < 2:
+        raise ShapeError(f"np.diagonal/np.trace: the array must have at least 2 dimensions, "
+                         f"got shape {x.shape}")
+    if not (-nd <= axis1 < nd and -nd <= axis2 < nd) or axis1 % nd == axis2 % nd:
+        raise ShapeError(f"np.diagonal/np.trace: axis1={axis1} and axis2={axis2} must be two "
+                         f"different axes of an array of {nd} dimensions")
     n1, n2 = x.shape[axis1], x.shape[axis2]
     if not -n1 < offset < n2:       # no such diagonal: NumPy gives it empty
-        keep = tuple(s for i, s in enumerate(x.shape) if i not in (axis1 % x.ndim,
-                                                                  axis2 % x.ndim))
-        return zeros(keep + (0,), dtype=x._data.dtype)
+        # recorded (a sum over an empty axis), so that a backward through it works
+        moved = moveaxis(x, (axis1, axis2), (-2, -1))
+        return sum(_np(moved)[..., :0, :0], axis=-1)
     return _np(_C.diag(x, k=offset, axis1=axis1, axis2=axis2))
 
 
@@ -763,14 +805,18 @@ def take_along_axis(arr: Any, indices: Any, axis: Optional[int]) -> ndarray:
     return a[key]
 
 
-def deg2rad(x: Any) -> ndarray:
+def deg2rad(x: Any, out: Any = None, **kwargs: Any) -> ndarray:
     """Degrees to radians; differentiable."""
-    return _np(_in(x) * (pi / 180.0))
+    if kwargs:
+        _check_kwargs("deg2rad", kwargs)
+    return _finish(out, _np(_in(x) * (pi / 180.0)), "deg2rad")
 
 
-def rad2deg(x: Any) -> ndarray:
+def rad2deg(x: Any, out: Any = None, **kwargs: Any) -> ndarray:
     """Radians to degrees; differentiable."""
-    return _np(_in(x) * (180.0 / pi))
+    if kwargs:
+        _check_kwargs("rad2deg", kwargs)
+    return _finish(out, _np(_in(x) * (180.0 / pi)), "rad2deg")
 
 
 def positive(x: Any) -> ndarray:
@@ -833,7 +879,8 @@ __all__ += ["roll", "diagonal", "trace", "diff", "average", "append", "atleast_1
             "atleast_2d", "atleast_3d", "take_along_axis", "deg2rad", "rad2deg", "positive",
             "around", "round_", "ptp", "flipud", "fliplr", "rot90", "column_stack",
             "row_stack", "dstack", "alltrue", "sometrue", "product", "msort", "in1d",
-            "trapz"]
+            "trapz", "hanning", "hamming", "blackman", "quantile", "percentile", "delete",
+            "dsplit", "ediff1d", "diagflat", "polyval", "nan_to_num", "pad"]
 
 
 # ------------------------------------------------------------------ NumPy's others
@@ -842,6 +889,168 @@ for _name in _FB_NAMES:
     if _name not in globals() and hasattr(_onp, _name):
         globals()[_name] = _fallback(getattr(_onp, _name), _name)
         __all__.append(_name)
+
+
+def _fallback_ufunc(name: str) -> Any:
+    """A ufunc MXNet computes by NumPy, with MXNet's checks of the ufunc keywords and
+    ``out=``."""
+    fb = globals()[name]
+
+    def f(*args: Any, out: Any = None, **kwargs: Any) -> Any:
+        if kwargs:
+            _check_kwargs(name, kwargs)
+        return _finish(out, fb(*args), name)
+    f.__name__, f.__doc__ = name, fb.__doc__
+    return f
+
+
+for _name in ("invert", "bitwise_not", "lcm", "copysign", "bitwise_and", "bitwise_xor",
+              "bitwise_or", "ldexp"):
+    globals()[_name] = _fallback_ufunc(_name)
+
+
+def _window(name: str) -> Any:
+    np_fn = getattr(_onp, name)
+
+    def f(M: int, dtype: Any = None, ctx: Any = None) -> ndarray:
+        _ctx(ctx)
+        return _wrap(np_fn(M).astype(_np_dtype(dtype)), None, 0, ndarray)
+    f.__name__ = name
+    f.__doc__ = f"NumPy's ``{name}`` window, float32 unless ``dtype`` (as MXNet)."
+    return f
+
+
+hanning, hamming, blackman = _window("hanning"), _window("hamming"), _window("blackman")
+
+
+def _quantile_fn(name: str) -> Any:
+    np_fn = getattr(_onp, name)
+
+    def f(a: Any, q: Any, axis: Any = None, out: Any = None, overwrite_input: Any = None,
+          interpolation: str = "linear", keepdims: bool = False) -> ndarray:
+        r = numpy_call(np_fn, (a, q), {"axis": axis, "method": interpolation,
+                                       "keepdims": keepdims})
+        if not isinstance(r, NDArray):
+            r = array(r)
+        return _finish(out, r, name)
+    f.__name__ = name
+    f.__doc__ = (f"NumPy's ``{name}`` with MXNet 1.9.1's ``interpolation=`` keyword (NumPy's "
+                 f"``method=``); computed by NumPy, not differentiable.")
+    return f
+
+
+quantile, percentile = _quantile_fn("quantile"), _quantile_fn("percentile")
+
+
+def delete(arr: Any, obj: Any, axis: Optional[int] = None) -> ndarray:
+    """``arr`` without the entries ``obj`` (indices, a slice or a mask) along ``axis``.
+    Indices given as an ``mx.np`` array are taken as MXNet takes them: as integers (also
+    from a float array: ``np.array([0, 1])`` is float32), negative and out-of-range ones
+    ignored.
+
+    Examples
+    --------
+    >>> from mxgrad import np
+    >>> np.delete(np.arange(5.), np.array([-1, 0, 3, 9]))
+    array([1., 2., 4.])
+    """
+    if isinstance(obj, NDArray) and obj._data.dtype != _onp.bool_:
+        a = _in(arr)
+        n = a.size if axis is None else a.shape[axis]
+        idx = obj._data.astype(_onp.int64).ravel()
+        obj = idx[(idx >= 0) & (idx < n)]
+    return numpy_call(_onp.delete, (arr, obj), {"axis": axis})
+
+
+def dsplit(ary: Any, indices_or_sections: Any) -> List[ndarray]:
+    """Split along the third axis (of an array of at least 3 dimensions); differentiable."""
+    if _in(ary).ndim < 3:
+        raise ShapeError("np.dsplit only works on arrays of 3 or more dimensions")
+    return split(ary, indices_or_sections, axis=2)
+
+
+def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> ndarray:
+    """Differences of consecutive elements of the flattened array, with ``to_begin`` and
+    ``to_end`` around them; differentiable."""
+    x = ravel(_in(ary))
+    parts: List[Any] = [] if to_begin is None else [ravel(_in(to_begin, x))]
+    parts.append(x[1:] - x[:-1])
+    if to_end is not None:
+        parts.append(ravel(_in(to_end, x)))
+    return parts[0] if len(parts) == 1 else concatenate(parts, axis=0)
+
+
+def diagflat(v: Any, k: int = 0) -> ndarray:
+    """A 2-d array with the flattened ``v`` on its ``k``-th diagonal; differentiable."""
+    return diag(ravel(_in(v)), k)
+
+
+def polyval(p: Any, x: Any) -> ndarray:
+    """The polynomial with coefficients ``p`` (highest power first) at ``x`` (Horner's
+    rule); differentiable in ``p`` and ``x``."""
+    pa, xa = _np(_in(p)), _in(x)
+    if pa.ndim != 1:
+        raise ShapeError(f"np.polyval: p must be 1-d, got shape {pa.shape}")
+    if pa.shape[0] == 0:
+        return zeros_like(xa)
+    y = pa[0] * ones_like(xa)
+    for i in range(1, pa.shape[0]):
+        y = y * xa + pa[i]
+    return _np(y)
+
+
+def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
+               neginf: Any = None) -> ndarray:
+    """``x`` with NaN, +inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (the
+    dtype's largest finite values by default); differentiable (zero gradient where a
+    value was replaced). ``copy=False`` writes into ``x`` as MXNet, except for a variable
+    being recorded (mxgrad never overwrites a recorded variable)."""
+    a = _np(_in(x))
+    if a._data.dtype.kind != "f":
+        return a if not copy else positive(a)
+    big = _onp.finfo(a._data.dtype).max
+    d = a._data
+    r = a
+    for mask, value in ((_onp.isnan(d), nan), (_onp.isposinf(d), big if posinf is None
+                                                 else posinf),
+                        (_onp.isneginf(d), -big if neginf is None else neginf)):
+        if mask.any():
+            r = where(_wrap(mask, None, 0, ndarray), full_like(a, value), r)
+    if r is a:
+        r = positive(a)
+    if not copy and isinstance(x, NDArray):
+        from ..autograd import is_recording
+        if not (is_recording() and x._node is not None):
+            x[...] = r           # in place, as MXNet (under recording: the new array only)
+            return _np(x)
+    return r
+
+
+def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> ndarray:
+    """``array`` padded as NumPy's ``pad``; ``mode='constant'`` (with a number
+    ``constant_values``) is differentiable, the other modes are computed by NumPy."""
+    x = _np(_in(array))
+    cv = kwargs.get("constant_values", 0)
+    if mode != "constant" or _onp.ndim(cv) != 0 or _builtins.any(
+            k != "constant_values" for k in kwargs):
+        return numpy_call(_onp.pad, (x, pad_width), dict(kwargs, mode=mode))
+    try:
+        widths = _onp.broadcast_to(_onp.asarray(pad_width, dtype=_onp.int64), (x.ndim, 2))
+    except ValueError:
+        raise ShapeError(f"np.pad: pad_width {pad_width!r} does not fit an array of "
+                         f"{x.ndim} dimensions") from None
+    if (widths < 0).any():
+        raise ShapeError(f"np.pad: pad_width must not be negative, got {pad_width!r}")
+    for ax, (lo, hi) in enumerate(widths.tolist()):
+        parts = []
+        for n in (lo, hi):
+            shape = x.shape[:ax] + (n,) + x.shape[ax + 1:]
+            parts.append(full(shape, cv, dtype=x._data.dtype) if n else None)
+        if parts[0] is not None or parts[1] is not None:
+            x = concatenate([p_ for p_ in (parts[0], x, parts[1]) if p_ is not None], axis=ax)
+    return x
+
+
 NAN = NaN = nan
 NINF, PINF, NZERO, PZERO = -inf, inf, -0.0, 0.0
 globals()["bool"] = _onp.bool_   # mx.np.bool, as MXNet names it (not shadowing the type)
@@ -892,7 +1101,7 @@ def take(a: Any, indices: Any, axis: Optional[int] = None, mode: str = "raise",
     r = _I.take(arr, idx, axis=axis, mode="wrap" if mode in ("raise", "wrap") else "clip")
     if d.ndim == 0:      # a 0-d index drops the axis (NumPy), where mx.nd's take keeps it
         r = reshape(_np(r), tuple(arr.shape[:axis]) + tuple(arr.shape[axis + 1:]))
-    return _np(r)
+    return _finish(out, _np(r), "take")
 
 in1d = _fallback(lambda ar1, ar2, *a, **k: _onp.isin(_onp.ravel(ar1), ar2, *a, **k), "in1d")
 trapz = _fallback(getattr(_onp, "trapezoid", None) or getattr(_onp, "trapz"), "trapz")
@@ -917,6 +1126,7 @@ def _register_dispatch() -> None:
 
 
 _register_dispatch()
+from . import fallback, fallback_linalg  # noqa: E402  (MXNet's lists of NumPy-computed names)
 
 
 def __dir__() -> List[str]:

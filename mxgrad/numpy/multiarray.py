@@ -37,7 +37,8 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as _onp
 
-from ..base import ArgumentTypeError, DTypeError, NotSupportedError, ShapeError, as_dtype
+from ..base import ArgumentTypeError, DTypeError, NotSupportedError, OutOfRangeError, \
+    ShapeError, as_dtype
 from ..ndarray.ndarray import FACES, NDArray, as_face, wrap
 from ..ops import elemwise as _E
 from ..ops._apply import FaceRules
@@ -47,6 +48,7 @@ from ..ops import ordering as _O
 from ..ops import linalg as _L
 from ..ops import composed as _C
 from ..ops.indexing import gather
+from ._ufunc import check_kwargs, finish
 
 __all__ = ["ndarray", "to_np", "from_input", "promote", "promoted_dtype", "numpy_shape",
            "matmul"]
@@ -187,7 +189,20 @@ class ndarray(NDArray):
             # NumPy: a 0-d boolean index adds an axis of length 1 (True) or 0 (False)
             keep = bool(key._data) if isinstance(key, NDArray) else bool(key)
             return self[None] if keep else self[None][:0]
+        if isinstance(key, NDArray) and key._data.dtype == _onp.bool_ and \
+                key._data.shape != d.shape[:key._data.ndim]:
+            raise OutOfRangeError(f"boolean index of shape {key.shape} does not match the "
+                                  f"indexed array's leading dimensions {d.shape}")
         return to_np(gather(self, key, zero_d=True))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """NumPy's assignment; a Python ``True`` in a tuple key is a new axis of length 1
+        and a ``False`` selects nothing (NumPy's rule), the rest as ``mx.nd``'s."""
+        if type(key) is tuple and builtins.any(type(k) is bool for k in key):
+            if builtins.any(k is False for k in key):
+                return
+            key = tuple(None if k is True else k for k in key)
+        NDArray.__setitem__(self, key, value)
 
     # --------------------------------------------------------- conversions
     def astype(self, dtype: Any, copy: bool = True) -> "ndarray":
@@ -536,7 +551,7 @@ def sum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     if dtype is None and a._data.dtype == _onp.bool_:
         dtype = _onp.int64
     r = _reduce(_R.sum, a, axis, keepdims, dtype)
-    return r if initial is None else r + initial
+    return finish(out, r if initial is None else r + initial, "sum")
 
 
 def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
@@ -552,23 +567,23 @@ def mean(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
     a = from_input(a)
     if dtype is None and a._data.dtype.kind != "f":
         dtype = _DEFAULT
-    return _reduce(_R.mean, a, axis, keepdims, dtype)
+    return finish(out, _reduce(_R.mean, a, axis, keepdims, dtype), "mean")
 
 
 def prod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
          keepdims: bool = False) -> ndarray:
     """Product of elements over ``axis``."""
-    return _reduce(_R.prod, a, axis, keepdims, dtype)
+    return finish(out, _reduce(_R.prod, a, axis, keepdims, dtype), "prod")
 
 
 def max(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
     """Maximum over ``axis``."""
-    return _reduce(_R.max, a, axis, keepdims)
+    return finish(out, _reduce(_R.max, a, axis, keepdims), "max")
 
 
 def min(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
     """Minimum over ``axis``."""
-    return _reduce(_R.min, a, axis, keepdims)
+    return finish(out, _reduce(_R.min, a, axis, keepdims), "min")
 
 
 amax, amin = max, min
@@ -584,23 +599,41 @@ def var(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int 
     >>> np.var(np.array([1., 2., 3., 4.]))
     array(1.25)
     """
+    r, want = _var_wide(a, axis, dtype, ddof, keepdims)
+    return finish(out, r if want is None else to_np(_E.cast(r, want)), "var")
+
+
+def _var_wide(a: Any, axis: Any, dtype: Any, ddof: int, keepdims: bool) -> Any:
+    """The variance, computed in float64 when ``dtype`` is given (cast by the caller to
+    ``dtype``, as MXNet's reductions accumulate wide), and that dtype."""
     a = _as_float(from_input(a))
-    m = mean(a, axis, dtype, keepdims=True)
+    want = None if dtype is None else _np_dtype(dtype)
+    if want is not None and a._data.dtype != _onp.float64:
+        a = to_np(_E.cast(a, _onp.float64))
+    m = mean(a, axis, keepdims=True)
     sq = (a - m) ** 2
     n = a.size if axis is None else int(_onp.prod([a.shape[i] for i in
                                                    ((axis,) if isinstance(axis, int) else axis)]))
-    s = sum(sq, axis, dtype, keepdims=keepdims)
-    return to_np(s / (n - ddof) if n - ddof > 0 else s / 0.0)
+    s = sum(sq, axis, keepdims=keepdims)
+    return to_np(s / (n - ddof) if n - ddof > 0 else s / 0.0), want
 
 
 def std(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
         keepdims: bool = False) -> ndarray:
     """Standard deviation over ``axis``."""
-    return to_np(_E.sqrt(var(a, axis, dtype, out, ddof, keepdims)))
+    r, want = _var_wide(a, axis, dtype, ddof, keepdims)
+    r = _E.sqrt(r)
+    return finish(out, to_np(r if want is None else _E.cast(r, want)), "std")
 
 
 def _arg(fn: Any, a: Any, axis: Optional[int]) -> ndarray:
     a = from_input(a)
+    if a.ndim == 0 and axis in (0, -1):
+        axis = None                              # NumPy: axis 0 or -1 of a 0-d array
+    if a.size == 0 and axis is not None and a.shape[axis] != 0:
+        # an empty result (the other axes are empty), as NumPy: nothing to search
+        return wrap(_onp.zeros(_axis_shape(a.shape, axis, False), _onp.int64), None, 0,
+                    ndarray)
     if axis is None:
         r = fn(_R.reshape_exact(a, (-1,) if a.size else (0,)), axis=0)
         return _0d(_E.cast(r, _onp.int64), ())
@@ -617,35 +650,38 @@ def argmax(a: Any, axis: Optional[int] = None, out: Any = None) -> ndarray:
     >>> np.argmax(np.array([[1, 5], [7, 2]]), axis=1)
     array([1, 0], dtype=int64)
     """
-    return _arg(_O.argmax, a, axis)
+    return finish(out, _arg(_O.argmax, a, axis), "argmax")
 
 
 def argmin(a: Any, axis: Optional[int] = None, out: Any = None) -> ndarray:
     """Indices (int64) of the minima over ``axis``."""
-    return _arg(_O.argmin, a, axis)
+    return finish(out, _arg(_O.argmin, a, axis), "argmin")
 
 
 def cumsum(a: Any, axis: Optional[int] = None, dtype: Any = None, out: Any = None) -> ndarray:
     """Cumulative sum over ``axis`` (of the flattened array by default)."""
     a = from_input(a)
+    if dtype is None and a._data.dtype == _onp.bool_:
+        dtype = _onp.int64                     # NumPy's and MXNet's: bools count as int64
     if axis is None:
         a = _R.reshape_exact(a, (a.size,))
         axis = 0
-    return to_np(_C.cumsum(a, axis=axis, dtype=None if dtype is None else _np_dtype(dtype)))
+    r = to_np(_C.cumsum(a, axis=axis, dtype=None if dtype is None else _np_dtype(dtype)))
+    return finish(out, r, "cumsum")
 
 
 def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
     """Whether every element over ``axis`` is true (bool)."""
     a = from_input(a)
     d = _onp.all(a._data, axis=axis, keepdims=keepdims)
-    return wrap(_onp.asarray(d), None, 0, ndarray)
+    return finish(out, wrap(_onp.asarray(d), None, 0, ndarray), "all")
 
 
 def any(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
     """Whether any element over ``axis`` is true (bool)."""
     a = from_input(a)
     d = _onp.any(a._data, axis=axis, keepdims=keepdims)
-    return wrap(_onp.asarray(d), None, 0, ndarray)
+    return finish(out, wrap(_onp.asarray(d), None, 0, ndarray), "any")
 
 
 # ================================================================== shape functions
@@ -662,6 +698,9 @@ def squeeze(a: Any, axis: Any = None) -> ndarray:
     """``a`` without length-1 axes (those in ``axis`` only, when given)."""
     a = from_input(a)
     shape = a.shape
+    if not shape and axis is not None and builtins.all(int(x) in (0, -1) for x in
+                                              ((axis,) if isinstance(axis, int) else axis)):
+        axis = None                              # NumPy: axis 0 or -1 of a 0-d array
     if axis is None:
         new = tuple(s for s in shape if s != 1)
     else:
@@ -688,6 +727,10 @@ def dot(a: Any, b: Any, out: Any = None) -> ndarray:
     >>> np.dot(np.array([1., 2.]), np.array([3., 4.]))
     array(11.)
     """
+    return finish(out, _dot(a, b), "dot")
+
+
+def _dot(a: Any, b: Any) -> ndarray:
     if not isinstance(a, NDArray) or not isinstance(b, NDArray):
         if _onp.ndim(a) == 0 or _onp.ndim(b) == 0:
             return to_np(from_input(a) * from_input(b)) if isinstance(a, NDArray) else \
@@ -707,14 +750,15 @@ def dot(a: Any, b: Any, out: Any = None) -> ndarray:
     return to_np(_L.dot(a, b))
 
 
-def matmul(a: Any, b: Any, out: Any = None) -> ndarray:
-    """NumPy's ``matmul`` (``@``): batched matrix products with broadcasting."""
+def matmul(a: Any, b: Any, out: Any = None, **kwargs: Any) -> ndarray:
+    """NumPy's ``matmul`` (``@``): batched matrix products with broadcasting (the ufunc
+    keywords at their defaults only, as MXNet 1.9.1)."""
+    if kwargs:
+        check_kwargs("matmul", kwargs)
     a, b = promote(from_input(a), from_input(b))
-    if a.ndim == 1 and b.ndim == 1:
-        return dot(a, b)
     if a.ndim <= 2 and b.ndim <= 2:
-        return dot(a, b)
-    return to_np(_L.matmul(a, b))
+        return finish(out, _dot(a, b), "matmul")
+    return finish(out, to_np(_L.matmul(a, b)), "matmul")
 
 
 def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None) -> ndarray:
@@ -722,16 +766,16 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None) -> ndarr
     a = from_input(a)
     lo = -_onp.inf if a_min is None else float(a_min)
     hi = _onp.inf if a_max is None else float(a_max)
-    return to_np(_E.clip(a, lo, hi))
+    return finish(out, to_np(_E.clip(a, lo, hi)), "clip")
 
 
 def round(x: Any, decimals: int = 0, out: Any = None) -> ndarray:
     """Round to ``decimals`` places (half to even, as NumPy)."""
     x = from_input(x)
     if decimals == 0:
-        return to_np(_E.rint(x))
+        return finish(out, to_np(_E.rint(x)), "round")
     f = 10.0 ** decimals
-    return to_np(_E.rint(x * f) / f)
+    return finish(out, to_np(_E.rint(x * f) / f), "round")
 
 
 def sort(a: Any, axis: Optional[int] = -1, kind: Any = None, order: Any = None) -> ndarray:
@@ -751,9 +795,11 @@ def argsort(a: Any, axis: Optional[int] = -1, kind: Any = None, order: Any = Non
 
 
 def nonzero(a: Any) -> Tuple[ndarray, ...]:
-    """The indices (int64) of the non-zero elements, one array per dimension."""
+    """The indices (int64) of the non-zero elements, one array per dimension (a 0-d array
+    as a 1-d one, as MXNet: NumPy 2 refuses it)."""
     a = from_input(a)
-    return tuple(wrap(i.astype(_onp.int64), None, 0, ndarray) for i in _onp.nonzero(a._data))
+    d = a._data if a._data.ndim else a._data.reshape(1)
+    return tuple(wrap(i.astype(_onp.int64), None, 0, ndarray) for i in _onp.nonzero(d))
 
 
 # ================================================================== operators
@@ -791,7 +837,9 @@ def _boolean(method: Any) -> Any:
         r = method(self, other)
         if r is NotImplemented:
             return r
-        return wrap(r._data.astype(_onp.bool_), None, 0, ndarray)
+        # the comparison's node is kept (its gradient is zero), so that a backward from a
+        # comparison works and gives zeros, as MXNet's
+        return wrap(r._data.astype(_onp.bool_), r._node, r._oidx, ndarray)
     return op
 
 

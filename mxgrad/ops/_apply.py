@@ -41,7 +41,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..base import DTypeError, ShapeError
+from ..base import DTypeError, ShapeError, UnknownArgumentError
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
 from ..autograd.graph import _FREED, Node, _debug, check_finite, new_node
@@ -323,12 +323,22 @@ def face_of(args: Sequence) -> type:
     return face
 
 
+def _int_scalar(s: float) -> float:
+    """A float scalar meeting an integer array, as MXNet casts it to the array's dtype
+    first (``int32_array * 2.5`` is ``int32_array * 2``): truncated toward zero, kept a
+    float so that NumPy computes negative powers (``int32_array ** -1.5`` gives 0s)."""
+    return float(int(s)) if s == s and s not in (np.inf, -np.inf) else s
+
+
 def scalar_call(op, x: NDArray, s):
     """Apply an array-scalar op (``x * 2`` and friends; the scalar is the attr
-    ``scalar``: a float, or an int for an integer array)."""
+    ``scalar``: a float, or an int for an integer array; a float meeting an integer array
+    is truncated first, as MXNet)."""
     if type(s) is not float:
         s = float(s) if not isinstance(s, (int, bool, np.integer)) or x._data.dtype.kind == "f" \
             else int(s)
+    if type(s) is float and x._data.dtype.kind in "iu":
+        s = _int_scalar(s)
     data = op.fwd(x._data, s)
     out = wrap(data, None, 0, type(x))
     if x._node is not None and state.recording and op.grads is not None:
@@ -404,13 +414,15 @@ class FaceRules:
 # Each builder returns a function with the NDArray case written out: forward, the
 # output array (the five slots of `wrap`), the recording decision, the node
 # (`_record1`/`_record2`), the tangents. Everything else falls back to apply1/apply2.
-def unary_fast(op, face=NDArray, rules: Optional[FaceRules] = None, fallback=None):
+def unary_fast(op, face=NDArray, rules: Optional[FaceRules] = None, fallback=None,
+               keywords=None):
     """The function of a one-input op without attrs: ``f(x, out=None, name=None)``, with
     the case of an array of class ``face`` inlined.
 
     A second face (``mx.np``) passes its :class:`FaceRules` (applied inline to the
-    forward's result) and ``fallback(x)`` for inputs of another kind (Python numbers...).
-    The gradient and tangent rules are the op's own."""
+    forward's result), ``fallback(x)`` for inputs of another kind (Python numbers...) and
+    ``keywords(fn, x, out, kwargs)``, the path of a call with ``out=`` or other keywords
+    (NumPy's ufunc keywords). The gradient and tangent rules are the op's own."""
     Array, new, st = face, _new, state    # closure cells: cheaper than globals
     fwd = op.fwd
     raw_fwd = fwd if rules is None else rules.unary(fwd)
@@ -442,10 +454,15 @@ def unary_fast(op, face=NDArray, rules: Optional[FaceRules] = None, fallback=Non
             return raw_fwd(x)
         return apply1(op, x) if fallback is None else fallback(x)
 
-    def g(x, out=None, name=None):
+    def g(x, out=None, name=None, **kwargs):
         """``f`` with the face's rules applied to the result (a separate closure, so
         that ``mx.nd``'s path carries no test for them)."""
-        if out is not None:
+        if out is not None or kwargs:
+            if keywords is not None:
+                return keywords(g, x, out, kwargs)
+            if kwargs:
+                raise UnknownArgumentError(f"{g.__name__}() got unexpected keyword "
+                                           f"arguments {sorted(kwargs)}")
             return write_out(out, g(x))
         if type(x) is Array:
             d = x._data
@@ -540,6 +557,9 @@ def write_out(out, result: NDArray) -> NDArray:
     return inplace_apply(_out_arg(out), result)
 
 
+F32 = np.dtype(np.float32)
+
+
 def scalar_fast(op, np_fn=None, face=NDArray):
     """``f(x, s)`` for an array ``x`` of class ``face`` and a Python scalar ``s`` (the hot
     path of ``x * 2``); ``np_fn(data, s)`` is the op's forward without the dtype cast."""
@@ -553,6 +573,8 @@ def scalar_fast(op, np_fn=None, face=NDArray):
         if type(s) is not float and (type(s) is not int or d.dtype.kind != "f"):
             s = float(s) if not isinstance(s, (int, bool, np.integer)) or d.dtype.kind == "f" \
                 else int(s)
+        if type(s) is float and d.dtype is not F32 and d.dtype.kind in "iu":
+            s = _int_scalar(s)
         data = np_fn(d, s)
         if data.dtype is not d.dtype and data.dtype != d.dtype:
             data = data.astype(d.dtype)
@@ -632,6 +654,9 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None, face
             if arr and type(data) is not ndarray:
                 data = asarray(data)
             if data.dtype is not d.dtype and data.dtype != d.dtype:
+                if d.dtype.kind in "iu":       # MXNet: the float cast to the int first
+                    other = _int_scalar(other)
+                    data = np.asarray(np_fn(d, other))
                 data = data.astype(d.dtype)
             r = new(Array)
             r._data = data

@@ -179,6 +179,8 @@ def _sigmoid_fwd(x):
     # 1 / (1 + exp(-x)) as MXNet computes it, in place in one buffer (four passes); for
     # x below about -88 (float32) exp overflows to inf and the result is 0, as MXNet's
     e = np.negative(x) if x.dtype.kind == "f" else -x.astype(np.float64)  # ints: as np.tanh
+    if type(e) is not np.ndarray:           # 0-d data (mx.np) gives a NumPy scalar
+        e = np.array(e)
     with np.errstate(over="ignore"):
         np.exp(e, out=e)
     e += 1.0
@@ -204,7 +206,7 @@ def _square(x):
 
 # raw rules (NumPy only, ordinary backward); reusable(g) says when g may take the result
 def _tanh_raw(g, y, x):
-    t = y * y
+    t = np.multiply(y, y, out=np.empty_like(y)) if y.ndim == 0 else y * y
     np.subtract(1.0, t, out=t)
     t *= g
     return t

@@ -208,3 +208,63 @@ def linalg_syevd(A: NDArray, out: Optional[Sequence[NDArray]] = None, **kwargs: 
     A = _prep1("linalg_syevd", A)
     _square("linalg_syevd", A.shape)
     return _outs(list(call1(_SYEVD, A)), out, "linalg_syevd")
+
+
+# ---------------------------------------------------------- singular values
+def _gesvd_fwd(a):
+    m, n = a.shape[-2:]
+    if m > n:
+        raise ShapeError(f"svd: matrices of shape ({m}, {n}) have more rows than columns; "
+                         f"MXNet's svd takes M <= N (decompose the transpose)")
+    if a.size == 0:
+        batch = a.shape[:-2]
+        return (np.zeros(batch + (m, m), a.dtype), np.zeros(batch + (m,), a.dtype),
+                np.zeros(a.shape, a.dtype))
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    # MXNet's signs: the entry of largest magnitude of each row of V is positive (the
+    # matching column of UT flips with it)
+    k = np.argmax(np.abs(vt), axis=-1)
+    sign = np.where(np.take_along_axis(vt, k[..., None], -1) < 0, -1.0, 1.0)
+    return ((u * np.swapaxes(sign, -1, -2)).astype(a.dtype), s.astype(a.dtype),
+            (vt * sign).astype(a.dtype))
+
+
+def _gesvd_grad(g, y, a):
+    # A = UT diag(L) V with UT m x m, V m x n (m <= n); MXNet's rule (Seeger et al.,
+    # "Auto-differentiating linear algebra"): with W = diag(1/L) dV,
+    # T = (W V^T) diag(L) + dUT^T UT, the off-diagonal of T replaced by its antisymmetric
+    # part over (L_i^2 - L_j^2) times L, the diagonal by dL - diag(W V^T):
+    # dA = UT (T V + W). Singular values below eps count as eps, as in MXNet.
+    dUT, dL, dV = g
+    UT, L, V = y
+    m = UT.shape[-1]
+    eps = 1e-30 if UT.dtype == np.float32 else 1e-100
+    W = dV / expand_dims(maximum(L, eps), -1)
+    T = _gemm2(W, V, False, True, 1.0, -2)
+    eye = np.eye(m, dtype=UT.dtype)
+    wv_diag = (T * eye).sum(axis=-1)
+    T = T * expand_dims(L, -2) + _gemm2(dUT, UT, True, False, 1.0, -2)
+    upper = np.triu(np.ones((m, m), dtype=UT.dtype), 1)
+    li, lj = expand_dims(L, -1), expand_dims(L, -2)
+    denom = (maximum(li - lj, eps) * upper + (1.0 - upper)) * maximum(li + lj, eps)
+    E = (T - _mT(T)) / denom * upper
+    T2 = E * lj + _mT(E * li) + linalg_makediag(dL - wv_diag)
+    return _gemm2(UT, _gemm2(T2, V, False, False, 1.0, -2) + W, False, False, 1.0, -2)
+
+
+_GESVD = defop("linalg_gesvd", _gesvd_fwd, [_gesvd_grad], save=(), save_out=True, nout=3)
+
+
+def gesvd(A: NDArray) -> List[NDArray]:
+    """``[UT, L, V]`` with ``A = UT diag(L) V`` for matrices of shape ``(..., M, N)``,
+    ``M <= N`` (MXNet's ``np.linalg.svd``: singular values descending, each row of ``V``
+    with its largest-magnitude entry positive); differentiable.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> UT, L, V = gesvd(mx.nd.array([[3., 0.], [0., 4.]]))
+    >>> L.asnumpy().tolist(), V.asnumpy().tolist()
+    ([4.0, 3.0], [[0.0, 1.0], [1.0, 0.0]])
+    """
+    return list(call1(_GESVD, A))
