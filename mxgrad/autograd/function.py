@@ -1353,22 +1353,3 @@ def once_differentiable(fn: Callable) -> Callable:
             return fn(ctx, *args)
     wrapper._mx_once_differentiable = True  # type: ignore[attr-defined]
     return wrapper
-
-
-def _grad_fn(self):
-    """The graph node that produced this array (PyTorch's ``y.grad_fn``): a custom
-    Function's ctx, a built-in op's node, or None for variables and constants.
-
-    Examples
-    --------
-    >>> import mxgrad as mx
-    >>> x = mx.nd.ones((1,)); x.attach_grad()
-    >>> with mx.autograd.record():
-    ...     y = x.exp()
-    >>> y.grad_fn.name
-    'exp'
-    """
-    return Function.grad_fn(self)
-
-
-setattr(NDArray, "grad_fn", property(_grad_fn))  # the NDArray class does not import this module
