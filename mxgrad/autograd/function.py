@@ -963,7 +963,7 @@ def _check_outputs(ctx, out, flat, arr_pos, vers0, views, name):
         dirty_pos.add(pos)
         j = arr_pos.index(pos)
         if a._ver[0] == vers0[j]:
-            a._ver[0] += 1
+            a._write()
     for a in dirty:
         if _index_of(a, outs) < 0:
             raise StateError(f"Function '{name}': an input marked dirty (mark_dirty) was not "

@@ -613,7 +613,7 @@ def _write_leaves_locked(leaves, leaf_grads, create_graph):
                 np.copyto(d, g, casting="unsafe")
         elif g is not None:
             buf._data += g
-        buf._ver[0] += 1
+        buf._write()
         leaf.fresh = True
 
 

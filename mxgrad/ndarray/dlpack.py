@@ -92,7 +92,7 @@ def to_dlpack_for_write(data: NDArray) -> Any:
         raise StateError("to_dlpack_for_write: this array is a read-only view; copy it "
                          "(x.copy()) and export the copy")
     capsule = d.__dlpack__()
-    data._ver[0] += 1
+    data._write()
     return capsule
 
 

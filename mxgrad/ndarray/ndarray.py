@@ -370,8 +370,27 @@ class NDArray(_OpMethods):
     def _ver(self, box: List[int]) -> None:
         self._vbox = box
 
-    def _bump(self) -> None:
-        self._ver[0] += 1
+    def _write(self, value: Any = None, casting: str = "unsafe") -> None:
+        """Record an in-place write: copy ``value`` (broadcast, NumPy ``casting``) into
+        this array's buffer when given, then bump the version, so a backward that saved
+        the array refuses the changed value. Every in-place write goes through here;
+        ``x._write()`` alone marks a write the caller made into ``x._data`` itself (a
+        kernel updating a buffer in place). The caller checks ``_check_writable()``
+        first when a recorded graph may hold the array.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> x = mx.nd.zeros((2,)); x._write([1, 2]); x._ver[0], x.asnumpy().tolist()
+        (1, [1.0, 2.0])
+        """
+        if value is not None:
+            np.copyto(self._data, value, casting=casting)  # type: ignore[arg-type]
+        box = self._vbox
+        if box is None:
+            self._vbox = [1]     # version 0 was implicit (see _ver)
+        else:
+            box[0] += 1
 
 
 _Face = TypeVar("_Face", bound=NDArray)

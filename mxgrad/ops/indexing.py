@@ -640,7 +640,7 @@ def _setitem(self, key, value):
                          f"({err})") from None
     if copied:
         d[...] = t.reshape(d.shape)
-    self._ver[0] += 1
+    self._write()
     if self._tan is not None:
         tz = self._tan._data.copy()
         tz.reshape(kn["xshape"])[kn["key"]] = 0

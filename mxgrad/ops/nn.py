@@ -1105,7 +1105,7 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
             new += (1.0 - m) * batch.reshape(c)
             np.copyto(buf, new, casting="unsafe")
         if isinstance(run, NDArray):
-            run._ver[0] += 1
+            run._write()
     if isinstance(data, NDArray):
         xhat, inv = wrap(xhat), wrap(inv)
     return call(_BN_TRAIN, (data, None if fix_gamma else gamma, beta, xhat, inv),
@@ -1222,7 +1222,7 @@ def BatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray
             buf = _raw(run)
             np.copyto(buf, m * buf + (1.0 - m) * _raw(batch).reshape(c), casting="unsafe")
             if isinstance(run, NDArray):
-                run._ver[0] += 1
+                run._write()
         if fix_gamma:
             out = xhat + reshape_exact(beta, bshape)
         else:
