@@ -254,9 +254,7 @@ class NDArrayMethods:
             return self  # type: ignore[return-value]
         return _ew.cast(self, dt)  # type: ignore[arg-type]
 
-    def copy(self) -> NDArray:
-        """Return a copy of the array (recorded: gradients flow through it)."""
-        return _ew.identity_copy(self)  # type: ignore[type-var,return-value]
+    copy = _ew.identity_copy      # x.copy(): a copy, recorded (gradients flow through it)
 
     to_dlpack_for_read = _dlpack.to_dlpack_for_read
     to_dlpack_for_write = _dlpack.to_dlpack_for_write
