@@ -33,7 +33,7 @@ True
 """
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, Optional, Union
+from typing import Any, Callable, ClassVar, Optional
 
 import numpy as np
 
@@ -56,6 +56,7 @@ _Method = Callable[..., NDArray]                          # x.exp(out=None, name
 _BinOp = Callable[[NDArray, ArrayOrScalar], NDArray]      # x + y, x + 2
 _RBinOp = Callable[[NDArray, Scalar], NDArray]            # 2 + x
 _UnOp = Callable[[NDArray], NDArray]                      # -x, abs(x)
+_Cmp = Callable[[NDArray, object], NDArray]               # x == y (an array, not a bool)
 
 _OPS = _ew.operators()   # NDArray's operators, built by the one operator factory
 
@@ -217,8 +218,8 @@ class NDArrayMethods:
         return self  # type: ignore[return-value]
 
     # comparisons give 0/1 arrays of the operands' dtype, as in MXNet
-    __eq__: ClassVar[Callable[[NDArray, object], NDArray]] = _OPS["__eq__"]  # type: ignore[assignment]
-    __ne__: ClassVar[Callable[[NDArray, object], NDArray]] = _OPS["__ne__"]  # type: ignore[assignment]
+    __eq__: ClassVar[_Cmp] = _OPS["__eq__"]  # type: ignore[assignment]
+    __ne__: ClassVar[_Cmp] = _OPS["__ne__"]  # type: ignore[assignment]
     __lt__: ClassVar[_BinOp] = _OPS["__lt__"]
     __le__: ClassVar[_BinOp] = _OPS["__le__"]
     __gt__: ClassVar[_BinOp] = _OPS["__gt__"]
