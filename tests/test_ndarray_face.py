@@ -20,8 +20,12 @@ def _class_body_names(path, name):
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read())
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
-    names = {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
-    names |= {t.id for n in cls.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+    body = list(cls.body)
+    for n in cls.body:          # `if TYPE_CHECKING: ... else: ...` inside the body
+        if isinstance(n, ast.If):
+            body += n.body + n.orelse
+    names = {n.name for n in body if isinstance(n, ast.FunctionDef)}
+    names |= {t.id for n in body if isinstance(n, (ast.Assign, ast.AnnAssign))
               for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
               if isinstance(t, ast.Name)}
     return names

@@ -33,7 +33,7 @@ True
 """
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, Optional
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Optional
 
 import numpy as np
 
@@ -50,9 +50,8 @@ from .ndarray import NDArray, wrap
 
 __all__ = ["NDArrayMethods"]
 
-# The types a checker gives the entries that are op functions without a plain signature
-# of their own (built by a factory): their calls are documented with the functions.
-_Method = Callable[..., NDArray]                          # x.exp(out=None, name=None)...
+# The types a checker gives the operators (built by a factory without a signature of
+# their own); the elementwise ops' functions bind as methods by their type (UnaryOp).
 _BinOp = Callable[[NDArray, ArrayOrScalar], NDArray]      # x + y, x + 2
 _RBinOp = Callable[[NDArray, Scalar], NDArray]            # 2 + x
 _UnOp = Callable[[NDArray], NDArray]                      # -x, abs(x)
@@ -264,49 +263,49 @@ class NDArrayMethods:
 
     # ---------------------------------------------------------- elementwise
     # The ops' mx.nd functions: x.exp(out=None, name=None) is nd.exp(x, out, name).
-    abs: ClassVar[_Method] = _ew.abs
-    arccos: ClassVar[_Method] = _ew.arccos
-    arccosh: ClassVar[_Method] = _ew.arccosh
-    arcsin: ClassVar[_Method] = _ew.arcsin
-    arcsinh: ClassVar[_Method] = _ew.arcsinh
-    arctan: ClassVar[_Method] = _ew.arctan
-    arctanh: ClassVar[_Method] = _ew.arctanh
-    cbrt: ClassVar[_Method] = _ew.cbrt
-    cos: ClassVar[_Method] = _ew.cos
-    cosh: ClassVar[_Method] = _ew.cosh
-    degrees: ClassVar[_Method] = _ew.degrees
-    erf: ClassVar[_Method] = _ew.erf
-    erfinv: ClassVar[_Method] = _ew.erfinv
-    exp: ClassVar[_Method] = _ew.exp
-    expm1: ClassVar[_Method] = _ew.expm1
-    gamma: ClassVar[_Method] = _ew.gamma
-    gammaln: ClassVar[_Method] = _ew.gammaln
-    log: ClassVar[_Method] = _ew.log
-    log10: ClassVar[_Method] = _ew.log10
-    log1p: ClassVar[_Method] = _ew.log1p
-    log2: ClassVar[_Method] = _ew.log2
-    negative: ClassVar[_Method] = _ew.negative
-    radians: ClassVar[_Method] = _ew.radians
-    rcbrt: ClassVar[_Method] = _ew.rcbrt
-    reciprocal: ClassVar[_Method] = _ew.reciprocal
-    relu: ClassVar[_Method] = _ew.relu
-    rsqrt: ClassVar[_Method] = _ew.rsqrt
-    sigmoid: ClassVar[_Method] = _ew.sigmoid
-    sin: ClassVar[_Method] = _ew.sin
-    sinh: ClassVar[_Method] = _ew.sinh
-    softsign: ClassVar[_Method] = _ew.softsign
-    sqrt: ClassVar[_Method] = _ew.sqrt
-    square: ClassVar[_Method] = _ew.square
-    tan: ClassVar[_Method] = _ew.tan
-    tanh: ClassVar[_Method] = _ew.tanh
+    abs = _ew.abs
+    arccos = _ew.arccos
+    arccosh = _ew.arccosh
+    arcsin = _ew.arcsin
+    arcsinh = _ew.arcsinh
+    arctan = _ew.arctan
+    arctanh = _ew.arctanh
+    cbrt = _ew.cbrt
+    cos = _ew.cos
+    cosh = _ew.cosh
+    degrees = _ew.degrees
+    erf = _ew.erf
+    erfinv = _ew.erfinv
+    exp = _ew.exp
+    expm1 = _ew.expm1
+    gamma = _ew.gamma
+    gammaln = _ew.gammaln
+    log = _ew.log
+    log10 = _ew.log10
+    log1p = _ew.log1p
+    log2 = _ew.log2
+    negative = _ew.negative
+    radians = _ew.radians
+    rcbrt = _ew.rcbrt
+    reciprocal = _ew.reciprocal
+    relu = _ew.relu
+    rsqrt = _ew.rsqrt
+    sigmoid = _ew.sigmoid
+    sin = _ew.sin
+    sinh = _ew.sinh
+    softsign = _ew.softsign
+    sqrt = _ew.sqrt
+    square = _ew.square
+    tan = _ew.tan
+    tanh = _ew.tanh
     # rounding: zero gradient everywhere, as in MXNet
-    ceil: ClassVar[_Method] = _ew.ceil
-    fix: ClassVar[_Method] = _ew.fix
-    floor: ClassVar[_Method] = _ew.floor
-    rint: ClassVar[_Method] = _ew.rint
-    round: ClassVar[_Method] = _ew.round
-    sign: ClassVar[_Method] = _ew.sign
-    trunc: ClassVar[_Method] = _ew.trunc
+    ceil = _ew.ceil
+    fix = _ew.fix
+    floor = _ew.floor
+    rint = _ew.rint
+    round = _ew.round
+    sign = _ew.sign
+    trunc = _ew.trunc
     clip = _ew.clip
     logical_not = _ew.logical_not
     zeros_like = _ew.zeros_like
@@ -369,7 +368,11 @@ class NDArrayMethods:
     # method functions in ops/shape.py, next to the functions they share code with.
     reshape = _shape.reshape_method
     transpose = _shape.transpose_method
-    T = property(_shape.transpose_property)
+    if TYPE_CHECKING:    # property() of a function is Any to a checker
+        @property
+        def T(self) -> NDArray: ...
+    else:
+        T = property(_shape.transpose_property)
     expand_dims = _shape.expand_dims_method
     squeeze = _shape.squeeze_method
     flatten = _shape.flatten_method

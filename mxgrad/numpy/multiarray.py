@@ -292,7 +292,7 @@ class ndarray(NDArray):
         """Values limited to ``[a_min, a_max]`` (NumPy 2's ``min=``/``max=`` too)."""
         return clip(self, kwargs.get("min", a_min), kwargs.get("max", a_max))
 
-    def round(self, decimals: int = 0) -> "ndarray":
+    def round(self, decimals: int = 0) -> "ndarray":  # type: ignore[override]
         return round(self, decimals)
 
     def sort(self, axis: int = -1, kind: Any = None, order: Any = None) -> "ndarray":  # type: ignore[override]
