@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .ndarray.ndarray import NDArray
 
 __all__ = ["Shape", "ShapeLike", "Axis", "GradReq", "DTypeLike", "Scalar", "ArrayOrScalar",
-           "InitLike",           "ArrayT", "UnaryOp", "BinaryOp", "Init"]
+           "InitLike",           "ArrayT", "UnaryOp", "UnaryMethod", "BinaryOp", "Init"]
 
 Shape: TypeAlias = Tuple[int, ...]
 """An array shape, as ``NDArray.shape`` returns it."""
@@ -46,8 +46,21 @@ ArrayT = TypeVar("ArrayT", "NDArray", np.ndarray)
 """An op's input and output type: NumPy in, NumPy out; NDArray in, NDArray out."""
 
 
+class UnaryMethod(Protocol):
+    """A one-input op as an NDArray method: ``x.exp(out=None, name=None)``."""
+
+    def __call__(self, out: Optional[NDArray] = ..., name: Optional[str] = ...) -> NDArray: ...
+
+
 class UnaryOp(Protocol):
-    """A one-input op such as ``nd.exp``: ``op(x, out=None, name=None)``."""
+    """A one-input op such as ``nd.exp``: ``op(x, out=None, name=None)``; as a class
+    attribute (NDArray's ``exp = nd.exp``) a method, like the function it is."""
+
+    @overload
+    def __get__(self, obj: None, owner: Any) -> UnaryOp: ...
+
+    @overload
+    def __get__(self, obj: NDArray, owner: Any) -> UnaryMethod: ...
 
     @overload
     def __call__(self, x: np.ndarray, /, out: None = ..., name: Optional[str] = ...

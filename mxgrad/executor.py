@@ -168,8 +168,7 @@ class Executor:
         for i in self._fixed_gammas:
             g = self.arg_arrays[i]
             if g is not None and not (g._data == 1).all():
-                g._data[...] = 1
-                g._ver[0] += 1
+                g._write(1)
         arrays = self._arrays()
         plan = self._plan(arrays, bool(is_train))
         needs = [r != "null" and g is not None
@@ -187,8 +186,7 @@ class Executor:
             self.outputs = [wrap(o) for o in outs]
         else:
             for b, o in zip(bufs, outs):
-                np.copyto(b._data, o)
-                b._ver[0] += 1
+                b._write(o, casting="same_kind")
         return self.outputs
 
     def backward(self, out_grads: Union[None, NDArray, Sequence[NDArray], Dict[str, NDArray]]
@@ -248,7 +246,7 @@ class Executor:
                     np.copyto(buf._data, g, casting="unsafe")
             elif g is not None:
                 buf._data += g.astype(buf._data.dtype, copy=False)
-            buf._ver[0] += 1
+            buf._write()
 
     def _arrays(self) -> list:
         arrays = []
@@ -442,8 +440,7 @@ def _copy_into(dst: NDArray, value, name: str) -> None:
     if tuple(value.shape) != tuple(dst.shape):
         raise ShapeError(f"copy_params_from: '{name}' has shape {value.shape}, the bound "
                          f"array has shape {dst.shape}")
-    np.copyto(dst._data, value._data, casting="unsafe")
-    dst._ver[0] += 1
+    dst._write(value._data)
 
 
 def bind(symbol, ctx, args, args_grad=None, grad_req="write", aux_states=None,

@@ -95,8 +95,7 @@ def _write(arr, value) -> None:
         raise ShapeError(f"cannot initialize an array of shape {arr.shape} with a value of "
                          f"shape {value.shape}") from None
     arr._check_writable()
-    np.copyto(arr._data, value, casting="unsafe")
-    arr._ver[0] += 1
+    arr._write(value)
 
 
 class Initializer:

@@ -68,10 +68,6 @@ def _buf(a) -> np.ndarray:
 _PLAIN: dict = {}
 
 
-def _touch(a: NDArray) -> None:
-    a._ver[0] += 1
-
-
 class Optimizer:
     """Base class of optimizers.
 
@@ -346,7 +342,7 @@ class Optimizer:
         master, inner = state if self._master_first else (state[1], state[0])
         self.update(index, master, wrap(_buf(grad).astype(np.float32)), inner)
         weight._data[...] = master._data
-        _touch(weight)
+        weight._write()
 
     def _prepare(self, index, weight, grad):
         """Count the update; return (lr, wd, w, g) with g = rescaled gradient (a copy)."""
@@ -464,8 +460,8 @@ class SGD(Optimizer):
         else:
             _k.sgd_step(w, g, state._data if isinstance(state, NDArray) else _buf(state),
                         self.momentum)
-            state._ver[0] += 1
-        weight._ver[0] += 1
+            state._write()
+        weight._write()
 
 
 @register
@@ -505,8 +501,8 @@ class NAG(Optimizer):
             g += wd * w
         _k.nag_step(w, g, None if state is None else _buf(state), lr, self.momentum)
         if state is not None:
-            _touch(state)
-        _touch(weight)
+            state._write()
+        weight._write()
 
 
 @register
@@ -548,9 +544,9 @@ class Adam(Optimizer):
         self._clip(g)
         _k.adam_step(w, g, _buf(state[0]), _buf(state[1]), lr, self.beta1, self.beta2,
                      self.epsilon)
-        _touch(state[0])
-        _touch(state[1])
-        _touch(weight)
+        state[0]._write()
+        state[1]._write()
+        weight._write()
 
 
 @register
@@ -593,9 +589,9 @@ class AdamW(Optimizer):
         m, v = _buf(state[0]), _buf(state[1])
         _k.adam_moments(g, m, v, self.beta1, self.beta2)
         w -= lr * (m / (np.sqrt(v) + self.epsilon) + wd * w)
-        _touch(state[0])
-        _touch(state[1])
-        _touch(weight)
+        state[0]._write()
+        state[1]._write()
+        weight._write()
 
 
 @register
@@ -646,8 +642,8 @@ class RMSProp(Optimizer):
             _k.rmspropalex_step(w, g, _buf(state[0]), _buf(state[1]), _buf(state[2]), lr,
                                 self.gamma1, self.gamma2, self.epsilon, self.clip_weights)
         for s in state:
-            _touch(s)
-        _touch(weight)
+            s._write()
+        weight._write()
 
 
 @register
@@ -680,8 +676,8 @@ class AdaGrad(Optimizer):
         h = _buf(state)
         h += np.square(g)
         w -= lr * (g / np.sqrt(h + self.float_stable_eps) + wd * w)
-        _touch(state)
-        _touch(weight)
+        state._write()
+        weight._write()
 
 
 @register
@@ -721,9 +717,9 @@ class AdaDelta(Optimizer):
         acc_delta *= self.rho
         acc_delta += (1.0 - self.rho) * np.square(delta)
         w -= delta + wd * w
-        _touch(state[0])
-        _touch(state[1])
-        _touch(weight)
+        state[0]._write()
+        state[1]._write()
+        weight._write()
 
 
 @register
@@ -765,9 +761,9 @@ class Adamax(Optimizer):
         m += (1.0 - self.beta1) * g
         np.maximum(self.beta2 * u, np.abs(g), out=u)
         w -= lr * m / u
-        _touch(state[0])
-        _touch(state[1])
-        _touch(weight)
+        state[0]._write()
+        state[1]._write()
+        weight._write()
 
 
 @register
@@ -806,9 +802,9 @@ class Nadam(Optimizer):
         v_t_prime = v / (1.0 - pow(self.beta2, t))
         m_t_bar = (1.0 - momentum_t) * grad_prime + momentum_t_1 * m_t_prime
         w -= lr * m_t_bar / (np.sqrt(v_t_prime) + self.epsilon)
-        _touch(state[0])
-        _touch(state[1])
-        _touch(weight)
+        state[0]._write()
+        state[1]._write()
+        weight._write()
 
 
 @register
@@ -846,8 +842,8 @@ class Signum(Optimizer):
         else:
             self._clip(g)
             _k.signum_step(w, g, _buf(state), lr, self.momentum, wd, self.wd_lh)
-            _touch(state)
-        _touch(weight)
+            state._write()
+        weight._write()
 
 
 @register
@@ -887,10 +883,10 @@ class FTML(Optimizer):
         self._clip(g)
         _k.ftml_step(w, g, _buf(state[0]), _buf(state[1]), _buf(state[2]), lr, t, self.beta1,
                      self.beta2, self.epsilon)
-        _touch(state[0])
-        _touch(state[1])
-        _touch(state[2])
-        _touch(weight)
+        state[0]._write()
+        state[1]._write()
+        state[2]._write()
+        weight._write()
 
 
 @register
@@ -937,9 +933,9 @@ class LAMB(Optimizer):
                               self.beta2, self.epsilon, self.bias_correction, wd)
         _k.lamb_apply(w, r, _k.norm64(w), _k.norm64(r), lr, self.lower_bound,
                       self.upper_bound)
-        _touch(state[0])
-        _touch(state[1])
-        _touch(weight)
+        state[0]._write()
+        state[1]._write()
+        weight._write()
 
 
 @register
@@ -973,9 +969,9 @@ class Ftrl(Optimizer):
         lr, wd, w, g = self._prepare(index, weight, grad)
         self._clip(g)
         _k.ftrl_step(w, g, _buf(state[0]), _buf(state[1]), lr, self.lamda1, self.beta, wd)
-        _touch(state[0])
-        _touch(state[1])
-        _touch(weight)
+        state[0]._write()
+        state[1]._write()
+        weight._write()
 
 
 @register
@@ -989,7 +985,7 @@ class SGLD(Optimizer):
         from .random import generator
         w -= lr / 2 * (g + wd * w)
         w += generator().normal(0.0, math.sqrt(lr), size=w.shape).astype(w.dtype)
-        _touch(weight)
+        weight._write()
 
 
 @register
@@ -1031,11 +1027,11 @@ class DCASGD(Optimizer):
             m *= self.momentum
             m += step
             step = m
-            _touch(mom)
+            mom._write()
         p[...] = w
         w += step
-        _touch(prev)
-        _touch(weight)
+        prev._write()
+        weight._write()
 
 
 @register
@@ -1051,8 +1047,8 @@ class Test(Optimizer):
         w = _buf(weight)
         w += _buf(grad) * self.rescale_grad
         _buf(state)[...] = w
-        _touch(weight)
-        _touch(state)
+        weight._write()
+        state._write()
 
 
 class Updater:

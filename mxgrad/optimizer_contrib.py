@@ -23,7 +23,7 @@ import numpy as np
 from .base import ShapeError, StateError
 from .ndarray.ndarray import NDArray, wrap
 from .ops import optimizer_update as _k
-from .optimizer import Optimizer, _buf, _touch, _zeros_like, register
+from .optimizer import Optimizer, _buf, _zeros_like, register
 
 __all__ = ["GroupAdaGrad", "LBSGD"]
 
@@ -66,8 +66,8 @@ class GroupAdaGrad(Optimizer):
         h = _buf(state)
         h += np.mean(np.square(g), axis=1, keepdims=True)
         w -= lr * g / np.sqrt(h + self.float_stable_eps)
-        _touch(state)
-        _touch(weight)
+        state._write()
+        weight._write()
 
 
 @register
@@ -155,6 +155,6 @@ class LBSGD(Optimizer):
         _k.sgd_step(w, step, mom, self.momentum)
         c["cum_grad"] = 0
         if mom is not None:
-            _touch(state)
-        _touch(weight)
+            state._write()
+        weight._write()
 

@@ -199,6 +199,7 @@ def _install() -> None:
     from . import ndarray as nd_pkg, random as random_mod
     from .ndarray import contrib, linalg, op as op_mod
     from .ndarray.ndarray import NDArray
+    from .ndarray._methods import NDArrayMethods
     from .ops._core import Op
     if _patched:
         return
@@ -213,14 +214,15 @@ def _install() -> None:
             ops.setdefault(name, fn)
             shown = _MXNET_NAMES.get(name, name)
             _patch(module, name, _timed(fn, _fixed(shown)))
-    for name in list(vars(NDArray)):
-        fn = NDArray.__dict__[name]
-        if name in _SCALAR_NAMES:
-            _patch(NDArray, name, _timed(fn, _dunder_namer(name)))
-        elif name == "__neg__":
-            _patch(NDArray, name, _timed(fn, _fixed("_mul_scalar")))
-        elif not name.startswith("_") and inspect.isfunction(fn) and name in ops:
-            _patch(NDArray, name, _timed(fn, _fixed(name)))
+    for cls in (NDArray, NDArrayMethods):     # NDArray's two class bodies
+        for name in list(vars(cls)):
+            fn = cls.__dict__[name]
+            if name in _SCALAR_NAMES:
+                _patch(cls, name, _timed(fn, _dunder_namer(name)))
+            elif name == "__neg__":
+                _patch(cls, name, _timed(fn, _fixed("_mul_scalar")))
+            elif not name.startswith("_") and inspect.isfunction(fn) and name in ops:
+                _patch(cls, name, _timed(fn, _fixed(name)))
     backward = Op.__dict__["backward"]
 
     @functools.wraps(backward)

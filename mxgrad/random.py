@@ -357,8 +357,7 @@ def _out(out, r):
         return r
     if out.shape != r.shape:
         raise ShapeError(f"out= has shape {out.shape}, the sample has shape {r.shape}")
-    np.copyto(out._data, r._data, casting="unsafe")
-    out._ver[0] += 1
+    out._write(r._data)
     return out
 
 

@@ -64,7 +64,7 @@ def test_wheel_carries_package_data_license_and_metadata(dists):
     for name in ("mxgrad/__init__.py", "mxgrad/_threads.py", "mxgrad/py.typed",
                  "mxgrad/data/digits.csv.gz", "mxgrad/data/__init__.py",
                  "mxgrad/data/mxnet_cnn-symbol.json", "mxgrad/data/mxnet_cnn-0000.params",
-                 "mxgrad/data/mxnet_cnn-io.npz", "mxgrad/ndarray/_methods.pyi"):
+                 "mxgrad/data/mxnet_cnn-io.npz", "mxgrad/ndarray/_methods.py"):
         assert name in files, name
     assert any(f.endswith(".dist-info/licenses/LICENSE") for f in files)
     assert not [f for f in files if f.startswith(("tests/", "notebooks/", "bench/"))]

@@ -39,28 +39,3 @@ def test_package_ships_py_typed():
     with open(os.path.join(ROOT, "setup.cfg"), encoding="utf-8") as f:
         cfg = f.read()
     assert "py.typed" in cfg.split("[options.package_data]")[1].split("[")[0]
-
-
-def test_ndarray_method_declarations_match_the_attached_methods():
-    """``ndarray/_methods.pyi`` declares, for type checkers, the methods the op modules and
-    the engine attach to NDArray at import; the two lists must stay the same."""
-    import ast
-    from mxgrad.ndarray import NDArray
-    pkg = os.path.dirname(mx.__file__)
-    with open(os.path.join(pkg, "ndarray", "_methods.pyi"), encoding="utf-8") as f:
-        stub = ast.parse(f.read())
-    decl = next(n for n in stub.body if isinstance(n, ast.ClassDef))
-    declared = {n.name for n in decl.body if isinstance(n, ast.FunctionDef)}
-    with open(os.path.join(pkg, "ndarray", "ndarray.py"), encoding="utf-8") as f:
-        src = ast.parse(f.read())
-    cls = next(n for n in src.body if isinstance(n, ast.ClassDef) and n.name == "NDArray")
-    own = {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
-    own |= {t.id for n in cls.body if isinstance(n, (ast.Assign, ast.AnnAssign))
-            for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
-            if isinstance(t, ast.Name)}
-    internal = {"__module__", "__doc__", "__weakref__", "__dict__", "__annotations__",
-                "__firstlineno__", "__static_attributes__", "__parameters__",
-                "__orig_bases__", "__annotate_func__", "__annotations_cache__"}
-    attached = {k for k in vars(NDArray) if k not in own and k not in internal}
-    assert attached - declared == set(), "attached to NDArray but not declared"
-    assert declared - attached == set(), "declared but not attached to NDArray"

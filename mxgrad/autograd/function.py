@@ -963,7 +963,7 @@ def _check_outputs(ctx, out, flat, arr_pos, vers0, views, name):
         dirty_pos.add(pos)
         j = arr_pos.index(pos)
         if a._ver[0] == vers0[j]:
-            a._ver[0] += 1
+            a._write()
     for a in dirty:
         if _index_of(a, outs) < 0:
             raise StateError(f"Function '{name}': an input marked dirty (mark_dirty) was not "
@@ -1353,22 +1353,3 @@ def once_differentiable(fn: Callable) -> Callable:
             return fn(ctx, *args)
     wrapper._mx_once_differentiable = True  # type: ignore[attr-defined]
     return wrapper
-
-
-def _grad_fn(self):
-    """The graph node that produced this array (PyTorch's ``y.grad_fn``): a custom
-    Function's ctx, a built-in op's node, or None for variables and constants.
-
-    Examples
-    --------
-    >>> import mxgrad as mx
-    >>> x = mx.nd.ones((1,)); x.attach_grad()
-    >>> with mx.autograd.record():
-    ...     y = x.exp()
-    >>> y.grad_fn.name
-    'exp'
-    """
-    return Function.grad_fn(self)
-
-
-setattr(NDArray, "grad_fn", property(_grad_fn))  # the NDArray class does not import this module

@@ -613,7 +613,7 @@ def _write_leaves_locked(leaves, leaf_grads, create_graph):
                 np.copyto(d, g, casting="unsafe")
         elif g is not None:
             buf._data += g
-        buf._ver[0] += 1
+        buf._write()
         leaf.fresh = True
 
 
@@ -741,109 +741,3 @@ def get_symbol(x: NDArray) -> Any:
                      "Symbol of a model call the HybridBlock on mx.sym.var('data') or use "
                      "HybridBlock.export; to inspect the recorded graph walk x.grad_fn "
                      "(.name, .next_functions)")
-
-
-# ------------------------------------------------------ NDArray's autograd methods
-# The NDArray class (the layer below) knows nothing of the engine: the engine attaches
-# the methods through which arrays take part in it.
-def _attach_grad(self, grad_req: GradReq = "write", stype: Optional[str] = None) -> None:
-    """Make this array a variable: allocate a zero gradient buffer ``x.grad``.
-
-    Parameters
-    ----------
-    grad_req : {'write', 'add', 'null'}
-        'write' overwrites the buffer at each backward, 'add' accumulates into it,
-        'null' computes no gradient.
-
-    Examples
-    --------
-    >>> import mxgrad as mx
-    >>> x = mx.nd.array([1., 2.]); x.attach_grad()
-    >>> x.grad
-    <BLANKLINE>
-    [0. 0.]
-    <NDArray 2 @cpu(0)>
-    """
-    mark_variable(self, wrap(np.zeros_like(self._data), None, 0, type(self)), grad_req)
-
-
-def _grad(self) -> Optional[NDArray]:
-    """The gradient buffer attached by ``attach_grad``/``mark_variables`` (or None)."""
-    node = self._node
-    if type(node) is Leaf:
-        return node.grad
-    return null_grad(self)  # the buffer of a grad_req='null' variable, else None
-
-
-def _grad_req(self) -> GradReq:
-    """'write', 'add' or 'null' for a variable, 'null' for any other array."""
-    node = self._node
-    if type(node) is Leaf:
-        return node.req
-    return "null"
-
-
-def _backward(self, out_grad: Optional[NDArray] = None, retain_graph: Optional[bool] = None,
-              train_mode: bool = True, create_graph: bool = False) -> None:
-    """Compute gradients of this array with respect to the variables upstream.
-
-    Parameters
-    ----------
-    out_grad : NDArray, optional
-        Head gradient, of this array's shape; ones when omitted.
-    retain_graph : bool, optional
-        Keep the graph so that backward can run through it again (defaults to
-        ``create_graph``, which is False unless given).
-    train_mode : bool
-        Training mode during the backward pass.
-    create_graph : bool
-        Record the backward pass, so that ``x.grad`` can be differentiated again.
-
-    Examples
-    --------
-    >>> import mxgrad as mx
-    >>> x = mx.nd.array([3.]); x.attach_grad()
-    >>> with mx.autograd.record():
-    ...     y = x * x
-    >>> y.backward(); x.grad.asscalar()
-    6.0
-    """
-    backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode,
-             create_graph)
-
-
-def _check_writable(self) -> None:
-    """Refuse an in-place write that would corrupt a recorded graph."""
-    if self._node is None:
-        return
-    if state.recording:
-        what = "a variable (attach_grad)" if type(self._node) is Leaf else \
-            "the output of a recorded op"
-        raise InPlaceError(
-            f"in-place write to an NDArray of shape {self.shape} that is {what} inside "
-            f"autograd.record(): this would corrupt the recorded graph. Write outside "
-            f"record() (or under autograd.pause()), or use an out-of-place op "
-            f"(y = x + 1 instead of x += 1)")
-
-
-def _get_fresh_grad(self) -> bool:
-    """Whether a backward has written this variable's gradient since the flag was last
-    cleared (by the Trainer, once it has used the gradient: ``x._fresh_grad = False``).
-    False for an array that is not a variable."""
-    node = self._node
-    return type(node) is Leaf and node.fresh
-
-
-def _set_fresh_grad(self, value: bool) -> None:
-    node = self._node
-    if type(node) is Leaf:
-        node.fresh = bool(value)
-
-
-setattr(NDArray, "_fresh_grad", property(_get_fresh_grad, _set_fresh_grad))
-
-for _fn, _is_property in ((_attach_grad, False), (_grad, True), (_grad_req, True),
-                          (_backward, False), (_check_writable, False)):
-    _name = _fn.__name__ if _fn is _check_writable else _fn.__name__[1:]
-    _fn.__name__, _fn.__qualname__ = _name, f"NDArray.{_name}"
-    setattr(NDArray, _name, property(_fn) if _is_property else _fn)

@@ -292,7 +292,7 @@ class Trainer:
         if buckets is not None:
             kv._allreduce_buffers(buckets)
             for _, g, _ in self._bucket_views:
-                g._ver[0] += 1
+                g._write()
             return
         items = self._reduced_params()
         if items:

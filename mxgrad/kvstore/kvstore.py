@@ -281,8 +281,7 @@ class KVStore:
             for k, os_ in outs:
                 m = merged[k]
                 for o in os_:
-                    np.copyto(o._data, m)
-                    o._ver[0] += 1
+                    o._write(m, casting="same_kind")
             self._apply(merged)
         else:
             self._apply(merged)

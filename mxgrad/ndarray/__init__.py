@@ -44,6 +44,7 @@ from ..ops.im2col import im2col, col2im  # noqa: F401
 from ..ops.sampler import GridGenerator, BilinearSampler, SpatialTransformer  # noqa: F401
 from ..ops.detection import ROIPooling  # noqa: F401  (MultiBox* live in nd.contrib)
 from ..ops.correlation import Correlation  # noqa: F401
+from ._methods import NDArrayMethods as _NDArrayMethods  # NDArray's op and engine methods
 # MXNet's other names of the same operators
 from ..ops.elemwise import cast as Cast, cast as amp_cast, divide as true_divide  # noqa: F401
 from ..ops.nn import BatchNorm as BatchNorm_v1  # noqa: F401  (MXNet's legacy op, same math)
@@ -66,5 +67,6 @@ from .._check import guard_namespace as _guard_namespace  # noqa: E402
 _guard_namespace(globals(), "nd")
 from .._check import guard_class as _guard_class  # noqa: E402
 _guard_class(NDArray, "NDArray")
+_guard_class(_NDArrayMethods, "NDArray")
 from ..operator import Custom  # noqa: E402,F401  (Python operators, mx.operator)
 from . import op  # noqa: E402,F401  (MXNet's mx.nd.op: the same functions; keep it last)

@@ -92,7 +92,7 @@ def to_dlpack_for_write(data: NDArray) -> Any:
         raise StateError("to_dlpack_for_write: this array is a read-only view; copy it "
                          "(x.copy()) and export the copy")
     capsule = d.__dlpack__()
-    data._ver[0] += 1
+    data._write()
     return capsule
 
 
@@ -168,7 +168,7 @@ def from_dlpack(dlpack: Any) -> NDArray:
     return wrap(_writable_alias(a))
 
 
-def _dlpack(self: NDArray, stream: Optional[Any] = None, **kwargs: Any) -> Any:
+def dlpack_method(self: NDArray, stream: Optional[Any] = None, **kwargs: Any) -> Any:
     """``__dlpack__``: the NDArray's memory for ``torch.from_dlpack``/``np.from_dlpack``
     (a read export, as :func:`to_dlpack_for_read`)."""
     if stream is not None:
@@ -177,12 +177,6 @@ def _dlpack(self: NDArray, stream: Optional[Any] = None, **kwargs: Any) -> Any:
     return _export_for_read(self._data, **kwargs)
 
 
-def _dlpack_device(self: NDArray) -> Tuple[int, int]:
+def dlpack_device_method(self: NDArray) -> Tuple[int, int]:
     """``__dlpack_device__``: (CPU, 0)."""
     return (_CPU, 0)
-
-
-for _name, _fn in (("to_dlpack_for_read", to_dlpack_for_read),
-                  ("to_dlpack_for_write", to_dlpack_for_write),
-                  ("__dlpack__", _dlpack), ("__dlpack_device__", _dlpack_device)):
-    setattr(NDArray, _name, _fn)    # declared for type checkers in _methods.pyi

@@ -1,14 +1,11 @@
 """The NDArray class: a thin handle on a NumPy array plus its place in the graph.
 
-The bottom of the house: this module imports only ``mxgrad.base`` and
-``mxgrad.context``. Everything above it attaches its own methods, so no import runs
-upwards:
-
-* the engine (``mxgrad.autograd.graph``): ``attach_grad``, ``grad``, ``grad_req``,
-  ``backward`` and the in-place guard ``_check_writable``;
-* custom functions (``mxgrad.autograd.function``): ``grad_fn``;
-* the op table (``mxgrad.ops``): arithmetic operators, indexing, ``astype``, ``copy``
-  and one method per op declared as such.
+The bottom of the house: this module imports only ``mxgrad.base``, ``mxgrad.context``
+and ``mxgrad.util``. The class body below holds an array's state and the methods that
+need only NumPy; the methods that need the engine (``attach_grad``, ``backward``,
+``grad``...) or the op table (operators, indexing, ``reshape``, ``sum``...) are the class
+body of its base class, :class:`~mxgrad.ndarray._methods.NDArrayMethods`, defined above
+the op table (``ndarray/_methods.py``), so no import runs upwards.
 
 Examples
 --------
@@ -42,10 +39,14 @@ _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr"
 _STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 py_slice = slice
 
-if TYPE_CHECKING:  # the op methods attached at import (see _methods.pyi)
+if TYPE_CHECKING:
     from ._methods import NDArrayMethods as _OpMethods
 else:
-    _OpMethods = object
+    class _OpMethods:
+        """NDArray's base until ``ndarray/_methods.py`` (imported by ``mx.nd``) makes
+        :class:`~mxgrad.ndarray._methods.NDArrayMethods` its base: the methods backed by
+        the engine and the op table, which are built on this class."""
+        __slots__ = ()
 
 
 class NDArray(_OpMethods):
@@ -369,8 +370,27 @@ class NDArray(_OpMethods):
     def _ver(self, box: List[int]) -> None:
         self._vbox = box
 
-    def _bump(self) -> None:
-        self._ver[0] += 1
+    def _write(self, value: Any = None, casting: str = "unsafe") -> None:
+        """Record an in-place write: copy ``value`` (broadcast, NumPy ``casting``) into
+        this array's buffer when given, then bump the version, so a backward that saved
+        the array refuses the changed value. Every in-place write goes through here;
+        ``x._write()`` alone marks a write the caller made into ``x._data`` itself (a
+        kernel updating a buffer in place). The caller checks ``_check_writable()``
+        first when a recorded graph may hold the array.
+
+        Examples
+        --------
+        >>> import mxgrad as mx
+        >>> x = mx.nd.zeros((2,)); x._write([1, 2]); x._ver[0], x.asnumpy().tolist()
+        (1, [1.0, 2.0])
+        """
+        if value is not None:
+            np.copyto(self._data, value, casting=casting)  # type: ignore[arg-type]
+        box = self._vbox
+        if box is None:
+            self._vbox = [1]     # version 0 was implicit (see _ver)
+        else:
+            box[0] += 1
 
 
 _Face = TypeVar("_Face", bound=NDArray)

@@ -868,7 +868,7 @@ def _install_operators() -> None:
         return matmul(self, other)
 
     setattr(ndarray, "__invert__", __invert__)
-    ndarray.__matmul__ = __matmul__  # type: ignore[assignment]
+    ndarray.__matmul__ = __matmul__
 
 
 _install_operators()

@@ -155,8 +155,7 @@ def multinomial(n: int, pvals: Any, size: Any = None) -> ndarray:
 def shuffle(x: NDArray) -> None:
     """Shuffle ``x`` in place along its first axis."""
     d = x._data
-    d[...] = d[_rng().permutation(d.shape[0])]
-    x._ver[0] += 1
+    x._write(d[_rng().permutation(d.shape[0])])
 
 
 def permutation(x: Any) -> ndarray:

@@ -5,8 +5,8 @@ Where things live
 -----------------
 ``_core``
     :func:`~mxgrad.ops._core.defop` and the :class:`~mxgrad.ops._core.Op` it returns
-    (including ``Op.backward``, which runs the rules and fits their gradients), plus
-    ``register_method``. Op modules import their helpers from here, as always.
+    (including ``Op.backward``, which runs the rules and fits their gradients). Op
+    modules import their helpers from here, as always.
 ``_apply``
     The one home of applying an op: output arrays, the recording decision, the node
     factory (also used by custom Functions), tangents, and the inlined fast paths
@@ -39,8 +39,10 @@ How to add an op
      (raising an ``MXNetError`` subclass that names the argument) and calls
      ``call1(OP, x, attrs)``, ``call2(OP, a, b, attrs)`` or ``call(OP, args, attrs)``
      (attrs: a dict of the op's keyword parameters, passed to the forward and rules).
-     Decorate it with ``_method`` in elemwise (or call ``register_method``) to make it
-     an NDArray method too.
+     To make it an NDArray method too, add one line to the class body of
+     ``NDArrayMethods`` (``mxgrad/ndarray/_methods.py``): ``name = _family.name`` (the
+     function itself is the method; no frame added), or a short ``def`` when the
+     method's arguments differ from the function's.
 3. Put the function's name in the module's ``__all__`` (that makes it ``mx.nd.name``)
    and give it a NumPy-style docstring with a short doctest.
 4. Add one line to the op's test table (``tests/test_ops_<family>.py``), which checks

@@ -357,8 +357,7 @@ def inplace_apply(target: NDArray, result: NDArray) -> NDArray:
     if result._data.shape != target._data.shape:
         raise ShapeError(f"in-place operation: result shape {result.shape} does not fit "
                          f"the target's shape {target.shape}")
-    np.copyto(target._data, result._data, casting="unsafe")
-    target._ver[0] += 1
+    target._write(result._data)
     if result._node is not None:
         target._node, target._oidx = result._node, result._oidx
     return target
@@ -707,8 +706,7 @@ def inplace_operator(binop):
         if r._data.shape != self._data.shape:
             raise ShapeError(f"in-place operation: the result's shape {r.shape} does not fit "
                              f"the target's shape {self.shape}")
-        np.copyto(self._data, r._data, casting="unsafe")
-        self._ver[0] += 1
+        self._write(r._data)
         return self
     return method
 

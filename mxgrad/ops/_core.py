@@ -33,7 +33,7 @@ from ..autograd.graph import _getrefcount
 from ._apply import (apply, apply1, apply2, call, call1, call2, as_array, inplace_apply,
                      fit_gradient, unary_fast, binary_fast)
 
-__all__ = ["Op", "defop", "PerCall", "reusable", "register_method", "apply", "apply1", "apply2", "call",
+__all__ = ["Op", "defop", "PerCall", "reusable", "apply", "apply1", "apply2", "call",
            "call1", "call2", "as_array", "inplace_apply", "fit_gradient", "unary_fast",
            "binary_fast"]
 
@@ -238,10 +238,5 @@ def defop(name: str, fwd: Callable, grads: Optional[Sequence[Callable]] = None,
     if raw_grads is not None:
         raw_grads = tuple(raw_grads)
     return Op(name, fwd, grads, jvps, save, save_out, nout, raw_grads)
-
-
-def register_method(name: str, fn: Callable) -> None:
-    """Attach ``fn`` (whose first argument is the array) as an NDArray method."""
-    setattr(NDArray, name, fn)
 
 

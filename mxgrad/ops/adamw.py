@@ -91,7 +91,7 @@ def _run(op: str, weights, grads, mean, var, weights32, rescale_grad, lrs, wds, 
         g = prepare_grad(grads[i]._data.astype(master.dtype), master.dtype, scale,
                          clip_gradient)
         _step(master, g, mean[i]._data, var[i]._data, *hyper[i], beta1, beta2, epsilon)
-        weights32[i]._ver[0] += 1
+        weights32[i]._write()
         low = master.astype(weights[i].dtype)
         if out is None:
             res.append(_finish(weights[i], low, None, mean[i], var[i]))

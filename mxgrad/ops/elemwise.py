@@ -20,7 +20,7 @@ _RAW = (np.ndarray, np.generic)  # NumPy data in a raw backward (0-d ops give sc
 
 from ..base import ShapeError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
-from ._core import defop, register_method, reusable
+from ._core import defop, reusable
 from ._apply import (apply, apply1, apply2, as_array, binary_fast, inplace_operator, operator,
                      unary_fast, write_out)
 from .._typing import ArrayT, BinaryOp, DTypeLike, UnaryOp
@@ -47,16 +47,11 @@ __all__ = [
 ]
 
 
-def _method(fn):
-    """Declare that ``fn`` (an op's ``mx.nd`` function) is also an NDArray method."""
-    register_method(fn.__name__, fn)
-    return fn
-
-
 def _unary(name, fwd, grad, jvp=None, save=(0,), save_out=False, doc="", example_in="[0.5, 1.]",
-           raw=None, method=True) -> UnaryOp:
-    """Declare a unary elementwise op and its `mx.nd` function (also an NDArray method
-    unless ``method=False``). ``grad(g, y, x)`` doubles as the tangent rule unless
+           raw=None) -> UnaryOp:
+    """Declare a unary elementwise op and its `mx.nd` function (NDArray's method of the
+    same name, if any, is this function: ndarray/_methods.py). ``grad(g, y, x)`` doubles
+    as the tangent rule unless
     ``jvp`` is given; ``raw`` is a NumPy-only version of ``grad`` for ordinary backward."""
     op = defop(name, fwd, None if grad is None else [grad],
                None if grad is None and jvp is None else [jvp or _jvp_from_grad(grad)],
@@ -84,7 +79,7 @@ def _unary(name, fwd, grad, jvp=None, save=(0,), save_out=False, doc="", example
     >>> y.shape
     (2,)
     """
-    return _method(f) if method else f
+    return f
 
 
 def _jvp_from_grad(grad):
@@ -304,9 +299,9 @@ gammaln = _unary("gammaln", lambda x: _lgamma_vec(x).astype(x.dtype, copy=False)
                  lambda g, y, x: g * _digamma_op(x), doc="Log of the absolute gamma function.",
                  example_in="[1.5, 2.]")
 _trigamma_f = _unary("trigamma", lambda x: _trigamma(x).astype(x.dtype, copy=False), None,
-                     doc="Trigamma function (not differentiable in mxgrad).", method=False)
+                     doc="Trigamma function (not differentiable in mxgrad).")
 _digamma_f = _unary("digamma", lambda x: _digamma(x).astype(x.dtype, copy=False),
-                    lambda g, y, x: g * _trigamma_f(x), doc="Digamma function.", method=False)
+                    lambda g, y, x: g * _trigamma_f(x), doc="Digamma function.")
 
 
 def _digamma_op(x):
@@ -337,7 +332,7 @@ def _piecewise(name, fwd, doc) -> UnaryOp:
     (2,)
     """
     f.op = op  # type: ignore[attr-defined]
-    return _method(f)
+    return f
 
 
 sign: UnaryOp = _piecewise("sign", np.sign, "Sign of each element (-1, 0 or 1).")
@@ -363,7 +358,6 @@ def _clip_grad(g, y, x, a_min, a_max):
 _CLIP = defop("clip", _clip_fwd, [_clip_grad], [_clip_grad], save=(0,))
 
 
-@_method
 def clip(data: NDArray, a_min: float, a_max: float, out: Optional[NDArray] = None,
          name: Optional[str] = None) -> NDArray:
     """Clip each element to ``[a_min, a_max]``; the gradient passes where
@@ -448,7 +442,6 @@ def identity_copy(data: ArrayT) -> ArrayT:
     return apply1(_COPY, data)
 
 
-@_method
 def zeros_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """An array of zeros with the shape (and dtype) of ``data``.
 
@@ -467,7 +460,6 @@ def zeros_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray
     return r if kwargs.get("out") is None else write_out(kwargs["out"], r)
 
 
-@_method
 def ones_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """An array of ones with the shape (and dtype) of ``data``.
 
@@ -727,7 +719,6 @@ _LNOT = defop("logical_not", lambda x: np.logical_not(x).astype(x.dtype), [_zero
               [_zero_tangent], save=())
 
 
-@_method
 def logical_not(data: NDArray, **kwargs: Any) -> NDArray:
     """1 where ``data`` is 0, else 0, in the input dtype.
 
@@ -823,30 +814,6 @@ _ADD_N: dict = {}
 ElementWiseSum = add_n
 
 
-def _astype(self, dtype, copy: bool = True) -> NDArray:
-    """Return the array cast to ``dtype`` (differentiable for float types).
-
-    Examples
-    --------
-    >>> import mxgrad as mx
-    >>> mx.nd.array([1.7]).astype('int32')
-    <BLANKLINE>
-    [1]
-    <NDArray 1 @cpu(0)>
-    """
-    dt = as_dtype(dtype)
-    if not copy and dt == self._data.dtype:
-        return self
-    return cast(self, dt)
-
-
-def _copy(self) -> NDArray:
-    """Return a copy of the array (recorded: gradients flow through it)."""
-    return identity_copy(self)
-
-
-register_method("astype", _astype)
-register_method("copy", _copy)
 
 
 # ------------------------------------------------------------ NDArray operators
@@ -892,9 +859,6 @@ def operators(face=NDArray, rules=None) -> dict:
     }
 
 
-_OPERATORS = operators()
-for _name, _m in _OPERATORS.items():
-    register_method(_name, _m)
 
 
 from ..autograd import graph as _graph  # noqa: E402

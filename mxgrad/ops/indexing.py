@@ -39,7 +39,7 @@ from .._check import as_int, as_real
 from ..base import DTypeError, InPlaceError, OutOfRangeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
-from ._core import defop, call, call1, register_method, as_array, inplace_apply
+from ._core import defop, call, call1, as_array, inplace_apply
 from .reduce import reshape_exact, broadcast_to
 from .shape import index_spec, index_apply, index_add_apply, _axis, _arr, _isint
 from .._typing import DTypeLike
@@ -640,19 +640,10 @@ def _setitem(self, key, value):
                          f"({err})") from None
     if copied:
         d[...] = t.reshape(d.shape)
-    self._ver[0] += 1
+    self._write()
     if self._tan is not None:
         tz = self._tan._data.copy()
         tz.reshape(kn["xshape"])[kn["key"]] = 0
         self._tan = wrap(tz)
 
 
-# ================================================================= methods
-def _register():
-    register_method("__getitem__", _getitem)
-    register_method("__setitem__", _setitem)
-    for name in ("take", "pick", "one_hot", "batch_take"):
-        register_method(name, globals()[name])
-
-
-_register()

@@ -45,8 +45,7 @@ def onehot_encode(indices: NDArray, out: NDArray) -> NDArray:
     if not isinstance(out, NDArray) or out.ndim != 2:
         raise DTypeError("onehot_encode: out must be a 2-D NDArray (N, depth) to write into")
     idx = _rows(indices, out.shape[0], "onehot_encode")
-    out._data[...] = one_hot(idx, out.shape[1]).astype(out._data.dtype, copy=False)
-    out._ver[0] += 1
+    out._write(one_hot(idx, out.shape[1]))
     return out
 
 
@@ -66,8 +65,7 @@ def fill_element_0index(lhs: NDArray, mhs: NDArray, rhs: NDArray, out: Optional[
     data[np.arange(lhs.shape[0]), idx] = vals
     if out is None:
         return wrap(data)
-    out._data[...] = data
-    out._ver[0] += 1
+    out._write(data)
     return out
 
 
@@ -88,5 +86,4 @@ def reset_arrays(*data: NDArray, num_arrays: Optional[int] = None, **kwargs: Any
                              f"{type(a).__name__}")
         if a._node is not None:
             a._check_writable()
-        a._data[...] = 0
-        a._ver[0] += 1
+        a._write(0)

@@ -20,7 +20,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError
 from .._threads import matmul as _matmul   # np.matmul on the thread policy's threads
 from ..ndarray.ndarray import NDArray
-from ._core import Op, defop, call1, call2, register_method, as_array
+from ._core import Op, defop, call1, call2, as_array
 from .reduce import reshape_exact
 
 __all__ = ["dot", "batch_dot", "linalg_gemm2", "linalg_gemm", "matmul", "linalg_extractdiag",
@@ -764,7 +764,8 @@ def matmul(a: NDArray, b: NDArray) -> NDArray:
     return r
 
 
-def _matmul_method(self, other):
+def matmul_method(self: NDArray, other: Any) -> Any:
+    """``x @ y``: :func:`matmul` (a NumPy array operand takes ``x``'s dtype)."""
     if type(other) is np.ndarray:
         other = as_array(other.astype(self._data.dtype, copy=False), "matmul")
     elif not isinstance(other, NDArray):
@@ -772,18 +773,8 @@ def _matmul_method(self, other):
     return matmul(self, other)
 
 
-def _rmatmul_method(self, other):
+def rmatmul_method(self: NDArray, other: Any) -> Any:
+    """``a @ x`` for a NumPy array ``a`` (which takes ``x``'s dtype)."""
     if type(other) is np.ndarray:
         return matmul(as_array(other.astype(self._data.dtype, copy=False), "matmul"), self)
     return NotImplemented
-
-
-def _dot_method(self, rhs, transpose_a=False, transpose_b=False, **kwargs):
-    return dot(self, rhs, transpose_a=transpose_a, transpose_b=transpose_b)
-
-
-register_method("__matmul__", _matmul_method)
-register_method("__rmatmul__", _rmatmul_method)
-register_method("dot", _dot_method)
-register_method("batch_dot", lambda self, rhs, transpose_a=False, transpose_b=False, **kw:
-                batch_dot(self, rhs, transpose_a, transpose_b))

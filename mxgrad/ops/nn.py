@@ -38,7 +38,7 @@ try:   # np.einsum without its Python wrapper (same function for two plain opera
     from numpy._core.multiarray import c_einsum as _c_einsum
 except ImportError:  # pragma: no cover - other NumPy layouts
     _c_einsum = np.einsum
-from ._core import Op, defop, call, call1, call2, register_method, as_array
+from ._core import Op, defop, call, call1, call2, as_array
 from .reduce import sum as _sum, mean as _mean, reshape_exact
 from .linalg import dot
 from . import elemwise as _ew
@@ -1105,7 +1105,7 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
             new += (1.0 - m) * batch.reshape(c)
             np.copyto(buf, new, casting="unsafe")
         if isinstance(run, NDArray):
-            run._ver[0] += 1
+            run._write()
     if isinstance(data, NDArray):
         xhat, inv = wrap(xhat), wrap(inv)
     return call(_BN_TRAIN, (data, None if fix_gamma else gamma, beta, xhat, inv),
@@ -1222,7 +1222,7 @@ def BatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray
             buf = _raw(run)
             np.copyto(buf, m * buf + (1.0 - m) * _raw(batch).reshape(c), casting="unsafe")
             if isinstance(run, NDArray):
-                run._ver[0] += 1
+                run._write()
         if fix_gamma:
             out = xhat + reshape_exact(beta, bshape)
         else:
@@ -1555,21 +1555,3 @@ def _softmax_ce_per_sample(data, label):
         idx = np.clip(_int_indices(label, "pick").reshape(-1), 0, max(k - 1, 0))
     dt = d.dtype if d.dtype.kind == "f" else np.dtype(np.float32)
     return call1(_SMCE, data, {"aux": _SmceAux(idx, d.shape, dt)})
-
-
-# ================================================================ methods
-def _m_softmax(self, axis=-1, temperature=None, dtype=None, **kw):
-    return softmax(self, axis=axis, temperature=temperature, dtype=dtype, **kw)
-
-
-def _m_log_softmax(self, axis=-1, temperature=None, dtype=None, **kw):
-    return log_softmax(self, axis=axis, temperature=temperature, dtype=dtype)
-
-
-def _m_softmin(self, axis=-1, temperature=None, dtype=None, **kw):
-    return softmin(self, axis=axis, temperature=temperature, dtype=dtype)
-
-
-register_method("softmax", _m_softmax)
-register_method("log_softmax", _m_log_softmax)
-register_method("softmin", _m_softmin)

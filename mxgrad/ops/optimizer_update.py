@@ -226,12 +226,10 @@ def _buffers(op: str, weight, grad, states, out):
 
 def _finish(weight, w, out, *states):
     for s in states:
-        s._ver[0] += 1
+        s._write()
     if out is None:
         return wrap(w)
-    if out is not weight:
-        out._data[...] = w
-    out._ver[0] += 1
+    out._write(None if out is weight else w)
     return out
 
 
@@ -284,11 +282,11 @@ def _mp(op, weight, grad, weight32, states, out, step):
     master = weight32._data
     g32 = grad._data.astype(np.float32)
     step(master, g32, *[s._data for s in states])
-    weight32._ver[0] += 1
+    weight32._write()
     result = master.astype(weight._data.dtype)
     if out is None:
         for s in states:
-            s._ver[0] += 1
+            s._write()
         return wrap(result)
     _nd(out, "out", op)._data[...] = result
     return _finish(out, out._data, out, *states)
@@ -440,12 +438,11 @@ def lamb_update_phase1(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArr
     g = prepare_grad(grad._data, w.dtype, rescale_grad, clip_gradient)
     r = lamb_direction(weight._data, g, mean._data, var._data, int(t), beta1, beta2, epsilon,
                        bias_correction, wd).astype(w.dtype, copy=False)
-    mean._ver[0] += 1
-    var._ver[0] += 1
+    mean._write()
+    var._write()
     if out is None:
         return wrap(r)
-    _nd(out, "out", "lamb_update_phase1")._data[...] = r
-    out._ver[0] += 1
+    _nd(out, "out", "lamb_update_phase1")._write(r)
     return out
 
 

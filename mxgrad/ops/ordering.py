@@ -22,7 +22,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
-from ._core import defop, call1, register_method, as_array, inplace_apply
+from ._core import defop, call1, as_array, inplace_apply
 from .reduce import reshape_exact
 from .._typing import DTypeLike
 
@@ -429,5 +429,3 @@ def topk(data: NDArray, axis: Optional[int] = -1, k: int = 1, ret_typ: str = "in
     return [val, ind]
 
 
-for _n in ("argmax", "argmin", "argmax_channel", "argsort", "sort", "topk"):
-    register_method(_n, globals()[_n])

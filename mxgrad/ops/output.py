@@ -362,7 +362,7 @@ def _kl_grad(g, y, x, moving_avg, rho, penalty, momentum):
     new = buf.dtype.type(momentum) * buf + buf.dtype.type(1.0 - momentum) * avg
     np.copyto(buf, new, casting="unsafe")      # MXNet updates its aux state in backward
     if isinstance(moving_avg, NDArray):
-        moving_avg._ver[0] += 1
+        moving_avg._write()
     one = buf.dtype.type(1.0)
     term = buf.dtype.type(penalty) * (-buf.dtype.type(rho) / buf
                                       + (one - buf.dtype.type(rho)) / (one - buf))

@@ -25,7 +25,7 @@ _RAW = (np.ndarray, np.generic)  # NumPy data in a raw backward (0-d ops give sc
 
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
-from ._core import defop, call1, register_method, as_array, inplace_apply
+from ._core import defop, call1, as_array, inplace_apply
 from .._typing import ArrayT, Axis, DTypeLike
 
 __all__ = ["sum", "mean", "prod", "max", "min", "norm", "nansum", "nanprod",
@@ -690,6 +690,3 @@ def nanprod(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: b
                 out=out)
 
 
-for _n in ("sum", "mean", "prod", "max", "min", "norm", "nansum", "nanprod", "broadcast_to",
-           "sum_axis", "max_axis", "min_axis"):
-    register_method(_n, globals()[_n])

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..base import DTypeError, OutOfRangeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray, wrap
-from ._core import defop, call, call1, register_method, as_array
+from ._core import defop, call, call1, as_array
 from .reduce import reshape_exact, broadcast_to, normalize_axes
 from .._typing import ArrayT, Axis, ShapeLike
 
@@ -441,7 +441,7 @@ def _reshape_view(data, shape, reverse):
 Reshape = reshape
 
 
-def _reshape_method(self, *shape, **kwargs):
+def reshape_method(self: NDArray, *shape: Any, **kwargs: Any) -> NDArray:
     """``x.reshape(4, 6)``, ``x.reshape((4, 6))`` or ``x.reshape(shape=(4, 6))``;
     MXNet's codes and ``reverse=`` apply (see :func:`mxgrad.nd.reshape`).
 
@@ -455,16 +455,17 @@ def _reshape_method(self, *shape, **kwargs):
     if unknown:
         raise TypeError(f"reshape() got unknown keyword arguments {sorted(unknown)}; use "
                         f"shape= and reverse=")
+    spec: Any = shape
     if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
-        shape = shape[0]
+        spec = shape[0]
     elif not shape:
-        shape = kwargs.get("shape")
-        if shape is None:
+        spec = kwargs.get("shape")
+        if spec is None:
             raise StateError("reshape() needs a shape: x.reshape(2, 3) or x.reshape((2, 3))")
     elif "shape" in kwargs:
         raise TypeError("reshape() got the shape both positionally and as shape=")
     # the method shares memory with ``self``, as MXNet's NDArray.reshape does
-    return _reshape_view(_arr(self, "reshape"), shape, kwargs.get("reverse", False))
+    return _reshape_view(_arr(self, "reshape"), spec, kwargs.get("reverse", False))
 
 
 def reshape_like(lhs: NDArray, rhs: NDArray, lhs_begin: Optional[int] = None,
@@ -533,7 +534,7 @@ def transpose(data: NDArray, axes: Union[int, Sequence[int], None] = None, **kwa
     return call1(_TRANSPOSE, data, {"axes": tuple(int(a) for a in axes)})
 
 
-def _transpose_method(self, *axes, **kwargs):
+def transpose_method(self: NDArray, *axes: Any, **kwargs: Any) -> NDArray:
     """``x.transpose()``, ``x.transpose((1, 0))``, ``x.transpose(1, 0)`` or ``axes=``.
 
     Examples
@@ -542,14 +543,15 @@ def _transpose_method(self, *axes, **kwargs):
     >>> mx.nd.zeros((2, 3)).transpose().shape
     (3, 2)
     """
+    spec: Any = axes
     if len(axes) == 1 and (isinstance(axes[0], (list, tuple)) or axes[0] is None):
-        axes = axes[0]
+        spec = axes[0]
     elif not axes:
-        axes = kwargs.get("axes")
-    return transpose(self, axes)
+        spec = kwargs.get("axes")
+    return transpose(self, spec)
 
 
-def _T(self):
+def transpose_property(self: NDArray) -> NDArray:
     """The transpose (the array itself when it has fewer than 2 dimensions)."""
     if self.ndim < 2:
         return self
@@ -975,10 +977,6 @@ def slice_key(shape, begin, end, step, op: str = "slice") -> tuple:
 crop = slice
 
 
-def _slice_method(self, begin, end, step=None, **kwargs):
-    return slice(self, begin, end, step)
-
-
 def slice_axis(data: NDArray, axis: int, begin: int, end: Optional[int], **kwargs: Any) -> NDArray:
     """Slice ``begin:end`` along one axis (``end=None`` means to the end). A copy.
 
@@ -1366,19 +1364,19 @@ def _view_or_copy(self, target, inplace):
     return v if inplace else _new_memory(v, self)
 
 
-def _expand_dims_method(self, axis, inplace=False):
+def expand_dims_method(self: NDArray, axis: int, inplace: bool = False) -> NDArray:
     """``expand_dims(self, axis)``; ``inplace=True`` returns a view sharing this array's
     memory (MXNet's NDArray method), otherwise a new array."""
     return _view_or_copy(self, _expanded_shape(self, axis), inplace)
 
 
-def _squeeze_method(self, axis=None, inplace=False):
+def squeeze_method(self: NDArray, axis: Axis = None, inplace: bool = False) -> NDArray:
     """``squeeze(self, axis)``; ``inplace=True`` returns a view sharing this array's
     memory (MXNet's NDArray method), otherwise a new array."""
     return _view_or_copy(self, _squeezed_shape(self, axis), inplace)
 
 
-def _flatten_method(self, inplace=False):
+def flatten_method(self: NDArray, inplace: bool = False) -> NDArray:
     """``flatten(self)``; ``inplace=True`` returns a view sharing this array's memory
     (MXNet's NDArray method), otherwise a new array.
 
@@ -1390,22 +1388,3 @@ def _flatten_method(self, inplace=False):
     [[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
     """
     return _view_or_copy(self, _flat_shape(self), inplace)
-
-
-def _register():
-    register_method("reshape", _reshape_method)
-    register_method("transpose", _transpose_method)
-    register_method("T", property(_T))
-    register_method("slice", _slice_method)
-    register_method("expand_dims", _expand_dims_method)
-    register_method("squeeze", _squeeze_method)
-    register_method("flatten", _flatten_method)
-    for name in ("reshape_like", "swapaxes", "split",
-                 "split_v2", "slice_axis", "slice_like", "broadcast_axes", "broadcast_like",
-                 "tile", "repeat", "flip", "pad", "depth_to_space", "space_to_depth",
-                 "moveaxis", "shape_array", "size_array"):
-        register_method(name, globals()[name])
-    register_method("broadcast_axis", broadcast_axis)
-
-
-_register()
