@@ -314,3 +314,19 @@ def test_export_writes_the_graph_of_the_first_call_without_tracing_again(numpy_m
     finally:
         if numpy_mode:
             npx.reset_np()
+
+
+def test_every_table_entry_names_its_functions_arguments():
+    """The Symbol functions bind their arrays by the mx.np function's own argument names:
+    a renamed argument there must be renamed in the table too."""
+    import inspect
+    from mxgrad.symbol._np_ops import FUNCTIONS, LINALG
+    for name, (op, inputs, ns, _) in FUNCTIONS.items():
+        fn = getattr(mx.npx if ns == "npx" else mx.np, name.split(".")[-1])
+        params = inspect.signature(fn).parameters
+        if any(p.kind is p.VAR_POSITIONAL for p in params.values()):
+            continue
+        assert set(inputs) <= set(params), (name, inputs, list(params))
+    for name, (op, inputs) in LINALG.items():
+        params = inspect.signature(getattr(mx.np.linalg, name)).parameters
+        assert set(inputs) <= set(params), (name, inputs, list(params))

@@ -747,7 +747,9 @@ def _dot(a: Any, b: Any) -> ndarray:
         else:
             r = _L.dot(a, b)
         return _0d(r, shape)
-    return to_np(_L.dot(a, b))
+    # NumPy: the last axis of a with the second-to-last of b (mx.nd's dot takes b's first)
+    axes = (b.ndim - 2,) + tuple(range(b.ndim - 2)) + (b.ndim - 1,)
+    return to_np(_L.dot(a, _S.transpose(b, axes)))
 
 
 def matmul(a: Any, b: Any, out: Any = None, **kwargs: Any) -> ndarray:

@@ -145,7 +145,7 @@ FUNCTIONS: Dict[str, Tuple[str, Tuple[str, ...], str, Dict[str, str]]] = {
     "diff": ("_npi_diff", ("a",), "np", {}),
     "nan_to_num": ("_npi_nan_to_num", ("x",), "np", {}),
     "full_like": ("_npi_full_like", ("a",), "np", {}),
-    "pad": ("_npi_pad", ("x",), "np", {}),
+    "pad": ("_npi_pad", ("array",), "np", {}),
     "tensordot": ("_npi_tensordot_int_axes", ("a", "b"), "np", {}),
     # operators of the legacy table, as MXNet's mx.sym.np writes them
     "expand_dims": ("expand_dims", ("a",), "np", {}),
@@ -213,6 +213,21 @@ def _function_runner(fn, known):
     return run
 
 
+def _random_runner(fn, known):
+    """A draw whose parameters given as arrays are the node's inputs, in the order of
+    ``fn``'s arguments, their attributes None."""
+    order = list(inspect.signature(fn).parameters)
+
+    def run(inputs, kwargs):
+        kw = _keywords(kwargs, known)
+        arrays = iter(inputs)
+        for p in order:
+            if p in kw and kw[p] is None and p not in ("size", "dtype", "out"):
+                kw[p] = np_face(next(arrays))
+        return fn(**kw)
+    return run
+
+
 def _variadic_runner(fn, known):
     def run(inputs, kwargs):
         return fn([np_face(a) for a in inputs], **_keywords(kwargs, known))
@@ -270,7 +285,7 @@ def _install() -> None:
         if fn is None:
             continue
         known = _accepted(fn)
-        _register(op, (), _creation_runner(fn, known), known)
+        _register(op, None, _random_runner(fn, known), known)
     for name, op in VARIADIC.items():
         fn = getattr(_mnp, name)
         known = _accepted(fn)
@@ -357,6 +372,20 @@ def _install_numpy_semantics() -> None:
     for kind in ("hsplit", "dsplit"):
         _register("_npi_" + kind, ("data",), _split_runner(kind),
                   ("indices", "axis", "squeeze_axis", "sections"), outputs=_split_count)
+    # legacy operators whose NumPy-mode results differ (0-d results, uneven sections)
+    for op, fn in (("_linalg_det", _mnp.linalg.det), ("_linalg_inverse", _mnp.linalg.inv),
+                   ("_linalg_slogdet", _mnp.linalg.slogdet)):
+        _TABLE[op].np_run = (lambda f: lambda ins, kw: f(np_face(ins[0])))(fn)
+    array_split = _mnp.array_split
+
+    def split_v2(ins, kw):
+        sections = int(kw.get("sections", 0) or 0)
+        where = sections if sections > 0 else list(tuple(kw.get("indices", ()))[1:])
+        parts = array_split(np_face(ins[0]), where, axis=int(kw.get("axis", 0)))
+        if kw.get("squeeze_axis"):
+            parts = [_mnp.squeeze(p, axis=int(kw.get("axis", 0))) for p in parts]
+        return tuple(parts)
+    _TABLE["_split_v2"].np_run = split_v2
     take = _mnp.take
     _TABLE["take"].np_run = lambda ins, kw: take(np_face(ins[0]), np_face(ins[1]),
                                                  axis=kw.get("axis", 0),

@@ -162,7 +162,10 @@ def _bound_function(fname: str, op: str, inputs, target: Callable, renames: dict
     return f
 
 
-def _creation_function(fname: str, op: str, target: Callable, extra: dict) -> Callable:
+def _creation_function(fname: str, op: str, target: Callable, extra: dict,
+                       random: bool = False) -> Callable:
+    """A function of no arrays (``zeros``...), or a draw (``random``) whose distribution
+    parameters may be Symbols: the node's inputs, their attributes None (MXNet's form)."""
     sig = inspect.signature(target)
 
     def f(*args, **kwargs):
@@ -172,11 +175,16 @@ def _creation_function(fname: str, op: str, target: Callable, extra: dict) -> Ca
             ba = sig.bind(*args, **kwargs)
         except TypeError as err:
             raise DTypeError(f"mx.sym.np.{fname}: {err}") from err
-        attrs = {}
+        attrs: Dict[str, Any] = {}
+        inputs = []
         for k, v in ba.arguments.items():
             if isinstance(v, Symbol):
-                raise DTypeError(f"mx.sym.np.{fname}: argument {k!r} cannot be a Symbol "
-                                 f"in mxgrad's mx.sym.np (give a number)")
+                if not random:
+                    raise DTypeError(f"mx.sym.np.{fname}: argument {k!r} cannot be a "
+                                     f"Symbol in mxgrad's mx.sym.np (give a number)")
+                inputs.append(v)      # a parameter array of the draw (MXNet: attr None)
+                attrs[k] = None
+                continue
             if k == "ctx" or v is None and k not in ("stop", "M", "size"):
                 continue
             if k == "shape" and isinstance(v, int):
@@ -184,7 +192,7 @@ def _creation_function(fname: str, op: str, target: Callable, extra: dict) -> Ca
             attrs[extra.get(k, k)] = v
         if "dtype" in sig.parameters and fname != "randint":
             attrs.setdefault("dtype", "float32")
-        return _ops.make(op, [], attrs, node_name, _hint(op), cls=_Symbol)
+        return _ops.make(op, inputs, attrs, node_name, _hint(op), cls=_Symbol)
     f.__name__ = fname
     f.__doc__ = f"Symbolic ``mx.np.{fname}`` (MXNet's ``{op}``)."
     return f
@@ -446,7 +454,7 @@ def _build():
     for name, op in RANDOM.items():
         target = getattr(_mnp.random, name, None)
         if target is not None:
-            rand[name] = _creation_function(name, op, target, {})
+            rand[name] = _creation_function(name, op, target, {}, random=True)
     rand.update(lognormal=_lognormal, rand=_rand)
     flip = funcs["flip"]
     funcs.update(
