@@ -28,7 +28,7 @@ from .. import numpy_extension as _npx
 from ..numpy.multiarray import ndarray as _np_ndarray
 from ._registry import OpSpec, _TABLE, _KERNEL_ONLY, scalar_value
 
-__all__ = ["UNARY", "BINARY", "FUNCTIONS", "np_face", "scalar_value"]
+__all__ = ["UNARY", "BINARY", "FUNCTIONS", "ONE_PARAMETER_DRAWS", "np_face", "scalar_value"]
 
 # attributes MXNet's NumPy operators carry that change nothing here
 _IGNORED = frozenset({"ctx", "num_args"}) | _KERNEL_ONLY
@@ -179,6 +179,12 @@ RANDOM: Dict[str, str] = {
     "gamma": "_npi_gamma", "exponential": "_npi_exponential", "bernoulli": "_npi_bernoulli",
     "gumbel": "_npi_gumbel", "logistic": "_npi_logistic",
 }
+# mx.np.random draws of one parameter (mx.np's take ``*args``) -> (MXNet operator, the
+# parameter's name)
+ONE_PARAMETER_DRAWS: Dict[str, Tuple[str, str]] = {
+    "weibull": ("_npi_weibull", "a"), "pareto": ("_npi_pareto", "a"),
+    "power": ("_npi_powerd", "a"), "rayleigh": ("_npi_rayleigh", "scale"),
+}
 # variadic mx.np functions (a sequence of arrays first) -> MXNet operator
 VARIADIC: Dict[str, str] = {
     "concatenate": "_npi_concatenate", "stack": "_npi_stack", "vstack": "_npi_vstack",
@@ -225,6 +231,15 @@ def _random_runner(fn, known):
             if p in kw and kw[p] is None and p not in ("size", "dtype", "out"):
                 kw[p] = np_face(next(arrays))
         return fn(**kw)
+    return run
+
+
+def _one_parameter_runner(fn, param: str):
+    def run(inputs, kwargs):
+        value = kwargs.get(param)
+        value = np_face(inputs[0]) if value is None and inputs else (
+            1.0 if value is None else value)
+        return fn(value, size=kwargs.get("size"))
     return run
 
 
@@ -286,6 +301,9 @@ def _install() -> None:
             continue
         known = _accepted(fn)
         _register(op, None, _random_runner(fn, known), known)
+    for name, (op, param) in ONE_PARAMETER_DRAWS.items():
+        _register(op, None, _one_parameter_runner(getattr(_mnp.random, name), param),
+                  (param, "size", "dtype"))
     for name, op in VARIADIC.items():
         fn = getattr(_mnp, name)
         known = _accepted(fn)

@@ -22,7 +22,7 @@ from ...base import DTypeError
 from ..symbol import Symbol
 from .. import _ops
 from .._np_ops import (UNARY, BINARY, FUNCTIONS, CREATION, RANDOM, VARIADIC, LINALG,
-                       aliased_binary)
+                       ONE_PARAMETER_DRAWS, aliased_binary)
 from ._symbol import _Symbol, as_np_symbol
 
 __all__ = ["FUNCS", "NPX", "LINALG_FUNCS", "RANDOM_FUNCS", "binary"]
@@ -187,7 +187,7 @@ def _creation_function(fname: str, op: str, target: Callable, extra: dict,
                 continue
             if k == "ctx" or v is None and k not in ("stop", "M", "size"):
                 continue
-            if k == "shape" and isinstance(v, int):
+            if k == "shape" and isinstance(v, int) and not random:
                 v = (v,)
             attrs[extra.get(k, k)] = v
         if "dtype" in sig.parameters and fname != "randint":
@@ -195,6 +195,23 @@ def _creation_function(fname: str, op: str, target: Callable, extra: dict,
         return _ops.make(op, inputs, attrs, node_name, _hint(op), cls=_Symbol)
     f.__name__ = fname
     f.__doc__ = f"Symbolic ``mx.np.{fname}`` (MXNet's ``{op}``)."
+    return f
+
+
+def _one_parameter_draw(fname: str, op: str, param: str) -> Callable:
+    """``weibull(a, size=...)``-style draws (mx.np's take ``*args``): MXNet's ``op`` with
+    the parameter as an attribute, or as the node's input when it is a Symbol."""
+    def f(value=1.0, size=None, dtype=None, ctx=None, out=None, name=None):
+        attrs: Dict[str, Any] = {"size": size}
+        inputs = []
+        if isinstance(value, Symbol):
+            inputs.append(value)
+            attrs[param] = None
+        else:
+            attrs[param] = value
+        return _ops.make(op, inputs, attrs, name, _hint(op), cls=_Symbol)
+    f.__name__ = fname
+    f.__doc__ = f"Symbolic ``mx.np.random.{fname}`` (MXNet's ``{op}``)."
     return f
 
 
@@ -456,6 +473,8 @@ def _build():
         if target is not None:
             rand[name] = _creation_function(name, op, target, {}, random=True)
     rand.update(lognormal=_lognormal, rand=_rand)
+    for name, (op, param) in ONE_PARAMETER_DRAWS.items():
+        rand[name] = _one_parameter_draw(name, op, param)
     flip = funcs["flip"]
     funcs.update(
         ravel=_ravel, append=_append, identity=_identity, row_stack=funcs["vstack"],
