@@ -481,7 +481,9 @@ def _capture_node(n, args, training):
         base = len(pos)
         for j, o in enumerate(out_arrays):
             pos[id(o)] = base + j
-        ops.append((op, ins, dict(attrs) if attrs else None, len(out_arrays), tuple(metas),
+        # (a PerCall value is kept empty: what the capture's forward left in it, a
+        # convolution's columns, would otherwise stay alive with the plan)
+        ops.append((op, ins, fresh(attrs)() if attrs else None, len(out_arrays), tuple(metas),
                     tuple((o._data.shape, o._data.dtype) for o in out_arrays)))
     node_out = []
     for o in outs:
