@@ -38,7 +38,7 @@ try:   # np.einsum without its Python wrapper (same function for two plain opera
     from numpy._core.multiarray import c_einsum as _c_einsum
 except ImportError:  # pragma: no cover - other NumPy layouts
     _c_einsum = np.einsum
-from ._core import Op, defop, call, call1, call2, register_method, as_array
+from ._core import Op, PerCall, defop, call, call1, call2, register_method, as_array
 from .reduce import sum as _sum, mean as _mean, reshape_exact
 from .linalg import dot
 from . import elemwise as _ew
@@ -1112,6 +1112,61 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
                 {"axes": axes, "bshape": bshape, "n": n, "eps": eps})
 
 
+# BatchNorm with the running statistics (inference, use_global_stats) is
+# ``data * scale + shift`` (``_affine``) with per-channel coefficients made by one op from
+# the parameters and the running statistics, so a planned graph runs it as op steps. The
+# running statistics are constants to it (auxiliary states: no gradient, as in MXNet);
+# the values its forward used are kept for its rules in a ``_BNConsts`` attribute (a
+# training forward may update the running statistics before this call's backward).
+class _BNConsts(PerCall):
+    """The running mean (a copy) and ``1 / sqrt(running_var + eps)`` one call used."""
+    __slots__ = ("mean", "inv")
+
+    def __init__(self):
+        self.mean = self.inv = None
+
+
+def _bn_consts(mean, var, eps):
+    """The running mean (a copy) and ``1 / sqrt(running_var + eps)`` (NumPy arrays)."""
+    m, v = _raw(mean), _raw(var)
+    return np.array(m), (1.0 / np.sqrt(v + eps)).astype(v.dtype, copy=False)
+
+
+def _bn_coeffs_fwd(gamma, beta, mean, var, eps, consts):
+    """``(scale, shift)``: ``gamma / sqrt(var + eps)`` (gamma None: fix_gamma, 1) and
+    ``beta - mean * scale``."""
+    rm, inv = _bn_consts(mean, var, eps)
+    consts.mean, consts.inv = rm, inv
+    scale = inv if gamma is None else gamma * inv
+    return scale, beta - rm * scale
+
+
+def _bn_const_like(c, g):
+    return wrap(c) if isinstance(g, NDArray) else c
+
+
+def _bn_coeffs_ggamma(g, y, gamma, beta, mean, var, eps, consts):
+    gs, gt = g
+    return (gs - gt * _bn_const_like(consts.mean, gt)) * _bn_const_like(consts.inv, gt)
+
+
+def _bn_coeffs_gbeta(g, y, gamma, beta, mean, var, eps, consts):
+    return g[1]
+
+
+def _bn_coeffs_jgamma(t, y, gamma, beta, mean, var, eps, consts):
+    ds = t * _bn_const_like(consts.inv, t)
+    return ds, -(ds * _bn_const_like(consts.mean, ds))
+
+
+_BN_COEFFS = defop(
+    "BatchNorm", _bn_coeffs_fwd,
+    [_bn_coeffs_ggamma, _bn_coeffs_gbeta, _bn_const, _bn_const],
+    [_bn_coeffs_jgamma, lambda t, y, gamma, beta, mean, var, eps, consts: (None, t), None,
+     None],
+    save=(), nout=2)
+
+
 _BN_SHAPES: dict = {}   # (ndim, axis, channels) -> (broadcast shape, reduced axes)
 
 
@@ -1230,17 +1285,11 @@ def BatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray
         if output_mean_var:
             return [out, reshape_exact(mean, (c,)), reshape_exact(_ew.rsqrt(var + eps), (c,))]
         return out
-    dt = _raw(data).dtype
-    rm = np.array(_raw(moving_mean), dtype=dt)
-    inv = (1.0 / np.sqrt(_raw(moving_var).astype(dt) + eps)).astype(dt)
-    if fix_gamma:
-        scale = wrap(inv) if isinstance(data, NDArray) else inv
-        shift = beta - wrap(rm * inv) if isinstance(beta, NDArray) else beta - rm * inv
-    else:
-        scale = gamma * (wrap(inv) if isinstance(gamma, NDArray) else inv)
-        shift = beta - (wrap(rm) if isinstance(beta, NDArray) else rm) * scale
+    scale, shift = call(_BN_COEFFS, (None if fix_gamma else gamma, beta, moving_mean,
+                                     moving_var), {"eps": eps, "consts": _BNConsts()})
     out = _affine(data, reshape_exact(scale, bshape), reshape_exact(shift, bshape))
     if output_mean_var:
+        rm, inv = _bn_consts(moving_mean, moving_var, eps)
         return [out, wrap(rm), wrap(inv)]
     return out
 
