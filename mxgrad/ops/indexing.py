@@ -136,6 +136,62 @@ def batch_take(a: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
 
 
 # ===================================================================== pick
+def _pick_index(index, shape, ax, mode):
+    """The int indices of ``pick`` along axis ``ax`` of an array of ``shape``, shaped
+    like it with that axis 1 (``index`` has the shape without it, or with it as 1, or
+    broadcasts to that), clipped/wrapped by ``mode``."""
+    idx = _int_indices(index, "pick")
+    kshape = shape[:ax] + (1,) + shape[ax + 1:]
+    rshape = shape[:ax] + shape[ax + 1:]
+    if idx.shape == rshape or (idx.size == 1 and not rshape):
+        idx = idx.reshape(kshape)
+    elif idx.shape != kshape:
+        try:
+            idx = np.broadcast_to(idx.reshape(idx.shape[:ax] + (1,) + idx.shape[ax:])
+                                  if idx.ndim == len(rshape) else idx, kshape)
+        except ValueError:
+            raise ShapeError(f"pick: index of shape {idx.shape} does not fit data of shape "
+                             f"{shape} along axis {ax}; it must have shape {rshape} or "
+                             f"{kshape}") from None
+    return _fix_mode(idx, shape[ax], mode, "pick")
+
+
+def _pick_oshape(shape, ax, keepdims):
+    if keepdims:
+        return shape[:ax] + (1,) + shape[ax + 1:]
+    return shape[:ax] + shape[ax + 1:] or (1,)
+
+
+def _pick_fwd(x, index, xshape, axis, keepdims, mode):
+    r = np.take_along_axis(x, _pick_index(index, xshape, axis, mode), axis)
+    return r.reshape(_pick_oshape(xshape, axis, keepdims))
+
+
+def _pick_t_fwd(g, index, xshape, axis, keepdims, mode):
+    """The adjoint of ``pick``: ``g`` put at the picked positions of zeros of ``xshape``
+    (one position per row along ``axis``: nothing adds up)."""
+    z = np.zeros(xshape, dtype=g.dtype)
+    i = _pick_index(index, xshape, axis, mode)
+    np.put_along_axis(z, i, g.reshape(i.shape), axis)
+    return z
+
+
+def _no_grad(*args, **kwargs):
+    return None
+
+
+# pick is one op of (data, index): its forward finds the positions from the index (so a
+# planned graph runs it as an op step); the index gets no gradient, as in MXNet. Both ops
+# take the same attributes (``xshape``: the data's shape).
+_PICK = defop("pick", _pick_fwd,
+              [lambda g, y, x, index, **a: call(_PICK_T, (g, index), a), _no_grad],
+              [lambda t, y, x, index, **a: call(_PICK, (t, index), a), None], save=(1,))
+_PICK_T = defop("_pick_backward", _pick_t_fwd,
+                [lambda h, r, g, index, **a: call(_PICK, (h, index), a), _no_grad],
+                [lambda t, r, g, index, **a: call(_PICK_T, (t, index), a), None],
+                save=(1,))
+
+
 def pick(data: NDArray, index: NDArray, axis: Optional[int] = -1, keepdims: bool = False,
          mode: str = "clip", **kwargs: Any) -> NDArray:
     """Pick one element along ``axis`` for every position of the other axes.
@@ -155,37 +211,18 @@ def pick(data: NDArray, index: NDArray, axis: Optional[int] = -1, keepdims: bool
     (3, 1)
     """
     data = _arr(data, "pick")
-    idx = _int_indices(index, "pick")
     if axis is None:
+        idx = _int_indices(index, "pick")
         flat = reshape_exact(data, (data.size,))
         idx = _fix_mode(idx.reshape(-1), data.size, mode, "pick")
         r = index_apply(flat, index_spec(flat.shape, (idx,), copy=True))
         return r
     ax = _axis(axis, data.ndim, "pick")
-    shape = tuple(data.shape)
-    kshape = shape[:ax] + (1,) + shape[ax + 1:]
-    rshape = shape[:ax] + shape[ax + 1:]
-    if idx.shape == rshape or (idx.size == 1 and not rshape):
-        idx = idx.reshape(kshape)
-    elif idx.shape != kshape:
-        try:
-            idx = np.broadcast_to(idx.reshape(idx.shape[:ax] + (1,) + idx.shape[ax:])
-                                  if idx.ndim == len(rshape) else idx, kshape)
-        except ValueError:
-            raise ShapeError(f"pick: index of shape {idx.shape} does not fit data of shape "
-                             f"{shape} along axis {ax}; it must have shape {rshape} or "
-                             f"{kshape}") from None
-    idx = _fix_mode(idx, shape[ax], mode, "pick")
-    key = []
-    for i, n in enumerate(shape):
-        if i == ax:
-            key.append(idx)
-        else:
-            g = np.arange(n).reshape(tuple(n if j == i else 1 for j in range(len(shape))))
-            key.append(g)
-    kn = index_spec(shape, tuple(key), copy=True)
-    kn["oshape"] = kshape if keepdims else (rshape or (1,))
-    return index_apply(data, kn)
+    if not isinstance(index, (NDArray, np.ndarray)):
+        index = np.asarray(_int_indices(index, "pick"))
+    _pick_index(index, tuple(data.shape), ax, mode)      # the checks, before any recording
+    return call(_PICK, (data, index), {"xshape": tuple(data.shape), "axis": ax,
+                                       "keepdims": bool(keepdims), "mode": mode})
 
 
 # ========================================================= gather / scatter nd
