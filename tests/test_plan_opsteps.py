@@ -1,8 +1,8 @@
 """Layers whose ops keep per-call state (max pooling's argmax positions, BatchNorm's
-running statistics as used, pick's and pad's positions) plan to op steps, not node steps
-(mxgrad.symbol.plan), and the hybridized block gives the imperative block's outputs and
-gradients, also when the labels, the running statistics or the inputs change between
-calls."""
+running statistics as used) or index by an input (pick, take; edge/reflect pad) plan to
+op steps, not node steps (mxgrad.symbol.plan), and the hybridized block gives the
+imperative block's outputs and gradients, also when the labels, the running statistics
+or the inputs change between calls."""
 import numpy as np
 import pytest
 
@@ -67,6 +67,9 @@ CASES = {
     "pick_keepdims_wrap": (lambda: WithLoss(nn.Dense(5), _lambda(
         lambda F, x, i: F.pick(x, i, axis=-1, keepdims=True, mode="wrap") * 2)),
         (4, 3), [-1, 7, 2, 0], True),
+    "take_repeated_indices": (lambda: WithLoss(nn.Dense(4), _lambda(
+        lambda F, x, i: F.take(x, i, axis=0, mode="wrap") * 3)), (4, 3), [1, 1, -1, 6, 1],
+        True),
 }
 
 

@@ -81,6 +81,10 @@ def _fix_mode(idx, n, mode, op):
     raise StateError(f"{op}: unknown mode {mode!r}; use 'clip', 'wrap' or 'raise'")
 
 
+def _no_grad(*args, **kwargs):
+    return None
+
+
 # ===================================================================== take
 def take(a: NDArray, indices: NDArray, axis: int = 0, mode: str = "clip", **kwargs: Any
          ) -> NDArray:
@@ -108,14 +112,44 @@ def take(a: NDArray, indices: NDArray, axis: int = 0, mode: str = "clip", **kwar
     """
     a = _arr(a, "take")
     ax = _axis(axis, a.ndim, "take")
+    if not isinstance(indices, (NDArray, np.ndarray)):
+        indices = np.asarray(_int_indices(indices, "take"))
+    idx = _take_key(indices, tuple(a.shape), ax, mode)[-1]    # the checks, before recording
+    if a.shape[ax] == 0 and idx.size:
+        raise ShapeError(f"take: cannot take from the empty axis {ax} of shape {a.shape}")
+    return call(_TAKE, (a, indices), {"ashape": tuple(a.shape), "axis": ax, "mode": mode})
+
+
+def _take_key(indices, ashape, axis, mode):
+    """The NumPy key of ``take``: full slices before ``axis``, then the int indices."""
     idx = _int_indices(indices, "take")
     if idx.ndim == 0:
         idx = idx.reshape(1)
-    idx = _fix_mode(idx, a.shape[ax], mode, "take")
-    if a.shape[ax] == 0 and idx.size:
-        raise ShapeError(f"take: cannot take from the empty axis {ax} of shape {a.shape}")
-    key = (slice(None),) * ax + (idx,)
-    return index_apply(a, index_spec(a.shape, key, copy=True))
+    return (slice(None),) * axis + (_fix_mode(idx, ashape[axis], mode, "take"),)
+
+
+def _take_fwd(a, indices, ashape, axis, mode):
+    return a[_take_key(indices, ashape, axis, mode)]
+
+
+def _take_t_fwd(g, indices, ashape, axis, mode):
+    """The adjoint of ``take``: ``g`` added into zeros of ``ashape`` at the indices
+    (repeated indices add up, in order)."""
+    z = np.zeros(ashape, dtype=g.dtype)
+    np.add.at(z, _take_key(indices, ashape, axis, mode), g)
+    return z
+
+
+# take is one op of (data, indices) whose forward makes the key from the indices (so a
+# planned graph runs it as an op step); the indices get no gradient. Both ops take the
+# same attributes (``ashape``: the data's shape).
+_TAKE = defop("take", _take_fwd,
+              [lambda g, y, a, indices, **k: call(_TAKE_T, (g, indices), k), _no_grad],
+              [lambda t, y, a, indices, **k: call(_TAKE, (t, indices), k), None], save=(1,))
+_TAKE_T = defop("_take_backward", _take_t_fwd,
+                [lambda h, r, g, indices, **k: call(_TAKE, (h, indices), k), _no_grad],
+                [lambda t, r, g, indices, **k: call(_TAKE_T, (t, indices), k), None],
+                save=(1,))
 
 
 def batch_take(a: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
@@ -174,10 +208,6 @@ def _pick_t_fwd(g, index, xshape, axis, keepdims, mode):
     i = _pick_index(index, xshape, axis, mode)
     np.put_along_axis(z, i, g.reshape(i.shape), axis)
     return z
-
-
-def _no_grad(*args, **kwargs):
-    return None
 
 
 # pick is one op of (data, index): its forward finds the positions from the index (so a
