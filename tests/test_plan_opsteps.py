@@ -1,8 +1,8 @@
 """Layers whose ops keep per-call state (max pooling's argmax positions, BatchNorm's
-running statistics as used) or index by an input (pick, take; edge/reflect pad) plan to
-op steps, not node steps (mxgrad.symbol.plan), and the hybridized block gives the
-imperative block's outputs and gradients, also when the labels, the running statistics
-or the inputs change between calls."""
+running statistics as used) or index by an input (pick, take, SequenceMask/Last/Reverse,
+edge/reflect pad) plan to op steps, not node steps (mxgrad.symbol.plan), and the
+hybridized block gives the imperative block's outputs and gradients, also when the
+labels, lengths, running statistics or inputs change between calls."""
 import numpy as np
 import pytest
 
@@ -70,6 +70,15 @@ CASES = {
     "take_repeated_indices": (lambda: WithLoss(nn.Dense(4), _lambda(
         lambda F, x, i: F.take(x, i, axis=0, mode="wrap") * 3)), (4, 3), [1, 1, -1, 6, 1],
         True),
+    "SequenceMask_axis1": (lambda: WithLoss(nn.Dense(4, flatten=False), _lambda(
+        lambda F, x, n: F.SequenceMask(x, n, use_sequence_length=True, value=-7, axis=1))),
+        (3, 5, 2), [5, 0, 2], True),
+    "SequenceLast": (lambda: WithLoss(nn.Dense(4, flatten=False), _lambda(
+        lambda F, x, n: F.SequenceLast(x, n, use_sequence_length=True))), (4, 3, 2),
+        [1, 4, 2], True),
+    "SequenceReverse": (lambda: WithLoss(nn.Dense(4, flatten=False), _lambda(
+        lambda F, x, n: F.SequenceReverse(x, n, use_sequence_length=True))), (4, 3, 2),
+        [0, 4, 3], True),
 }
 
 

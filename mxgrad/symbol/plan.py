@@ -515,20 +515,40 @@ def _noise(size: int):
     return _NOISE[0][:size], _NOISE[1][:size]
 
 
-def _replays(n, args, ops, node_out, training) -> bool:
-    """Whether the captured ops, run on perturbed inputs, give what the node gives."""
+def _perturbed(args, whole: bool) -> list:
+    """The inputs' data, floats scaled and shifted by :func:`_noise`; with ``whole``, a
+    float input holding whole numbers only (labels, lengths, indices) is rolled by one
+    position instead, so that it stays a valid index (other dtypes stay as they are)."""
     pert = []
     for a in args:
         d = a._data
         if d.dtype.kind == "f" and d.size:
-            scale, shift = _noise(d.size)
-            d = (d * scale.reshape(d.shape) + shift.reshape(d.shape)).astype(d.dtype)
+            if whole and bool(np.all(np.floor(d) == d)):
+                d = np.roll(d, 1).astype(d.dtype)
+            else:
+                scale, shift = _noise(d.size)
+                d = (d * scale.reshape(d.shape) + shift.reshape(d.shape)).astype(d.dtype)
         else:
             d = d.copy()
         pert.append(d)
+    return pert
+
+
+def _replays(n, args, ops, node_out, training) -> bool:
+    """Whether the captured ops, run on perturbed inputs, give what the node gives. A
+    node that refuses the perturbed inputs (a length or an index that is no longer a
+    whole number) is tried again with its whole-number inputs rolled instead."""
+    for whole in (False, True):
+        pert = _perturbed(args, whole)
+        try:
+            with _Scope(False, training):
+                ref = _run_node(n, [wrap(d.copy()) for d in pert])
+        except Exception:      # noqa: BLE001 - the node refuses these inputs
+            continue
+        break
+    else:
+        return False
     try:
-        with _Scope(False, training):
-            ref = _run_node(n, [wrap(d.copy()) for d in pert])
         vals = list(pert)
         for op, ins, attrs, nout, _, _ in ops:
             a = [None if i < 0 else vals[i] for i in ins]
