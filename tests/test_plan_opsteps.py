@@ -79,6 +79,8 @@ CASES = {
     "SequenceReverse": (lambda: WithLoss(nn.Dense(4, flatten=False), _lambda(
         lambda F, x, n: F.SequenceReverse(x, n, use_sequence_length=True))), (4, 3, 2),
         [0, 4, 3], True),
+    "LRN": (lambda: _seq(nn.Conv2D(5, 1), _lambda(
+        lambda F, x: F.LRN(x, nsize=3, alpha=0.1, knorm=1.5))), (2, 2, 3, 3), None, True),
 }
 
 
