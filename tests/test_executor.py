@@ -138,8 +138,11 @@ def test_plan_replays_pure_nodes_and_keeps_side_effect_nodes():
     plan = next(iter(ex._plans.values()))
     kinds = _steps(plan)
     assert kinds[0] == ("op", "FullyConnected")
-    assert ("node", "BatchNorm") in kinds and ("node", "Dropout") in kinds
+    # training BatchNorm is one op of its inputs that writes the running statistics (aux
+    # variables) in place: an op step; Dropout draws random numbers: a node step
+    assert ("op", "BatchNorm") in kinds and ("node", "Dropout") in kinds
     assert ("op", "relu") in kinds
+    assert sorted(plan.names[i] for i in plan.written) == ["bn_moving_mean", "bn_moving_var"]
 
 
 def test_plan_build_leaves_random_state_and_inputs_alone():

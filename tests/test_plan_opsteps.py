@@ -1,8 +1,9 @@
 """Layers whose ops keep per-call state (max pooling's argmax positions, BatchNorm's
-running statistics as used) or index by an input (pick, take, SequenceMask/Last/Reverse,
-edge/reflect pad) plan to op steps, not node steps (mxgrad.symbol.plan), and the
-hybridized block gives the imperative block's outputs and gradients, also when the
-labels, lengths, running statistics or inputs change between calls."""
+batch statistics or the running statistics it used) or index by an input (pick, take,
+SequenceMask/Last/Reverse, edge/reflect pad) plan to op steps, not node steps
+(mxgrad.symbol.plan), and the hybridized block gives the imperative block's outputs,
+gradients and running statistics, also when the labels, lengths, running statistics or
+inputs change between calls."""
 import numpy as np
 import pytest
 
@@ -54,6 +55,10 @@ CASES = {
                           (2, 2, 4, 4), None, False),
     "BatchNorm_no_scale_predict": (lambda: _seq(nn.Dense(4), nn.BatchNorm(scale=False)),
                                    (3, 5), None, False),
+    "BatchNorm_train": (lambda: _seq(nn.Conv2D(3, 1), nn.BatchNorm(momentum=0.7),
+                                     nn.Activation("relu")), (3, 2, 4, 4), None, True),
+    "BatchNorm_train_no_scale_2d": (lambda: _seq(nn.Dense(4), nn.BatchNorm(scale=False)),
+                                    (5, 3), None, True),
     "BatchNorm_global_stats_train": (lambda: _seq(nn.Conv2D(3, 1),
                                                   nn.BatchNorm(use_global_stats=True)),
                                      (2, 2, 4, 4), None, True),
@@ -214,3 +219,50 @@ def test_plan_keeps_no_per_call_state_of_its_capture():
     np.testing.assert_array_equal(outs[0], ref.asnumpy())
     np.testing.assert_array_equal(g[0], x0.grad.asnumpy())
     np.testing.assert_array_equal(g[1], w0.grad.asnumpy())
+
+
+def test_batchnorm_training_updates_running_statistics_and_their_versions():
+    """Training-mode BatchNorm is an op step that updates the running statistics in place:
+    after a few calls they equal the imperative twin's, and each call bumps their
+    versions as the imperative op does (a graph that saved them sees the write)."""
+    def make():
+        return _seq(nn.Conv2D(3, 1), nn.BatchNorm(momentum=0.6))
+    a, b = _twins(make, [nd.array(_rand(2, 2, 3, 3), dtype="float64")])
+    for call in range(3):
+        x = nd.array(_rand(2, 2, 3, 3, seed=call), dtype="float64")
+        vers = []
+        for net in (a, b):
+            stats = [p.data() for n, p in net.collect_params().items()
+                     if n.endswith(("running_mean", "running_var"))]
+            before = [s._ver[0] for s in stats]
+            with autograd.record():
+                net(x).sum().backward()
+            vers.append([s._ver[0] - v for s, v in zip(stats, before)])
+        assert vers[1] == vers[0] == [1, 1]
+    ra, rb = ([p.data().asnumpy() for n, p in net.collect_params().items()
+               if n.endswith(("running_mean", "running_var"))] for net in (a, b))
+    for u, v in zip(ra, rb):
+        np.testing.assert_array_equal(v, u)
+    kinds = [st[0] for st in _plans(b)[0].steps]
+    assert kinds == [_OPSTEP] * len(kinds)
+
+
+def test_batchnorm_writing_a_computed_value_stays_a_node_step():
+    """A node that writes in place into a value the graph computes (running statistics
+    that are not variables) is not replayed as ops: it runs as a node step, and the
+    result equals MXNet's semantics as imperative code gives them."""
+    x, g, b = mx.sym.var("x"), mx.sym.var("g"), mx.sym.var("b")
+    m, v = mx.sym.var("m"), mx.sym.var("v")
+    y = mx.sym.BatchNorm(x, g, b, m * 1, v * 1, fix_gamma=False)
+    vals = [nd.array(_rand(4, 3)), nd.ones((3,)), nd.zeros((3,)), nd.zeros((3,)),
+            nd.ones((3,))]
+    plan = Plan.build(y, ["x", "g", "b", "m", "v"], vals, training=True)
+    kinds = [(st[0], getattr(st[1], "op", None)) for st in plan.steps]
+    assert (1, "BatchNorm") in kinds
+    assert plan.written == ()
+    outs, _ = plan.forward(vals, keep=False)
+    with autograd.train_mode():
+        ref = nd.BatchNorm(vals[0], vals[1], vals[2], vals[3] * 1, vals[4] * 1,
+                           fix_gamma=False)
+    np.testing.assert_array_equal(outs[0], ref.asnumpy())
+    np.testing.assert_array_equal(vals[3].asnumpy(), np.zeros(3))    # not written

@@ -954,12 +954,15 @@ def _affine(x, s, t):
     return call(_AFFINE, (x, s, t))
 
 
-# BatchNorm in training mode is one op. Its forward receives the standardised data and
-# the inverse standard deviation, computed (and used for the running statistics) by
-# ``BatchNorm`` itself, as extra constant inputs: the engine saves them for the fused
-# NumPy backward (``raw_grads``) and frees them after it. The gradient rules written
-# with mxgrad ops (``create_graph=True``) and the tangent rules ignore them and
-# differentiate through ``_normalize(x)`` again, so every order stays exact.
+# BatchNorm in training mode is one op of (data, gamma, beta, running mean, running
+# variance). Its forward computes the batch statistics, updates the running statistics in
+# place (auxiliary states: a planned graph sees the write and bumps their versions) and
+# keeps the batch mean and inverse standard deviation in a ``_BNBatch`` attribute, with
+# the standardised data for the fused NumPy backward (``raw_grads``: the last rule to
+# read it drops it; a rule that finds it gone recomputes it from the saved data, bit for
+# bit). The gradient rules written with mxgrad ops (``create_graph=True``) and the
+# tangent rules differentiate through ``_normalize(x)`` again, so every order stays
+# exact. Being one op of its inputs, it runs as an op step in a planned graph.
 def _bn_train_fwd(x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
     if bshape[-1] == 1:             # channel axis not last: (C,) -> (1, C, 1, ...)
         beta = beta.reshape(bshape)
@@ -1053,19 +1056,31 @@ def _bn_const(*args, **kwargs):
     return None
 
 
-_BN_TRAIN = defop(
-    "BatchNorm", _bn_train_fwd,
-    [_bn_gx, _bn_ggamma, _bn_gbeta, _bn_const, _bn_const],
-    [_bn_jx, _bn_jgamma,
-     lambda t, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps:
-     reshape_exact(t, bshape), _bn_const, _bn_const],
-    raw_grads=[_bn_gx_raw, _bn_ggamma_raw, _bn_gbeta_raw, _bn_const, _bn_const])
+class _BNBatch(PerCall):
+    """What one training-mode BatchNorm forward keeps for its gradient rules: the batch
+    mean and inverse standard deviation (per channel), the count per channel, and the
+    standardised data until the last rule reading it has run."""
+    __slots__ = ("mean", "invstd", "n", "xhat")
+
+    def __init__(self):
+        self.mean = self.invstd = self.n = self.xhat = None
+
+    def standardised(self, x, take):
+        """The forward's standardised data (``take``: and forget it); recomputed from
+        ``x`` with the forward's arithmetic when a retained graph's earlier backward
+        took it."""
+        xhat = self.xhat
+        if take:
+            self.xhat = None
+        if xhat is None:
+            xhat = x - self.mean
+            xhat *= self.invstd
+        return xhat
 
 
-def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, momentum,
-              fix_gamma):
-    """Training-mode BatchNorm: batch statistics, running statistics updated in place."""
-    d = _raw(data)
+def _bn_batch_stats(d, moving_mean, moving_var, axes, bshape, c, eps, momentum):
+    """``(xhat, mean, invstd, n)`` of the batch ``d``; the running statistics (NumPy
+    arrays) updated in place: ``m * running + (1 - m) * batch``."""
     n = d.size // c
     if n and (d.dtype == np.float32 or d.dtype == np.float64):
         # np.mean's arithmetic without its Python wrapper; with the channel axis last the
@@ -1095,8 +1110,7 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
     inv = _inv_std(var, eps)
     xhat *= inv
     m = float(momentum)
-    for run, batch in ((moving_mean, mean), (moving_var, var)) if n else ():
-        buf = _raw(run)
+    for buf, batch in ((moving_mean, mean), (moving_var, var)) if n else ():
         if buf.dtype == batch.dtype:    # m * buf + (1 - m) * batch, in place
             buf *= m
             buf += (1.0 - m) * (batch if batch.ndim == 1 else batch.reshape(c))
@@ -1104,12 +1118,62 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
             new = m * buf
             new += (1.0 - m) * batch.reshape(c)
             np.copyto(buf, new, casting="unsafe")
-        if isinstance(run, NDArray):
-            run._ver[0] += 1
-    if isinstance(data, NDArray):
-        xhat, inv = wrap(xhat), wrap(inv)
-    return call(_BN_TRAIN, (data, None if fix_gamma else gamma, beta, xhat, inv),
-                {"axes": axes, "bshape": bshape, "n": n, "eps": eps})
+    return xhat, mean, inv, n
+
+
+def _bn_batch_fwd(x, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, momentum,
+                  batch):
+    xhat, mean, inv, n = _bn_batch_stats(x, moving_mean, moving_var, axes, bshape, c, eps,
+                                         momentum)
+    batch.mean, batch.invstd, batch.n, batch.xhat = mean, inv, n, xhat
+    return _bn_train_fwd(x, gamma, beta, xhat, inv, axes, bshape, n, eps)
+
+
+def _bnb_gx_raw(g, y, x, gamma, beta, mm, mv, axes, bshape, c, eps, momentum, batch):
+    # (with gamma, its rule runs next and takes the standardised data)
+    xhat = batch.standardised(x, take=gamma is None)
+    return _bn_gx_raw(g, y, x, gamma, beta, xhat, batch.invstd, axes, bshape, batch.n, eps)
+
+
+def _bnb_ggamma_raw(g, y, x, gamma, beta, mm, mv, axes, bshape, c, eps, momentum, batch):
+    xhat = batch.standardised(x, take=True)
+    return _bn_ggamma_raw(g, y, x, gamma, beta, xhat, batch.invstd, axes, bshape, batch.n,
+                          eps)
+
+
+def _bnb_gbeta_raw(g, y, x, gamma, beta, mm, mv, axes, bshape, c, eps, momentum, batch):
+    return np.add.reduce(g, axis=axes)
+
+
+def _bnb_rule(rule):
+    """A rule of the statistics-free signature as one of this op (its extra inputs and
+    attributes dropped)."""
+    def adapted(g, y, x, gamma, beta, mm, mv, axes, bshape, c, eps, momentum, batch):
+        return rule(g, y, x, gamma, beta, None, None, axes, bshape, None, eps)
+    return adapted
+
+
+_BN_TRAIN = defop(
+    "BatchNorm", _bn_batch_fwd,
+    [_bnb_rule(_bn_gx), _bnb_rule(_bn_ggamma), _bnb_rule(_bn_gbeta), _bn_const, _bn_const],
+    [_bnb_rule(_bn_jx), _bnb_rule(_bn_jgamma),
+     lambda t, y, x, gamma, beta, mm, mv, axes, bshape, c, eps, momentum, batch:
+     reshape_exact(t, bshape), _bn_const, _bn_const],
+    save=(0, 1), raw_grads=[_bnb_gx_raw, _bnb_ggamma_raw, _bnb_gbeta_raw, _bn_const,
+                            _bn_const])
+
+
+def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, momentum,
+              fix_gamma):
+    """Training-mode BatchNorm: batch statistics, running statistics updated in place."""
+    out = call(_BN_TRAIN, (data, None if fix_gamma else gamma, beta, moving_mean, moving_var),
+               {"axes": axes, "bshape": bshape, "c": c, "eps": eps, "momentum": momentum,
+                "batch": _BNBatch()})
+    if _raw(data).size:
+        for run in (moving_mean, moving_var):
+            if isinstance(run, NDArray):
+                run._ver[0] += 1
+    return out
 
 
 # BatchNorm with the running statistics (inference, use_global_stats) is

@@ -8,15 +8,18 @@ Symbols through a :class:`Plan`. Planning walks the graph once on example values
   applications it makes are *captured* (the records :mod:`mxgrad.ops._apply` makes for the
   engine);
 * a node whose outputs are made by captured ops alone, from its inputs alone (no value
-  computed in Python on the side, no array among the ops' attributes: Dropout's mask,
-  BatchNorm's batch statistics), and whose capture, replayed on perturbed inputs, equals
-  the node run anew, becomes its ops: *op steps*, which run the op's NumPy forward on
-  the raw arrays and, in backward, its raw gradient rules; nothing else runs per op
-  (no argument checks, no wrappers, no nodes, no recording decision);
-* any other node (random draws, running statistics updated in place, data-dependent
-  code) stays a *node step*: run through ``mx.nd`` at every call, differentiated by the
-  engine on a small graph of its own, so it keeps its imperative semantics exactly
-  (Dropout draws the same masks, BatchNorm updates its running statistics).
+  computed in Python on the side, no array among the ops' attributes: Dropout's mask;
+  state an op keeps between its forward and its rules is a ``PerCall`` attribute, made
+  anew for every call: max pooling's argmax, BatchNorm's batch statistics), and whose
+  capture, replayed on perturbed inputs, equals the node run anew, becomes its ops: *op
+  steps*, which run the op's NumPy forward on the raw arrays and, in backward, its raw
+  gradient rules; nothing else runs per op (no argument checks, no wrappers, no nodes,
+  no recording decision). A node may write variables in place as imperative code does
+  (training BatchNorm's running statistics): the plan bumps their versions after each
+  run; a node writing into a value the graph computes stays a node step;
+* any other node (random draws, data-dependent code) stays a *node step*: run through
+  ``mx.nd`` at every call, differentiated by the engine on a small graph of its own, so
+  it keeps its imperative semantics exactly (Dropout draws the same masks).
 
 A call of the plan is recorded into the caller's graph as one node (:class:`PlanOp`):
 ``autograd.grad``, hooks, ``grad_req='add'``, version checks and freed-graph errors behave
@@ -178,7 +181,7 @@ class Plan:
 
     __slots__ = ("names", "nvars", "nslots", "steps", "out_slots", "out_metas", "var_metas",
                  "keep", "var_keep", "_bwd", "nodes", "symbol", "training", "random",
-                 "aux_pos", "node_slots", "__weakref__")
+                 "aux_pos", "node_slots", "written", "__weakref__")
     names: List[str]
     nvars: int
     nslots: int
@@ -195,6 +198,7 @@ class Plan:
     random: bool
     aux_pos: frozenset
     node_slots: list
+    written: tuple
 
     # ---------------------------------------------------------------- building
     @classmethod
@@ -225,6 +229,7 @@ class Plan:
         steps: list = []
         nslots = plan.nvars
         aux_pos = set()
+        written: List[int] = []
         node_slots = []
         saved_rng = _rng_state()
         try:
@@ -243,13 +248,17 @@ class Plan:
                         if k < len(in_slots):
                             aux_pos.add(in_slots[k])
                 captured = _capture_node(n, args, plan.training)
+                if captured is not None and any(in_slots[k] >= plan.nvars
+                                                for k in captured[3]):
+                    captured = None     # writes into a value of the graph: run as a node
                 if captured is None:
                     outs = _run_copy(n, args, plan.training)
                     out_slots = list(range(nslots, nslots + len(outs)))
                     nslots += len(outs)
                     steps.append((_NODESTEP, n, tuple(in_slots), tuple(out_slots)))
                 else:
-                    ops, outs, node_out = captured
+                    ops, outs, node_out, wrote = captured
+                    written.extend(in_slots[k] for k in wrote)
                     local = {k: s for k, s in enumerate(in_slots)}
                     local[-1] = -1                 # an absent (None) input
                     nlocal = len(in_slots)
@@ -271,7 +280,8 @@ class Plan:
         plan.nslots = nslots
         plan.steps = steps
         plan.node_slots = node_slots
-        plan.aux_pos = frozenset(aux_pos)
+        plan.written = tuple(written)
+        plan.aux_pos = frozenset(aux_pos) | frozenset(written)
         plan.random = any(s[0] == _NODESTEP for s in steps)
         plan.out_slots = [slot_of[(id(n), j)] for n, j in symbol._outputs]
         plan.out_metas = []
@@ -312,6 +322,8 @@ class Plan:
         ctx = (arrays, self.training, calls, grad_slots)
         outs, vals = run([a._data for a in arrays], ctx,
                          2 if monitor is not None else (1 if keep else 0), calls)
+        for i in self.written:     # op steps that wrote a variable in place (BatchNorm's
+            arrays[i]._ver[0] += 1   # running statistics): as the imperative op does
         if monitor is not None:
             for n, ins, o in self.node_slots:
                 monitor(n, [vals[i] for i in ins], [vals[i] for i in o])
@@ -443,9 +455,10 @@ _DYNAMIC = frozenset({"_while_loop", "_cond"})
 
 
 def _capture_node(n, args, training):
-    """Capture node ``n`` on ``args``: ``(ops, outputs, output positions)`` when its
-    outputs come from captured ops on its inputs alone and a replay on perturbed inputs
-    equals the node run anew; None otherwise."""
+    """Capture node ``n`` on ``args``: ``(ops, outputs, output positions, positions of
+    the inputs it writes in place)`` when its outputs come from captured ops on its
+    inputs alone and a replay on perturbed inputs equals the node run anew; None
+    otherwise."""
     if any(a is None for a in args) or n.op in _DYNAMIC:
         return None
     leaves = []
@@ -460,6 +473,9 @@ def _capture_node(n, args, training):
         raise
     except Exception:          # noqa: BLE001 - the node step will raise it at run time
         return None
+    # inputs the node wrote in place (bumping their versions, as BatchNorm's running
+    # statistics in training): the plan bumps the caller's arrays' versions likewise
+    written = tuple(k for k, a in enumerate(leaves) if a._vbox is not None and a._vbox[0])
     pos: Dict[int, int] = {id(a): k for k, a in enumerate(leaves)}
     ops = []
     for op, in_arrays, out_arrays, attrs in cap.entries:
@@ -498,7 +514,7 @@ def _capture_node(n, args, training):
     # no leaf may be an output of an op (ids of freed arrays could repeat otherwise)
     if not _replays(n, args, ops, node_out, training):
         return None
-    return ops, [wrap(o._data) for o in outs], node_out
+    return ops, [wrap(o._data) for o in outs], node_out, written
 
 
 _NOISE: list = [np.empty(0), np.empty(0)]
