@@ -1,9 +1,9 @@
 """Layers whose ops keep per-call state (max pooling's argmax positions, BatchNorm's
-batch statistics or the running statistics it used) or index by an input (pick, take,
-SequenceMask/Last/Reverse, edge/reflect pad) plan to op steps, not node steps
-(mxgrad.symbol.plan), and the hybridized block gives the imperative block's outputs,
-gradients and running statistics, also when the labels, lengths, running statistics or
-inputs change between calls."""
+batch statistics or the running statistics it used, Dropout's mask) or index by an input
+(pick, take, SequenceMask/Last/Reverse, edge/reflect pad) plan to op steps, not node
+steps (mxgrad.symbol.plan), and the hybridized block gives the imperative block's
+outputs, gradients, running statistics and masks, also when the labels, lengths,
+running statistics or inputs change between calls."""
 import numpy as np
 import pytest
 
@@ -55,6 +55,9 @@ CASES = {
                           (2, 2, 4, 4), None, False),
     "BatchNorm_no_scale_predict": (lambda: _seq(nn.Dense(4), nn.BatchNorm(scale=False)),
                                    (3, 5), None, False),
+    "Dropout": (lambda: _seq(nn.Dense(6), nn.Dropout(0.4), nn.Dense(3)), (4, 5), None, True),
+    "Dropout_axes": (lambda: _seq(nn.Conv2D(3, 1), nn.Dropout(0.5, axes=(2,))), (2, 2, 3, 3),
+                     None, True),
     "BatchNorm_train": (lambda: _seq(nn.Conv2D(3, 1), nn.BatchNorm(momentum=0.7),
                                      nn.Activation("relu")), (3, 2, 4, 4), None, True),
     "BatchNorm_train_no_scale_2d": (lambda: _seq(nn.Dense(4), nn.BatchNorm(scale=False)),
@@ -116,9 +119,10 @@ def _twins(make, args):
     return a, b
 
 
-def _step(net, args, train, weight):
+def _step(net, args, train, weight, seed=0):
     x = args[0].copy()
     x.attach_grad()
+    mx.random.seed(seed)                 # the same Dropout masks for both twins
     with autograd.record(train_mode=train):
         out = net(x, *args[1:])
         loss = (out * weight).sum()
@@ -143,7 +147,7 @@ def test_layer_plans_to_op_steps_and_equals_imperative(name):
         args = _args(shape, lab, call)
         with autograd.pause():
             w = nd.array(_rand(*a(*args).shape, seed=9), dtype="float64")
-        ra, rb = _step(a, args, train, w), _step(b, args, train, w)
+        ra, rb = _step(a, args, train, w, call), _step(b, args, train, w, call)
         for what, u, v in zip(["output", "input grad"] + ["param grad"] * 9, ra, rb):
             np.testing.assert_allclose(v, u, rtol=1e-12, atol=1e-12,
                                        err_msg=f"{name} call {call}: {what}")
@@ -266,3 +270,31 @@ def test_batchnorm_writing_a_computed_value_stays_a_node_step():
                            fix_gamma=False)
     np.testing.assert_array_equal(outs[0], ref.asnumpy())
     np.testing.assert_array_equal(vals[3].asnumpy(), np.zeros(3))    # not written
+
+
+def test_dropout_op_step_draws_the_imperative_masks_also_for_create_graph():
+    """Dropout draws its mask in its op's forward: the planned call draws what the
+    imperative call draws from the same seed (and leaves the generator where it leaves
+    it), and a create_graph backward replays the call's masks."""
+    def make():
+        return _seq(nn.Dense(5), nn.Dropout(0.5), nn.Activation("tanh"), nn.Dropout(0.3))
+    x0 = nd.array(_rand(3, 4), dtype="float64")
+    res = []
+    for net in _twins(make, [x0]):
+        x = x0.copy()
+        x.attach_grad()
+        mx.random.seed(7)
+        with autograd.record():
+            y = net(x)
+            gx = autograd.grad((y ** 3).sum(), [x], create_graph=True)[0]
+            z = (gx ** 2).sum()
+        z.backward()
+        after = mx.nd.random.uniform(shape=(4,)).asnumpy()
+        res.append((y.asnumpy(), gx.asnumpy(), x.grad.asnumpy(), after))
+    (ya, ga, xa, ra), (yb, gb, xb, rb) = res
+    np.testing.assert_array_equal(yb, ya)        # the same masks
+    np.testing.assert_array_equal(gb, ga)
+    np.testing.assert_array_equal(rb, ra)        # the generator left at the same state
+    # (the second order runs the graph again imperatively: sums in another order)
+    np.testing.assert_allclose(xb, xa, rtol=1e-12, atol=1e-12)
+    assert (ya == 0).any() and np.abs(xa).sum() > 0

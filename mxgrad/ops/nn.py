@@ -753,12 +753,31 @@ def SoftmaxActivation(data: NDArray, mode: str = "instance", **kwargs: Any) -> N
 
 
 # ================================================================= Dropout
-def _dropout_fwd(x, mask):
-    return np.multiply(x, mask, dtype=x.dtype)
+class _DropMask(PerCall):
+    """The mask (``keep / (1 - p)`` or 0 per element, of the mask shape) one Dropout
+    forward drew, kept for its rules."""
+    __slots__ = ("mask",)
+
+    def __init__(self):
+        self.mask = None
 
 
-_DROPOUT = defop("Dropout", _dropout_fwd, [lambda g, y, x, mask: g * mask],
-                 [lambda t, y, x, mask: t * mask], save=())
+def _dropout_fwd(x, p, mshape, drawn):
+    """``x * mask``, the mask drawn here from mxgrad's generator (so a planned graph,
+    running this op as an op step, draws the imperative masks in the same order)."""
+    dt = x.dtype
+    if p >= 1.0:
+        mask = np.zeros(mshape, dt)
+    else:
+        keep = 1.0 - p
+        u = _generator().random(mshape, dtype=np.float64 if dt == np.float64 else np.float32)
+        mask = np.multiply(u < keep, 1.0 / keep, dtype=dt)
+    drawn.mask = mask
+    return np.multiply(x, mask, dtype=dt)
+
+
+_DROPOUT = defop("Dropout", _dropout_fwd, [lambda g, y, x, drawn, **a: g * drawn.mask],
+                 [lambda t, y, x, drawn, **a: t * drawn.mask], save=())
 
 
 def Dropout(data: NDArray, p: float = 0.5, mode: str = "training", axes: Sequence[int] = (),
@@ -809,14 +828,7 @@ def Dropout(data: NDArray, p: float = 0.5, mode: str = "training", axes: Sequenc
         mshape = tuple(1 if i in ax else s for i, s in enumerate(shape))
     else:
         mshape = shape
-    dt = _raw(data).dtype
-    if p >= 1.0:
-        mask = np.zeros(mshape, dt)
-    else:
-        keep = 1.0 - p
-        u = _generator().random(mshape, dtype=np.float64 if dt == np.float64 else np.float32)
-        mask = np.multiply(u < keep, 1.0 / keep, dtype=dt)
-    return call1(_DROPOUT, data, {"mask": mask})
+    return call1(_DROPOUT, data, {"p": p, "mshape": tuple(mshape), "drawn": _DropMask()})
 
 
 # ============================================================ normalisation

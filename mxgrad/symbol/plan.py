@@ -8,18 +8,20 @@ Symbols through a :class:`Plan`. Planning walks the graph once on example values
   applications it makes are *captured* (the records :mod:`mxgrad.ops._apply` makes for the
   engine);
 * a node whose outputs are made by captured ops alone, from its inputs alone (no value
-  computed in Python on the side, no array among the ops' attributes: Dropout's mask;
-  state an op keeps between its forward and its rules is a ``PerCall`` attribute, made
-  anew for every call: max pooling's argmax, BatchNorm's batch statistics), and whose
-  capture, replayed on perturbed inputs, equals the node run anew, becomes its ops: *op
-  steps*, which run the op's NumPy forward on the raw arrays and, in backward, its raw
-  gradient rules; nothing else runs per op (no argument checks, no wrappers, no nodes,
-  no recording decision). A node may write variables in place as imperative code does
+  computed in Python on the side, no array among the ops' attributes; state an op keeps
+  between its forward and its rules is a ``PerCall`` attribute, made anew for every
+  call: max pooling's argmax, BatchNorm's batch statistics, Dropout's mask), and whose
+  capture, replayed on perturbed inputs from the same random state, equals the node run
+  anew, becomes its ops: *op steps*, which run the op's NumPy forward on the raw arrays
+  and, in backward, its raw gradient rules; nothing else runs per op (no argument
+  checks, no wrappers, no nodes, no recording decision). An op that draws random numbers
+  in its forward (Dropout) draws them in step order, the traced block's order of calls:
+  the imperative masks. A node may write variables in place as imperative code does
   (training BatchNorm's running statistics): the plan bumps their versions after each
   run; a node writing into a value the graph computes stays a node step;
-* any other node (random draws, data-dependent code) stays a *node step*: run through
-  ``mx.nd`` at every call, differentiated by the engine on a small graph of its own, so
-  it keeps its imperative semantics exactly (Dropout draws the same masks).
+* any other node (random draws outside ops: samplers; data-dependent code) stays a
+  *node step*: run through ``mx.nd`` at every call, differentiated by the engine on a
+  small graph of its own, so it keeps its imperative semantics exactly.
 
 A call of the plan is recorded into the caller's graph as one node (:class:`PlanOp`):
 ``autograd.grad``, hooks, ``grad_req='add'``, version checks and freed-graph errors behave
@@ -141,6 +143,13 @@ def _set_rng_state(saved) -> None:
     np.random.set_state(saved[1])
 
 
+def _same_rng(a, b) -> bool:
+    """Whether two :func:`_rng_state` values are the same state."""
+    return a[0] == b[0] and all(
+        np.array_equal(u, v) if isinstance(u, np.ndarray) else u == v
+        for u, v in zip(a[1], b[1]))
+
+
 _PLAIN = (int, float, bool, str, type(None), np.dtype, type, slice, np.generic)
 
 
@@ -230,6 +239,7 @@ class Plan:
         nslots = plan.nvars
         aux_pos = set()
         written: List[int] = []
+        random = False
         node_slots = []
         saved_rng = _rng_state()
         try:
@@ -257,8 +267,9 @@ class Plan:
                     nslots += len(outs)
                     steps.append((_NODESTEP, n, tuple(in_slots), tuple(out_slots)))
                 else:
-                    ops, outs, node_out, wrote = captured
+                    ops, outs, node_out, wrote, draws = captured
                     written.extend(in_slots[k] for k in wrote)
+                    random = random or draws
                     local = {k: s for k, s in enumerate(in_slots)}
                     local[-1] = -1                 # an absent (None) input
                     nlocal = len(in_slots)
@@ -282,7 +293,7 @@ class Plan:
         plan.node_slots = node_slots
         plan.written = tuple(written)
         plan.aux_pos = frozenset(aux_pos) | frozenset(written)
-        plan.random = any(s[0] == _NODESTEP for s in steps)
+        plan.random = random or any(s[0] == _NODESTEP for s in steps)
         plan.out_slots = [slot_of[(id(n), j)] for n, j in symbol._outputs]
         plan.out_metas = []
         for n, j in symbol._outputs:
@@ -456,9 +467,9 @@ _DYNAMIC = frozenset({"_while_loop", "_cond"})
 
 def _capture_node(n, args, training):
     """Capture node ``n`` on ``args``: ``(ops, outputs, output positions, positions of
-    the inputs it writes in place)`` when its outputs come from captured ops on its
-    inputs alone and a replay on perturbed inputs equals the node run anew; None
-    otherwise."""
+    the inputs it writes in place, whether it draws random numbers)`` when its outputs
+    come from captured ops on its inputs alone and a replay on perturbed inputs (from the
+    same random state) equals the node run anew; None otherwise."""
     if any(a is None for a in args) or n.op in _DYNAMIC:
         return None
     leaves = []
@@ -466,6 +477,7 @@ def _capture_node(n, args, training):
         leaf = wrap(a._data.copy())
         leaf._node = _graph.Leaf(leaf, "write")
         leaves.append(leaf)
+    rng = _rng_state()
     try:
         with _Capturing() as cap, _Scope(True, training):
             outs = _run_node(n, leaves)
@@ -473,6 +485,9 @@ def _capture_node(n, args, training):
         raise
     except Exception:          # noqa: BLE001 - the node step will raise it at run time
         return None
+    # whether its ops drew random numbers (Dropout's mask, drawn in its op's forward): a
+    # plan of such ops keeps the random state of each call for create_graph's replay
+    random = not _same_rng(rng, _rng_state())
     # inputs the node wrote in place (bumping their versions, as BatchNorm's running
     # statistics in training): the plan bumps the caller's arrays' versions likewise
     written = tuple(k for k, a in enumerate(leaves) if a._vbox is not None and a._vbox[0])
@@ -514,7 +529,7 @@ def _capture_node(n, args, training):
     # no leaf may be an output of an op (ids of freed arrays could repeat otherwise)
     if not _replays(n, args, ops, node_out, training):
         return None
-    return ops, [wrap(o._data) for o in outs], node_out, written
+    return ops, [wrap(o._data) for o in outs], node_out, written, random
 
 
 _NOISE: list = [np.empty(0), np.empty(0)]
@@ -554,17 +569,20 @@ def _replays(n, args, ops, node_out, training) -> bool:
     """Whether the captured ops, run on perturbed inputs, give what the node gives. A
     node that refuses the perturbed inputs (a length or an index that is no longer a
     whole number) is tried again with its whole-number inputs rolled instead."""
+    rng = _rng_state()
     for whole in (False, True):
         pert = _perturbed(args, whole)
         try:
             with _Scope(False, training):
                 ref = _run_node(n, [wrap(d.copy()) for d in pert])
         except Exception:      # noqa: BLE001 - the node refuses these inputs
+            _set_rng_state(rng)
             continue
         break
     else:
         return False
     try:
+        _set_rng_state(rng)    # the replay draws what the node drew (ops that draw)
         vals = list(pert)
         for op, ins, attrs, nout, _, _ in ops:
             a = [None if i < 0 else vals[i] for i in ins]
