@@ -41,7 +41,8 @@ from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
 from ._core import defop, call, call1, register_method, as_array, inplace_apply
 from .reduce import reshape_exact, broadcast_to
-from .shape import index_spec, index_apply, index_add_apply, _axis, _arr, _isint
+from .shape import (index_spec, index_apply, index_add_apply, _axis, _arr, _isint,
+                    _index_fwd, _index_add_fwd)
 from .._typing import DTypeLike
 
 __all__ = ["index_assign", "take", "batch_take", "pick", "gather_nd", "scatter_nd", "one_hot",
@@ -277,13 +278,34 @@ def gather_nd(data: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
     <NDArray 3 @cpu(0)>
     """
     data = _arr(data, "gather_nd")
+    if not isinstance(indices, (NDArray, np.ndarray)):
+        indices = np.asarray(_int_indices(indices, "gather_nd"))
+    _gather_nd_spec(indices, tuple(data.shape))      # the checks, before any recording
+    return call(_GATHER_ND, (data, indices), {"dshape": tuple(data.shape)})
+
+
+def _gather_nd_spec(indices, dshape):
+    """The ``_index`` attributes of ``gather_nd`` on data of shape ``dshape``."""
     key, idx = _nd_key(indices, "gather_nd")
-    if len(key) > data.ndim:
+    if len(key) > len(dshape):
         raise ShapeError(f"gather_nd: indices of shape {idx.shape} index {len(key)} "
-                         f"dimensions, data of shape {data.shape} has {data.ndim}")
-    kn = index_spec(data.shape, key, copy=True)
-    kn["oshape"] = (tuple(idx.shape[1:]) + tuple(data.shape[len(key):])) or (1,)
-    return index_apply(data, kn)
+                         f"dimensions, data of shape {dshape} has {len(dshape)}")
+    kn = index_spec(dshape, key, copy=True)
+    kn["oshape"] = (tuple(idx.shape[1:]) + tuple(dshape[len(key):])) or (1,)
+    return kn
+
+
+# gather_nd is one op of (data, indices) whose forward makes the key from the indices (so
+# a planned graph runs it as an op step); its adjoint scatter-adds (repeated positions add
+# up); the indices get no gradient. Both ops take the data's shape (``dshape``).
+_GATHER_ND = defop(
+    "gather_nd", lambda x, i, dshape: _index_fwd(x, **_gather_nd_spec(i, dshape)),
+    [lambda g, y, x, i, **a: call(_GATHER_ND_T, (g, i), a), _no_grad],
+    [lambda t, y, x, i, **a: call(_GATHER_ND, (t, i), a), None], save=(1,))
+_GATHER_ND_T = defop(
+    "_gather_nd_backward", lambda g, i, dshape: _index_add_fwd(g, **_gather_nd_spec(i, dshape)),
+    [lambda h, r, g, i, **a: call(_GATHER_ND, (h, i), a), _no_grad],
+    [lambda t, r, g, i, **a: call(_GATHER_ND_T, (t, i), a), None], save=(1,))
 
 
 def scatter_nd(data: NDArray, indices: NDArray, shape: Sequence[int], **kwargs: Any) -> NDArray:
