@@ -1,9 +1,9 @@
 """Layers whose ops keep per-call state (max pooling's argmax positions, BatchNorm's
 batch statistics or the running statistics it used, Dropout's mask) or index by an input
-(pick, take, gather_nd, SequenceMask/Last/Reverse, edge/reflect pad) plan to op steps,
-not node steps (mxgrad.symbol.plan), and the hybridized block gives the imperative
-block's outputs, gradients, running statistics and masks, also when the labels,
-lengths, running statistics or inputs change between calls."""
+(pick, take, gather_nd, SequenceMask/Last/Reverse, softmax's lengths, edge/reflect pad)
+plan to op steps, not node steps (mxgrad.symbol.plan), and the hybridized block gives
+the imperative block's outputs, gradients, running statistics and masks, also when the
+labels, lengths, running statistics or inputs change between calls."""
 import numpy as np
 import pytest
 
@@ -81,6 +81,9 @@ CASES = {
     "gather_nd": (lambda: WithLoss(nn.Dense(4), _lambda(
         lambda F, x, i: F.gather_nd(x, F.reshape(i, shape=(2, 3))))), (4, 3),
         [0, 3, 3, 1, 1, -2], True),
+    "softmax_length": (lambda: WithLoss(nn.Dense(5), _lambda(
+        lambda F, x, n: F.softmax(x, n, axis=-1, use_length=True, temperature=2.0))), (4, 3),
+        [5, 1, 0, 3], True),
     "SequenceMask_axis1": (lambda: WithLoss(nn.Dense(4, flatten=False), _lambda(
         lambda F, x, n: F.SequenceMask(x, n, use_sequence_length=True, value=-7, axis=1))),
         (3, 5, 2), [5, 0, 2], True),

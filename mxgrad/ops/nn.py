@@ -624,15 +624,27 @@ def _temperature(t, op):
     return t
 
 
-def _length_mask(data, length, axis):
-    length = _raw(_arr(length, "softmax", "length"))
-    shape = data.shape
+def _length_mask(length, shape, axis):
+    """Where entries along ``axis`` of an array of ``shape`` lie before their ``length``
+    (NumPy; ``length`` has ``shape`` without ``axis``)."""
     expect = shape[:axis] + shape[axis + 1:]
     if tuple(length.shape) != tuple(expect):
         raise ShapeError(f"softmax: length must have shape {expect} (data {shape} without "
                          f"axis {axis}), got {length.shape}")
     idx = np.arange(shape[axis]).reshape((-1,) + (1,) * (len(shape) - axis - 1))
     return idx < np.expand_dims(length.astype(np.int64), axis)
+
+
+# softmax with lengths: one op of (data, length) whose forward makes the mask from the
+# lengths (so a planned graph runs it as an op step); the rule reads the output only,
+# which is 0 past the lengths; the lengths get no gradient
+_SOFTMAX_LEN = defop(
+    "softmax", lambda x, length, axis, temperature: _softmax_fwd(
+        x, axis, temperature, _length_mask(length, x.shape, axis)),
+    [lambda g, y, x, n, axis, temperature: _scaled(_sm_bwd(g, y, axis), temperature),
+     lambda g, y, x, n, axis, temperature: None],
+    [lambda t, y, x, n, axis, temperature: _scaled(_sm_bwd(t, y, axis), temperature), None],
+    save=(), save_out=True)
 
 
 def _out_dtype(r, dtype):
@@ -680,11 +692,18 @@ def softmax(data: NDArray, length: Optional[NDArray] = None, axis: int = -1,
     if isinstance(length, (int, np.integer)) and not isinstance(length, bool) and axis == -1:
         axis, length = length, None    # softmax(x, 1): MXNet's 2nd parameter is `length`
     ax = _norm_axis(axis, data.ndim, "softmax")
-    mask = _length_mask(data, length, ax) if use_length and length is not None else None
-    r = call1(_SOFTMAX, data, {"axis": ax, "temperature": _temperature(temperature,
-                                                                          "softmax"),
-                               "mask": mask})
-    return _out_dtype(r, dtype)
+    return _out_dtype(_softmax(data, length if use_length else None, ax,
+                               _temperature(temperature, "softmax")), dtype)
+
+
+def _softmax(data, length, ax, t):
+    """Softmax along ``ax`` with temperature ``t``; entries past ``length`` (when given)
+    get probability 0."""
+    if length is None:
+        return call1(_SOFTMAX, data, {"axis": ax, "temperature": t, "mask": None})
+    length = _arr(length, "softmax", "length")
+    _length_mask(_raw(length), tuple(data.shape), ax)        # the checks, before recording
+    return call(_SOFTMAX_LEN, (data, length), {"axis": ax, "temperature": t})
 
 
 def softmin(data: NDArray, axis: int = -1, temperature: Optional[float] = None,
@@ -702,11 +721,8 @@ def softmin(data: NDArray, axis: int = -1, temperature: Optional[float] = None,
     """
     data = _arr(data, "softmin")
     ax = _norm_axis(axis, data.ndim, "softmin")
-    mask = _length_mask(data, length, ax) if use_length and length is not None else None
-    r = call1(_SOFTMAX, data, {"axis": ax, "temperature": -_temperature(temperature,
-                                                                           "softmin"),
-                               "mask": mask})
-    return _out_dtype(r, dtype)
+    return _out_dtype(_softmax(data, length if use_length else None, ax,
+                               -_temperature(temperature, "softmin")), dtype)
 
 
 def log_softmax(data: NDArray, axis: int = -1, temperature: Optional[float] = None,
