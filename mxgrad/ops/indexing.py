@@ -39,7 +39,7 @@ from .._check import as_int, as_real
 from ..base import DTypeError, InPlaceError, OutOfRangeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
-from ._core import defop, call, call1, register_method, as_array, inplace_apply
+from ._core import Op, defop, call, call1, register_method, as_array, inplace_apply
 from .reduce import reshape_exact, broadcast_to
 from .shape import (index_spec, index_apply, index_add_apply, _axis, _arr, _isint,
                     _index_fwd, _index_add_fwd)
@@ -144,12 +144,12 @@ def _take_t_fwd(g, indices, ashape, axis, mode):
 # take is one op of (data, indices) whose forward makes the key from the indices (so a
 # planned graph runs it as an op step); the indices get no gradient. Both ops take the
 # same attributes (``ashape``: the data's shape).
-_TAKE = defop("take", _take_fwd,
+_TAKE: Op = defop("take", _take_fwd,
               [lambda g, y, a, indices, **k: call(_TAKE_T, (g, indices), k), _no_grad],
-              [lambda t, y, a, indices, **k: call(_TAKE, (t, indices), k), None], save=(1,))
-_TAKE_T = defop("_take_backward", _take_t_fwd,
+              [lambda t, y, a, indices, **k: call(_TAKE, (t, indices), k), _no_grad], save=(1,))
+_TAKE_T: Op = defop("_take_backward", _take_t_fwd,
                 [lambda h, r, g, indices, **k: call(_TAKE, (h, indices), k), _no_grad],
-                [lambda t, r, g, indices, **k: call(_TAKE_T, (t, indices), k), None],
+                [lambda t, r, g, indices, **k: call(_TAKE_T, (t, indices), k), _no_grad],
                 save=(1,))
 
 
@@ -214,12 +214,12 @@ def _pick_t_fwd(g, index, xshape, axis, keepdims, mode):
 # pick is one op of (data, index): its forward finds the positions from the index (so a
 # planned graph runs it as an op step); the index gets no gradient, as in MXNet. Both ops
 # take the same attributes (``xshape``: the data's shape).
-_PICK = defop("pick", _pick_fwd,
+_PICK: Op = defop("pick", _pick_fwd,
               [lambda g, y, x, index, **a: call(_PICK_T, (g, index), a), _no_grad],
-              [lambda t, y, x, index, **a: call(_PICK, (t, index), a), None], save=(1,))
-_PICK_T = defop("_pick_backward", _pick_t_fwd,
+              [lambda t, y, x, index, **a: call(_PICK, (t, index), a), _no_grad], save=(1,))
+_PICK_T: Op = defop("_pick_backward", _pick_t_fwd,
                 [lambda h, r, g, index, **a: call(_PICK, (h, index), a), _no_grad],
-                [lambda t, r, g, index, **a: call(_PICK_T, (t, index), a), None],
+                [lambda t, r, g, index, **a: call(_PICK_T, (t, index), a), _no_grad],
                 save=(1,))
 
 
@@ -298,14 +298,14 @@ def _gather_nd_spec(indices, dshape):
 # gather_nd is one op of (data, indices) whose forward makes the key from the indices (so
 # a planned graph runs it as an op step); its adjoint scatter-adds (repeated positions add
 # up); the indices get no gradient. Both ops take the data's shape (``dshape``).
-_GATHER_ND = defop(
+_GATHER_ND: Op = defop(
     "gather_nd", lambda x, i, dshape: _index_fwd(x, **_gather_nd_spec(i, dshape)),
     [lambda g, y, x, i, **a: call(_GATHER_ND_T, (g, i), a), _no_grad],
-    [lambda t, y, x, i, **a: call(_GATHER_ND, (t, i), a), None], save=(1,))
-_GATHER_ND_T = defop(
+    [lambda t, y, x, i, **a: call(_GATHER_ND, (t, i), a), _no_grad], save=(1,))
+_GATHER_ND_T: Op = defop(
     "_gather_nd_backward", lambda g, i, dshape: _index_add_fwd(g, **_gather_nd_spec(i, dshape)),
     [lambda h, r, g, i, **a: call(_GATHER_ND, (h, i), a), _no_grad],
-    [lambda t, r, g, i, **a: call(_GATHER_ND_T, (t, i), a), None], save=(1,))
+    [lambda t, r, g, i, **a: call(_GATHER_ND_T, (t, i), a), _no_grad], save=(1,))
 
 
 def scatter_nd(data: NDArray, indices: NDArray, shape: Sequence[int], **kwargs: Any) -> NDArray:

@@ -638,12 +638,13 @@ def _length_mask(length, shape, axis):
 # softmax with lengths: one op of (data, length) whose forward makes the mask from the
 # lengths (so a planned graph runs it as an op step); the rule reads the output only,
 # which is 0 past the lengths; the lengths get no gradient
-_SOFTMAX_LEN = defop(
+_SOFTMAX_LEN: Op = defop(
     "softmax", lambda x, length, axis, temperature: _softmax_fwd(
         x, axis, temperature, _length_mask(length, x.shape, axis)),
     [lambda g, y, x, n, axis, temperature: _scaled(_sm_bwd(g, y, axis), temperature),
      lambda g, y, x, n, axis, temperature: None],
-    [lambda t, y, x, n, axis, temperature: _scaled(_sm_bwd(t, y, axis), temperature), None],
+    [lambda t, y, x, n, axis, temperature: _scaled(_sm_bwd(t, y, axis), temperature),
+     lambda t, y, x, n, axis, temperature: None],
     save=(), save_out=True)
 
 
@@ -792,7 +793,7 @@ def _dropout_fwd(x, p, mshape, drawn):
     return np.multiply(x, mask, dtype=dt)
 
 
-_DROPOUT = defop("Dropout", _dropout_fwd, [lambda g, y, x, drawn, **a: g * drawn.mask],
+_DROPOUT: Op = defop("Dropout", _dropout_fwd, [lambda g, y, x, drawn, **a: g * drawn.mask],
                  [lambda t, y, x, drawn, **a: t * drawn.mask], save=())
 
 
@@ -1181,7 +1182,7 @@ def _bnb_rule(rule):
     return adapted
 
 
-_BN_TRAIN = defop(
+_BN_TRAIN: Op = defop(
     "BatchNorm", _bn_batch_fwd,
     [_bnb_rule(_bn_gx), _bnb_rule(_bn_ggamma), _bnb_rule(_bn_gbeta), _bn_const, _bn_const],
     [_bnb_rule(_bn_jx), _bnb_rule(_bn_jgamma),
@@ -1251,11 +1252,11 @@ def _bn_coeffs_jgamma(t, y, gamma, beta, mean, var, eps, consts):
     return ds, -(ds * _bn_const_like(consts.mean, ds))
 
 
-_BN_COEFFS = defop(
+_BN_COEFFS: Op = defop(
     "BatchNorm", _bn_coeffs_fwd,
     [_bn_coeffs_ggamma, _bn_coeffs_gbeta, _bn_const, _bn_const],
-    [_bn_coeffs_jgamma, lambda t, y, gamma, beta, mean, var, eps, consts: (None, t), None,
-     None],
+    [_bn_coeffs_jgamma, lambda t, y, gamma, beta, mean, var, eps, consts: (None, t),
+     _bn_const, _bn_const],
     save=(), nout=2)
 
 

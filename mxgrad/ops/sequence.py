@@ -29,7 +29,7 @@ import numpy as np
 from .._check import as_int
 from ..base import DTypeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray
-from ._core import call, defop
+from ._core import Op, call, defop
 
 __all__ = ["SequenceMask", "SequenceLast", "SequenceReverse"]
 
@@ -210,9 +210,9 @@ def _zero_value(a):
 
 # SequenceMask: data where steps are real, else value; linear in data with value 0, and
 # its own adjoint then
-_MASK = defop("SequenceMask", _mask_fwd,
+_MASK: Op = defop("SequenceMask", _mask_fwd,
               [lambda g, y, x, n, **a: call(_MASK, (g, n), _zero_value(a)), _no_grad],
-              [lambda t, y, x, n, **a: call(_MASK, (t, n), _zero_value(a)), None],
+              [lambda t, y, x, n, **a: call(_MASK, (t, n), _zero_value(a)), _no_grad],
               save=(1,))
 
 
@@ -247,12 +247,12 @@ def _scatter_fwd(g, lengths, dshape, axis, kind):
 
 # SequenceLast and SequenceReverse: gathers at positions made from the lengths; the
 # adjoint scatter-adds back. Both ops take the same attributes (``dshape``: the data's).
-_GATHER = defop("_sequence_gather", _gather_fwd,
+_GATHER: Op = defop("_sequence_gather", _gather_fwd,
                 [lambda g, y, x, n, **a: call(_SCATTER, (g, n), a), _no_grad],
-                [lambda t, y, x, n, **a: call(_GATHER, (t, n), a), None], save=(1,))
-_SCATTER = defop("_sequence_gather_backward", _scatter_fwd,
+                [lambda t, y, x, n, **a: call(_GATHER, (t, n), a), _no_grad], save=(1,))
+_SCATTER: Op = defop("_sequence_gather_backward", _scatter_fwd,
                  [lambda h, r, g, n, **a: call(_GATHER, (h, n), a), _no_grad],
-                 [lambda t, r, g, n, **a: call(_SCATTER, (t, n), a), None], save=(1,))
+                 [lambda t, r, g, n, **a: call(_SCATTER, (t, n), a), _no_grad], save=(1,))
 
 
 def _finish(result: NDArray, out: Optional[NDArray]) -> NDArray:

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..base import DTypeError, OutOfRangeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray, wrap
-from ._core import defop, call, call1, register_method, as_array
+from ._core import Op, defop, call, call1, register_method, as_array
 from .reduce import reshape_exact, broadcast_to, normalize_axes
 from .._typing import ArrayT, Axis, ShapeLike
 
@@ -1255,12 +1255,12 @@ def _edge_pad_t_fwd(g, xshape, widths, mode):
     return g
 
 
-_EDGE_PAD = defop("pad", _edge_pad_fwd,
+_EDGE_PAD: Op = defop("pad", _edge_pad_fwd,
                   [lambda g, y, x, widths, mode: call1(
                       _EDGE_PAD_T, g, {"xshape": _unpadded(g.shape, widths), "widths": widths,
                                        "mode": mode})],
                   [lambda t, y, x, **a: call1(_EDGE_PAD, t, a)], save=())
-_EDGE_PAD_T = defop("_pad_backward", _edge_pad_t_fwd,
+_EDGE_PAD_T: Op = defop("_pad_backward", _edge_pad_t_fwd,
                     [lambda h, r, g, xshape, **a: call1(_EDGE_PAD, h, a)],
                     [lambda t, r, g, **a: call1(_EDGE_PAD_T, t, a)], save=())
 
