@@ -27,6 +27,7 @@ Examples
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional, Sequence, Union
 
 from typing_extensions import overload
@@ -39,7 +40,7 @@ from .._check import as_int, as_real
 from ..base import DTypeError, InPlaceError, OutOfRangeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
-from ._core import Op, defop, call, call1, register_method, as_array, inplace_apply
+from ._core import Op, PerCall, defop, call, call1, register_method, as_array, inplace_apply
 from .reduce import reshape_exact, broadcast_to
 from .shape import (index_spec, index_apply, index_add_apply, _axis, _arr, _isint,
                     _index_fwd, _index_add_fwd)
@@ -86,6 +87,25 @@ def _no_grad(*args, **kwargs):
     return None
 
 
+class _Key(PerCall):
+    """The NumPy key (or ``_index`` attributes) one call of an indexing op made from its
+    index input: made once (the public function's checks make it; in a planned graph,
+    the forward), then read by the forward and by the adjoint of the same call."""
+    __slots__ = ("key",)
+
+    def __init__(self):
+        self.key = None
+
+
+def _held(held, make, *args):
+    """``held.key``, made by ``make(*args)`` if it is not made yet (no holder: made)."""
+    if held is None:
+        return make(*args)
+    if held.key is None:
+        held.key = make(*args)
+    return held.key
+
+
 # ===================================================================== take
 def take(a: NDArray, indices: NDArray, axis: int = 0, mode: str = "clip", **kwargs: Any
          ) -> NDArray:
@@ -115,10 +135,12 @@ def take(a: NDArray, indices: NDArray, axis: int = 0, mode: str = "clip", **kwar
     ax = _axis(axis, a.ndim, "take")
     if not isinstance(indices, (NDArray, np.ndarray)):
         indices = np.asarray(_int_indices(indices, "take"))
-    idx = _take_key(indices, tuple(a.shape), ax, mode)[-1]    # the checks, before recording
+    held = _Key()
+    idx = _held(held, _take_key, indices, tuple(a.shape), ax, mode)[-1]   # the checks first
     if a.shape[ax] == 0 and idx.size:
         raise ShapeError(f"take: cannot take from the empty axis {ax} of shape {a.shape}")
-    return call(_TAKE, (a, indices), {"ashape": tuple(a.shape), "axis": ax, "mode": mode})
+    return call(_TAKE, (a, indices), {"ashape": tuple(a.shape), "axis": ax, "mode": mode,
+                                      "key": held})
 
 
 def _take_key(indices, ashape, axis, mode):
@@ -129,15 +151,15 @@ def _take_key(indices, ashape, axis, mode):
     return (slice(None),) * axis + (_fix_mode(idx, ashape[axis], mode, "take"),)
 
 
-def _take_fwd(a, indices, ashape, axis, mode):
-    return a[_take_key(indices, ashape, axis, mode)]
+def _take_fwd(a, indices, ashape, axis, mode, key=None):
+    return a[_held(key, _take_key, indices, ashape, axis, mode)]
 
 
-def _take_t_fwd(g, indices, ashape, axis, mode):
+def _take_t_fwd(g, indices, ashape, axis, mode, key=None):
     """The adjoint of ``take``: ``g`` added into zeros of ``ashape`` at the indices
     (repeated indices add up, in order)."""
     z = np.zeros(ashape, dtype=g.dtype)
-    np.add.at(z, _take_key(indices, ashape, axis, mode), g)
+    np.add.at(z, _held(key, _take_key, indices, ashape, axis, mode), g)
     return z
 
 
@@ -197,17 +219,37 @@ def _pick_oshape(shape, ax, keepdims):
     return shape[:ax] + shape[ax + 1:] or (1,)
 
 
-def _pick_fwd(x, index, xshape, axis, keepdims, mode):
-    r = np.take_along_axis(x, _pick_index(index, xshape, axis, mode), axis)
+@functools.lru_cache(maxsize=64)
+def _pick_grids(shape, ax):
+    """``arange`` of every axis but ``ax``, shaped to broadcast (read-only, cached)."""
+    grids = []
+    for i, n in enumerate(shape):
+        g = None
+        if i != ax:
+            g = np.arange(n).reshape(tuple(n if j == i else 1 for j in range(len(shape))))
+            g.flags.writeable = False
+        grids.append(g)
+    return tuple(grids)
+
+
+def _pick_key(index, shape, ax, mode):
+    """The NumPy key of ``pick``: the indices along ``ax``, aranges on the other axes."""
+    key = list(_pick_grids(shape, ax))
+    key[ax] = _pick_index(index, shape, ax, mode)
+    return tuple(key)
+
+
+def _pick_fwd(x, index, xshape, axis, keepdims, mode, key=None):
+    r = x[_held(key, _pick_key, index, xshape, axis, mode)]
     return r.reshape(_pick_oshape(xshape, axis, keepdims))
 
 
-def _pick_t_fwd(g, index, xshape, axis, keepdims, mode):
+def _pick_t_fwd(g, index, xshape, axis, keepdims, mode, key=None):
     """The adjoint of ``pick``: ``g`` put at the picked positions of zeros of ``xshape``
     (one position per row along ``axis``: nothing adds up)."""
     z = np.zeros(xshape, dtype=g.dtype)
-    i = _pick_index(index, xshape, axis, mode)
-    np.put_along_axis(z, i, g.reshape(i.shape), axis)
+    k = _held(key, _pick_key, index, xshape, axis, mode)
+    z[k] = g.reshape(k[axis].shape)
     return z
 
 
@@ -251,9 +293,10 @@ def pick(data: NDArray, index: NDArray, axis: Optional[int] = -1, keepdims: bool
     ax = _axis(axis, data.ndim, "pick")
     if not isinstance(index, (NDArray, np.ndarray)):
         index = np.asarray(_int_indices(index, "pick"))
-    _pick_index(index, tuple(data.shape), ax, mode)      # the checks, before any recording
+    held = _Key()
+    _held(held, _pick_key, index, tuple(data.shape), ax, mode)   # the checks, before recording
     return call(_PICK, (data, index), {"xshape": tuple(data.shape), "axis": ax,
-                                       "keepdims": bool(keepdims), "mode": mode})
+                                       "keepdims": bool(keepdims), "mode": mode, "key": held})
 
 
 # ========================================================= gather / scatter nd
@@ -280,8 +323,9 @@ def gather_nd(data: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
     data = _arr(data, "gather_nd")
     if not isinstance(indices, (NDArray, np.ndarray)):
         indices = np.asarray(_int_indices(indices, "gather_nd"))
-    _gather_nd_spec(indices, tuple(data.shape))      # the checks, before any recording
-    return call(_GATHER_ND, (data, indices), {"dshape": tuple(data.shape)})
+    held = _Key()
+    _held(held, _gather_nd_spec, indices, tuple(data.shape))   # the checks, before recording
+    return call(_GATHER_ND, (data, indices), {"dshape": tuple(data.shape), "key": held})
 
 
 def _gather_nd_spec(indices, dshape):
@@ -299,11 +343,13 @@ def _gather_nd_spec(indices, dshape):
 # a planned graph runs it as an op step); its adjoint scatter-adds (repeated positions add
 # up); the indices get no gradient. Both ops take the data's shape (``dshape``).
 _GATHER_ND: Op = defop(
-    "gather_nd", lambda x, i, dshape: _index_fwd(x, **_gather_nd_spec(i, dshape)),
+    "gather_nd", lambda x, i, dshape, key=None: _index_fwd(
+        x, **_held(key, _gather_nd_spec, i, dshape)),
     [lambda g, y, x, i, **a: call(_GATHER_ND_T, (g, i), a), _no_grad],
     [lambda t, y, x, i, **a: call(_GATHER_ND, (t, i), a), _no_grad], save=(1,))
 _GATHER_ND_T: Op = defop(
-    "_gather_nd_backward", lambda g, i, dshape: _index_add_fwd(g, **_gather_nd_spec(i, dshape)),
+    "_gather_nd_backward", lambda g, i, dshape, key=None: _index_add_fwd(
+        g, **_held(key, _gather_nd_spec, i, dshape)),
     [lambda h, r, g, i, **a: call(_GATHER_ND, (h, i), a), _no_grad],
     [lambda t, r, g, i, **a: call(_GATHER_ND_T, (t, i), a), _no_grad], save=(1,))
 
