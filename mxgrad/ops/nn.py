@@ -624,13 +624,17 @@ def _temperature(t, op):
     return t
 
 
-def _length_mask(length, shape, axis):
-    """Where entries along ``axis`` of an array of ``shape`` lie before their ``length``
-    (NumPy; ``length`` has ``shape`` without ``axis``)."""
+def _check_length(length, shape, axis):
     expect = shape[:axis] + shape[axis + 1:]
     if tuple(length.shape) != tuple(expect):
         raise ShapeError(f"softmax: length must have shape {expect} (data {shape} without "
                          f"axis {axis}), got {length.shape}")
+
+
+def _length_mask(length, shape, axis):
+    """Where entries along ``axis`` of an array of ``shape`` lie before their ``length``
+    (NumPy; ``length`` has ``shape`` without ``axis``)."""
+    _check_length(length, shape, axis)
     idx = np.arange(shape[axis]).reshape((-1,) + (1,) * (len(shape) - axis - 1))
     return idx < np.expand_dims(length.astype(np.int64), axis)
 
@@ -703,7 +707,7 @@ def _softmax(data, length, ax, t):
     if length is None:
         return call1(_SOFTMAX, data, {"axis": ax, "temperature": t, "mask": None})
     length = _arr(length, "softmax", "length")
-    _length_mask(_raw(length), tuple(data.shape), ax)        # the checks, before recording
+    _check_length(length, tuple(data.shape), ax)             # before recording
     return call(_SOFTMAX_LEN, (data, length), {"axis": ax, "temperature": t})
 
 
