@@ -1,9 +1,10 @@
 """Layers whose ops keep per-call state (max pooling's argmax positions, BatchNorm's
-batch statistics or the running statistics it used, Dropout's mask) or index by an input
+batch statistics or the running statistics it used, Dropout's mask), index by an input
 (pick, take, gather_nd, SequenceMask/Last/Reverse, softmax's lengths, edge/reflect pad)
-plan to op steps, not node steps (mxgrad.symbol.plan), and the hybridized block gives
-the imperative block's outputs, gradients, running statistics and masks, also when the
-labels, lengths, running statistics or inputs change between calls."""
+or make constants (zeros, ones_like: RNN layers' begin states) plan to op steps, not
+node steps (mxgrad.symbol.plan), and the hybridized block gives the imperative block's
+outputs, gradients, running statistics and masks, also when the labels, lengths,
+running statistics or inputs change between calls."""
 import numpy as np
 import pytest
 
@@ -93,6 +94,13 @@ CASES = {
     "SequenceReverse": (lambda: WithLoss(nn.Dense(4, flatten=False), _lambda(
         lambda F, x, n: F.SequenceReverse(x, n, use_sequence_length=True))), (4, 3, 2),
         [0, 4, 3], True),
+    "LSTM_layer_own_begin_state": (lambda: _seq(gluon.rnn.LSTM(3, input_size=2)), (4, 2, 2),
+                                   None, True),
+    "zeros_ones_like": (lambda: _seq(nn.Dense(3), _lambda(
+        lambda F, x: F.broadcast_add(
+            F.Dropout(F.ones_like(x), p=0.5) * x + F.zeros_like(x),
+            F.zeros(shape=(3,), dtype="float64") + F.arange(3, dtype="float64"))
+    )), (4, 2), None, True),
     "LRN": (lambda: _seq(nn.Conv2D(5, 1), _lambda(
         lambda F, x: F.LRN(x, nsize=3, alpha=0.1, knorm=1.5))), (2, 2, 3, 3), None, True),
 }
@@ -304,3 +312,18 @@ def test_dropout_op_step_draws_the_imperative_masks_also_for_create_graph():
     # (the second order runs the graph again imperatively: sums in another order)
     np.testing.assert_allclose(xb, xa, rtol=1e-12, atol=1e-12)
     assert (ya == 0).any() and np.abs(xa).sum() > 0
+
+
+def test_constant_steps_give_new_arrays_every_call():
+    """Nodes that make constants (zeros, ones_like, arange...) are op steps that copy the
+    value made at planning: a caller writing into one call's output does not change the
+    next call's."""
+    x = mx.sym.var("x")
+    y = mx.sym.Group([mx.sym.ones_like(x), mx.sym.arange(3) * 1, x + mx.sym.zeros_like(x)])
+    plan = Plan.build(y, ["x"], [nd.array([5.0, 6.0, 7.0])], training=False)
+    assert [st[0] for st in plan.steps] == [_OPSTEP] * len(plan.steps)
+    first, _ = plan.forward([nd.array([1.0, 2.0, 3.0])], keep=False)
+    for o in first:
+        o[...] = -1
+    again, _ = plan.forward([nd.array([1.0, 2.0, 4.0])], keep=False)
+    assert [o.tolist() for o in again] == [[1, 1, 1], [0, 1, 2], [1, 2, 4]]

@@ -19,6 +19,9 @@ Symbols through a :class:`Plan`. Planning walks the graph once on example values
   the imperative masks. A node may write variables in place as imperative code does
   (training BatchNorm's running statistics): the plan bumps their versions after each
   run; a node writing into a value the graph computes stays a node step;
+* a node making a constant (``_CONSTANT``: zeros, arange, ones_like..., whose outputs
+  depend on attributes and input shapes only, fixed for a plan) is made once at planning
+  and becomes an op step that copies it (RNN layers' begin states);
 * any other node (random draws outside ops: samplers; data-dependent code) stays a
   *node step*: run through ``mx.nd`` at every call, differentiated by the engine on a
   small graph of its own, so it keeps its imperative semantics exactly.
@@ -465,11 +468,32 @@ def _run_copy(n, args, training):
 _DYNAMIC = frozenset({"_while_loop", "_cond"})
 
 
+# nodes whose outputs depend on their attributes and on their inputs' shapes and dtypes
+# only (fixed for a plan): made once at planning, copied at every call
+_CONSTANT = frozenset({"_zeros", "_ones", "_full", "_arange", "_eye", "_linspace",
+                       "zeros_like", "ones_like"})
+
+
+def _constant_op(name: str, data: np.ndarray) -> Op:
+    """An op without inputs whose forward returns a new copy of ``data``."""
+    data = data.copy()
+    data.flags.writeable = False
+    return Op(name, data.copy, None, None, (), False, 1)
+
+
 def _capture_node(n, args, training):
     """Capture node ``n`` on ``args``: ``(ops, outputs, output positions, positions of
     the inputs it writes in place, whether it draws random numbers)`` when its outputs
     come from captured ops on its inputs alone and a replay on perturbed inputs (from the
-    same random state) equals the node run anew; None otherwise."""
+    same random state) equals the node run anew, or it makes constants (``_CONSTANT``);
+    None otherwise."""
+    if n.op in _CONSTANT:
+        with _Scope(False, training):
+            made = _run_node(n, [None if a is None else wrap(a._data.copy()) for a in args])
+        return ([(_constant_op(n.op, o._data), [], None, 1, (),
+                  ((o._data.shape, o._data.dtype),)) for o in made],
+                [wrap(o._data) for o in made],
+                [len(args) + k for k in range(len(made))], (), False)   # (after the inputs)
     if any(a is None for a in args) or n.op in _DYNAMIC:
         return None
     leaves = []
