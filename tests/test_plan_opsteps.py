@@ -1,10 +1,11 @@
 """Layers whose ops keep per-call state (max pooling's argmax positions, BatchNorm's
 batch statistics or the running statistics it used, Dropout's mask), index by an input
-(pick, take, gather_nd, SequenceMask/Last/Reverse, softmax's lengths, edge/reflect pad)
-or make constants (zeros, ones_like: RNN layers' begin states) plan to op steps, not
-node steps (mxgrad.symbol.plan), and the hybridized block gives the imperative block's
-outputs, gradients, running statistics and masks, also when the labels, lengths,
-running statistics or inputs change between calls."""
+(pick, take, gather_nd, SequenceMask/Last/Reverse, softmax's lengths, edge/reflect pad),
+make constants (zeros, ones_like: RNN layers' begin states) or pass no gradient
+(stop_gradient, one_hot, argmax) plan to op steps, not node steps
+(mxgrad.symbol.plan), and the hybridized block gives the imperative block's outputs,
+gradients, running statistics and masks, also when the labels, lengths, running
+statistics or inputs change between calls."""
 import numpy as np
 import pytest
 
@@ -101,6 +102,14 @@ CASES = {
             F.Dropout(F.ones_like(x), p=0.5) * x + F.zeros_like(x),
             F.zeros(shape=(3,), dtype="float64") + F.arange(3, dtype="float64"))
     )), (4, 2), None, True),
+    "one_hot_loss": (lambda: WithLoss(nn.Dense(5), _lambda(
+        lambda F, x, i: -F.sum(F.log_softmax(x) * F.one_hot(i, 5, dtype="float64"),
+                               axis=1))), (4, 3),
+        [0, 4, 2, 2], True),
+    "stop_gradient_argmax": (lambda: _seq(nn.Dense(4), _lambda(
+        lambda F, x: F.broadcast_add(x * F.stop_gradient(F.tanh(x)), F.pick(
+            x, F.argmax(x, axis=1), axis=1, keepdims=True)))),
+        (3, 2), None, True),
     "LRN": (lambda: _seq(nn.Conv2D(5, 1), _lambda(
         lambda F, x: F.LRN(x, nsize=3, alpha=0.1, knorm=1.5))), (2, 2, 3, 3), None, True),
 }

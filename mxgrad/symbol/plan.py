@@ -22,6 +22,9 @@ Symbols through a :class:`Plan`. Planning walks the graph once on example values
 * a node making a constant (``_CONSTANT``: zeros, arange, ones_like..., whose outputs
   depend on attributes and input shapes only, fixed for a plan) is made once at planning
   and becomes an op step that copies it (RNN layers' begin states);
+* a node of one non-differentiable op (``_NO_GRADIENT``: stop_gradient, one_hot,
+  argmax..., which the engine never records) becomes an op step running its function on
+  the raw arrays, with no gradient;
 * any other node (random draws outside ops: samplers; data-dependent code) stays a
   *node step*: run through ``mx.nd`` at every call, differentiated by the engine on a
   small graph of its own, so it keeps its imperative semantics exactly.
@@ -471,6 +474,10 @@ def _run_copy(n, args, training):
 _DYNAMIC = frozenset({"_while_loop", "_cond"})
 
 
+def _as_tuple(r) -> tuple:
+    return r if isinstance(r, tuple) else (r,)
+
+
 # nodes whose outputs depend on their attributes and on their inputs' shapes and dtypes
 # only (fixed for a plan): made once at planning, copied at every call
 _CONSTANT = frozenset({"_zeros", "_ones", "_full", "_arange", "_eye", "_linspace",
@@ -482,6 +489,25 @@ def _constant_op(name: str, data: np.ndarray) -> Op:
     data = data.copy()
     data.flags.writeable = False
     return Op(name, data.copy, None, None, (), False, 1)
+
+
+# nodes of one non-differentiable op (no gradient flows through them; the engine records
+# none of them, so nothing is captured): run by their function on the raw arrays
+_NO_GRADIENT = frozenset({"BlockGrad", "one_hot", "argmax", "argmin", "argmax_channel",
+                          "argsort", "shape_array", "size_array"})
+
+
+def _no_gradient(*args, **attrs):
+    return None
+
+
+def _no_gradient_op(n, nin: int) -> Op:
+    """An op running node ``n`` (of ``_NO_GRADIENT``) on raw arrays, without gradient."""
+    def fwd(*raw):
+        res = [o._data for o in _run_node(n, [wrap(r) for r in raw])]
+        res = [d.copy() if any(d is r for r in raw) else d for d in res]
+        return res[0] if len(res) == 1 else tuple(res)
+    return Op(n.op, fwd, (_no_gradient,) * nin, None, (), False, n.num_outputs())
 
 
 def _capture_node(n, args, training):
@@ -499,6 +525,14 @@ def _capture_node(n, args, training):
                 [len(args) + k for k in range(len(made))], (), False)   # (after the inputs)
     if any(a is None for a in args) or n.op in _DYNAMIC:
         return None
+    if n.op in _NO_GRADIENT:
+        op = _no_gradient_op(n, len(args))
+        with _Scope(False, training):
+            made = [wrap(d) for d in _as_tuple(op.fwd(*[a._data.copy() for a in args]))]
+        metas = tuple((a._data.shape, a._data.dtype) for a in args)
+        return ([(op, list(range(len(args))), None, len(made), metas,
+                  tuple((o._data.shape, o._data.dtype) for o in made))],
+                made, [len(args) + k for k in range(len(made))], (), False)
     leaves = []
     for a in args:
         leaf = wrap(a._data.copy())
