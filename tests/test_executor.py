@@ -132,14 +132,30 @@ def _steps(plan):
 def test_plan_replays_pure_nodes_and_keeps_side_effect_nodes():
     x = sym.var("x")
     y = sym.BatchNorm(sym.FullyConnected(x, num_hidden=3, name="fc"), name="bn")
-    y = sym.Dropout(sym.relu(y), p=0.3)
+    y = sym.Dropout(sym.relu(y), p=0.3) + sym.random.normal_like(y)
     ex = y.simple_bind(mx.cpu(), x=(4, 2))
     ex.forward(is_train=True)
     plan = next(iter(ex._plans.values()))
     kinds = _steps(plan)
     assert kinds[0] == ("op", "FullyConnected")
-    assert ("node", "BatchNorm") in kinds and ("node", "Dropout") in kinds
-    assert ("op", "relu") in kinds
+    # training BatchNorm is one op of its inputs that writes the running statistics (aux
+    # variables) in place, Dropout one op that draws its mask: op steps; a sampler draws
+    # outside any recorded op: a node step
+    assert ("op", "BatchNorm") in kinds and ("op", "Dropout") in kinds
+    assert ("op", "relu") in kinds and ("node", "_random_normal_like") in kinds
+    assert sorted(plan.names[i] for i in plan.written) == ["bn_moving_mean", "bn_moving_var"]
+    assert plan.random
+
+
+def test_dropout_op_step_makes_the_plan_keep_random_state():
+    """A plan whose only draws are in op steps (Dropout) still keeps each call's random
+    state, so create_graph's replay draws the call's masks."""
+    x = sym.var("x")
+    plan = Plan.build(sym.Dropout(x * 2, p=0.5), ["x"], [nd.ones(6)], training=True)
+    assert _steps(plan) == [("op", "_mul_scalar"), ("op", "Dropout")]
+    assert plan.random
+    assert not Plan.build(sym.Dropout(x * 2, p=0.5), ["x"], [nd.ones(6)],
+                          training=False).random
 
 
 def test_plan_build_leaves_random_state_and_inputs_alone():

@@ -29,7 +29,7 @@ from ._core import call1, defop
 from .conv import Deconvolution
 from .elemwise import sqrt, square
 from .reduce import mean, normalize_axes, sum as _sum
-from .shape import concat, repeat, reshape, slice_axis, expand_dims
+from .shape import concat, pad as _pad, repeat, reshape, slice_axis, expand_dims
 
 __all__ = ["moments", "L2Normalization", "LRN", "UpSampling", "khatri_rao", "identity", "diag",
            "cumsum", "MakeLoss", "make_loss", "all_finite"]
@@ -121,9 +121,8 @@ def LRN(data: NDArray, alpha: float = 1e-4, beta: float = 0.75, knorm: float = 2
     channels = data.shape[1]
     half = nsize // 2
     sq = square(data)
-    if half:
-        pad = wrap(np.zeros((data.shape[0], half) + data.shape[2:], dtype=data._data.dtype))
-        sq = concat(pad, sq, pad, dim=1)
+    if half:    # zero channels on both sides (an op of sq: a planned graph's op step)
+        sq = _pad(sq, mode="constant", pad_width=(0, 0, half, half) + (0, 0) * (data.ndim - 2))
     window = slice_axis(sq, axis=1, begin=0, end=channels)
     for j in range(1, nsize):
         window = window + slice_axis(sq, axis=1, begin=j, end=j + channels)

@@ -994,6 +994,40 @@ def _lowest(dtype):
     return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
 
 
+class _MaxIndex(PerCall):
+    """Where one max pooling's forward found its maxima, kept in its node's attributes for
+    the gradient (and tangent) rules: the ``_GATHER``/``_SCATTER`` attributes of that
+    call (flat indices, validity mask, overlapping windows' kernel offsets). Made by the
+    forward from the input, so a planned graph runs max pooling as an op step."""
+    __slots__ = ("attrs",)
+
+    def __init__(self):
+        self.attrs = None
+
+
+def _maxpool_fwd(x, kernel, stride, pad, padr, osize, index=None):
+    """Max of every pooling window (a window wholly in the padding gives the dtype's
+    lowest value); where the maxima lie goes into ``index`` (a :class:`_MaxIndex`)."""
+    idx, valid, arg = _argmax_positions(x, kernel, stride, pad, padr, osize)
+    unique = all(s >= k for s, k in zip(stride, kernel))
+    attrs = {"idx": idx, "valid": valid, "ishape": x.shape, "oshape": idx.shape,
+             "unique": unique}
+    if not unique and arg is not None:   # overlapping windows: see _scatter_windows
+        attrs["windows"] = (arg, kernel, stride, pad, padr, osize)
+    if index is not None:
+        index.attrs = attrs
+    y = np.take(x.reshape(-1), idx)
+    if valid is not None:
+        y[~valid] = _lowest(x.dtype)
+    return y
+
+
+# the rules read only where the forward found the maxima (its ``index``), not the input
+_MAXPOOL: Op = defop("Pooling", _maxpool_fwd,
+                     [lambda g, y, x, index, **a: call1(_SCATTER, g, index.attrs)],
+                     [lambda t, y, x, index, **a: call1(_GATHER, t, index.attrs)], save=())
+
+
 def _argmax_positions(x, kernel, stride, pad, padr, osize):
     """Flat input index of the (first) maximum of every window, a validity mask (None
     when every window holds at least one real element), and the kernel offset (in
@@ -1199,19 +1233,9 @@ def Pooling(data: Optional[NDArray] = None, kernel: Shape = (), pool_type: str =
     geo = {"kernel": tuple(kernel), "stride": tuple(stride), "pad": tuple(pad),
            "padr": tuple(padr), "isize": isize, "osize": tuple(osize)}
     if pool_type == "max":
-        raw = data if type(data) is np.ndarray else data._data
-        idx, valid, arg = _argmax_positions(raw, geo["kernel"], geo["stride"], geo["pad"],
-                                            geo["padr"], geo["osize"])
-        unique = all(s >= k for s, k in zip(geo["stride"], geo["kernel"]))
-        attrs = {"idx": idx, "valid": valid, "ishape": tuple(data.shape),
-                 "oshape": idx.shape, "unique": unique}
-        if not unique and arg is not None:   # overlapping windows: see _scatter_windows
-            attrs["windows"] = (arg, geo["kernel"], geo["stride"], geo["pad"], geo["padr"],
-                                geo["osize"])
-        y = call1(_GATHER, data, attrs)
-        if valid is not None:
-            fill = np.where(valid, 0, _lowest(raw.dtype)).astype(raw.dtype)
-            y = y + (fill if type(y) is np.ndarray else NDArray(fill))
+        y = call1(_MAXPOOL, data, {"kernel": geo["kernel"], "stride": geo["stride"],
+                                   "pad": geo["pad"], "padr": geo["padr"],
+                                   "osize": geo["osize"], "index": _MaxIndex()})
     elif pool_type in ("avg", "sum"):
         y = call1(_WINSUM, data, dict(geo, avg=pool_type == "avg", include_pad=include_pad))
     else:

@@ -27,6 +27,7 @@ Examples
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional, Sequence, Union
 
 from typing_extensions import overload
@@ -39,9 +40,10 @@ from .._check import as_int, as_real
 from ..base import DTypeError, InPlaceError, OutOfRangeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
-from ._core import defop, call, call1, as_array, inplace_apply
+from ._core import Op, PerCall, defop, call, call1, as_array, inplace_apply
 from .reduce import reshape_exact, broadcast_to
-from .shape import index_spec, index_apply, index_add_apply, _axis, _arr, _isint
+from .shape import (index_spec, index_apply, index_add_apply, _axis, _arr, _isint,
+                    _index_fwd, _index_add_fwd)
 from .._typing import DTypeLike
 
 __all__ = ["index_assign", "take", "batch_take", "pick", "gather_nd", "scatter_nd", "one_hot",
@@ -81,6 +83,29 @@ def _fix_mode(idx, n, mode, op):
     raise StateError(f"{op}: unknown mode {mode!r}; use 'clip', 'wrap' or 'raise'")
 
 
+def _no_grad(*args, **kwargs):
+    return None
+
+
+class _Key(PerCall):
+    """The NumPy key (or ``_index`` attributes) one call of an indexing op made from its
+    index input: made once (the public function's checks make it; in a planned graph,
+    the forward), then read by the forward and by the adjoint of the same call."""
+    __slots__ = ("key",)
+
+    def __init__(self):
+        self.key = None
+
+
+def _held(held, make, *args):
+    """``held.key``, made by ``make(*args)`` if it is not made yet (no holder: made)."""
+    if held is None:
+        return make(*args)
+    if held.key is None:
+        held.key = make(*args)
+    return held.key
+
+
 # ===================================================================== take
 def take(a: NDArray, indices: NDArray, axis: int = 0, mode: str = "clip", **kwargs: Any
          ) -> NDArray:
@@ -108,14 +133,46 @@ def take(a: NDArray, indices: NDArray, axis: int = 0, mode: str = "clip", **kwar
     """
     a = _arr(a, "take")
     ax = _axis(axis, a.ndim, "take")
+    if not isinstance(indices, (NDArray, np.ndarray)):
+        indices = np.asarray(_int_indices(indices, "take"))
+    held = _Key()
+    idx = _held(held, _take_key, indices, tuple(a.shape), ax, mode)[-1]   # the checks first
+    if a.shape[ax] == 0 and idx.size:
+        raise ShapeError(f"take: cannot take from the empty axis {ax} of shape {a.shape}")
+    return call(_TAKE, (a, indices), {"ashape": tuple(a.shape), "axis": ax, "mode": mode,
+                                      "key": held})
+
+
+def _take_key(indices, ashape, axis, mode):
+    """The NumPy key of ``take``: full slices before ``axis``, then the int indices."""
     idx = _int_indices(indices, "take")
     if idx.ndim == 0:
         idx = idx.reshape(1)
-    idx = _fix_mode(idx, a.shape[ax], mode, "take")
-    if a.shape[ax] == 0 and idx.size:
-        raise ShapeError(f"take: cannot take from the empty axis {ax} of shape {a.shape}")
-    key = (slice(None),) * ax + (idx,)
-    return index_apply(a, index_spec(a.shape, key, copy=True))
+    return (slice(None),) * axis + (_fix_mode(idx, ashape[axis], mode, "take"),)
+
+
+def _take_fwd(a, indices, ashape, axis, mode, key=None):
+    return a[_held(key, _take_key, indices, ashape, axis, mode)]
+
+
+def _take_t_fwd(g, indices, ashape, axis, mode, key=None):
+    """The adjoint of ``take``: ``g`` added into zeros of ``ashape`` at the indices
+    (repeated indices add up, in order)."""
+    z = np.zeros(ashape, dtype=g.dtype)
+    np.add.at(z, _held(key, _take_key, indices, ashape, axis, mode), g)
+    return z
+
+
+# take is one op of (data, indices) whose forward makes the key from the indices (so a
+# planned graph runs it as an op step); the indices get no gradient. Both ops take the
+# same attributes (``ashape``: the data's shape).
+_TAKE: Op = defop("take", _take_fwd,
+              [lambda g, y, a, indices, **k: call(_TAKE_T, (g, indices), k), _no_grad],
+              [lambda t, y, a, indices, **k: call(_TAKE, (t, indices), k), _no_grad], save=(1,))
+_TAKE_T: Op = defop("_take_backward", _take_t_fwd,
+                [lambda h, r, g, indices, **k: call(_TAKE, (h, indices), k), _no_grad],
+                [lambda t, r, g, indices, **k: call(_TAKE_T, (t, indices), k), _no_grad],
+                save=(1,))
 
 
 def batch_take(a: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
@@ -136,6 +193,78 @@ def batch_take(a: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
 
 
 # ===================================================================== pick
+def _pick_index(index, shape, ax, mode):
+    """The int indices of ``pick`` along axis ``ax`` of an array of ``shape``, shaped
+    like it with that axis 1 (``index`` has the shape without it, or with it as 1, or
+    broadcasts to that), clipped/wrapped by ``mode``."""
+    idx = _int_indices(index, "pick")
+    kshape = shape[:ax] + (1,) + shape[ax + 1:]
+    rshape = shape[:ax] + shape[ax + 1:]
+    if idx.shape == rshape or (idx.size == 1 and not rshape):
+        idx = idx.reshape(kshape)
+    elif idx.shape != kshape:
+        try:
+            idx = np.broadcast_to(idx.reshape(idx.shape[:ax] + (1,) + idx.shape[ax:])
+                                  if idx.ndim == len(rshape) else idx, kshape)
+        except ValueError:
+            raise ShapeError(f"pick: index of shape {idx.shape} does not fit data of shape "
+                             f"{shape} along axis {ax}; it must have shape {rshape} or "
+                             f"{kshape}") from None
+    return _fix_mode(idx, shape[ax], mode, "pick")
+
+
+def _pick_oshape(shape, ax, keepdims):
+    if keepdims:
+        return shape[:ax] + (1,) + shape[ax + 1:]
+    return shape[:ax] + shape[ax + 1:] or (1,)
+
+
+@functools.lru_cache(maxsize=64)
+def _pick_grids(shape, ax):
+    """``arange`` of every axis but ``ax``, shaped to broadcast (read-only, cached)."""
+    grids = []
+    for i, n in enumerate(shape):
+        g = None
+        if i != ax:
+            g = np.arange(n).reshape(tuple(n if j == i else 1 for j in range(len(shape))))
+            g.flags.writeable = False
+        grids.append(g)
+    return tuple(grids)
+
+
+def _pick_key(index, shape, ax, mode):
+    """The NumPy key of ``pick``: the indices along ``ax``, aranges on the other axes."""
+    key = list(_pick_grids(shape, ax))
+    key[ax] = _pick_index(index, shape, ax, mode)
+    return tuple(key)
+
+
+def _pick_fwd(x, index, xshape, axis, keepdims, mode, key=None):
+    r = x[_held(key, _pick_key, index, xshape, axis, mode)]
+    return r.reshape(_pick_oshape(xshape, axis, keepdims))
+
+
+def _pick_t_fwd(g, index, xshape, axis, keepdims, mode, key=None):
+    """The adjoint of ``pick``: ``g`` put at the picked positions of zeros of ``xshape``
+    (one position per row along ``axis``: nothing adds up)."""
+    z = np.zeros(xshape, dtype=g.dtype)
+    k = _held(key, _pick_key, index, xshape, axis, mode)
+    z[k] = g.reshape(k[axis].shape)
+    return z
+
+
+# pick is one op of (data, index): its forward finds the positions from the index (so a
+# planned graph runs it as an op step); the index gets no gradient, as in MXNet. Both ops
+# take the same attributes (``xshape``: the data's shape).
+_PICK: Op = defop("pick", _pick_fwd,
+              [lambda g, y, x, index, **a: call(_PICK_T, (g, index), a), _no_grad],
+              [lambda t, y, x, index, **a: call(_PICK, (t, index), a), _no_grad], save=(1,))
+_PICK_T: Op = defop("_pick_backward", _pick_t_fwd,
+                [lambda h, r, g, index, **a: call(_PICK, (h, index), a), _no_grad],
+                [lambda t, r, g, index, **a: call(_PICK_T, (t, index), a), _no_grad],
+                save=(1,))
+
+
 def pick(data: NDArray, index: NDArray, axis: Optional[int] = -1, keepdims: bool = False,
          mode: str = "clip", **kwargs: Any) -> NDArray:
     """Pick one element along ``axis`` for every position of the other axes.
@@ -155,37 +284,19 @@ def pick(data: NDArray, index: NDArray, axis: Optional[int] = -1, keepdims: bool
     (3, 1)
     """
     data = _arr(data, "pick")
-    idx = _int_indices(index, "pick")
     if axis is None:
+        idx = _int_indices(index, "pick")
         flat = reshape_exact(data, (data.size,))
         idx = _fix_mode(idx.reshape(-1), data.size, mode, "pick")
         r = index_apply(flat, index_spec(flat.shape, (idx,), copy=True))
         return r
     ax = _axis(axis, data.ndim, "pick")
-    shape = tuple(data.shape)
-    kshape = shape[:ax] + (1,) + shape[ax + 1:]
-    rshape = shape[:ax] + shape[ax + 1:]
-    if idx.shape == rshape or (idx.size == 1 and not rshape):
-        idx = idx.reshape(kshape)
-    elif idx.shape != kshape:
-        try:
-            idx = np.broadcast_to(idx.reshape(idx.shape[:ax] + (1,) + idx.shape[ax:])
-                                  if idx.ndim == len(rshape) else idx, kshape)
-        except ValueError:
-            raise ShapeError(f"pick: index of shape {idx.shape} does not fit data of shape "
-                             f"{shape} along axis {ax}; it must have shape {rshape} or "
-                             f"{kshape}") from None
-    idx = _fix_mode(idx, shape[ax], mode, "pick")
-    key = []
-    for i, n in enumerate(shape):
-        if i == ax:
-            key.append(idx)
-        else:
-            g = np.arange(n).reshape(tuple(n if j == i else 1 for j in range(len(shape))))
-            key.append(g)
-    kn = index_spec(shape, tuple(key), copy=True)
-    kn["oshape"] = kshape if keepdims else (rshape or (1,))
-    return index_apply(data, kn)
+    if not isinstance(index, (NDArray, np.ndarray)):
+        index = np.asarray(_int_indices(index, "pick"))
+    held = _Key()
+    _held(held, _pick_key, index, tuple(data.shape), ax, mode)   # the checks, before recording
+    return call(_PICK, (data, index), {"xshape": tuple(data.shape), "axis": ax,
+                                       "keepdims": bool(keepdims), "mode": mode, "key": held})
 
 
 # ========================================================= gather / scatter nd
@@ -210,13 +321,37 @@ def gather_nd(data: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
     <NDArray 3 @cpu(0)>
     """
     data = _arr(data, "gather_nd")
+    if not isinstance(indices, (NDArray, np.ndarray)):
+        indices = np.asarray(_int_indices(indices, "gather_nd"))
+    held = _Key()
+    _held(held, _gather_nd_spec, indices, tuple(data.shape))   # the checks, before recording
+    return call(_GATHER_ND, (data, indices), {"dshape": tuple(data.shape), "key": held})
+
+
+def _gather_nd_spec(indices, dshape):
+    """The ``_index`` attributes of ``gather_nd`` on data of shape ``dshape``."""
     key, idx = _nd_key(indices, "gather_nd")
-    if len(key) > data.ndim:
+    if len(key) > len(dshape):
         raise ShapeError(f"gather_nd: indices of shape {idx.shape} index {len(key)} "
-                         f"dimensions, data of shape {data.shape} has {data.ndim}")
-    kn = index_spec(data.shape, key, copy=True)
-    kn["oshape"] = (tuple(idx.shape[1:]) + tuple(data.shape[len(key):])) or (1,)
-    return index_apply(data, kn)
+                         f"dimensions, data of shape {dshape} has {len(dshape)}")
+    kn = index_spec(dshape, key, copy=True)
+    kn["oshape"] = (tuple(idx.shape[1:]) + tuple(dshape[len(key):])) or (1,)
+    return kn
+
+
+# gather_nd is one op of (data, indices) whose forward makes the key from the indices (so
+# a planned graph runs it as an op step); its adjoint scatter-adds (repeated positions add
+# up); the indices get no gradient. Both ops take the data's shape (``dshape``).
+_GATHER_ND: Op = defop(
+    "gather_nd", lambda x, i, dshape, key=None: _index_fwd(
+        x, **_held(key, _gather_nd_spec, i, dshape)),
+    [lambda g, y, x, i, **a: call(_GATHER_ND_T, (g, i), a), _no_grad],
+    [lambda t, y, x, i, **a: call(_GATHER_ND, (t, i), a), _no_grad], save=(1,))
+_GATHER_ND_T: Op = defop(
+    "_gather_nd_backward", lambda g, i, dshape, key=None: _index_add_fwd(
+        g, **_held(key, _gather_nd_spec, i, dshape)),
+    [lambda h, r, g, i, **a: call(_GATHER_ND, (h, i), a), _no_grad],
+    [lambda t, r, g, i, **a: call(_GATHER_ND_T, (t, i), a), _no_grad], save=(1,))
 
 
 def scatter_nd(data: NDArray, indices: NDArray, shape: Sequence[int], **kwargs: Any) -> NDArray:

@@ -38,7 +38,7 @@ try:   # np.einsum without its Python wrapper (same function for two plain opera
     from numpy._core.multiarray import c_einsum as _c_einsum
 except ImportError:  # pragma: no cover - other NumPy layouts
     _c_einsum = np.einsum
-from ._core import Op, defop, call, call1, call2, as_array
+from ._core import Op, PerCall, defop, call, call1, call2, as_array
 from .reduce import sum as _sum, mean as _mean, reshape_exact
 from .linalg import dot
 from . import elemwise as _ew
@@ -624,15 +624,32 @@ def _temperature(t, op):
     return t
 
 
-def _length_mask(data, length, axis):
-    length = _raw(_arr(length, "softmax", "length"))
-    shape = data.shape
+def _check_length(length, shape, axis):
     expect = shape[:axis] + shape[axis + 1:]
     if tuple(length.shape) != tuple(expect):
         raise ShapeError(f"softmax: length must have shape {expect} (data {shape} without "
                          f"axis {axis}), got {length.shape}")
+
+
+def _length_mask(length, shape, axis):
+    """Where entries along ``axis`` of an array of ``shape`` lie before their ``length``
+    (NumPy; ``length`` has ``shape`` without ``axis``)."""
+    _check_length(length, shape, axis)
     idx = np.arange(shape[axis]).reshape((-1,) + (1,) * (len(shape) - axis - 1))
     return idx < np.expand_dims(length.astype(np.int64), axis)
+
+
+# softmax with lengths: one op of (data, length) whose forward makes the mask from the
+# lengths (so a planned graph runs it as an op step); the rule reads the output only,
+# which is 0 past the lengths; the lengths get no gradient
+_SOFTMAX_LEN: Op = defop(
+    "softmax", lambda x, length, axis, temperature: _softmax_fwd(
+        x, axis, temperature, _length_mask(length, x.shape, axis)),
+    [lambda g, y, x, n, axis, temperature: _scaled(_sm_bwd(g, y, axis), temperature),
+     lambda g, y, x, n, axis, temperature: None],
+    [lambda t, y, x, n, axis, temperature: _scaled(_sm_bwd(t, y, axis), temperature),
+     lambda t, y, x, n, axis, temperature: None],
+    save=(), save_out=True)
 
 
 def _out_dtype(r, dtype):
@@ -680,11 +697,18 @@ def softmax(data: NDArray, length: Optional[NDArray] = None, axis: int = -1,
     if isinstance(length, (int, np.integer)) and not isinstance(length, bool) and axis == -1:
         axis, length = length, None    # softmax(x, 1): MXNet's 2nd parameter is `length`
     ax = _norm_axis(axis, data.ndim, "softmax")
-    mask = _length_mask(data, length, ax) if use_length and length is not None else None
-    r = call1(_SOFTMAX, data, {"axis": ax, "temperature": _temperature(temperature,
-                                                                          "softmax"),
-                               "mask": mask})
-    return _out_dtype(r, dtype)
+    return _out_dtype(_softmax(data, length if use_length else None, ax,
+                               _temperature(temperature, "softmax")), dtype)
+
+
+def _softmax(data, length, ax, t):
+    """Softmax along ``ax`` with temperature ``t``; entries past ``length`` (when given)
+    get probability 0."""
+    if length is None:
+        return call1(_SOFTMAX, data, {"axis": ax, "temperature": t, "mask": None})
+    length = _arr(length, "softmax", "length")
+    _check_length(length, tuple(data.shape), ax)             # before recording
+    return call(_SOFTMAX_LEN, (data, length), {"axis": ax, "temperature": t})
 
 
 def softmin(data: NDArray, axis: int = -1, temperature: Optional[float] = None,
@@ -702,11 +726,8 @@ def softmin(data: NDArray, axis: int = -1, temperature: Optional[float] = None,
     """
     data = _arr(data, "softmin")
     ax = _norm_axis(axis, data.ndim, "softmin")
-    mask = _length_mask(data, length, ax) if use_length and length is not None else None
-    r = call1(_SOFTMAX, data, {"axis": ax, "temperature": -_temperature(temperature,
-                                                                           "softmin"),
-                               "mask": mask})
-    return _out_dtype(r, dtype)
+    return _out_dtype(_softmax(data, length if use_length else None, ax,
+                               -_temperature(temperature, "softmin")), dtype)
 
 
 def log_softmax(data: NDArray, axis: int = -1, temperature: Optional[float] = None,
@@ -753,12 +774,31 @@ def SoftmaxActivation(data: NDArray, mode: str = "instance", **kwargs: Any) -> N
 
 
 # ================================================================= Dropout
-def _dropout_fwd(x, mask):
-    return np.multiply(x, mask, dtype=x.dtype)
+class _DropMask(PerCall):
+    """The mask (``keep / (1 - p)`` or 0 per element, of the mask shape) one Dropout
+    forward drew, kept for its rules."""
+    __slots__ = ("mask",)
+
+    def __init__(self):
+        self.mask = None
 
 
-_DROPOUT = defop("Dropout", _dropout_fwd, [lambda g, y, x, mask: g * mask],
-                 [lambda t, y, x, mask: t * mask], save=())
+def _dropout_fwd(x, p, mshape, drawn):
+    """``x * mask``, the mask drawn here from mxgrad's generator (so a planned graph,
+    running this op as an op step, draws the imperative masks in the same order)."""
+    dt = x.dtype
+    if p >= 1.0:
+        mask = np.zeros(mshape, dt)
+    else:
+        keep = 1.0 - p
+        u = _generator().random(mshape, dtype=np.float64 if dt == np.float64 else np.float32)
+        mask = np.multiply(u < keep, 1.0 / keep, dtype=dt)
+    drawn.mask = mask
+    return np.multiply(x, mask, dtype=dt)
+
+
+_DROPOUT: Op = defop("Dropout", _dropout_fwd, [lambda g, y, x, drawn, **a: g * drawn.mask],
+                 [lambda t, y, x, drawn, **a: t * drawn.mask], save=())
 
 
 def Dropout(data: NDArray, p: float = 0.5, mode: str = "training", axes: Sequence[int] = (),
@@ -809,14 +849,7 @@ def Dropout(data: NDArray, p: float = 0.5, mode: str = "training", axes: Sequenc
         mshape = tuple(1 if i in ax else s for i, s in enumerate(shape))
     else:
         mshape = shape
-    dt = _raw(data).dtype
-    if p >= 1.0:
-        mask = np.zeros(mshape, dt)
-    else:
-        keep = 1.0 - p
-        u = _generator().random(mshape, dtype=np.float64 if dt == np.float64 else np.float32)
-        mask = np.multiply(u < keep, 1.0 / keep, dtype=dt)
-    return call1(_DROPOUT, data, {"mask": mask})
+    return call1(_DROPOUT, data, {"p": p, "mshape": tuple(mshape), "drawn": _DropMask()})
 
 
 # ============================================================ normalisation
@@ -954,12 +987,15 @@ def _affine(x, s, t):
     return call(_AFFINE, (x, s, t))
 
 
-# BatchNorm in training mode is one op. Its forward receives the standardised data and
-# the inverse standard deviation, computed (and used for the running statistics) by
-# ``BatchNorm`` itself, as extra constant inputs: the engine saves them for the fused
-# NumPy backward (``raw_grads``) and frees them after it. The gradient rules written
-# with mxgrad ops (``create_graph=True``) and the tangent rules ignore them and
-# differentiate through ``_normalize(x)`` again, so every order stays exact.
+# BatchNorm in training mode is one op of (data, gamma, beta, running mean, running
+# variance). Its forward computes the batch statistics, updates the running statistics in
+# place (auxiliary states: a planned graph sees the write and bumps their versions) and
+# keeps the batch mean and inverse standard deviation in a ``_BNBatch`` attribute, with
+# the standardised data for the fused NumPy backward (``raw_grads``: the last rule to
+# read it drops it; a rule that finds it gone recomputes it from the saved data, bit for
+# bit). The gradient rules written with mxgrad ops (``create_graph=True``) and the
+# tangent rules differentiate through ``_normalize(x)`` again, so every order stays
+# exact. Being one op of its inputs, it runs as an op step in a planned graph.
 def _bn_train_fwd(x, gamma, beta, xhat, invstd, axes, bshape, n, eps):
     if bshape[-1] == 1:             # channel axis not last: (C,) -> (1, C, 1, ...)
         beta = beta.reshape(bshape)
@@ -1053,19 +1089,31 @@ def _bn_const(*args, **kwargs):
     return None
 
 
-_BN_TRAIN = defop(
-    "BatchNorm", _bn_train_fwd,
-    [_bn_gx, _bn_ggamma, _bn_gbeta, _bn_const, _bn_const],
-    [_bn_jx, _bn_jgamma,
-     lambda t, y, x, gamma, beta, xhat, invstd, axes, bshape, n, eps:
-     reshape_exact(t, bshape), _bn_const, _bn_const],
-    raw_grads=[_bn_gx_raw, _bn_ggamma_raw, _bn_gbeta_raw, _bn_const, _bn_const])
+class _BNBatch(PerCall):
+    """What one training-mode BatchNorm forward keeps for its gradient rules: the batch
+    mean and inverse standard deviation (per channel), the count per channel, and the
+    standardised data until the last rule reading it has run."""
+    __slots__ = ("mean", "invstd", "n", "xhat")
+
+    def __init__(self):
+        self.mean = self.invstd = self.n = self.xhat = None
+
+    def standardised(self, x, take):
+        """The forward's standardised data (``take``: and forget it); recomputed from
+        ``x`` with the forward's arithmetic when a retained graph's earlier backward
+        took it."""
+        xhat = self.xhat
+        if take:
+            self.xhat = None
+        if xhat is None:
+            xhat = x - self.mean
+            xhat *= self.invstd
+        return xhat
 
 
-def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, momentum,
-              fix_gamma):
-    """Training-mode BatchNorm: batch statistics, running statistics updated in place."""
-    d = _raw(data)
+def _bn_batch_stats(d, moving_mean, moving_var, axes, bshape, c, eps, momentum):
+    """``(xhat, mean, invstd, n)`` of the batch ``d``; the running statistics (NumPy
+    arrays) updated in place: ``m * running + (1 - m) * batch``."""
     n = d.size // c
     if n and (d.dtype == np.float32 or d.dtype == np.float64):
         # np.mean's arithmetic without its Python wrapper; with the channel axis last the
@@ -1095,8 +1143,7 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
     inv = _inv_std(var, eps)
     xhat *= inv
     m = float(momentum)
-    for run, batch in ((moving_mean, mean), (moving_var, var)) if n else ():
-        buf = _raw(run)
+    for buf, batch in ((moving_mean, mean), (moving_var, var)) if n else ():
         if buf.dtype == batch.dtype:    # m * buf + (1 - m) * batch, in place
             buf *= m
             buf += (1.0 - m) * (batch if batch.ndim == 1 else batch.reshape(c))
@@ -1104,12 +1151,117 @@ def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, 
             new = m * buf
             new += (1.0 - m) * batch.reshape(c)
             np.copyto(buf, new, casting="unsafe")
-        if isinstance(run, NDArray):
-            run._write()
-    if isinstance(data, NDArray):
-        xhat, inv = wrap(xhat), wrap(inv)
-    return call(_BN_TRAIN, (data, None if fix_gamma else gamma, beta, xhat, inv),
-                {"axes": axes, "bshape": bshape, "n": n, "eps": eps})
+    return xhat, mean, inv, n
+
+
+def _bn_batch_fwd(x, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, momentum,
+                  batch):
+    xhat, mean, inv, n = _bn_batch_stats(x, moving_mean, moving_var, axes, bshape, c, eps,
+                                         momentum)
+    batch.mean, batch.invstd, batch.n, batch.xhat = mean, inv, n, xhat
+    return _bn_train_fwd(x, gamma, beta, xhat, inv, axes, bshape, n, eps)
+
+
+def _bnb_gx_raw(g, y, x, gamma, beta, mm, mv, axes, bshape, c, eps, momentum, batch):
+    # (with gamma, its rule runs next and takes the standardised data)
+    xhat = batch.standardised(x, take=gamma is None)
+    return _bn_gx_raw(g, y, x, gamma, beta, xhat, batch.invstd, axes, bshape, batch.n, eps)
+
+
+def _bnb_ggamma_raw(g, y, x, gamma, beta, mm, mv, axes, bshape, c, eps, momentum, batch):
+    xhat = batch.standardised(x, take=True)
+    return _bn_ggamma_raw(g, y, x, gamma, beta, xhat, batch.invstd, axes, bshape, batch.n,
+                          eps)
+
+
+def _bnb_gbeta_raw(g, y, x, gamma, beta, mm, mv, axes, bshape, c, eps, momentum, batch):
+    return np.add.reduce(g, axis=axes)
+
+
+def _bnb_rule(rule):
+    """A rule of the statistics-free signature as one of this op (its extra inputs and
+    attributes dropped)."""
+    def adapted(g, y, x, gamma, beta, mm, mv, axes, bshape, c, eps, momentum, batch):
+        return rule(g, y, x, gamma, beta, None, None, axes, bshape, None, eps)
+    return adapted
+
+
+_BN_TRAIN: Op = defop(
+    "BatchNorm", _bn_batch_fwd,
+    [_bnb_rule(_bn_gx), _bnb_rule(_bn_ggamma), _bnb_rule(_bn_gbeta), _bn_const, _bn_const],
+    [_bnb_rule(_bn_jx), _bnb_rule(_bn_jgamma),
+     lambda t, y, x, gamma, beta, mm, mv, axes, bshape, c, eps, momentum, batch:
+     reshape_exact(t, bshape), _bn_const, _bn_const],
+    save=(0, 1), raw_grads=[_bnb_gx_raw, _bnb_ggamma_raw, _bnb_gbeta_raw, _bn_const,
+                            _bn_const])
+
+
+def _bn_train(data, gamma, beta, moving_mean, moving_var, axes, bshape, c, eps, momentum,
+              fix_gamma):
+    """Training-mode BatchNorm: batch statistics, running statistics updated in place."""
+    out = call(_BN_TRAIN, (data, None if fix_gamma else gamma, beta, moving_mean, moving_var),
+               {"axes": axes, "bshape": bshape, "c": c, "eps": eps, "momentum": momentum,
+                "batch": _BNBatch()})
+    if _raw(data).size:
+        for run in (moving_mean, moving_var):
+            if isinstance(run, NDArray):
+                run._write()
+    return out
+
+
+# BatchNorm with the running statistics (inference, use_global_stats) is
+# ``data * scale + shift`` (``_affine``) with per-channel coefficients made by one op from
+# the parameters and the running statistics, so a planned graph runs it as op steps. The
+# running statistics are constants to it (auxiliary states: no gradient, as in MXNet);
+# the values its forward used are kept for its rules in a ``_BNConsts`` attribute (a
+# training forward may update the running statistics before this call's backward).
+class _BNConsts(PerCall):
+    """The running mean (a copy) and ``1 / sqrt(running_var + eps)`` one call used."""
+    __slots__ = ("mean", "inv")
+
+    def __init__(self):
+        self.mean = self.inv = None
+
+
+def _bn_consts(mean, var, eps):
+    """The running mean (a copy) and ``1 / sqrt(running_var + eps)`` (NumPy arrays)."""
+    m, v = _raw(mean), _raw(var)
+    return np.array(m), (1.0 / np.sqrt(v + eps)).astype(v.dtype, copy=False)
+
+
+def _bn_coeffs_fwd(gamma, beta, mean, var, eps, consts):
+    """``(scale, shift)``: ``gamma / sqrt(var + eps)`` (gamma None: fix_gamma, 1) and
+    ``beta - mean * scale``."""
+    rm, inv = _bn_consts(mean, var, eps)
+    consts.mean, consts.inv = rm, inv
+    scale = inv if gamma is None else gamma * inv
+    return scale, beta - rm * scale
+
+
+def _bn_const_like(c, g):
+    return wrap(c) if isinstance(g, NDArray) else c
+
+
+def _bn_coeffs_ggamma(g, y, gamma, beta, mean, var, eps, consts):
+    gs, gt = g
+    return (gs - gt * _bn_const_like(consts.mean, gt)) * _bn_const_like(consts.inv, gt)
+
+
+def _bn_coeffs_gbeta(g, y, gamma, beta, mean, var, eps, consts):
+    return g[1]
+
+
+def _bn_coeffs_jgamma(t, y, gamma, beta, mean, var, eps, consts):
+    ds = t * _bn_const_like(consts.inv, t)
+    return ds, -(ds * _bn_const_like(consts.mean, ds))
+
+
+_BN_COEFFS: Op = defop(
+    "BatchNorm", _bn_coeffs_fwd,
+    [_bn_coeffs_ggamma, _bn_coeffs_gbeta, _bn_const, _bn_const],
+    [_bn_coeffs_jgamma, lambda t, y, gamma, beta, mean, var, eps, consts: (None, t),
+     _bn_const, _bn_const],
+    save=(), nout=2)
 
 
 _BN_SHAPES: dict = {}   # (ndim, axis, channels) -> (broadcast shape, reduced axes)
@@ -1230,17 +1382,11 @@ def BatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray
         if output_mean_var:
             return [out, reshape_exact(mean, (c,)), reshape_exact(_ew.rsqrt(var + eps), (c,))]
         return out
-    dt = _raw(data).dtype
-    rm = np.array(_raw(moving_mean), dtype=dt)
-    inv = (1.0 / np.sqrt(_raw(moving_var).astype(dt) + eps)).astype(dt)
-    if fix_gamma:
-        scale = wrap(inv) if isinstance(data, NDArray) else inv
-        shift = beta - wrap(rm * inv) if isinstance(beta, NDArray) else beta - rm * inv
-    else:
-        scale = gamma * (wrap(inv) if isinstance(gamma, NDArray) else inv)
-        shift = beta - (wrap(rm) if isinstance(beta, NDArray) else rm) * scale
+    scale, shift = call(_BN_COEFFS, (None if fix_gamma else gamma, beta, moving_mean,
+                                     moving_var), {"eps": eps, "consts": _BNConsts()})
     out = _affine(data, reshape_exact(scale, bshape), reshape_exact(shift, bshape))
     if output_mean_var:
+        rm, inv = _bn_consts(moving_mean, moving_var, eps)
         return [out, wrap(rm), wrap(inv)]
     return out
 

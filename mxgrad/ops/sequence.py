@@ -3,9 +3,11 @@
 
 ``data`` holds a batch of sequences padded to one length: time on ``axis`` (0: shape
 ``(T, B, ...)``, 1: ``(B, T, ...)``) and ``sequence_length`` (``B`` values) says how
-many steps of each are real. Each op is written with differentiable ops (``where``,
-``gather_nd``), so gradients of every order and forward mode come with them;
-``sequence_length`` is data and gets no gradient.
+many steps of each are real. Each op is one op of ``(data, sequence_length)`` whose
+forward reads the lengths (so a planned graph runs it as an op step); its gradient is
+its adjoint, another such op (masking is its own adjoint; a gather's is a scatter-add),
+so gradients of every order and forward mode come with them; ``sequence_length`` is
+data and gets no gradient.
 
 Examples
 --------
@@ -26,8 +28,8 @@ import numpy as np
 
 from .._check import as_int
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
-from .indexing import gather_nd, where
+from ..ndarray.ndarray import NDArray
+from ._core import Op, call, defop
 
 __all__ = ["SequenceMask", "SequenceLast", "SequenceReverse"]
 
@@ -67,6 +69,13 @@ def _lengths(sequence_length, batch: int, steps: int, op: str, minimum: int) -> 
     return lengths
 
 
+def _as_lengths(sequence_length):
+    """``sequence_length`` as an op input: an array (a list becomes a NumPy array)."""
+    if sequence_length is None or isinstance(sequence_length, (NDArray, np.ndarray)):
+        return sequence_length
+    return np.asarray(sequence_length)
+
+
 def _time_batch(data: NDArray, axis: int):
     return (data.shape[0], data.shape[1]) if axis == 0 else (data.shape[1], data.shape[0])
 
@@ -101,13 +110,8 @@ def SequenceMask(data: NDArray, sequence_length: Optional[NDArray] = None,
         result = data.copy()
     else:
         steps, batch = _time_batch(data, axis)
-        lengths = _lengths(sequence_length, batch, steps, "SequenceMask", 0)
-        keep = np.arange(steps)[:, None] < lengths[None, :]            # (T, B)
-        if axis == 1:
-            keep = keep.T
-        keep = np.broadcast_to(keep.reshape(keep.shape + (1,) * (data.ndim - 2)), data.shape)
-        fill = wrap(np.full(data.shape, value, dtype=data._data.dtype))
-        result = where(wrap(keep.astype(data._data.dtype)), data, fill)
+        _lengths(sequence_length, batch, steps, "SequenceMask", 0)   # the checks first
+        result = call(_MASK, (data, _as_lengths(sequence_length)), {"axis": axis, "value": float(value)})
     return _finish(result, out)
 
 
@@ -137,12 +141,11 @@ def SequenceLast(data: NDArray, sequence_length: Optional[NDArray] = None,
     axis = _axis(axis, "SequenceLast")
     steps, batch = _time_batch(data, axis)
     if use_sequence_length:
-        last = _lengths(sequence_length, batch, steps, "SequenceLast", 1) - 1
+        _lengths(sequence_length, batch, steps, "SequenceLast", 1)   # the checks first
     else:
-        last = np.full(batch, steps - 1, dtype=np.int64)
-    seqs = np.arange(batch)
-    index = np.stack([last, seqs] if axis == 0 else [seqs, last])
-    return _finish(gather_nd(data, wrap(index)), out)
+        sequence_length = None
+    return _finish(call(_GATHER, (data, _as_lengths(sequence_length)),
+                        {"dshape": tuple(data.shape), "axis": axis, "kind": "last"}), out)
 
 
 def SequenceReverse(data: NDArray, sequence_length: Optional[NDArray] = None,
@@ -174,13 +177,82 @@ def SequenceReverse(data: NDArray, sequence_length: Optional[NDArray] = None,
     _axis(axis, "SequenceReverse", allowed=(0,))
     steps, batch = _time_batch(data, 0)
     if use_sequence_length:
-        lengths = _lengths(sequence_length, batch, steps, "SequenceReverse", 0)
+        _lengths(sequence_length, batch, steps, "SequenceReverse", 0)   # the checks first
     else:
-        lengths = np.full(batch, steps, dtype=np.int64)
+        sequence_length = None
+    return _finish(call(_GATHER, (data, _as_lengths(sequence_length)),
+                        {"dshape": tuple(data.shape), "axis": 0, "kind": "reverse"}), out)
+
+
+# ------------------------------------------------------------------ the ops
+def _keep_mask(lengths, shape, axis):
+    """Where steps are real (before their sequence's length), broadcast to ``shape``."""
+    steps, batch = (shape[0], shape[1]) if axis == 0 else (shape[1], shape[0])
+    n = _lengths(lengths, batch, steps, "SequenceMask", 0)
+    keep = np.arange(steps)[:, None] < n[None, :]            # (T, B)
+    if axis == 1:
+        keep = keep.T
+    return keep.reshape(keep.shape + (1,) * (len(shape) - 2))
+
+
+def _mask_fwd(x, lengths, axis, value):
+    r = np.where(_keep_mask(lengths, x.shape, axis), x, x.dtype.type(value))
+    return r if r.dtype == x.dtype else r.astype(x.dtype)
+
+
+def _no_grad(*args, **kwargs):
+    return None
+
+
+def _zero_value(a):
+    return dict(a, value=0.0)
+
+
+# SequenceMask: data where steps are real, else value; linear in data with value 0, and
+# its own adjoint then
+_MASK: Op = defop("SequenceMask", _mask_fwd,
+              [lambda g, y, x, n, **a: call(_MASK, (g, n), _zero_value(a)), _no_grad],
+              [lambda t, y, x, n, **a: call(_MASK, (t, n), _zero_value(a)), _no_grad],
+              save=(1,))
+
+
+def _gather_key(lengths, dshape, axis, kind):
+    """The NumPy key of SequenceLast (``kind='last'``: each sequence's last real step)
+    or SequenceReverse (``'reverse'``: each step's source step)."""
+    steps, batch = (dshape[0], dshape[1]) if axis == 0 else (dshape[1], dshape[0])
+    if kind == "last":
+        if lengths is None:
+            last = np.full(batch, steps - 1, dtype=np.int64)
+        else:
+            last = _lengths(lengths, batch, steps, "SequenceLast", 1) - 1
+        seqs = np.arange(batch)
+        return (last, seqs) if axis == 0 else (seqs, last)
+    n = (np.full(batch, steps, dtype=np.int64) if lengths is None else
+         _lengths(lengths, batch, steps, "SequenceReverse", 0))
     t = np.arange(steps)[:, None]
-    source = np.where(t < lengths[None, :], lengths[None, :] - 1 - t, t)   # (T, B)
-    seqs = np.broadcast_to(np.arange(batch)[None, :], (steps, batch))
-    return _finish(gather_nd(data, wrap(np.stack([source, seqs]))), out)
+    source = np.where(t < n[None, :], n[None, :] - 1 - t, t)   # (T, B)
+    return source, np.broadcast_to(np.arange(batch)[None, :], (steps, batch))
+
+
+def _gather_fwd(x, lengths, dshape, axis, kind):
+    return x[_gather_key(lengths, dshape, axis, kind)]
+
+
+def _scatter_fwd(g, lengths, dshape, axis, kind):
+    """The adjoint of ``_gather_fwd``: ``g`` added into zeros of ``dshape``."""
+    z = np.zeros(dshape, dtype=g.dtype)
+    np.add.at(z, _gather_key(lengths, dshape, axis, kind), g)
+    return z
+
+
+# SequenceLast and SequenceReverse: gathers at positions made from the lengths; the
+# adjoint scatter-adds back. Both ops take the same attributes (``dshape``: the data's).
+_GATHER: Op = defop("_sequence_gather", _gather_fwd,
+                [lambda g, y, x, n, **a: call(_SCATTER, (g, n), a), _no_grad],
+                [lambda t, y, x, n, **a: call(_GATHER, (t, n), a), _no_grad], save=(1,))
+_SCATTER: Op = defop("_sequence_gather_backward", _scatter_fwd,
+                 [lambda h, r, g, n, **a: call(_GATHER, (h, n), a), _no_grad],
+                 [lambda t, r, g, n, **a: call(_SCATTER, (t, n), a), _no_grad], save=(1,))
 
 
 def _finish(result: NDArray, out: Optional[NDArray]) -> NDArray:

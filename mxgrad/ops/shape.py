@@ -24,6 +24,7 @@ Examples
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from numbers import Integral
 from typing import Any, List, Optional, Sequence, Tuple, Union
@@ -34,7 +35,7 @@ import numpy as np
 
 from ..base import DTypeError, OutOfRangeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray, wrap
-from ._core import defop, call, call1, as_array
+from ._core import Op, defop, call, call1, as_array
 from .reduce import reshape_exact, broadcast_to, normalize_axes
 from .._typing import ArrayT, Axis, ShapeLike
 
@@ -1202,7 +1203,11 @@ reverse = flip
 
 # ====================================================================== pad
 def _pad_fwd(x, widths, value):
-    return np.pad(x, widths, mode="constant", constant_values=value)
+    # np.pad's result without its Python wrapper (several times its copy's cost for a
+    # small array): a filled array with x copied into its interior
+    r = np.full(tuple(n + b + a for n, (b, a) in zip(x.shape, widths)), value, x.dtype)
+    r[tuple(_pyslice(b, b + n) for n, (b, a) in zip(x.shape, widths))] = x
+    return r
 
 
 def _pad_interior(widths, oshape):
@@ -1219,6 +1224,51 @@ def _pad_jvp(t, y, x, widths, value):
 
 
 _PAD = defop("pad", _pad_fwd, [_pad_grad], [_pad_jvp], save=())
+
+
+# edge and reflect padding: one gather per padded axis (the positions np.pad gives an
+# arange), as one op whose attributes are the widths and the mode only; the gathers'
+# keys are made from them (cached per geometry), so a planned graph runs it as an op step
+@functools.lru_cache(maxsize=64)
+def _edge_pad_keys(shape, widths, mode):
+    """The ``_index`` attributes of each axis' gather, first axis first."""
+    keys = []
+    for ax, (b, a) in enumerate(widths):
+        if b == 0 and a == 0:
+            continue
+        idx = np.pad(np.arange(shape[ax]), (b, a), mode=mode)
+        idx.flags.writeable = False
+        kn = index_spec(shape, _axis_key(len(shape), ax, idx), copy=True)
+        keys.append(kn)
+        shape = kn["oshape"]
+    return tuple(keys)
+
+
+def _edge_pad_fwd(x, widths, mode):
+    for kn in _edge_pad_keys(x.shape, widths, mode):
+        x = _index_fwd(x, **kn)
+    return x
+
+
+def _edge_pad_t_fwd(g, xshape, widths, mode):
+    """The adjoint: each axis' scatter-add, last axis first."""
+    for kn in reversed(_edge_pad_keys(xshape, widths, mode)):
+        g = _index_add_fwd(g, **kn)
+    return g
+
+
+_EDGE_PAD: Op = defop("pad", _edge_pad_fwd,
+                  [lambda g, y, x, widths, mode: call1(
+                      _EDGE_PAD_T, g, {"xshape": _unpadded(g.shape, widths), "widths": widths,
+                                       "mode": mode})],
+                  [lambda t, y, x, **a: call1(_EDGE_PAD, t, a)], save=())
+_EDGE_PAD_T: Op = defop("_pad_backward", _edge_pad_t_fwd,
+                    [lambda h, r, g, xshape, **a: call1(_EDGE_PAD, h, a)],
+                    [lambda t, r, g, **a: call1(_EDGE_PAD_T, t, a)], save=())
+
+
+def _unpadded(shape, widths):
+    return tuple(n - b - a for n, (b, a) in zip(shape, widths))
 
 
 def pad(data: NDArray, mode: Literal["constant", "edge", "reflect"] = "constant",
@@ -1265,17 +1315,17 @@ def pad(data: NDArray, mode: Literal["constant", "edge", "reflect"] = "constant"
         return call1(_PAD, data, {"widths": widths, "value": float(constant_value)})
     if mode not in ("edge", "reflect"):
         raise StateError(f"pad: unknown mode {mode!r}; use 'constant', 'edge' or 'reflect'")
-    out = data
     for ax, (b, a) in enumerate(widths):
-        if b == 0 and a == 0:
-            continue
         n = data.shape[ax]
         if mode == "reflect" and (b >= n or a >= n):
             raise ShapeError(f"pad: reflect padding ({b}, {a}) on axis {ax} must be smaller than "
                              f"the axis size {n}")
-        idx = np.pad(np.arange(n), (b, a), mode=mode)
-        out = index_apply(out, index_spec(out.shape, _axis_key(nd_, ax, idx), copy=True))
-    return _fresh(out, data)
+        if mode == "edge" and n == 0 and (b or a):
+            raise ShapeError(f"pad: edge padding ({b}, {a}) on axis {ax} needs a non-empty "
+                             f"axis")
+    if not any(b or a for b, a in widths):
+        return _fresh(data, data)
+    return call1(_EDGE_PAD, data, {"widths": widths, "mode": mode})
 
 
 Pad = pad

@@ -8,15 +8,26 @@ Symbols through a :class:`Plan`. Planning walks the graph once on example values
   applications it makes are *captured* (the records :mod:`mxgrad.ops._apply` makes for the
   engine);
 * a node whose outputs are made by captured ops alone, from its inputs alone (no value
-  computed in Python on the side, no array among the ops' attributes: Dropout's mask,
-  BatchNorm's batch statistics), and whose capture, replayed on perturbed inputs, equals
-  the node run anew, becomes its ops: *op steps*, which run the op's NumPy forward on
-  the raw arrays and, in backward, its raw gradient rules; nothing else runs per op
-  (no argument checks, no wrappers, no nodes, no recording decision);
-* any other node (random draws, running statistics updated in place, data-dependent
-  code) stays a *node step*: run through ``mx.nd`` at every call, differentiated by the
-  engine on a small graph of its own, so it keeps its imperative semantics exactly
-  (Dropout draws the same masks, BatchNorm updates its running statistics).
+  computed in Python on the side, no array among the ops' attributes; state an op keeps
+  between its forward and its rules is a ``PerCall`` attribute, made anew for every
+  call: max pooling's argmax, BatchNorm's batch statistics, Dropout's mask), and whose
+  capture, replayed on perturbed inputs from the same random state, equals the node run
+  anew, becomes its ops: *op steps*, which run the op's NumPy forward on the raw arrays
+  and, in backward, its raw gradient rules; nothing else runs per op (no argument
+  checks, no wrappers, no nodes, no recording decision). An op that draws random numbers
+  in its forward (Dropout) draws them in step order, the traced block's order of calls:
+  the imperative masks. A node may write variables in place as imperative code does
+  (training BatchNorm's running statistics): the plan bumps their versions after each
+  run; a node writing into a value the graph computes stays a node step;
+* a node making a constant (``_CONSTANT``: zeros, arange, ones_like..., whose outputs
+  depend on attributes and input shapes only, fixed for a plan) is made once at planning
+  and becomes an op step that copies it (RNN layers' begin states);
+* a node of one non-differentiable op (``_NO_GRADIENT``: stop_gradient, one_hot,
+  argmax..., which the engine never records) becomes an op step running its function on
+  the raw arrays, with no gradient;
+* any other node (random draws outside ops: samplers; data-dependent code) stays a
+  *node step*: run through ``mx.nd`` at every call, differentiated by the engine on a
+  small graph of its own, so it keeps its imperative semantics exactly.
 
 A call of the plan is recorded into the caller's graph as one node (:class:`PlanOp`):
 ``autograd.grad``, hooks, ``grad_req='add'``, version checks and freed-graph errors behave
@@ -138,6 +149,16 @@ def _set_rng_state(saved) -> None:
     np.random.set_state(saved[1])
 
 
+def _gen_state():
+    """The state of mxgrad's generator, which ops draw from in their forward (Dropout):
+    cheap to read, unlike NumPy's global state (no op draws from that one)."""
+    return _generator().bit_generator.state
+
+
+def _set_gen_state(saved) -> None:
+    _generator().bit_generator.state = saved
+
+
 _PLAIN = (int, float, bool, str, type(None), np.dtype, type, slice, np.generic)
 
 
@@ -179,7 +200,7 @@ class Plan:
     __slots__ = ("names", "nvars", "nslots", "steps", "out_slots", "out_metas", "out_faces",
                  "var_metas",
                  "keep", "var_keep", "_bwd", "nodes", "symbol", "training", "random",
-                 "aux_pos", "node_slots", "__weakref__")
+                 "aux_pos", "node_slots", "written", "__weakref__")
     names: List[str]
     nvars: int
     nslots: int
@@ -197,6 +218,7 @@ class Plan:
     random: bool
     aux_pos: frozenset
     node_slots: list
+    written: tuple
 
     # ---------------------------------------------------------------- building
     @classmethod
@@ -227,6 +249,8 @@ class Plan:
         steps: list = []
         nslots = plan.nvars
         aux_pos = set()
+        written: List[int] = []
+        random = False
         node_slots = []
         saved_rng = _rng_state()
         try:
@@ -246,13 +270,18 @@ class Plan:
                             aux_pos.add(in_slots[k])
                 npf = n.npface
                 captured = _capture_node(n, args, plan.training, npf)
+                if captured is not None and any(in_slots[k] >= plan.nvars
+                                                for k in captured[3]):
+                    captured = None     # writes into a value of the graph: run as a node
                 if captured is None:
                     outs = _run_copy(n, args, plan.training, npf)
                     out_slots = list(range(nslots, nslots + len(outs)))
                     nslots += len(outs)
                     steps.append((_NODESTEP, n, tuple(in_slots), tuple(out_slots), npf))
                 else:
-                    ops, outs, node_out = captured
+                    ops, outs, node_out, wrote, draws = captured
+                    written.extend(in_slots[k] for k in wrote)
+                    random = random or draws
                     local = {k: s for k, s in enumerate(in_slots)}
                     local[-1] = -1                 # an absent (None) input
                     nlocal = len(in_slots)
@@ -274,8 +303,9 @@ class Plan:
         plan.nslots = nslots
         plan.steps = steps
         plan.node_slots = node_slots
-        plan.aux_pos = frozenset(aux_pos)
-        plan.random = any(s[0] == _NODESTEP for s in steps)
+        plan.written = tuple(written)
+        plan.aux_pos = frozenset(aux_pos) | frozenset(written)
+        plan.random = random or any(s[0] == _NODESTEP for s in steps)
         plan.out_slots = [slot_of[(id(n), j)] for n, j in symbol._outputs]
         plan.out_metas = []
         plan.out_faces = []          # each output's array class (mx.nd's or mx.np's)
@@ -317,6 +347,8 @@ class Plan:
         ctx = (arrays, self.training, calls, grad_slots)
         outs, vals = run([a._data for a in arrays], ctx,
                          2 if monitor is not None else (1 if keep else 0), calls)
+        for i in self.written:     # op steps that wrote a variable in place (BatchNorm's
+            arrays[i]._write()       # running statistics): as the imperative op does
         if monitor is not None:
             for n, ins, o in self.node_slots:
                 monitor(n, [vals[i] for i in ins], [vals[i] for i in o])
@@ -447,18 +479,75 @@ def _run_copy(n, args, training, npface):
 _DYNAMIC = frozenset({"_while_loop", "_cond"})
 
 
+def _as_tuple(r) -> tuple:
+    return r if isinstance(r, tuple) else (r,)
+
+
+# nodes whose outputs depend on their attributes and on their inputs' shapes and dtypes
+# only (fixed for a plan): made once at planning, copied at every call
+_CONSTANT = frozenset({"_zeros", "_ones", "_full", "_arange", "_eye", "_linspace",
+                       "zeros_like", "ones_like"})
+
+
+def _constant_op(name: str, data: np.ndarray) -> Op:
+    """An op without inputs whose forward returns a new copy of ``data``."""
+    data = data.copy()
+    data.flags.writeable = False
+    return Op(name, data.copy, None, None, (), False, 1)
+
+
+# nodes of one non-differentiable op (no gradient flows through them; the engine records
+# none of them, so nothing is captured): run by their function on the raw arrays
+_NO_GRADIENT = frozenset({"BlockGrad", "one_hot", "argmax", "argmin", "argmax_channel",
+                          "argsort", "shape_array", "size_array"})
+
+
+def _no_gradient(*args, **attrs):
+    return None
+
+
+def _no_gradient_op(n, nin: int, npface: bool) -> Op:
+    """An op running node ``n`` (of ``_NO_GRADIENT``) on raw arrays, without gradient."""
+    def fwd(*raw):
+        res = [o._data for o in _run_node(n, [wrap(r) for r in raw], npface)]
+        res = [d.copy() if any(d is r for r in raw) else d for d in res]
+        return res[0] if len(res) == 1 else tuple(res)
+    return Op(n.op, fwd, (_no_gradient,) * nin, None, (), False, n.num_outputs())
+
+
 def _capture_node(n, args, training, npface):
-    """Capture node ``n`` on ``args``: ``(ops, outputs, output positions)`` when its
-    outputs come from captured ops on its inputs alone and a replay on perturbed inputs
-    equals the node run anew; None otherwise."""
+    """Capture node ``n`` on ``args``: ``(ops, outputs, output positions, positions of
+    the inputs it writes in place, whether it draws random numbers)`` when its outputs
+    come from captured ops on its inputs alone and a replay on perturbed inputs (from the
+    same random state) equals the node run anew, or it makes constants (``_CONSTANT``);
+    None otherwise."""
+    if n.op in _CONSTANT:
+        with _Scope(False, training):
+            made = _run_node(n, [None if a is None else wrap(a._data.copy()) for a in args],
+                             npface)
+        return ([(_constant_op(n.op, o._data), [], None, 1, (),
+                  ((o._data.shape, o._data.dtype),)) for o in made],
+                [wrap(o._data, None, 0, type(o)) for o in made],
+                [len(args) + k for k in range(len(made))], (), False)   # (after the inputs)
     if any(a is None for a in args) or n.op in _DYNAMIC:
         return None
+    if n.op in _NO_GRADIENT:
+        op = _no_gradient_op(n, len(args), npface)
+        with _Scope(False, training):
+            face = FACES["np"] if npface else NDArray
+            made = [wrap(d, None, 0, face)
+                    for d in _as_tuple(op.fwd(*[a._data.copy() for a in args]))]
+        metas = tuple((a._data.shape, a._data.dtype) for a in args)
+        return ([(op, list(range(len(args))), None, len(made), metas,
+                  tuple((o._data.shape, o._data.dtype) for o in made))],
+                made, [len(args) + k for k in range(len(made))], (), False)
     leaves = []
     face = FACES["np"] if npface else NDArray   # the arrays the node's ops will see
     for a in args:
         leaf = wrap(a._data.copy(), None, 0, face)
         leaf._node = _graph.Leaf(leaf, "write")
         leaves.append(leaf)
+    rng = _gen_state()
     try:
         with _Capturing() as cap, _Scope(True, training):
             outs = _run_node(n, leaves, npface)
@@ -466,6 +555,12 @@ def _capture_node(n, args, training, npface):
         raise
     except Exception:          # noqa: BLE001 - the node step will raise it at run time
         return None
+    # whether its ops drew random numbers (Dropout's mask, drawn in its op's forward): a
+    # plan of such ops keeps the random state of each call for create_graph's replay
+    random = rng != _gen_state()
+    # inputs the node wrote in place (bumping their versions, as BatchNorm's running
+    # statistics in training): the plan bumps the caller's arrays' versions likewise
+    written = tuple(k for k, a in enumerate(leaves) if a._vbox is not None and a._vbox[0])
     pos: Dict[int, int] = {id(a): k for k, a in enumerate(leaves)}
     ops = []
     for op, in_arrays, out_arrays, attrs in cap.entries:
@@ -487,7 +582,9 @@ def _capture_node(n, args, training, npface):
         base = len(pos)
         for j, o in enumerate(out_arrays):
             pos[id(o)] = base + j
-        ops.append((op, ins, dict(attrs) if attrs else None, len(out_arrays), tuple(metas),
+        # (a PerCall value is kept empty: what the capture's forward left in it, a
+        # convolution's columns, would otherwise stay alive with the plan)
+        ops.append((op, ins, fresh(attrs)() if attrs else None, len(out_arrays), tuple(metas),
                     tuple((o._data.shape, o._data.dtype) for o in out_arrays)))
     node_out = []
     for o in outs:
@@ -502,7 +599,7 @@ def _capture_node(n, args, training, npface):
     # no leaf may be an output of an op (ids of freed arrays could repeat otherwise)
     if not _replays(n, args, ops, node_out, training, npface):
         return None
-    return ops, [wrap(o._data, None, 0, type(o)) for o in outs], node_out
+    return ops, [wrap(o._data, None, 0, type(o)) for o in outs], node_out, written, random
 
 
 _NOISE: list = [np.empty(0), np.empty(0)]
@@ -519,20 +616,43 @@ def _noise(size: int):
     return _NOISE[0][:size], _NOISE[1][:size]
 
 
-def _replays(n, args, ops, node_out, training, npface) -> bool:
-    """Whether the captured ops, run on perturbed inputs, give what the node gives."""
+def _perturbed(args, whole: bool) -> list:
+    """The inputs' data, floats scaled and shifted by :func:`_noise`; with ``whole``, a
+    float input holding whole numbers only (labels, lengths, indices) is rolled by one
+    position instead, so that it stays a valid index (other dtypes stay as they are)."""
     pert = []
     for a in args:
         d = a._data
         if d.dtype.kind == "f" and d.size:
-            scale, shift = _noise(d.size)
-            d = (d * scale.reshape(d.shape) + shift.reshape(d.shape)).astype(d.dtype)
+            if whole and bool(np.all(np.floor(d) == d)):
+                d = np.roll(d, 1).astype(d.dtype)
+            else:
+                scale, shift = _noise(d.size)
+                d = (d * scale.reshape(d.shape) + shift.reshape(d.shape)).astype(d.dtype)
         else:
             d = d.copy()
         pert.append(d)
+    return pert
+
+
+def _replays(n, args, ops, node_out, training, npface) -> bool:
+    """Whether the captured ops, run on perturbed inputs, give what the node gives. A
+    node that refuses the perturbed inputs (a length or an index that is no longer a
+    whole number) is tried again with its whole-number inputs rolled instead."""
+    rng = _gen_state()
+    for whole in (False, True):
+        pert = _perturbed(args, whole)
+        try:
+            with _Scope(False, training):
+                ref = _run_node(n, [wrap(d.copy()) for d in pert], npface)
+        except Exception:      # noqa: BLE001 - the node refuses these inputs
+            _set_gen_state(rng)
+            continue
+        break
+    else:
+        return False
     try:
-        with _Scope(False, training):
-            ref = _run_node(n, [wrap(d.copy()) for d in pert], npface)
+        _set_gen_state(rng)    # the replay draws what the node drew (ops that draw)
         vals = list(pert)
         for op, ins, attrs, nout, _, _ in ops:
             a = [None if i < 0 else vals[i] for i in ins]
