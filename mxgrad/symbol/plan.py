@@ -140,13 +140,16 @@ class _Capturing:
 
 
 # ------------------------------------------------------------------ random state
-def _rng_state():
-    return _generator().bit_generator.state, np.random.get_state()
+def _rng_state(with_numpy: bool = True):
+    """mxgrad's generator state and (``with_numpy``: ~25 us to read) NumPy's global one,
+    which only arbitrary code (a custom op in a node step) may draw from."""
+    return _generator().bit_generator.state, np.random.get_state() if with_numpy else None
 
 
 def _set_rng_state(saved) -> None:
     _generator().bit_generator.state = saved[0]
-    np.random.set_state(saved[1])
+    if saved[1] is not None:
+        np.random.set_state(saved[1])
 
 
 def _gen_state():
@@ -200,6 +203,7 @@ class Plan:
     __slots__ = ("names", "nvars", "nslots", "steps", "out_slots", "out_metas", "out_faces",
                  "var_metas",
                  "keep", "var_keep", "_bwd", "nodes", "symbol", "training", "random",
+                 "has_node_steps",
                  "aux_pos", "node_slots", "written", "__weakref__")
     names: List[str]
     nvars: int
@@ -216,6 +220,7 @@ class Plan:
     symbol: Symbol
     training: bool
     random: bool
+    has_node_steps: bool
     aux_pos: frozenset
     node_slots: list
     written: tuple
@@ -305,7 +310,8 @@ class Plan:
         plan.node_slots = node_slots
         plan.written = tuple(written)
         plan.aux_pos = frozenset(aux_pos) | frozenset(written)
-        plan.random = random or any(s[0] == _NODESTEP for s in steps)
+        plan.has_node_steps = any(s[0] == _NODESTEP for s in steps)
+        plan.random = random or plan.has_node_steps
         plan.out_slots = [slot_of[(id(n), j)] for n, j in symbol._outputs]
         plan.out_metas = []
         plan.out_faces = []          # each output's array class (mx.nd's or mx.np's)
@@ -758,7 +764,7 @@ def run_planned(plan: Plan, arrays: Sequence[NDArray], name: str) -> List[NDArra
     if not record:
         outs, _ = plan.forward(arrays, False)
         return [wrap(o, None, 0, f) for o, f in zip(outs, faces)]
-    rng = _rng_state() if plan.random else None
+    rng = _rng_state(plan.has_node_steps) if plan.random else None
     aux = {i: arrays[i]._data.copy() for i in plan.aux_pos} if plan.aux_pos else None
     outs, call = plan.forward(arrays, True, needs)
     res = [wrap(o, None, 0, f) for o, f in zip(outs, faces)]
