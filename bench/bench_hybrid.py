@@ -11,7 +11,9 @@ Networks (issue 22's list):
 * ``mlp``: 784-256-10 at batch 16 (NumPy by hand is the floor);
 * ``lenet``: d2l's LeNet at batch 128;
 * ``encoder``: a transformer encoder block written with ``F`` ops (d_model 128, 4 heads,
-  sequence 32, batch 16).
+  sequence 32, batch 16);
+* ``convbn``: 3 x (Conv-BatchNorm-ReLU), 16 channels, 32x32, batch 8 (BatchNorm in training);
+* ``mlpdrop``: 784-256-256-10 with two Dropouts and the softmax cross-entropy loss, batch 16.
 
 Each round times one step of each variant, in alternating order; the table gives the
 median step time and the median of the per-round ratio hybridized / imperative.
@@ -74,6 +76,32 @@ def mlp():
     return net
 
 
+def convbn():
+    """3 x (Conv 3x3, 16 channels - BatchNorm - ReLU), global average pooling, Dense 10."""
+    net = nn.HybridSequential()
+    for i in range(3):
+        net.add(nn.Conv2D(16, 3, padding=1, in_channels=3 if i == 0 else 16),
+                nn.BatchNorm(in_channels=16), nn.Activation("relu"))
+    net.add(nn.GlobalAvgPool2D(), nn.Dense(10, in_units=16))
+    return net
+
+
+class MLPDropout(gluon.HybridBlock):
+    """784-256-256-10 with two Dropouts and the softmax cross-entropy loss inside."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.net = nn.HybridSequential()
+            self.net.add(nn.Dense(256, activation="relu", in_units=784), nn.Dropout(0.2),
+                         nn.Dense(256, activation="relu", in_units=256), nn.Dropout(0.5),
+                         nn.Dense(10, in_units=256))
+            self.loss = gluon.loss.SoftmaxCrossEntropyLoss()
+
+    def hybrid_forward(self, F, x, y):
+        return F.sum(self.loss(self.net(x), y))
+
+
 class Encoder(gluon.HybridBlock):
     def __init__(self, d=128, heads=4, **kw):
         super().__init__(**kw)
@@ -114,11 +142,17 @@ def _inputs(name):
         return [f(16, 784)]
     if name == "lenet":
         return [f(128, 1, 28, 28)]
+    if name == "convbn":
+        return [f(8, 3, 32, 32)]
+    if name == "mlpdrop":
+        return [f(16, 784), nd.array(rng.integers(0, 10, 16).astype(np.float32))]
     return [f(16, 32, 128)]
 
 
-NETS = {"chain": Chain, "lstm": UnrolledLSTM, "mlp": mlp, "lenet": lenet, "encoder": Encoder}
-TARGETS = {"chain": 0.5, "lstm": 0.6, "mlp": 0.6, "lenet": 0.95, "encoder": None}
+NETS = {"chain": Chain, "lstm": UnrolledLSTM, "mlp": mlp, "lenet": lenet, "encoder": Encoder,
+        "convbn": convbn, "mlpdrop": MLPDropout}
+TARGETS = {"chain": 0.5, "lstm": 0.6, "mlp": 0.6, "lenet": 0.95, "encoder": None,
+           "convbn": None, "mlpdrop": None}
 
 
 def _step_fn(net, args, grad_input=False):
@@ -194,6 +228,27 @@ def _torch_steps(name, torch):
                 return torch.stack(outs)
         mod = L()
         args = (t(35, 16, 32), t(16, 64), t(16, 64), t(16, 64), t(16, 64))
+    elif name == "convbn":
+        layers = []
+        for i in range(3):
+            layers += [tnn.Conv2d(3 if i == 0 else 16, 16, 3, padding=1),
+                       tnn.BatchNorm2d(16), tnn.ReLU()]
+        mod = tnn.Sequential(*layers, tnn.AdaptiveAvgPool2d(1), tnn.Flatten(),
+                             tnn.Linear(16, 10))
+        args = (t(8, 3, 32, 32),)
+    elif name == "mlpdrop":
+        class M(tnn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = tnn.Sequential(tnn.Linear(784, 256), tnn.ReLU(), tnn.Dropout(0.2),
+                                          tnn.Linear(256, 256), tnn.ReLU(), tnn.Dropout(0.5),
+                                          tnn.Linear(256, 10))
+                self.loss = tnn.CrossEntropyLoss(reduction="sum")
+
+            def forward(self, x, y):
+                return self.loss(self.net(x), y)
+        mod = M()
+        args = (t(16, 784), torch.randint(0, 10, (16,), generator=g))
     else:
         layer = tnn.TransformerEncoderLayer(128, 4, 512, dropout=0.0, batch_first=True,
                                             norm_first=False)
