@@ -15,3 +15,14 @@ def _no_numpy_mode_leaks():
     if mx.util.is_np_array() or mx.util.is_np_shape():
         mx.util.reset_np()
         pytest.fail("the test left NumPy mode on (call npx.reset_np() at its end)")
+
+
+@pytest.fixture
+def np_mode():
+    """MXNet's NumPy mode (``npx.set_np()``) for the test, turned off after it."""
+    import mxgrad as mx
+    mx.npx.set_np()
+    try:
+        yield
+    finally:
+        mx.npx.reset_np()

@@ -62,6 +62,8 @@ CASES = {
     "index_slice": "a[1:]",
     "index_tuple": "a[:, 1]",
     "index_mixed": "a[0, 1:3]",
+    "index_slices": "a[:, :2]",
+    "index_neg_slice": "a[-1:]",
     "split0": "np.split(a, 3, axis=1)[0]",
     "split2": "np.split(a, 3, axis=1)[2]",
     "zeros_add": "a + np.zeros((2, 3))",
@@ -101,3 +103,31 @@ CASES = {
     "tensordot": "np.tensordot(a, a.T, 1)",
     "einsum": "np.einsum('ij,j->i', a, b)",
 }
+
+
+def np_model(gluon, units: int = 5, cases=(), **kw):
+    """The NumPy-mode block of the fixtures (MXNet's or mxgrad's ``gluon``): Conv-BN-ReLU-
+    MaxPool-Dense, then ``tanh(z) * 2 + sum(z, axis=1) / units``; with ``cases`` (names of
+    CASES), those expressions on slices of ``z`` too, all flattened and concatenated."""
+    nn = gluon.nn
+
+    class NpModel(nn.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.conv = nn.Conv2D(4, kernel_size=3, padding=1)
+                self.bn = nn.BatchNorm()
+                self.pool = nn.MaxPool2D(2)
+                self.dense = nn.Dense(units)
+
+        def hybrid_forward(self, F, x):
+            z = self.dense(self.pool(F.npx.relu(self.bn(self.conv(x)))))
+            y = F.np.tanh(z) * 2 + F.np.sum(z, axis=1, keepdims=True) / units
+            if not cases:
+                return y
+            a, b = z[:, :3], z[0, 3:]
+            outs = [y] + [eval(CASES[c], {"np": F.np, "npx": F.npx, "a": a, "b": b})
+                          for c in cases]
+            return F.np.concatenate([o.reshape(-1).astype("float32") for o in outs])
+
+    return NpModel(**kw)

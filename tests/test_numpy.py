@@ -212,15 +212,6 @@ def test_bad_input_raises_mxnet_errors(call, err):
 
 
 # -------------------------------------------------------------------- NumPy mode
-@pytest.fixture
-def np_mode():
-    npx.set_np()
-    try:
-        yield
-    finally:
-        npx.reset_np()
-
-
 def test_set_np_switches_and_scopes():
     assert not mx.util.is_np_array() and not mx.util.is_np_shape()
     npx.set_np()

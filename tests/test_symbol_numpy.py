@@ -14,20 +14,11 @@ from mxgrad import autograd, gluon, np, npx
 from mxgrad.base import MXNetError
 from mxgrad.gluon import nn
 
-from sym_numpy_cases import A, B, CASES
+from sym_numpy_cases import A, B, CASES, np_model
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "mxnet")
 with open(os.path.join(DATA, "symbol_numpy.json")) as _f:
     MX = json.load(_f)
-
-
-@pytest.fixture
-def np_mode():
-    npx.set_np()
-    try:
-        yield
-    finally:
-        npx.reset_np()
 
 
 def _inputs(names):
@@ -66,23 +57,6 @@ def test_mxnets_graph_loads_and_computes_its_values(np_mode, name):
     _check_value(blk(*_inputs(ref["inputs"])), ref)
 
 
-class _Net(nn.HybridBlock):
-    """The model of tools/make_symbol_numpy_fixtures.py."""
-
-    def __init__(self, **kw):
-        super().__init__(**kw)
-        with self.name_scope():
-            self.conv = nn.Conv2D(4, kernel_size=3, padding=1)
-            self.bn = nn.BatchNorm()
-            self.pool = nn.MaxPool2D(2)
-            self.dense = nn.Dense(5)
-
-    def hybrid_forward(self, F, x):
-        y = self.pool(F.npx.relu(self.bn(self.conv(x))))
-        z = self.dense(y)
-        return F.np.tanh(z) * 2 + F.np.sum(z, axis=1, keepdims=True) / 5
-
-
 def test_mxnets_numpy_mode_export_imports(np_mode):
     folder = os.path.join(DATA, "symbol_numpy")
     io_ = onp.load(os.path.join(folder, "npmodel_io.npz"))
@@ -96,7 +70,7 @@ def test_mxnets_numpy_mode_export_imports(np_mode):
 def test_same_block_hybridized_equals_mxnet_and_exports_its_graph(np_mode, tmp_path):
     folder = os.path.join(DATA, "symbol_numpy")
     io_ = onp.load(os.path.join(folder, "npmodel_io.npz"))
-    net = _Net(prefix="npmodel_")
+    net = np_model(gluon, prefix="npmodel_")
     net.initialize()
     x = np.array(io_["x"])
     net(x)

@@ -9,7 +9,7 @@ Run from the repository root (needs an MXNet interpreter, not run in CI):
    the input and mxgrad's outputs (predict mode; training mode for models without
    dropout) next to the files;
    and the same for mxgrad's model zoo (tests/symbol_models.ZOO, deterministic weights)
-   and a NumPy-mode block (tests/symbol_models.NUMPY_BUILDERS: every mx.sym.np case);
+   and NumPy-mode blocks (tests/symbol_models.NUMPY_BUILDERS: one per mx.sym.np case);
 2. with MXNet (a subprocess running this file with ``--mxnet DIR``):
    ``gluon.SymbolBlock.imports`` each export, run it on the same input and print the
    largest difference to mxgrad's outputs (relative to the largest output when that

@@ -18,7 +18,7 @@ import numpy as onp
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
-from sym_numpy_cases import A, B, CASES  # noqa: E402
+from sym_numpy_cases import A, B, CASES, np_model  # noqa: E402
 
 DEST = os.path.join(HERE, "..", "tests", "data", "mxnet")
 
@@ -49,24 +49,9 @@ def cases():
 def model():
     import mxnet as mx
     from mxnet import gluon, np
-    from mxnet.gluon import nn
-
-    class Net(nn.HybridBlock):
-        def __init__(self, **kw):
-            super().__init__(**kw)
-            with self.name_scope():
-                self.conv = nn.Conv2D(4, kernel_size=3, padding=1)
-                self.bn = nn.BatchNorm()
-                self.pool = nn.MaxPool2D(2)
-                self.dense = nn.Dense(5)
-
-        def hybrid_forward(self, F, x):
-            y = self.pool(F.npx.relu(self.bn(self.conv(x))))
-            z = self.dense(y)
-            return F.np.tanh(z) * 2 + F.np.sum(z, axis=1, keepdims=True) / 5
 
     mx.random.seed(7)
-    net = Net(prefix="npmodel_")
+    net = np_model(gluon, prefix="npmodel_")
     net.initialize(mx.init.Xavier())
     x = np.random.uniform(-1, 1, size=(2, 3, 6, 6))
     net(x)                                         # shapes

@@ -712,20 +712,16 @@ class HybridBlock(Block):
         except MXNetError:
             return False
         found: Dict[str, tuple] = {}
-        stack = [out]
-        while stack:
-            o = stack.pop()
-            if isinstance(o, (list, tuple)):
-                stack.extend(o)
-            elif isinstance(o, Symbol):
-                for node in o._nodes():
-                    if node.is_var and node.shadow is not None:
-                        found[node.name] = tuple(node.shadow[0].shape)
+        flat = _symbols_in(out)
+        for o in flat:
+            for node in o._nodes():
+                if node.is_var and node.shadow is not None:
+                    found[node.name] = tuple(node.shadow[0].shape)
         unknown = [p for p in self.collect_params().values()
                    if not shape_is_known(p.shape)]
         missing = [p for p in unknown if p.name not in found]
         if missing:    # no example value: MXNet's partial inference over the graph
-            found.update(_infer_var_shapes(out, dict(zip(names, (a.shape for a in args))),
+            found.update(_infer_var_shapes(flat, dict(zip(names, (a.shape for a in args))),
                                            {p.name for p in missing}))
         for p in unknown:
             if p.name in found:
@@ -1000,10 +996,8 @@ _DTYPE_FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4
                 "int8": 5, "int64": 6, "bool": 7}
 
 
-def _infer_var_shapes(out, given: Dict[str, tuple], wanted) -> Dict[str, tuple]:
-    """The fully known shapes of the variables ``wanted`` that shape inference over the
-    Symbols of ``out`` finds from the input shapes ``given``."""
-    from ..symbol import _shape
+def _symbols_in(out) -> List[Symbol]:
+    """The Symbols of ``out`` (a Symbol, or lists and tuples of them, nested)."""
     flat: List[Symbol] = []
     stack = [out]
     while stack:
@@ -1012,6 +1006,14 @@ def _infer_var_shapes(out, given: Dict[str, tuple], wanted) -> Dict[str, tuple]:
             stack.extend(o)
         elif isinstance(o, Symbol):
             flat.append(o)
+    return flat
+
+
+def _infer_var_shapes(flat: List[Symbol], given: Dict[str, tuple], wanted
+                      ) -> Dict[str, tuple]:
+    """The fully known shapes of the variables ``wanted`` that shape inference over the
+    Symbols ``flat`` finds from the input shapes ``given``."""
+    from ..symbol import _shape
     res: Dict[str, tuple] = {}
     if not flat:
         return res

@@ -16,10 +16,8 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any
-
 from ._symbol import _Symbol
-from ._functions import FUNCS as _FUNCS
+from ._functions import FUNCS as _FUNCS, missing
 from . import linalg, random
 
 __all__ = ["_Symbol", "linalg", "random"] + sorted(k for k in _FUNCS if "." not in k)
@@ -27,9 +25,4 @@ __all__ = ["_Symbol", "linalg", "random"] + sorted(k for k in _FUNCS if "." not 
 globals().update({k: v for k, v in _FUNCS.items() if "." not in k})
 
 
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise AttributeError(
-        f"mx.sym.np has no function {name!r} in mxgrad (its Symbol functions are "
-        f"listed in mx.sym.np.__all__; the imperative mx.np.{name} may exist)")
+__getattr__ = missing("mx.sym.np")

@@ -25,9 +25,20 @@ from .._np_ops import (UNARY, BINARY, FUNCTIONS, CREATION, RANDOM, VARIADIC, LIN
                        ONE_PARAMETER_DRAWS, aliased_binary)
 from ._symbol import _Symbol, as_np_symbol
 
-__all__ = ["FUNCS", "NPX", "LINALG_FUNCS", "RANDOM_FUNCS", "binary"]
+__all__ = ["FUNCS", "NPX", "LINALG_FUNCS", "RANDOM_FUNCS", "binary", "missing"]
 
 _PREFIXES = ("_npi_", "_npx_", "_np_")
+
+
+def missing(namespace: str) -> Callable:
+    """The module ``__getattr__`` of a Symbol namespace: an AttributeError naming the
+    function mxgrad's ``namespace`` lacks."""
+    def __getattr__(name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(f"{namespace} has no function {name!r} in mxgrad (its Symbol "
+                             f"functions are listed in its __all__)")
+    return __getattr__
 
 
 def _hint(op: str) -> str:

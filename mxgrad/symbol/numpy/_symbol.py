@@ -65,6 +65,13 @@ class _Symbol(Symbol):
                 return _Symbol([self._outputs[key]])
             raise TypeError(f"indices of symbol group must be integers or slices, not "
                             f"{type(key).__name__}")
+        if isinstance(key, slice):         # MXNet: one slice node, scalar bounds
+            if key.step == 0:
+                raise MXNetError("slice step cannot be zero")
+            return _ops.make("slice", [self], {
+                "begin": (None,) if key.start is None else key.start,
+                "end": (None,) if key.stop is None else key.stop, "step": key.step},
+                None, "slice")
         keys = key if isinstance(key, tuple) else (key,)
         if not keys:
             return self
@@ -89,10 +96,12 @@ class _Symbol(Symbol):
             else:
                 raise IndexError(f"Only integer, slice, or tuple of these types are "
                                  f"supported in a _Symbol's index; received key={key!r}")
-        sliced = _ops.make("slice", [self], {"begin": tuple(begin), "end": tuple(end),
-                                             "step": tuple(step)}, None, "slice")
-        if all(c == -2 for c in codes):
-            return sliced
+        attrs = {"begin": tuple(begin), "end": tuple(end), "step": tuple(step)}
+        if not isinstance(key, tuple):      # an integer: MXNet writes no step
+            del attrs["step"]
+        sliced = _ops.make("slice", [self], attrs, None, "slice")
+        # (MXNet reshapes after every tuple key, all slices too: its shape inference of a
+        # slice with open bounds needs it)
         return _ops.make("_npx_reshape", [sliced], {"newshape": tuple(codes) + (-4,)},
                          None, "reshape")
 

@@ -9,15 +9,10 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any
-
-from ._functions import LINALG_FUNCS as _F
+from ._functions import missing, LINALG_FUNCS as _F
 
 __all__ = sorted(_F)
 globals().update(_F)
 
 
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise AttributeError(f"mx.sym.np.linalg has no function {name!r} in mxgrad")
+__getattr__ = missing("mx.sym.np.linalg")

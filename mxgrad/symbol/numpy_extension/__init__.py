@@ -11,9 +11,7 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any
-
-from ..numpy._functions import NPX as _F
+from ..numpy._functions import NPX as _F, missing
 from ...util import (set_np, reset_np, is_np_array, is_np_shape, use_np,  # noqa: F401
                      use_np_array, use_np_shape)
 
@@ -22,7 +20,4 @@ __all__ = sorted(_F) + ["set_np", "reset_np", "is_np_array", "is_np_shape", "use
 globals().update(_F)
 
 
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise AttributeError(f"mx.sym.npx has no function {name!r} in mxgrad")
+__getattr__ = missing("mx.sym.npx")
