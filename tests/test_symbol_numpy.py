@@ -304,3 +304,19 @@ def test_every_table_entry_names_its_functions_arguments():
     for name, (op, inputs) in LINALG.items():
         params = inspect.signature(getattr(mx.np.linalg, name)).parameters
         assert set(inputs) <= set(params), (name, inputs, list(params))
+
+
+def test_nan_to_num_without_copy_hybridized_keeps_its_input_and_gradient(np_mode):
+    class Clean(nn.HybridBlock):
+        def hybrid_forward(self, F, a):
+            return F.np.nan_to_num(a, copy=False)
+
+    net = Clean()
+    net.hybridize()
+    x = np.array([1.0, onp.nan, onp.inf])
+    x.attach_grad()
+    with autograd.record():
+        y = net(x)
+    y.backward()
+    assert y.asnumpy()[1] == 0.0 and onp.isnan(x.asnumpy()[1])   # a graph makes a new value
+    assert x.grad.asnumpy().tolist() == [1.0, 0.0, 0.0]

@@ -404,6 +404,11 @@ def _install_numpy_semantics() -> None:
             parts = [_mnp.squeeze(p, axis=int(kw.get("axis", 0))) for p in parts]
         return tuple(parts)
     _TABLE["_split_v2"].np_run = split_v2
+    # a graph's node makes a new value (MXNet's in-place writes are a memory plan): the
+    # input of nan_to_num(copy=False) stays as it is, and its gradient sees the NaNs
+    nan_to_num = _mnp.nan_to_num
+    _TABLE["_npi_nan_to_num"].run = lambda ins, kw: nan_to_num(
+        np_face(ins[0]), **{**_keywords(kw, None), "copy": True})
     take = _mnp.take
     _TABLE["take"].np_run = lambda ins, kw: take(np_face(ins[0]), np_face(ins[1]),
                                                  axis=kw.get("axis", 0),
