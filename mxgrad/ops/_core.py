@@ -28,6 +28,7 @@ import numpy as np
 
 from ..ndarray.ndarray import NDArray, as_face, wrap
 from ..autograd.graph import _getrefcount
+from ..autograd.nodes import _ALL
 # How an op is applied (output arrays, recording, nodes, tangents) lives in _apply; its
 # dispatchers are re-exported here under the names op modules have always imported.
 from ._apply import (apply, apply1, apply2, call, call1, call2, as_array, inplace_apply,
@@ -37,7 +38,6 @@ __all__ = ["Op", "defop", "PerCall", "reusable", "apply", "apply1", "apply2", "c
            "call1", "call2", "as_array", "inplace_apply", "fit_gradient", "unary_fast",
            "binary_fast"]
 
-_ALL = "all"
 
 # A raw (NumPy-only) rule of a one-input op is called by Op.backward as rule(g, out, x)
 # with g held by the engine's gradient list and Op.backward's `g` local: 4 references
