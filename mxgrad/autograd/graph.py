@@ -30,6 +30,7 @@ import numpy as np
 from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
 from ..ndarray.ndarray import NDArray, as_face, wrap
 from .scope import _Scope, state
+from . import forward_ad as _fad
 from .._typing import GradReq
 
 _new = object.__new__
@@ -617,18 +618,45 @@ def _write_leaves_locked(leaves, leaf_grads, create_graph):
         leaf.fresh = True
 
 
-_grad_link: Optional[Callable] = None
+class _GradLink:
+    """The node op that keeps a gradient computed with ``create_graph=True`` a function of
+    its variable, as in MXNet, whose backward ops take the forward's inputs: value ``g``,
+    d/dg = identity, d/dx = 0. Differentiating ``g`` again so gives zeros where nothing
+    else connects it to ``x`` (radians, dropout, x * constant) instead of "not recorded".
+    The engine's own op: it needs no NumPy kernel, only a node."""
+
+    __slots__ = ()
+    name = "_grad_link"
+    nout = 1
+    save_in = ()
+    save_out = False
+
+    def backward(self, node, gouts, needs, create_graph):
+        return (gouts[0], None)
 
 
-def set_grad_link(fn: Callable) -> None:
-    """Install the op (from :mod:`mxgrad.ops`; the engine imports no ops) that keeps a
-    gradient computed with ``create_graph=True`` connected to its variable."""
-    global _grad_link
-    _grad_link = fn
+_GRAD_LINK = _GradLink()
 
 
 def _linked(g, v):
-    return g if _grad_link is None else _grad_link(g, v)
+    """``g`` as a new array sharing its data, recorded as a function of ``g`` and ``v``."""
+    if not state.recording:
+        return g
+    ng, nv = g._node, v._node
+    if ng is None and nv is None:
+        return g
+    out = wrap(g._data, None, 0, type(g))
+    dg, dv = g._data, v._data
+    out._node = new_node(_GRAD_LINK,
+                         (None if ng is None else (ng, g._oidx), None if nv is None else (nv, v._oidx)),
+                         None, None,
+                         (None if ng is None else (dg.shape, dg.dtype),
+                          None if nv is None else (dv.shape, dv.dtype)),
+                         None, None, None)
+    if g._tan is not None:   # forward mode: the tangent passes unchanged (d/dg = identity)
+        out._tan = g._tan
+        _fad.note_tangent(out)
+    return out
 
 
 def grad(heads: Union[NDArray, Sequence[NDArray]], variables: Union[NDArray, Sequence[NDArray]],
@@ -711,7 +739,7 @@ def grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mo
         for v, (node, oidx) in zip(variables, targets):
             gl = captured.get(node)
             g = None if gl is None else gl[oidx]
-            if create_graph and link:   # recorded, kept a function of v (set_grad_link)
+            if create_graph and link:   # recorded, kept a function of v (_GradLink)
                 out.append(_linked(wrap(np.zeros_like(v._data)) if g is None else g, v))
             elif create_graph and g is not None:
                 out.append(g)
