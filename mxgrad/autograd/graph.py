@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import sys
 import threading
 import weakref
 from typing import Any, Callable, List, Optional, Sequence, Union
@@ -30,6 +29,7 @@ import numpy as np
 from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
 from ..ndarray.ndarray import NDArray, as_face, wrap
 from .scope import _Scope, state
+from .reuse import GETREFCOUNT_OWN as _ARG, refcount as _getrefcount
 from . import forward_ad as _fad
 from .._typing import GradReq
 
@@ -41,11 +41,6 @@ __all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol", "
 _seq = itertools.count()
 _PKG_DIR = __file__.rsplit("autograd", 1)[0]  # frames inside mxgrad are not the user's
 _debug = [False]  # debug mode: creation stacks on nodes, NaN/Inf checks (see set_debug)
-# Reference counts prove that nobody else holds a gradient buffer, so it may be reused.
-# The counts used here are those of CPython 3.8-3.13; elsewhere (PyPy, or newer CPythons
-# that borrow references) reuse is switched off and every buffer is copied.
-REUSE_BUFFERS = sys.implementation.name == "cpython" and (3, 8) <= sys.version_info[:2] <= (3, 13)
-_getrefcount = sys.getrefcount if REUSE_BUFFERS else (lambda obj: 1 << 30)
 _FREED = ("freed",)
 GRAD_REQS = ("write", "add", "null")
 # buffers of grad_req='null' variables, by id (NDArray's == is elementwise, so no
@@ -491,10 +486,10 @@ def _walk_graph(seeds, retain_graph, create_graph, need=None, capture=None):
                 elif create_graph:
                     slot[k] = prev + g
                 elif (pnode, k) in owned or (
-                        _getrefcount(prev) <= 3 and prev.base is None and prev.flags.writeable
+                        _getrefcount(prev) <= 2 + _ARG and prev.base is None and prev.flags.writeable
                         and prev.dtype == g.dtype):
-                    # nobody else holds this array (a rule's fresh result, or a sum we
-                    # made): accumulate in place instead of allocating another buffer
+                    # nobody else holds this array (known: the slot, `prev`; a rule's
+                    # fresh result, or a sum we made): accumulate in place instead of allocating another buffer
                     prev += g
                 else:
                     slot[k] = prev + g
@@ -601,11 +596,12 @@ def _write_leaves_locked(leaves, leaf_grads, create_graph):
             d = buf._data
             if g is None:
                 d.fill(0)
-            elif (_getrefcount(g) <= 3 and _getrefcount(d) <= 3 and d.base is None
+            elif (_getrefcount(g) <= 2 + _ARG and _getrefcount(d) <= 2 + _ARG and d.base is None
                   and g.dtype == d.dtype
                   and g.shape == d.shape and g.flags.writeable and g.flags.c_contiguous
-                  and (g.base is None or (g.base.base is None and _getrefcount(g.base) <= 2))):
-                # nobody else can see either array (no views, no other references) and the
+                  and (g.base is None or (g.base.base is None and _getrefcount(g.base) <= 1 + _ARG))):
+                # nobody else can see either array (known: g's list slot and `g`; the
+                # buffer's `_data` and `d`; g's base held by g alone) and the
                 # buffer owns its memory (it is not a view of a fused buffer, such as the
                 # Trainer's allreduce bucket): hand the fresh gradient to the buffer
                 # instead of copying it (unobservable)
