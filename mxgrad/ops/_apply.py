@@ -9,8 +9,9 @@ forward, gradient and tangent rules); this module is the only code that *applies
    five slot writes);
 3. decide whether to record: only when recording is on, the op is differentiable and
    some input is in a graph;
-4. build the node (:func:`make_node`, the one keyword factory, which custom Functions
-   use too; :func:`record` fills it from the op's declaration);
+4. build the node through the engine (:mod:`mxgrad.autograd.nodes`: ``make_node``, the one
+   keyword factory, and ``record``/``_record1``/``_record2``, imported into this module's
+   namespace, where the fast paths look them up and plan capture swaps them);
 5. forward the inputs' tangents (forward-mode AD) through the op's tangent rules.
 
 It also fits gradients to their inputs (:func:`fit_gradient`, used by ``Op.backward``
