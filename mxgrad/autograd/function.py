@@ -67,7 +67,8 @@ from ..ndarray.ndarray import NDArray, wrap
 from . import forward_ad as _fwad
 from .graph import Leaf, Node
 from .scope import _Scope, state
-from ..ops._apply import fit_gradient, make_node
+from ..ops._apply import fit_gradient
+from .nodes import make_node
 
 __all__ = ["Function", "function", "once_differentiable", "FunctionCtx", "AutogradContext",
            "CustomFunction"]

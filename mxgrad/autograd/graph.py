@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import sys
 import threading
 import weakref
 from typing import Any, Callable, List, Optional, Sequence, Union
@@ -30,6 +29,8 @@ import numpy as np
 from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
 from ..ndarray.ndarray import NDArray, as_face, wrap
 from .scope import _Scope, state
+from .reuse import GETREFCOUNT_OWN as _ARG, refcount as _getrefcount
+from . import forward_ad as _fad
 from .._typing import GradReq
 
 _new = object.__new__
@@ -40,11 +41,6 @@ __all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol", "
 _seq = itertools.count()
 _PKG_DIR = __file__.rsplit("autograd", 1)[0]  # frames inside mxgrad are not the user's
 _debug = [False]  # debug mode: creation stacks on nodes, NaN/Inf checks (see set_debug)
-# Reference counts prove that nobody else holds a gradient buffer, so it may be reused.
-# The counts used here are those of CPython 3.8-3.13; elsewhere (PyPy, or newer CPythons
-# that borrow references) reuse is switched off and every buffer is copied.
-REUSE_BUFFERS = sys.implementation.name == "cpython" and (3, 8) <= sys.version_info[:2] <= (3, 13)
-_getrefcount = sys.getrefcount if REUSE_BUFFERS else (lambda obj: 1 << 30)
 _FREED = ("freed",)
 GRAD_REQS = ("write", "add", "null")
 # buffers of grad_req='null' variables, by id (NDArray's == is elementwise, so no
@@ -490,10 +486,10 @@ def _walk_graph(seeds, retain_graph, create_graph, need=None, capture=None):
                 elif create_graph:
                     slot[k] = prev + g
                 elif (pnode, k) in owned or (
-                        _getrefcount(prev) <= 3 and prev.base is None and prev.flags.writeable
+                        _getrefcount(prev) <= 2 + _ARG and prev.base is None and prev.flags.writeable
                         and prev.dtype == g.dtype):
-                    # nobody else holds this array (a rule's fresh result, or a sum we
-                    # made): accumulate in place instead of allocating another buffer
+                    # nobody else holds this array (known: the slot, `prev`; a rule's
+                    # fresh result, or a sum we made): accumulate in place instead of allocating another buffer
                     prev += g
                 else:
                     slot[k] = prev + g
@@ -600,11 +596,12 @@ def _write_leaves_locked(leaves, leaf_grads, create_graph):
             d = buf._data
             if g is None:
                 d.fill(0)
-            elif (_getrefcount(g) <= 3 and _getrefcount(d) <= 3 and d.base is None
+            elif (_getrefcount(g) <= 2 + _ARG and _getrefcount(d) <= 2 + _ARG and d.base is None
                   and g.dtype == d.dtype
                   and g.shape == d.shape and g.flags.writeable and g.flags.c_contiguous
-                  and (g.base is None or (g.base.base is None and _getrefcount(g.base) <= 2))):
-                # nobody else can see either array (no views, no other references) and the
+                  and (g.base is None or (g.base.base is None and _getrefcount(g.base) <= 1 + _ARG))):
+                # nobody else can see either array (known: g's list slot and `g`; the
+                # buffer's `_data` and `d`; g's base held by g alone) and the
                 # buffer owns its memory (it is not a view of a fused buffer, such as the
                 # Trainer's allreduce bucket): hand the fresh gradient to the buffer
                 # instead of copying it (unobservable)
@@ -617,18 +614,45 @@ def _write_leaves_locked(leaves, leaf_grads, create_graph):
         leaf.fresh = True
 
 
-_grad_link: Optional[Callable] = None
+class _GradLink:
+    """The node op that keeps a gradient computed with ``create_graph=True`` a function of
+    its variable, as in MXNet, whose backward ops take the forward's inputs: value ``g``,
+    d/dg = identity, d/dx = 0. Differentiating ``g`` again so gives zeros where nothing
+    else connects it to ``x`` (radians, dropout, x * constant) instead of "not recorded".
+    The engine's own op: it needs no NumPy kernel, only a node."""
+
+    __slots__ = ()
+    name = "_grad_link"
+    nout = 1
+    save_in = ()
+    save_out = False
+
+    def backward(self, node, gouts, needs, create_graph):
+        return (gouts[0], None)
 
 
-def set_grad_link(fn: Callable) -> None:
-    """Install the op (from :mod:`mxgrad.ops`; the engine imports no ops) that keeps a
-    gradient computed with ``create_graph=True`` connected to its variable."""
-    global _grad_link
-    _grad_link = fn
+_GRAD_LINK = _GradLink()
 
 
 def _linked(g, v):
-    return g if _grad_link is None else _grad_link(g, v)
+    """``g`` as a new array sharing its data, recorded as a function of ``g`` and ``v``."""
+    if not state.recording:
+        return g
+    ng, nv = g._node, v._node
+    if ng is None and nv is None:
+        return g
+    out = wrap(g._data, None, 0, type(g))
+    dg, dv = g._data, v._data
+    out._node = new_node(_GRAD_LINK,
+                         (None if ng is None else (ng, g._oidx), None if nv is None else (nv, v._oidx)),
+                         None, None,
+                         (None if ng is None else (dg.shape, dg.dtype),
+                          None if nv is None else (dv.shape, dv.dtype)),
+                         None, None, None)
+    if g._tan is not None:   # forward mode: the tangent passes unchanged (d/dg = identity)
+        out._tan = g._tan
+        _fad.note_tangent(out)
+    return out
 
 
 def grad(heads: Union[NDArray, Sequence[NDArray]], variables: Union[NDArray, Sequence[NDArray]],
@@ -711,7 +735,7 @@ def grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mo
         for v, (node, oidx) in zip(variables, targets):
             gl = captured.get(node)
             g = None if gl is None else gl[oidx]
-            if create_graph and link:   # recorded, kept a function of v (set_grad_link)
+            if create_graph and link:   # recorded, kept a function of v (_GradLink)
                 out.append(_linked(wrap(np.zeros_like(v._data)) if g is None else g, v))
             elif create_graph and g is not None:
                 out.append(g)

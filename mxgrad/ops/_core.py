@@ -27,7 +27,8 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from ..ndarray.ndarray import NDArray, as_face, wrap
-from ..autograd.graph import _getrefcount
+from ..autograd.reuse import GETREFCOUNT_OWN as _ARG, refcount as _getrefcount
+from ..autograd.nodes import _ALL
 # How an op is applied (output arrays, recording, nodes, tangents) lives in _apply; its
 # dispatchers are re-exported here under the names op modules have always imported.
 from ._apply import (apply, apply1, apply2, call, call1, call2, as_array, inplace_apply,
@@ -37,14 +38,12 @@ __all__ = ["Op", "defop", "PerCall", "reusable", "apply", "apply1", "apply2", "c
            "call1", "call2", "as_array", "inplace_apply", "fit_gradient", "unary_fast",
            "binary_fast"]
 
-_ALL = "all"
 
-# A raw (NumPy-only) rule of a one-input op is called by Op.backward as rule(g, out, x)
-# with g held by the engine's gradient list and Op.backward's `g` local: 4 references
-# seen from inside the rule (with getrefcount's own). No more means nobody else can see
-# g, so the rule may write its result into g instead of allocating (large arrays: fewer
-# page faults and cache misses). A view, a read-only array or a shared one is never
-# reused; off CPython 3.8-3.13 `_getrefcount` returns a huge count (no reuse).
+# A raw (NumPy-only) rule of a one-input op is called by Op.backward as rule(g, out, x);
+# inside `reusable`, g's known references are 4: the engine's gradient list, Op.backward's
+# `g`, the rule's parameter and `reusable`'s. No more (the engine's one rule,
+# autograd/reuse.py) means nobody else can see g, so the rule may write its result into g
+# instead of allocating (large arrays: fewer page faults and cache misses).
 _OWN = 4
 
 
@@ -60,7 +59,7 @@ def reusable(g, like=None) -> bool:
     """Whether a raw rule of a one-input op may write its result into ``g`` (``like``:
     the other operand, whose shape and dtype the result takes; None when the result is
     shaped like ``g``). Valid only inside a raw rule called by :meth:`Op.backward`."""
-    return (_getrefcount(g) <= _OWN + 1 and g.base is None and g.flags.writeable
+    return (_getrefcount(g) <= _OWN + _ARG and g.base is None and g.flags.writeable
             and (like is None or (g.shape == like.shape and g.dtype == like.dtype)))
 
 

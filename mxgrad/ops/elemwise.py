@@ -417,19 +417,6 @@ def _zero_rule2(g, y, a, b):
     return None
 
 
-# A first-order gradient computed with create_graph=True stays a function of its variable,
-# as in MXNet, whose backward ops take the forward's inputs: the engine passes every such
-# gradient g of variable x through this op (value g, d/dg = identity, d/dx = 0), so
-# differentiating g again gives zeros where nothing else connects it to x (radians,
-# dropout, x * constant) instead of "not recorded".
-_GRAD_LINK = defop("_grad_link", lambda g, x: g, [lambda go, y, g, x: go, _zero_rule2],
-                   [lambda t, y, g, x: t, _zero_rule2], save=())
-
-
-def _grad_link(g, x):
-    return apply2(_GRAD_LINK, g, x)
-
-
 def identity_copy(data: ArrayT) -> ArrayT:
     """A recorded copy of ``data`` (gradient passes unchanged).
 
@@ -857,9 +844,3 @@ def operators(face=NDArray, rules=None) -> dict:
         "__imul__": inplace_operator(mul_m), "__itruediv__": inplace_operator(div_m),
         "__idiv__": inplace_operator(div_m), "__imod__": inplace_operator(mod_m),
     }
-
-
-
-
-from ..autograd import graph as _graph  # noqa: E402
-_graph.set_grad_link(_grad_link)
