@@ -36,7 +36,7 @@ from ._apply import (apply, apply1, apply2, call, call1, call2, as_array, inplac
 
 __all__ = ["Op", "defop", "PerCall", "reusable", "apply", "apply1", "apply2", "call",
            "call1", "call2", "as_array", "inplace_apply", "fit_gradient", "unary_fast",
-           "binary_fast"]
+           "binary_fast", "no_grad", "linear_pair"]
 
 
 # A raw (NumPy-only) rule of a one-input op is called by Op.backward as rule(g, out, x);
@@ -239,3 +239,41 @@ def defop(name: str, fwd: Callable, grads: Optional[Sequence[Callable]] = None,
     return Op(name, fwd, grads, jvps, save, save_out, nout, raw_grads)
 
 
+
+
+def no_grad(*args, **kwargs):
+    """The gradient (or tangent) rule of an input that gets none (an index, a length)."""
+    return None
+
+
+def linear_pair(name: str, fwd: Callable, adjoint_name: str, adjoint_fwd: Callable):
+    """Two ops of ``(values, index)``, linear in the values, each the other's adjoint: a
+    gather (``take``, ``pick``...) and its scatter. Each is the other's gradient rule and
+    its own tangent rule; the index gets no gradient and is saved (both take the same
+    attributes). Returns ``(op, adjoint)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g, s = linear_pair("first", lambda x, i: x[i], "first_t",
+    ...                    lambda g, i: np.add.at(z := np.zeros(3), i, g) or z)
+    >>> g.name, s.name
+    ('first', 'first_t')
+    """
+    pair: list = []
+
+    def grad(g, y, x, index, **a):
+        return call(pair[1], (g, index), a)
+
+    def tangent(t, y, x, index, **a):
+        return call(pair[0], (t, index), a)
+
+    def adjoint_grad(h, r, g, index, **a):
+        return call(pair[0], (h, index), a)
+
+    def adjoint_tangent(t, r, g, index, **a):
+        return call(pair[1], (t, index), a)
+    pair.append(defop(name, fwd, [grad, no_grad], [tangent, no_grad], save=(1,)))
+    pair.append(defop(adjoint_name, adjoint_fwd, [adjoint_grad, no_grad],
+                      [adjoint_tangent, no_grad], save=(1,)))
+    return pair[0], pair[1]

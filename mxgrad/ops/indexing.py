@@ -40,7 +40,7 @@ from .._check import as_int, as_real
 from ..base import DTypeError, InPlaceError, OutOfRangeError, ShapeError, StateError, as_dtype
 from ..ndarray.ndarray import NDArray, wrap
 from ..autograd.scope import state
-from ._core import Op, PerCall, defop, call, call1, as_array, inplace_apply
+from ._core import Op, PerCall, defop, call, call1, as_array, inplace_apply, linear_pair, no_grad
 from .reduce import reshape_exact, broadcast_to
 from .shape import (index_spec, index_apply, index_add_apply, _axis, _arr, _isint,
                     _index_fwd, _index_add_fwd)
@@ -83,8 +83,7 @@ def _fix_mode(idx, n, mode, op):
     raise StateError(f"{op}: unknown mode {mode!r}; use 'clip', 'wrap' or 'raise'")
 
 
-def _no_grad(*args, **kwargs):
-    return None
+_no_grad = no_grad
 
 
 class _Key(PerCall):
@@ -166,13 +165,7 @@ def _take_t_fwd(g, indices, ashape, axis, mode, key=None):
 # take is one op of (data, indices) whose forward makes the key from the indices (so a
 # planned graph runs it as an op step); the indices get no gradient. Both ops take the
 # same attributes (``ashape``: the data's shape).
-_TAKE: Op = defop("take", _take_fwd,
-              [lambda g, y, a, indices, **k: call(_TAKE_T, (g, indices), k), _no_grad],
-              [lambda t, y, a, indices, **k: call(_TAKE, (t, indices), k), _no_grad], save=(1,))
-_TAKE_T: Op = defop("_take_backward", _take_t_fwd,
-                [lambda h, r, g, indices, **k: call(_TAKE, (h, indices), k), _no_grad],
-                [lambda t, r, g, indices, **k: call(_TAKE_T, (t, indices), k), _no_grad],
-                save=(1,))
+_TAKE, _TAKE_T = linear_pair("take", _take_fwd, "_take_backward", _take_t_fwd)
 
 
 def batch_take(a: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
@@ -256,13 +249,7 @@ def _pick_t_fwd(g, index, xshape, axis, keepdims, mode, key=None):
 # pick is one op of (data, index): its forward finds the positions from the index (so a
 # planned graph runs it as an op step); the index gets no gradient, as in MXNet. Both ops
 # take the same attributes (``xshape``: the data's shape).
-_PICK: Op = defop("pick", _pick_fwd,
-              [lambda g, y, x, index, **a: call(_PICK_T, (g, index), a), _no_grad],
-              [lambda t, y, x, index, **a: call(_PICK, (t, index), a), _no_grad], save=(1,))
-_PICK_T: Op = defop("_pick_backward", _pick_t_fwd,
-                [lambda h, r, g, index, **a: call(_PICK, (h, index), a), _no_grad],
-                [lambda t, r, g, index, **a: call(_PICK_T, (t, index), a), _no_grad],
-                save=(1,))
+_PICK, _PICK_T = linear_pair("pick", _pick_fwd, "_pick_backward", _pick_t_fwd)
 
 
 def pick(data: NDArray, index: NDArray, axis: Optional[int] = -1, keepdims: bool = False,
@@ -342,16 +329,11 @@ def _gather_nd_spec(indices, dshape):
 # gather_nd is one op of (data, indices) whose forward makes the key from the indices (so
 # a planned graph runs it as an op step); its adjoint scatter-adds (repeated positions add
 # up); the indices get no gradient. Both ops take the data's shape (``dshape``).
-_GATHER_ND: Op = defop(
+_GATHER_ND, _GATHER_ND_T = linear_pair(
     "gather_nd", lambda x, i, dshape, key=None: _index_fwd(
         x, **_held(key, _gather_nd_spec, i, dshape)),
-    [lambda g, y, x, i, **a: call(_GATHER_ND_T, (g, i), a), _no_grad],
-    [lambda t, y, x, i, **a: call(_GATHER_ND, (t, i), a), _no_grad], save=(1,))
-_GATHER_ND_T: Op = defop(
     "_gather_nd_backward", lambda g, i, dshape, key=None: _index_add_fwd(
-        g, **_held(key, _gather_nd_spec, i, dshape)),
-    [lambda h, r, g, i, **a: call(_GATHER_ND, (h, i), a), _no_grad],
-    [lambda t, r, g, i, **a: call(_GATHER_ND_T, (t, i), a), _no_grad], save=(1,))
+        g, **_held(key, _gather_nd_spec, i, dshape)))
 
 
 def scatter_nd(data: NDArray, indices: NDArray, shape: Sequence[int], **kwargs: Any) -> NDArray:

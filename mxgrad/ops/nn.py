@@ -38,7 +38,7 @@ try:   # np.einsum without its Python wrapper (same function for two plain opera
     from numpy._core.multiarray import c_einsum as _c_einsum
 except ImportError:  # pragma: no cover - other NumPy layouts
     _c_einsum = np.einsum
-from ._core import Op, PerCall, defop, call, call1, call2, as_array
+from ._core import Op, PerCall, defop, call, call1, call2, as_array, no_grad
 from .reduce import sum as _sum, mean as _mean, reshape_exact
 from .linalg import dot
 from . import elemwise as _ew
@@ -1529,8 +1529,7 @@ def _scatter_fwd(g, idx, input_dim):
     return out
 
 
-def _no_grad(*args, **kwargs):
-    return None
+_no_grad = no_grad
 
 
 _SCATTER: Op = defop("_embedding_backward", _scatter_fwd,

@@ -29,7 +29,7 @@ import numpy as np
 from .._check import as_int
 from ..base import DTypeError, ShapeError, StateError
 from ..ndarray.ndarray import NDArray
-from ._core import Op, call, defop
+from ._core import Op, call, defop, linear_pair, no_grad
 
 __all__ = ["SequenceMask", "SequenceLast", "SequenceReverse"]
 
@@ -200,8 +200,7 @@ def _mask_fwd(x, lengths, axis, value):
     return r if r.dtype == x.dtype else r.astype(x.dtype)
 
 
-def _no_grad(*args, **kwargs):
-    return None
+_no_grad = no_grad
 
 
 def _zero_value(a):
@@ -247,12 +246,8 @@ def _scatter_fwd(g, lengths, dshape, axis, kind):
 
 # SequenceLast and SequenceReverse: gathers at positions made from the lengths; the
 # adjoint scatter-adds back. Both ops take the same attributes (``dshape``: the data's).
-_GATHER: Op = defop("_sequence_gather", _gather_fwd,
-                [lambda g, y, x, n, **a: call(_SCATTER, (g, n), a), _no_grad],
-                [lambda t, y, x, n, **a: call(_GATHER, (t, n), a), _no_grad], save=(1,))
-_SCATTER: Op = defop("_sequence_gather_backward", _scatter_fwd,
-                 [lambda h, r, g, n, **a: call(_GATHER, (h, n), a), _no_grad],
-                 [lambda t, r, g, n, **a: call(_SCATTER, (t, n), a), _no_grad], save=(1,))
+_GATHER, _SCATTER = linear_pair("_sequence_gather", _gather_fwd,
+                                "_sequence_gather_backward", _scatter_fwd)
 
 
 def _finish(result: NDArray, out: Optional[NDArray]) -> NDArray:
