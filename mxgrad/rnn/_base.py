@@ -265,6 +265,11 @@ class BaseRNNCell:
         merged, _ = normalize_sequence(length, outputs, layout, merge_outputs)
         return merged, states
 
+    def _step_name(self) -> str:
+        """The name prefix of this cell's next step (``<prefix>t<k>_``, MXNet's)."""
+        self._counter += 1
+        return "%st%d_" % (self._prefix, self._counter)
+
     def _get_activation(self, inputs: Symbol, activation, **kwargs: Any) -> Symbol:
         """``activation`` (an ``act_type`` name or a function of a Symbol) of ``inputs``."""
         if isinstance(activation, string_types):

@@ -72,8 +72,7 @@ class RNNCell(BaseRNNCell):
         return ("",)
 
     def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
-        self._counter += 1
-        name = "%st%d_" % (self._prefix, self._counter)
+        name = self._step_name()
         i2h = symbol.FullyConnected(data=inputs, weight=self._iW, bias=self._iB,
                                     num_hidden=self._num_hidden, name="%si2h" % name)
         h2h = symbol.FullyConnected(data=states[0], weight=self._hW, bias=self._hB,
@@ -123,8 +122,7 @@ class LSTMCell(BaseRNNCell):
         return ["_i", "_f", "_c", "_o"]
 
     def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
-        self._counter += 1
-        name = "%st%d_" % (self._prefix, self._counter)
+        name = self._step_name()
         i2h = symbol.FullyConnected(data=inputs, weight=self._iW, bias=self._iB,
                                     num_hidden=self._num_hidden * 4, name="%si2h" % name)
         h2h = symbol.FullyConnected(data=states[0], weight=self._hW, bias=self._hB,
@@ -178,26 +176,29 @@ class GRUCell(BaseRNNCell):
         return ["_r", "_z", "_o"]
 
     def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
-        self._counter += 1
-        name = "%st%d_" % (self._prefix, self._counter)
+        name = self._step_name()
         prev_h = states[0]
         i2h = symbol.FullyConnected(data=inputs, weight=self._iW, bias=self._iB,
                                     num_hidden=self._num_hidden * 3, name="%s_i2h" % name)
         h2h = symbol.FullyConnected(data=prev_h, weight=self._hW, bias=self._hB,
                                     num_hidden=self._num_hidden * 3, name="%s_h2h" % name)
-        i2h_r, i2h_z, i2h = symbol.SliceChannel(i2h, num_outputs=3,
-                                                name="%s_i2h_slice" % name)
-        h2h_r, h2h_z, h2h = symbol.SliceChannel(h2h, num_outputs=3,
-                                                name="%s_h2h_slice" % name)
-        reset_gate = symbol.Activation(i2h_r + h2h_r, act_type="sigmoid",
-                                       name="%s_r_act" % name)
-        update_gate = symbol.Activation(i2h_z + h2h_z, act_type="sigmoid",
-                                        name="%s_z_act" % name)
-        next_h_tmp = symbol.Activation(i2h + reset_gate * h2h, act_type="tanh",
-                                       name="%s_h_act" % name)
-        next_h = symbol.elemwise_add((1. - update_gate) * next_h_tmp, update_gate * prev_h,
-                                     name="%sout" % name)
+        next_h = gru_state(self, i2h, h2h, prev_h, name, "tanh")
         return next_h, [next_h]
+
+
+def gru_state(cell: BaseRNNCell, i2h: Symbol, h2h: Symbol, prev_h: Symbol, name: str,
+              activation: Any) -> Symbol:
+    """A GRU step's new state from its input and state projections (3 gates each, in
+    MXNet's order r, z, candidate), named as MXNet's GRU cells name their nodes."""
+    i2h_r, i2h_z, i2h = symbol.SliceChannel(i2h, num_outputs=3, name="%s_i2h_slice" % name)
+    h2h_r, h2h_z, h2h = symbol.SliceChannel(h2h, num_outputs=3, name="%s_h2h_slice" % name)
+    reset_gate = symbol.Activation(i2h_r + h2h_r, act_type="sigmoid", name="%s_r_act" % name)
+    update_gate = symbol.Activation(i2h_z + h2h_z, act_type="sigmoid",
+                                    name="%s_z_act" % name)
+    next_h_tmp = cell._get_activation(i2h + reset_gate * h2h, activation,
+                                      name="%s_h_act" % name)
+    return symbol.elemwise_add((1. - update_gate) * next_h_tmp, update_gate * prev_h,
+                               name="%sout" % name)
 
 
 class SequentialRNNCell(BaseRNNCell):

@@ -21,6 +21,7 @@ from .. import symbol
 from ..base import StateError, NotSupportedError
 from ..symbol import Symbol
 from ._base import BaseRNNCell, RNNParams
+from ._cells import gru_state
 
 __all__ = ["BaseConvRNNCell", "ConvRNNCell", "ConvLSTMCell", "ConvGRUCell"]
 
@@ -50,12 +51,16 @@ class BaseConvRNNCell(BaseRNNCell):
     conv_layout : str, default 'NCHW'
     """
 
-    def __init__(self, input_shape, num_hidden, h2h_kernel, h2h_dilate, i2h_kernel,
-                 i2h_stride, i2h_pad, i2h_dilate, i2h_weight_initializer,
-                 h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer,
-                 activation, prefix: str = "", params: Optional[RNNParams] = None,
-                 conv_layout: str = "NCHW") -> None:
-        super().__init__(prefix=prefix, params=params)
+    _default_prefix = ""    # each cell's own (ConvRNN_, ConvLSTM_, ConvGRU_)
+
+    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1),
+                 i2h_kernel=(3, 3), i2h_stride=(1, 1), i2h_pad=(1, 1), i2h_dilate=(1, 1),
+                 i2h_weight_initializer=None, h2h_weight_initializer=None,
+                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
+                 activation=_LEAKY, prefix: Optional[str] = None,
+                 params: Optional[RNNParams] = None, conv_layout: str = "NCHW") -> None:
+        super().__init__(prefix=self._default_prefix if prefix is None else prefix,
+                         params=params)
         if not all(k % 2 == 1 for k in h2h_kernel):
             raise StateError(f"{type(self).__name__}: h2h_kernel must have odd sizes (the "
                              f"state keeps its shape), got {tuple(h2h_kernel)}")
@@ -110,23 +115,14 @@ class ConvRNNCell(BaseConvRNNCell):
     """Convolutional Elman RNN cell (see :class:`BaseConvRNNCell` for the parameters;
     default activation: leaky ReLU with slope 0.2, prefix ``'ConvRNN_'``)."""
 
-    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1),
-                 i2h_kernel=(3, 3), i2h_stride=(1, 1), i2h_pad=(1, 1), i2h_dilate=(1, 1),
-                 i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
-                 activation=_LEAKY, prefix="ConvRNN_", params=None, conv_layout="NCHW"):
-        super().__init__(input_shape, num_hidden, h2h_kernel, h2h_dilate, i2h_kernel,
-                         i2h_stride, i2h_pad, i2h_dilate, i2h_weight_initializer,
-                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer,
-                         activation, prefix=prefix, params=params, conv_layout=conv_layout)
+    _default_prefix = "ConvRNN_"
 
     @property
     def _gate_names(self) -> Sequence[str]:
         return ("",)
 
     def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
-        self._counter += 1
-        name = "%st%d_" % (self._prefix, self._counter)
+        name = self._step_name()
         i2h, h2h = self._conv_forward(inputs, states, name)
         output = self._get_activation(i2h + h2h, self._activation, name="%sout" % name)
         return output, [output]
@@ -136,15 +132,7 @@ class ConvLSTMCell(BaseConvRNNCell):
     """Convolutional LSTM cell (see :class:`BaseConvRNNCell` for the parameters; prefix
     ``'ConvLSTM_'``)."""
 
-    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1),
-                 i2h_kernel=(3, 3), i2h_stride=(1, 1), i2h_pad=(1, 1), i2h_dilate=(1, 1),
-                 i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
-                 activation=_LEAKY, prefix="ConvLSTM_", params=None, conv_layout="NCHW"):
-        super().__init__(input_shape, num_hidden, h2h_kernel, h2h_dilate, i2h_kernel,
-                         i2h_stride, i2h_pad, i2h_dilate, i2h_weight_initializer,
-                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer,
-                         activation, prefix=prefix, params=params, conv_layout=conv_layout)
+    _default_prefix = "ConvLSTM_"
 
     @property
     def _gate_names(self) -> Sequence[str]:
@@ -156,8 +144,7 @@ class ConvLSTMCell(BaseConvRNNCell):
                 {"shape": self._state_shape, "__layout__": self._conv_layout}]
 
     def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
-        self._counter += 1
-        name = "%st%d_" % (self._prefix, self._counter)
+        name = self._step_name()
         i2h, h2h = self._conv_forward(inputs, states, name)
         gates = symbol.SliceChannel(i2h + h2h, num_outputs=4,
                                     axis=self._conv_layout.find("C"), name="%sslice" % name)
@@ -176,34 +163,14 @@ class ConvGRUCell(BaseConvRNNCell):
     """Convolutional GRU cell (see :class:`BaseConvRNNCell` for the parameters; prefix
     ``'ConvGRU_'``)."""
 
-    def __init__(self, input_shape, num_hidden, h2h_kernel=(3, 3), h2h_dilate=(1, 1),
-                 i2h_kernel=(3, 3), i2h_stride=(1, 1), i2h_pad=(1, 1), i2h_dilate=(1, 1),
-                 i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer="zeros", h2h_bias_initializer="zeros",
-                 activation=_LEAKY, prefix="ConvGRU_", params=None, conv_layout="NCHW"):
-        super().__init__(input_shape, num_hidden, h2h_kernel, h2h_dilate, i2h_kernel,
-                         i2h_stride, i2h_pad, i2h_dilate, i2h_weight_initializer,
-                         h2h_weight_initializer, i2h_bias_initializer, h2h_bias_initializer,
-                         activation, prefix=prefix, params=params, conv_layout=conv_layout)
+    _default_prefix = "ConvGRU_"
 
     @property
     def _gate_names(self) -> Sequence[str]:
         return ["_r", "_z", "_o"]
 
     def __call__(self, inputs: Symbol, states: List[Symbol]) -> Tuple[Symbol, List[Symbol]]:
-        self._counter += 1
-        name = "%st%d_" % (self._prefix, self._counter)
+        name = self._step_name()
         i2h, h2h = self._conv_forward(inputs, states, name)
-        i2h_r, i2h_z, i2h = symbol.SliceChannel(i2h, num_outputs=3,
-                                                name="%s_i2h_slice" % name)
-        h2h_r, h2h_z, h2h = symbol.SliceChannel(h2h, num_outputs=3,
-                                                name="%s_h2h_slice" % name)
-        reset_gate = symbol.Activation(i2h_r + h2h_r, act_type="sigmoid",
-                                       name="%s_r_act" % name)
-        update_gate = symbol.Activation(i2h_z + h2h_z, act_type="sigmoid",
-                                        name="%s_z_act" % name)
-        next_h_tmp = self._get_activation(i2h + reset_gate * h2h, self._activation,
-                                          name="%s_h_act" % name)
-        next_h = symbol.elemwise_add((1. - update_gate) * next_h_tmp, update_gate * states[0],
-                                     name="%sout" % name)
+        next_h = gru_state(self, i2h, h2h, states[0], name, self._activation)
         return next_h, [next_h]
