@@ -209,16 +209,22 @@ def _layout(kw, nsp: int) -> Tuple[int, Tuple[int, ...]]:
     return layout.index("C"), tuple(i for i, c in enumerate(layout) if c in "DHW")
 
 
-@rule("Convolution")
-def _conv(kw, ins, outs):
+def _conv_attrs(kw):
+    """A (de)convolution's kernel, its number of spatial axes, stride, dilation and pad
+    (0 read as 1 for the first two), groups, filters, channel axis and spatial axes."""
     k = _tuple(kw["kernel"])
     nsp = len(k)
-    s, dl, p = _tuple(kw.get("stride"), nsp), _tuple(kw.get("dilate"), nsp), \
-        _tuple(kw.get("pad"), nsp)
-    s = tuple(x or 1 for x in s)
-    dl = tuple(x or 1 for x in dl)
+    s = tuple(x or 1 for x in _tuple(kw.get("stride"), nsp))
+    dl = tuple(x or 1 for x in _tuple(kw.get("dilate"), nsp))
+    p = _tuple(kw.get("pad"), nsp)
     g, f = int(kw.get("num_group", 1)), int(kw["num_filter"])
     c_ax, sp = _layout(kw, nsp)
+    return k, nsp, s, dl, p, g, f, c_ax, sp
+
+
+@rule("Convolution")
+def _conv(kw, ins, outs):
+    k, nsp, s, dl, p, g, f, c_ax, sp = _conv_attrs(kw)
     d, o = ins[0], outs[0]
     w = ins[1] if len(ins) > 1 else None
     nd_ = nsp + 2
@@ -250,16 +256,9 @@ def _conv(kw, ins, outs):
 
 @rule("Deconvolution")
 def _deconv(kw, ins, outs):
-    k = _tuple(kw["kernel"])
-    nsp = len(k)
-    s, dl, p = _tuple(kw.get("stride"), nsp), _tuple(kw.get("dilate"), nsp), \
-        _tuple(kw.get("pad"), nsp)
-    s = tuple(x or 1 for x in s)
-    dl = tuple(x or 1 for x in dl)
+    k, nsp, s, dl, p, g, f, c_ax, sp = _conv_attrs(kw)
     adj = _tuple(kw.get("adj"), nsp)
     target = _tuple(kw.get("target_shape"))
-    g, f = int(kw.get("num_group", 1)), int(kw["num_filter"])
-    c_ax, sp = _layout(kw, nsp)
     d, o = ins[0], outs[0]
     if d is None:
         return list(ins), [o]
