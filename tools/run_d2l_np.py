@@ -538,26 +538,34 @@ def log_differences(what: str, logs: Sequence[str], most: int) -> List[str]:
     return out
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--d2l-git", help="git dir of a d2l-en clone")
-    ap.add_argument("--ref", default="v1.0.3", help="tag or commit of the book")
-    ap.add_argument("--work", default="/tmp/d2len")
+def add_side_arguments(ap: argparse.ArgumentParser, timeout: int, images: str,
+                       default_root: str = "this interpreter's mxgrad") -> None:
+    """The options every real-program runner takes: the two interpreters, which mxgrad
+    to run, which side, epochs, the timeout and the synthetic data's size."""
     ap.add_argument("--mxnet-python", default="/tmp/mxvenv/bin/python",
                     help="an interpreter with MXNet 1.9.1")
     ap.add_argument("--python", default=sys.executable, help="interpreter for mxgrad")
     ap.add_argument("--mxgrad-root", default=None,
-                    help="folder holding the mxgrad package to run (default: this "
-                         "interpreter's mxgrad)")
+                    help=f"folder holding the mxgrad package to run (default: "
+                         f"{default_root})")
     ap.add_argument("--live", action="store_true",
                     help="run mxgrad from --mxgrad-root itself, not a snapshot of it")
     side = ap.add_mutually_exclusive_group()
     side.add_argument("--mxgrad-only", action="store_true")
     side.add_argument("--mxnet-only", action="store_true")
     ap.add_argument("--epochs", type=int, default=1)
-    ap.add_argument("--timeout", type=int, default=900)
-    ap.add_argument("--images", type=int, default=512,
-                    help="synthetic Fashion-MNIST training images (a quarter as many test)")
+    ap.add_argument("--timeout", type=int, default=timeout)
+    ap.add_argument("--images", type=int, default=512, help=images)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--d2l-git", help="git dir of a d2l-en clone")
+    ap.add_argument("--ref", default="v1.0.3", help="tag or commit of the book")
+    ap.add_argument("--work", default="/tmp/d2len")
+    add_side_arguments(ap, timeout=900,
+                       images="synthetic Fashion-MNIST training images (a quarter as many "
+                              "test)")
     ap.add_argument("--chapters", default=",".join(CHAPTERS),
                     help="comma-separated chapter names (without chapter_)")
     ap.add_argument("--table", action="store_true", help="print the saved results' table only")

@@ -64,8 +64,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_d2l import PRELUDE_MXGRAD, PRELUDE_MXNET, ROOT, _MAGIC, fashion_mnist  # noqa: E402
-from run_d2l_np import (DISPLAY, GPU_SIGNS, NET_SIGNS, display_last, load_results,  # noqa: E402
-                        log_differences, save_results, snapshot_mxgrad, table)
+from run_d2l_np import (DISPLAY, GPU_SIGNS, NET_SIGNS, add_side_arguments,  # noqa: E402
+                        display_last, load_results, log_differences, save_results,
+                        snapshot_mxgrad, table)
 
 TUTORIALS = "docs/python_docs/python/tutorials"
 _FENCE = re.compile(r"^```+\s*(.*?)\s*$")
@@ -302,21 +303,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--mxnet-git", help="git dir of an apache/mxnet clone")
     ap.add_argument("--ref", default="1.9.1", help="tag or commit of MXNet")
     ap.add_argument("--work", default="/tmp/mxtut")
-    ap.add_argument("--mxnet-python", default="/tmp/mxvenv/bin/python",
-                    help="an interpreter with MXNet 1.9.1")
-    ap.add_argument("--python", default=sys.executable, help="interpreter for mxgrad")
-    ap.add_argument("--mxgrad-root", default=None,
-                    help="folder holding the mxgrad package to run (default: the "
-                         "checkout this tool is in)")
-    ap.add_argument("--live", action="store_true",
-                    help="run mxgrad from --mxgrad-root itself, not a snapshot of it")
-    side = ap.add_mutually_exclusive_group()
-    side.add_argument("--mxgrad-only", action="store_true")
-    side.add_argument("--mxnet-only", action="store_true")
-    ap.add_argument("--epochs", type=int, default=1)
-    ap.add_argument("--timeout", type=int, default=600)
-    ap.add_argument("--images", type=int, default=512,
-                    help="synthetic training images per dataset (a quarter as many test)")
+    add_side_arguments(ap, timeout=600,
+                       images="synthetic training images per dataset (a quarter as many test)",
+                       default_root="the checkout this tool is in")
     ap.add_argument("--table", action="store_true", help="print the saved results' table only")
     ap.add_argument("--list", action="store_true", help="list the pages and stop")
     ap.add_argument("--diff", action="store_true",
