@@ -42,7 +42,7 @@ FLOORS: Dict[str, int] = {
     "mxgrad._warn": 0, "mxgrad._fileio": 0, "mxgrad._threads": 0, "mxgrad._allocator": 0,
     "mxgrad._host_array": 0, "mxgrad.name": 0, "mxgrad.attribute": 0, "mxgrad.compat": 0,
     "mxgrad.runtime": 0, "mxgrad._unsupported": 0, "mxgrad._mxnet_op_args": 0,
-    "mxgrad._test_stats": 0, "mxgrad._states": 0,
+    "mxgrad._test_stats": 0,
     # 1: the NDArray class
     "mxgrad.ndarray.ndarray": 1, "mxgrad.ndarray._format": 1,
     # 2: the engine
@@ -64,6 +64,7 @@ FLOORS: Dict[str, int] = {
     "mxgrad.module": 6, "mxgrad.rnn": 6, "mxgrad.monitor": 6, "mxgrad.viz": 6,
     "mxgrad.recordio": 6, "mxgrad.test_utils": 6, "mxgrad._test_data": 6, "mxgrad.demo": 6,
     "mxgrad.data": 6, "mxgrad.contrib": 6, "mxgrad.launch": 6,
+    "mxgrad._states": 6,
     # 7: the package's face, mx.*
     "mxgrad": 7,
 }
@@ -206,6 +207,158 @@ def cycles(graph: Dict[str, Set[str]]) -> List[Set[str]]:
     return out
 
 
+# Known debt (issue 20 item 5): the import edges still to remove. Without them the graph has
+# no cycle and no upward import; tests/test_import_graph.py fails on any other such edge and
+# on an entry here that is gone (remove it). ``python tools/import_graph.py --debt`` prints
+# the list a checkout needs.
+DEBT: Set[Edge] = {
+    ('mxgrad._check', 'mxgrad.gluon'),
+    ('mxgrad._check', 'mxgrad.gluon.block'),
+    ('mxgrad._check', 'mxgrad.initializer'),
+    ('mxgrad._check', 'mxgrad.ndarray'),
+    ('mxgrad._states', 'mxgrad.optimizer'),
+    ('mxgrad.autograd', 'mxgrad.autograd.function'),
+    ('mxgrad.autograd', 'mxgrad.autograd.functional'),
+    ('mxgrad.autograd', 'mxgrad.ndarray'),
+    ('mxgrad.autograd.forward_ad', 'mxgrad.ndarray'),
+    ('mxgrad.autograd.function', 'mxgrad.ndarray'),
+    ('mxgrad.autograd.functional', 'mxgrad.ndarray'),
+    ('mxgrad.autograd.graph', 'mxgrad.ndarray'),
+    ('mxgrad.autograd.nodes', 'mxgrad.ndarray'),
+    ('mxgrad.demo', 'mxgrad'),
+    ('mxgrad.executor', 'mxgrad.symbol'),
+    ('mxgrad.executor', 'mxgrad.symbol.plan'),
+    ('mxgrad.gluon.block', 'mxgrad.gluon.nn'),
+    ('mxgrad.gluon.block', 'mxgrad.gluon.nn.basic_layers'),
+    ('mxgrad.gluon.parameter', 'mxgrad.gluon.block'),
+    ('mxgrad.model', 'mxgrad.callback'),
+    ('mxgrad.model', 'mxgrad.module'),
+    ('mxgrad.ndarray', 'mxgrad.ndarray._methods'),
+    ('mxgrad.ndarray', 'mxgrad.operator'),
+    ('mxgrad.ndarray', 'mxgrad.random'),
+    ('mxgrad.ndarray._methods', 'mxgrad.autograd'),
+    ('mxgrad.ndarray._methods', 'mxgrad.autograd.function'),
+    ('mxgrad.ndarray.contrib', 'mxgrad.random'),
+    ('mxgrad.ndarray.image', 'mxgrad.gluon'),
+    ('mxgrad.ndarray.image', 'mxgrad.gluon.data'),
+    ('mxgrad.ndarray.image', 'mxgrad.gluon.data.vision'),
+    ('mxgrad.ndarray.image', 'mxgrad.gluon.data.vision.transforms'),
+    ('mxgrad.ndarray.image', 'mxgrad.random'),
+    ('mxgrad.ndarray.ndarray', 'mxgrad.ndarray.sparse'),
+    ('mxgrad.numpy', 'mxgrad.autograd'),
+    ('mxgrad.numpy.random', 'mxgrad.autograd'),
+    ('mxgrad.numpy_extension', 'mxgrad.ndarray.contrib'),
+    ('mxgrad.numpy_extension', 'mxgrad.random'),
+    ('mxgrad.numpy_extension.image', 'mxgrad.image'),
+    ('mxgrad.operator', 'mxgrad.autograd'),
+    ('mxgrad.operator', 'mxgrad.ndarray'),
+    ('mxgrad.operator', 'mxgrad.numpy'),
+    ('mxgrad.operator', 'mxgrad.numpy_extension'),
+    ('mxgrad.operator', 'mxgrad.symbol'),
+    ('mxgrad.operator', 'mxgrad.symbol._registry'),
+    ('mxgrad.ops._apply', 'mxgrad.autograd'),
+    ('mxgrad.ops._apply', 'mxgrad.ndarray'),
+    ('mxgrad.ops._apply', 'mxgrad.ops.reduce'),
+    ('mxgrad.ops._core', 'mxgrad.autograd'),
+    ('mxgrad.ops._core', 'mxgrad.ndarray'),
+    ('mxgrad.ops._core', 'mxgrad.ops.reduce'),
+    ('mxgrad.ops.adamw', 'mxgrad._check'),
+    ('mxgrad.ops.adamw', 'mxgrad.ndarray'),
+    ('mxgrad.ops.boxes', 'mxgrad.ndarray'),
+    ('mxgrad.ops.composed', 'mxgrad._check'),
+    ('mxgrad.ops.composed', 'mxgrad.ndarray'),
+    ('mxgrad.ops.conv', 'mxgrad.autograd'),
+    ('mxgrad.ops.conv', 'mxgrad.ndarray'),
+    ('mxgrad.ops.correlation', 'mxgrad.ndarray'),
+    ('mxgrad.ops.creation', 'mxgrad._check'),
+    ('mxgrad.ops.creation', 'mxgrad.ndarray'),
+    ('mxgrad.ops.ctc', 'mxgrad.ndarray'),
+    ('mxgrad.ops.deformable', 'mxgrad.ndarray'),
+    ('mxgrad.ops.detection', 'mxgrad._check'),
+    ('mxgrad.ops.detection', 'mxgrad.ndarray'),
+    ('mxgrad.ops.elemwise', 'mxgrad._check'),
+    ('mxgrad.ops.elemwise', 'mxgrad.ndarray'),
+    ('mxgrad.ops.hawkes', 'mxgrad.ndarray'),
+    ('mxgrad.ops.im2col', 'mxgrad.ndarray'),
+    ('mxgrad.ops.indexing', 'mxgrad._check'),
+    ('mxgrad.ops.indexing', 'mxgrad.autograd'),
+    ('mxgrad.ops.indexing', 'mxgrad.ndarray'),
+    ('mxgrad.ops.legacy', 'mxgrad.ndarray'),
+    ('mxgrad.ops.linalg', 'mxgrad.ndarray'),
+    ('mxgrad.ops.linalg_factor', 'mxgrad.ndarray'),
+    ('mxgrad.ops.nn', 'mxgrad.autograd'),
+    ('mxgrad.ops.nn', 'mxgrad.ndarray'),
+    ('mxgrad.ops.nn', 'mxgrad.random'),
+    ('mxgrad.ops.numeric', 'mxgrad._check'),
+    ('mxgrad.ops.numeric', 'mxgrad.ndarray'),
+    ('mxgrad.ops.optimizer_update', 'mxgrad._check'),
+    ('mxgrad.ops.optimizer_update', 'mxgrad.ndarray'),
+    ('mxgrad.ops.ordering', 'mxgrad.autograd'),
+    ('mxgrad.ops.ordering', 'mxgrad.ndarray'),
+    ('mxgrad.ops.output', 'mxgrad._check'),
+    ('mxgrad.ops.output', 'mxgrad.ndarray'),
+    ('mxgrad.ops.proposal', 'mxgrad._check'),
+    ('mxgrad.ops.proposal', 'mxgrad.ndarray'),
+    ('mxgrad.ops.reduce', 'mxgrad.ndarray'),
+    ('mxgrad.ops.resize2d', 'mxgrad.ndarray'),
+    ('mxgrad.ops.rnn', 'mxgrad.autograd'),
+    ('mxgrad.ops.rnn', 'mxgrad.ndarray'),
+    ('mxgrad.ops.rnn', 'mxgrad.random'),
+    ('mxgrad.ops.roi', 'mxgrad._check'),
+    ('mxgrad.ops.roi', 'mxgrad.ndarray'),
+    ('mxgrad.ops.sampler', 'mxgrad.ndarray'),
+    ('mxgrad.ops.sampling', 'mxgrad.ndarray'),
+    ('mxgrad.ops.sampling', 'mxgrad.random'),
+    ('mxgrad.ops.sequence', 'mxgrad._check'),
+    ('mxgrad.ops.sequence', 'mxgrad.ndarray'),
+    ('mxgrad.ops.shape', 'mxgrad.ndarray'),
+    ('mxgrad.ops.syncbn', 'mxgrad.autograd'),
+    ('mxgrad.ops.syncbn', 'mxgrad.ndarray'),
+    ('mxgrad.ops.transformer', 'mxgrad.ndarray'),
+    ('mxgrad.optimizer', 'mxgrad._states'),
+    ('mxgrad.random', 'mxgrad.ndarray'),
+    ('mxgrad.recordio', 'mxgrad.image'),
+    ('mxgrad.symbol._checks', 'mxgrad'),
+    ('mxgrad.symbol._checks', 'mxgrad.test_utils'),
+    ('mxgrad.symbol._custom', 'mxgrad.operator'),
+    ('mxgrad.symbol._custom', 'mxgrad.symbol._dtype'),
+    ('mxgrad.symbol._custom', 'mxgrad.symbol._ops'),
+    ('mxgrad.symbol._custom', 'mxgrad.symbol._shape'),
+    ('mxgrad.symbol._custom', 'mxgrad.symbol.symbol'),
+    ('mxgrad.symbol._dtype', 'mxgrad.symbol.symbol'),
+    ('mxgrad.symbol._np_ops', 'mxgrad.symbol._shape'),
+    ('mxgrad.symbol._ops', 'mxgrad.symbol._infer'),
+    ('mxgrad.symbol._shape', 'mxgrad.symbol._registry'),
+    ('mxgrad.symbol._shape', 'mxgrad.symbol.symbol'),
+    ('mxgrad.symbol.numpy._symbol', 'mxgrad.symbol.numpy._functions'),
+    ('mxgrad.symbol.sparse', 'mxgrad.symbol._registry'),
+    ('mxgrad.symbol.symbol', 'mxgrad.executor'),
+    ('mxgrad.symbol.symbol', 'mxgrad.symbol'),
+    ('mxgrad.symbol.symbol', 'mxgrad.symbol._control_flow'),
+    ('mxgrad.symbol.symbol', 'mxgrad.symbol._dtype'),
+    ('mxgrad.symbol.symbol', 'mxgrad.symbol._ops'),
+    ('mxgrad.symbol.symbol', 'mxgrad.symbol._shape'),
+    ('mxgrad.symbol.symbol', 'mxgrad.symbol.numpy'),
+    ('mxgrad.symbol.symbol', 'mxgrad.symbol.numpy._symbol'),
+    ('mxgrad.test_utils', 'mxgrad'),
+}
+
+
+def needed_debt(found: Dict[Edge, Tuple[str, int]], mods: Dict[str, str]) -> Set[Edge]:
+    """The edges that make a cycle or go upward: every upward edge, then every edge inside
+    what cycles remain (function-level first; module-level only where needed)."""
+    out = {(a, b) for (a, b) in found if floor(b) > floor(a)}
+    for kinds in (("function",), ("function", "module")):
+        graph: Dict[str, Set[str]] = {m: set() for m in mods}
+        for (a, b) in found:
+            if (a, b) not in out:
+                graph[a].add(b)
+        for comp in cycles(graph):
+            out |= {(a, b) for (a, b), (k, _) in found.items()
+                    if k in kinds and a in comp and b in comp}
+    return out
+
+
 def analyse(root: str) -> Tuple[List[Set[str]], List[Tuple[str, str, str, int]],
                                 Dict[Edge, Tuple[str, int]]]:
     """(import cycles, upward imports as (importer, imported, kind, line), all edges)."""
@@ -218,8 +371,16 @@ def analyse(root: str) -> Tuple[List[Set[str]], List[Tuple[str, str, str, int]],
 
 
 def main(argv: List[str]) -> None:
+    debt = "--debt" in argv
+    argv = [a for a in argv if a != "--debt"]
     root = argv[0] if argv else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     sets, up, found = analyse(root)
+    if debt:
+        print("DEBT: Set[Edge] = {")
+        for a, b in sorted(needed_debt(found, modules(root))):
+            print(f"    ({a!r}, {b!r}),")
+        print("}")
+        return
     if not sets:
         print("no import cycles")
     for comp in sorted(sets, key=len, reverse=True):
