@@ -66,6 +66,10 @@ from . import numpy_extension as npx  # noqa: E402
 # hybrid_forward's F (the mx.nd module) reaches the NumPy interface as F.np / F.npx
 setattr(ndarray, "np", numpy)
 setattr(ndarray, "npx", numpy_extension)
+# MXNet's test files use test_utils.mx (``from mxnet.test_utils import *`` hands them mx): the
+# package hands itself over here, so that test_utils never imports the package above it
+import sys as _sys  # noqa: E402
+setattr(test_utils, "mx", _sys.modules[__name__])
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 if not _TYPE_CHECKING:   # hidden from type checkers, so that they still flag unknown names
     from ._unsupported import module_getattr as __getattr__  # mx.mod, ...: clear errors

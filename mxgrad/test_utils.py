@@ -26,7 +26,7 @@ from collections import OrderedDict
 import numpy.random as rnd
 import numpy.testing as npt
 
-import mxgrad as mx  # the package (partly initialised here); MXNet's tests use test_utils.mx
+from . import ndarray as _nd
 from .base import ArgumentTypeError, DTypeError, ShapeError, StateError
 from .context import Context, current_context
 from .ndarray.ndarray import NDArray, wrap
@@ -36,6 +36,7 @@ from ._typing import Axis, DTypeLike
 
 if TYPE_CHECKING:
     from .optimizer import Optimizer
+    import mxgrad as mx   # set by mxgrad/__init__ (no import of the package from here)
 
 _Arr = Union[NDArray, np.ndarray]
 
@@ -74,160 +75,10 @@ def set_default_context(ctx: Context) -> None:
     Context._local.value = ctx
 
 
-def default_dtype() -> type:
-    """The dtype tests use by default: float32."""
-    return np.float32
-
-
-def default_rtols() -> Dict[np.dtype, float]:
-    """Relative tolerance per dtype used when ``rtol=None`` (MXNet 1.9's table)."""
-    return {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4,
-            np.dtype(np.float64): 1e-5, **{np.dtype(t): 0 for t in _EXACT_TYPES}}
-
-
-def default_atols() -> Dict[np.dtype, float]:
-    """Absolute tolerance per dtype used when ``atol=None`` (MXNet 1.9's table)."""
-    return {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3,
-            np.dtype(np.float64): 1e-20, **{np.dtype(t): 0 for t in _EXACT_TYPES}}
-
-
-def default_numeric_eps() -> Dict[np.dtype, float]:
-    """Finite-difference step per dtype (powers of two: no bits lost in ``x + eps``)."""
-    return {np.dtype(np.float16): 1.0 / 2 ** 6, np.dtype(np.float32): 1.0 / 2 ** 9,
-            np.dtype(np.float64): 1.0 / 2 ** 14}
-
-
-_EXACT_TYPES = (np.bool_, np.int8, np.uint8, np.int32, np.uint32, np.int64, np.uint64)
-
-
-def _dtype_of(x) -> np.dtype:
-    if isinstance(x, numbers.Number):
-        return np.asarray(x).dtype
-    return np.dtype(getattr(x, "dtype", np.asarray(x).dtype))
-
-
-def get_tolerance(dat, tol, default_tol) -> float:
-    """``tol`` itself when it is a number, else its (or ``default_tol``'s) entry for ``dat``'s dtype."""
-    if isinstance(tol, numbers.Number):
-        return cast(float, tol)
-    dtype = _dtype_of(dat)
-    tol = {} if tol is None else tol
-    if dtype in tol:
-        return tol[dtype]
-    return default_tol.get(dtype, default_tol[np.dtype(np.float64)])
-
-
-def get_tols(x: _Arr, y: _Arr, rtol: Optional[float], atol: Optional[float]
-             ) -> Tuple[float, float]:
-    """The (rtol, atol) for comparing ``x`` and ``y``: the looser default of the two dtypes."""
-    return (max(get_tolerance(x, rtol, default_rtols()), get_tolerance(y, rtol, default_rtols())),
-            max(get_tolerance(x, atol, default_atols()), get_tolerance(y, atol, default_atols())))
-
-
-def get_rtol(rtol: Optional[float] = None, dtype: DTypeLike = np.dtype(np.float64)) -> float:
-    """``rtol``, or the default relative tolerance of ``dtype``."""
-    return default_rtols()[np.dtype(dtype)] if rtol is None else rtol
-
-
-def get_atol(atol: Optional[float] = None, dtype: DTypeLike = np.dtype(np.float64)) -> float:
-    """``atol``, or the default absolute tolerance of ``dtype``."""
-    return default_atols()[np.dtype(dtype)] if atol is None else atol
-
-
-def get_etol(etol=None) -> float:
-    """``etol``, or 0: the share of elements allowed to differ."""
-    return 0 if etol is None else etol
-
-
-def _np(x):
-    return x.asnumpy() if isinstance(x, NDArray) else np.asarray(x)
-
-
-def _check_shapes(a, b):
-    if a.shape != b.shape:
-        raise AssertionError(f"a.shape = {a.shape} and b.shape = {b.shape} are not equal")
-
-
-def almost_equal(a: _Arr, b: _Arr, rtol: Optional[float] = None, atol: Optional[float] = None,
-                 equal_nan: bool = False, use_broadcast: bool = True) -> bool:
-    """Whether ``a`` and ``b`` are elementwise close (``None`` tolerances: float64 defaults).
-
-    Examples
-    --------
-    >>> almost_equal(mx.nd.array([1.]), [1.00001], rtol=1e-4)
-    True
-    """
-    a, b = _np(a), _np(b)
-    if not use_broadcast:
-        _check_shapes(a, b)
-    return bool(np.allclose(a, b, rtol=get_rtol(rtol), atol=get_atol(atol), equal_nan=equal_nan))
-
-
-def _max_violation(a, b, rtol, atol):
-    with np.errstate(invalid="ignore"):
-        diff = np.where(np.equal(a, b), 0, np.abs(a - b))
-        violation = diff / (atol + rtol * np.abs(b) + 1e-20)
-    violation = np.nan_to_num(np.broadcast_to(violation, np.broadcast(a, b).shape), nan=np.inf)
-    loc = np.unravel_index(int(np.argmax(violation)), violation.shape) if violation.size else ()
-    return loc, (float(violation[loc]) if violation.size else 0.0)
-
-
-def assert_almost_equal(a: _Arr, b: _Arr, rtol: Optional[float] = None,
-                        atol: Optional[float] = None, names: Tuple[str, str] = ("a", "b"),
-                        equal_nan: bool = False, use_broadcast: bool = True,
-                        mismatches: Tuple[int, int] = (10, 10)) -> None:
-    """Assert ``a`` and ``b`` (NDArrays, NumPy arrays or numbers) are elementwise close.
-
-    As MXNet 1.9: ``rtol``/``atol`` of ``None`` take the defaults of the inputs' dtypes
-    (float32: 1e-4 / 1e-3; float64: 1e-5 / 1e-20; integers and bool: exact), a number is used
-    as given, a dict maps dtypes to tolerances; the inputs broadcast unless
-    ``use_broadcast=False``; the error names the worst element with ``names``.
-
-    Examples
-    --------
-    >>> assert_almost_equal(mx.nd.array([1.]), [1.00005])
-    >>> assert_almost_equal(mx.nd.array([1.]), [1.1], names=('out', 'expected'))
-    Traceback (most recent call last):
-    ...
-    AssertionError: ...out=1.00000000, expected=1.10000000...
-    """
-    rtol, atol = get_tols(a, b, rtol, atol)
-    a, b = _np(a), _np(b)
-    if not use_broadcast:
-        _check_shapes(a, b)
-    if a.dtype == np.bool_ and b.dtype == np.bool_:
-        np.testing.assert_equal(a, b)
-        return
-    if np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan):
-        return
-    a_b, b_b = np.broadcast_arrays(a, b)
-    loc, rel = _max_violation(a_b, b_b, rtol, atol)
-    with np.errstate(invalid="ignore"):
-        bad = ~np.isclose(a_b, b_b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-    share = 100.0 * bad.sum() / max(bad.size, 1)
-    raise AssertionError(
-        f"Error {rel:f} exceeds tolerance rtol={rtol:e}, atol={atol:e} (mismatch {share:f}%).\n"
-        f"Location of maximum error: {loc}, {names[0]}={float(a_b[loc]):.8f}, "
-        f"{names[1]}={float(b_b[loc]):.8f}")
-
-
-def assert_allclose(a: _Arr, b: _Arr, rtol: float = 1e-07, atol: float = 0, equal_nan: bool = True
-                    ) -> None:
-    """:func:`assert_almost_equal` with NumPy's ``assert_allclose`` defaults."""
-    assert_almost_equal(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
-
-
-def assert_almost_equal_ignore_nan(a: _Arr, b: _Arr, rtol: Optional[float] = None,
-                                   atol: Optional[float] = None,
-                                   names: Tuple[str, str] = ("a", "b")) -> None:
-    """:func:`assert_almost_equal` where a NaN in either input matches anything."""
-    a, b = np.array(_np(a), dtype=np.float64), np.array(_np(b), dtype=np.float64)
-    a, b = np.broadcast_arrays(a, b)
-    a, b = a.copy(), b.copy()
-    nan = np.isnan(a) | np.isnan(b)
-    a[nan] = 0
-    b[nan] = 0
-    assert_almost_equal(a, b, rtol, atol, names)
+from ._test_compare import (  # noqa: E402  (the comparisons: one home, re-exported)
+    default_dtype, default_rtols, default_atols, default_numeric_eps, get_tolerance, get_tols,
+    get_rtol, get_atol, get_etol, almost_equal, assert_almost_equal, assert_allclose,
+    assert_almost_equal_ignore_nan, _np)
 
 
 def same(a: _Arr, b: _Arr) -> bool:
@@ -900,23 +751,23 @@ def assign_each2(input1: np.ndarray, input2: np.ndarray,
 
 def create_vector(size: int, dtype: DTypeLike = np.int64) -> NDArray:
     """``arange(size)`` (MXNet's large-tensor tests)."""
-    return mx.nd.arange(0, size, dtype=dtype)
+    return _nd.arange(0, size, dtype=dtype)
 
 
 def create_2d_tensor(rows: int, columns: int, dtype: DTypeLike = np.int64) -> NDArray:
     """A ``(rows, columns)`` array whose row ``i`` holds ``i``."""
-    return mx.nd.broadcast_to(mx.nd.arange(0, rows, dtype=dtype).reshape((rows, 1)),
-                              shape=(rows, columns))
+    return _nd.broadcast_to(_nd.arange(0, rows, dtype=dtype).reshape((rows, 1)),
+                            shape=(rows, columns))
 
 
 def get_identity_mat(size: int) -> NDArray:
     """The ``size x size`` identity (float32)."""
-    return mx.nd.array(np.eye(size, dtype=np.float32))
+    return _nd.array(np.eye(size, dtype=np.float32))
 
 
 def get_identity_mat_batch(size: int) -> NDArray:
     """Two stacked identities, shape ``(2, size, size)``."""
-    return mx.nd.array(np.stack([np.eye(size, dtype=np.float32)] * 2))
+    return _nd.array(np.stack([np.eye(size, dtype=np.float32)] * 2))
 
 
 def rand_coord_2d(x_low: int, x_high: int, y_low: int, y_high: int) -> Tuple[int, int]:

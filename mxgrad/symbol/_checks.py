@@ -21,7 +21,9 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from .. import ndarray as nd
+from .. import _test_compare as _cmp
 from ..base import StateError, DTypeError
+from ..context import current_context
 from ..ndarray.ndarray import NDArray
 from .symbol import Symbol
 
@@ -29,11 +31,6 @@ __all__ = ["check_symbolic_forward", "check_symbolic_backward", "check_numeric_g
            "check_consistency", "simple_forward", "numeric_grad"]
 
 _FLOATS = (np.float16, np.float32, np.float64)
-
-
-def _tu():
-    from .. import test_utils
-    return test_utils
 
 
 def _check_dtype(dtype, allow_asnumpy=True) -> None:
@@ -85,7 +82,7 @@ def _parse_aux_states(sym: Symbol, aux_states, ctx, dtype) -> Optional[Dict[str,
 
 
 def _ctx(ctx):
-    return ctx if ctx is not None else _tu().default_context()
+    return ctx if ctx is not None else current_context()
 
 
 def simple_forward(sym: Symbol, ctx=None, is_train: bool = False, **inputs) -> Any:
@@ -120,8 +117,8 @@ def check_symbolic_forward(sym: Symbol, location, expected, rtol=None, atol=None
     exe = sym.bind(ctx, args=location, args_grad=grads, aux_states=aux)
     exe.forward(is_train=False)
     for name, want, got in zip(sym.list_outputs(), expected, exe.outputs):
-        _tu().assert_almost_equal(want, got, rtol, atol, (f"EXPECTED_{name}", f"FORWARD_{name}"),
-                                  equal_nan=equal_nan)
+        _cmp.assert_almost_equal(want, got, rtol, atol, (f"EXPECTED_{name}", f"FORWARD_{name}"),
+                                 equal_nan=equal_nan)
     return exe.outputs
 
 
@@ -164,7 +161,7 @@ def check_symbolic_backward(sym: Symbol, location, out_grads, expected, rtol=Non
         out_grads = [_as_nd(out_grads, ctx, dtype)]
     if any(r != "null" for r in reqs.values()):
         exe.backward(out_grads)     # (with every grad_req 'null' a backward changes nothing)
-    tu = _tu()
+    tu = _cmp
     for name in expected:
         names = (f"EXPECTED_{name}", f"BACKWARD_{name}")
         req = reqs.get(name, "null")
@@ -225,7 +222,7 @@ def check_numeric_gradient(sym: Symbol, location, aux_states=None, numeric_eps=N
     of ``sum(sym * P)`` for a random projection ``P`` at ``location`` (list or dict), for
     ``grad_nodes`` (names, or a dict name -> grad_req), with ``numeric_eps``, ``rtol``,
     ``atol`` and ``dtype`` as MXNet's defaults give them."""
-    from .. import sym as S
+    from .. import symbol as S
     _check_dtype(dtype, allow_asnumpy=False)
     ctx = _ctx(ctx)
     loc = _parse_location(sym, location, ctx, dtype)
@@ -255,7 +252,7 @@ def check_numeric_gradient(sym: Symbol, location, aux_states=None, numeric_eps=N
     grads = {k: nd.array(v, ctx=ctx, dtype=dtype) for k, v in init.items()}
     exe = out.bind(ctx, args=loc, args_grad=grads, grad_req=reqs, aux_states=aux)
     exe.forward(is_train=True)
-    tu = _tu()
+    tu = _cmp
     eps = tu.get_tolerance(exe.outputs[0], numeric_eps, tu.default_numeric_eps())
     exe.backward()
     loc_np["__random_proj"] = loc["__random_proj"].asnumpy()
@@ -326,7 +323,7 @@ def check_consistency(sym, ctx_list, scale: float = 1.0, grad_req="write", arg_p
             gt.update(exes[gt_idx].grad_dict)
     for exe in exes:
         exe.forward(is_train=False)
-    tu = _tu()
+    tu = _cmp
 
     def compare(arr, want, rt, at, what, i):
         try:
