@@ -19,7 +19,7 @@ import math
 import time
 from typing import Any, Callable
 
-from .model import save_checkpoint
+from ._checkpoint import save_checkpoint
 
 __all__ = ["module_checkpoint", "do_checkpoint", "log_train_metric", "Speedometer",
            "ProgressBar", "LogValidationMetricsCallback"]

@@ -13,7 +13,7 @@ import functools
 import numbers
 import os
 import sys
-from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Sequence, Tuple, Type,
+from typing import (TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, Tuple, Type,
                     Union, cast)
 
 import numpy as np

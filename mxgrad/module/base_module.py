@@ -19,7 +19,7 @@ from ..context import cpu
 from .._warn import warn
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
-from ..model import BatchEndParam, split_params
+from .._checkpoint import BatchEndParam, split_params
 
 __all__ = ["BaseModule", "ModuleStateError"]
 

@@ -18,7 +18,7 @@ from .. import symbol as sym
 from ..base import StateError
 from .._warn import warn
 from ..initializer import Uniform
-from ..model import load_params
+from .._checkpoint import load_params
 from ..name import NameManager
 from .base_module import BaseModule, _check_input_names, _require
 from .module import Module

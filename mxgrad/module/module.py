@@ -28,8 +28,8 @@ from ..base import DTypeError, MXNetError, StateError
 from .._warn import warn
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
-from ..model import (_create_kvstore, _initialize_kvstore, _update_params,
-                     _update_params_on_kvstore, load_checkpoint)
+from .._checkpoint import (_create_kvstore, _initialize_kvstore, _update_params,
+                           _update_params_on_kvstore, load_checkpoint)
 from ..ndarray import NDArray, zeros
 from .base_module import BaseModule, _check_input_names, _parse_data_desc, _require
 from .executor_group import DataParallelExecutorGroup
