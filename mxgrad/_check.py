@@ -475,14 +475,23 @@ _LAYER_RULES = {
 }
 
 
+_PKG = __name__.rsplit(".", 1)[0]   # "mxgrad" (or the name a copy is imported under)
+
+
+def _has_base(cls: type, module: str, name: str) -> bool:
+    """Whether ``cls`` derives from the class ``name`` of ``mxgrad.<module>``, found by its
+    name in the MRO: the classes (Gluon's Block, Initializer) live above this module, which
+    must not import them (tools/import_graph.py floors)."""
+    where = f"{_PKG}.{module}"
+    return any(k.__name__ == name and k.__module__ == where for k in cls.__mro__)
+
+
 def _is_block(v) -> bool:
-    from .gluon.block import Block
-    return isinstance(v, Block)
+    return _has_base(type(v), "gluon.block", "Block")
 
 
 def _is_initializer(v) -> bool:
-    from .initializer import Initializer
-    return isinstance(v, Initializer)
+    return _has_base(type(v), "initializer", "Initializer")
 
 
 def _dtype_ok(value) -> bool:
@@ -577,8 +586,7 @@ def _check_forwarded(cls, where, params, kwargs) -> None:
     closest argument it takes (``Dense(3, in_unit=4)``: did you mean ``in_units``)."""
     import difflib
     import inspect
-    if not any(k.__name__ == "Block" and k.__module__ == "mxgrad.gluon.block"
-               for k in cls.__mro__):
+    if not _has_base(cls, "gluon.block", "Block"):
         return        # only Gluon blocks end in Block.__init__(prefix, params)
     taken = set()
     for klass in cls.__mro__:

@@ -84,3 +84,12 @@ def test_the_analysis_counts_function_level_and_package_imports(tmp_path):
     for a, b in found:
         g[a].add(b)
     assert ig.cycles(g) == [{"mxgrad.low", "mxgrad.pkg", "mxgrad.pkg.mod"}]
+
+
+def test_argument_checks_know_blocks_and_initializers_without_importing_them():
+    import mxgrad as mx
+    from mxgrad import _check
+    assert _check._is_block(mx.gluon.nn.Dense(2)) and not _check._is_block(mx.init.One())
+    assert _check._is_initializer(mx.init.Xavier()) and not _check._is_initializer("zeros")
+    with pytest.raises(mx.base.MXNetError, match="weight_initializer must be an Initializer"):
+        mx.gluon.nn.Dense(2, weight_initializer=mx.gluon.nn.Dense(2))

@@ -215,9 +215,6 @@ def cycles(graph: Dict[str, Set[str]]) -> List[Set[str]]:
 # on an entry here that is gone (remove it). ``python tools/import_graph.py --debt`` prints
 # the list a checkout needs.
 DEBT: Set[Edge] = {
-    ('mxgrad._check', 'mxgrad.gluon'),
-    ('mxgrad._check', 'mxgrad.gluon.block'),
-    ('mxgrad._check', 'mxgrad.initializer'),
     ('mxgrad._check', 'mxgrad.ndarray'),
     ('mxgrad._states', 'mxgrad.optimizer'),
     ('mxgrad.autograd', 'mxgrad.autograd.function'),
