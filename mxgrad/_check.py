@@ -203,7 +203,7 @@ def _is_real(v) -> bool:
 
 def _arg_problem(name: str, value):
     """What is wrong with ``value`` for a parameter called ``name``, or None."""
-    from .ndarray.ndarray import NDArray
+    from ._engine.ndarray import NDArray
     if name == "out":
         if value is None or isinstance(value, NDArray) or (
                 isinstance(value, (list, tuple)) and value
@@ -536,7 +536,7 @@ _INITIALIZER_RULES = {
 
 
 def _is_array_like(v) -> bool:
-    from .ndarray.ndarray import NDArray
+    from ._engine.ndarray import NDArray
     return isinstance(v, (NDArray, np.ndarray)) or (
         isinstance(v, (list, tuple)) and len(v) > 0 and all(_finite(x) for x in np.ravel(v)))
 

@@ -33,8 +33,8 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from .base import DTypeError, FileFormatError, ShapeError
-from .ndarray import _format
-from .ndarray.ndarray import NDArray, wrap
+from . import _format
+from ._engine.ndarray import NDArray, wrap
 
 __all__ = ["dumps", "loads", "check_states", "StatesMismatchError"]
 
@@ -357,7 +357,7 @@ class _RestrictedUnpickler(pickle.Unpickler):
             cls = getattr(lr_scheduler, name, None)
             if isinstance(cls, type) and issubclass(cls, lr_scheduler.LRScheduler):
                 return cls
-        if module in ("mxgrad.ndarray.ndarray",) and name == "NDArray":
+        if module in ("mxgrad.ndarray.ndarray", "mxgrad._engine.ndarray") and name == "NDArray":
             return NDArray
         raise FileFormatError(f"the pickled states refer to {module}.{name}, which mxgrad "
                               f"does not load")

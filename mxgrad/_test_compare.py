@@ -17,7 +17,7 @@ from typing import Dict, Optional, Tuple, Union, cast
 import numpy as np
 
 from ._typing import DTypeLike
-from .ndarray.ndarray import NDArray
+from ._engine.ndarray import NDArray
 
 _Arr = Union[NDArray, np.ndarray]
 

@@ -22,7 +22,7 @@ import numpy as np
 from typing_extensions import Literal, Protocol, TypeAlias, overload
 
 if TYPE_CHECKING:
-    from .ndarray.ndarray import NDArray
+    from ._engine.ndarray import NDArray
 
 __all__ = ["Shape", "ShapeLike", "Axis", "GradReq", "DTypeLike", "Scalar", "ArrayOrScalar",
            "InitLike",           "ArrayT", "UnaryOp", "UnaryMethod", "BinaryOp", "Init"]

@@ -254,6 +254,14 @@ class NotSupportedError(MXNetError, NotImplementedError):
 __all__.append("NotSupportedError")
 
 
+class SparseNotSupportedError(NotSupportedError):
+    """Sparse storage (row_sparse, csr) is not part of mxgrad (``mx.nd.sparse`` re-exports
+    it; defined here so that the NDArray class raises it without importing ``mx.nd``)."""
+
+
+__all__.append("SparseNotSupportedError")
+
+
 class UnsupportedFeatureError(NotSupportedError, AttributeError):
     """An unsupported part of MXNet looked up as an attribute (``mx.mod``); also an
     ``AttributeError``, so ``hasattr(mx, 'mod')`` is ``False``."""

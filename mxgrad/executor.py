@@ -28,8 +28,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from .base import MXNetError, ShapeError, DTypeError, StateError
-from .ndarray.ndarray import NDArray, wrap
-from .autograd.scope import _Scope
+from ._engine.ndarray import NDArray, wrap
+from ._engine.scope import _Scope
 from . import ndarray as nd
 
 __all__ = ["Executor", "bind", "simple_bind"]

@@ -42,7 +42,7 @@ from math import sqrt
 import numpy as np
 
 from .base import DTypeError, ShapeError, StateError
-from .ndarray.ndarray import NDArray
+from ._engine.ndarray import NDArray
 from . import random as _random
 
 _C = TypeVar("_C", bound=Type[Any])

@@ -33,7 +33,7 @@ from collections import OrderedDict
 import numpy as _np
 
 from .base import DTypeError, ShapeError, StateError, numeric_types
-from .ndarray.ndarray import NDArray
+from ._engine.ndarray import NDArray
 
 Batch = Union[NDArray, _np.ndarray, Sequence[Union[NDArray, _np.ndarray]]]
 """A batch of labels or predictions: one NDArray or a list of them."""

@@ -34,7 +34,7 @@ import numpy as np
 from . import autograd
 from .base import ArgumentTypeError, DTypeError, MXNetError, ShapeError, StateError
 from .context import current_context
-from .ndarray.ndarray import NDArray
+from ._engine.ndarray import NDArray
 
 __all__ = ["CustomOp", "CustomOpProp", "CustomOpError", "register",
            "get_all_registered_operators", "Custom"]

@@ -38,8 +38,8 @@ import numpy as np
 from .base import DTypeError, MXNetError, ShapeError, StateError
 from .util import is_np_array
 from ._warn import warn as _warn
-from .ndarray.ndarray import NDArray, wrap
-from .autograd.scope import state as _scope
+from ._engine.ndarray import NDArray, wrap
+from ._engine.scope import state as _scope
 from .ops import optimizer_update as _k   # the update arithmetic, shared with nd.*_update
 
 if TYPE_CHECKING:

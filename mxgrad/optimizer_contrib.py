@@ -21,7 +21,7 @@ from typing import Any, Dict
 import numpy as np
 
 from .base import ShapeError, StateError
-from .ndarray.ndarray import NDArray, wrap
+from ._engine.ndarray import NDArray, wrap
 from .ops import optimizer_update as _k
 from .optimizer import Optimizer, _buf, _zeros_like, register
 

@@ -198,7 +198,7 @@ def _install() -> None:
     import inspect
     from . import ndarray as nd_pkg, random as random_mod
     from .ndarray import contrib, linalg, op as op_mod
-    from .ndarray.ndarray import NDArray
+    from ._engine.ndarray import NDArray
     from .ndarray._methods import NDArrayMethods
     from .ops._core import Op
     if _patched:

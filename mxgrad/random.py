@@ -20,7 +20,7 @@ import numpy as np
 from ._check import allocate, as_int, as_real, as_shape
 from .base import as_dtype, DTypeError, ShapeError, StateError
 from .context import as_context
-from .ndarray.ndarray import NDArray, wrap
+from ._engine.ndarray import NDArray, wrap
 from ._typing import DTypeLike, ShapeLike
 from .context import Context
 

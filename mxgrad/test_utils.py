@@ -29,7 +29,7 @@ import numpy.testing as npt
 from . import ndarray as _nd
 from .base import ArgumentTypeError, DTypeError, ShapeError, StateError
 from .context import Context, current_context
-from .ndarray.ndarray import NDArray, wrap
+from ._engine.ndarray import NDArray, wrap
 from .ndarray import array
 from .util import getenv, setenv, use_np
 from ._typing import Axis, DTypeLike
@@ -563,7 +563,7 @@ def check_jvp(fn: Callable, inputs: Sequence, tangents=None, eps: float = 1e-6,
     ...           [mx.nd.array([0.3, 1.2]), mx.nd.array([2., 3.])])
     True
     """
-    from .autograd import forward_ad
+    from ._engine import forward_ad
     xs = [np.array(_np(x), dtype=np.float64) for x in inputs]
     rng = np.random.default_rng(seed)
     if tangents is None:
@@ -673,7 +673,7 @@ def _grad_allow_unused(heads, variables, head_grads=None, retain_graph=None,
                        create_graph=False, train_mode=True):
     """``autograd.grad`` giving zeros for an input the outputs do not depend on (a numeric
     check may have such inputs, e.g. gamma under ``fix_gamma``)."""
-    from .autograd.graph import grad_impl
+    from ._engine.graph import grad_impl
     return grad_impl(heads, variables, head_grads, retain_graph, create_graph, train_mode,
                      True, allow_unused=True)
 

@@ -63,12 +63,12 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 from ..base import DTypeError, GraphError, InPlaceError, MXNetError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
-from . import forward_ad as _fwad
-from .graph import Leaf, Node
-from .scope import _Scope, state
+from .._engine.ndarray import NDArray, wrap
+from .._engine import forward_ad as _fwad
+from .._engine.graph import Leaf, Node
+from .._engine.scope import _Scope, state
 from ..ops._apply import fit_gradient
-from .nodes import make_node
+from .._engine.nodes import make_node
 
 __all__ = ["Function", "function", "once_differentiable", "FunctionCtx", "AutogradContext",
            "CustomFunction"]

@@ -41,9 +41,9 @@ from typing import Callable
 import numpy as np
 
 from ..base import DTypeError, GraphError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
-from . import forward_ad as fwAD
-from .scope import _Scope, state
+from .._engine.ndarray import NDArray, wrap
+from .._engine import forward_ad as fwAD
+from .._engine.scope import _Scope, state
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -251,7 +251,7 @@ def _check_requires_grad(items, kind, strict):
 
 def _reached(head, targets):
     """Indices of ``targets`` whose graph node can be reached from ``head``'s node."""
-    from .graph import Leaf
+    from .._engine.graph import Leaf
     if head is None or head._node is None:
         return set()
     where = {}
@@ -280,7 +280,7 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False,
                    retain_graph=None, need_reach=False):
     """``autograd.grad`` that skips outputs outside the graph and, with ``need_reach``,
     returns None for inputs no output reaches (PyTorch's ``allow_unused``)."""
-    from .graph import grad_impl
+    from .._engine.graph import grad_impl
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     heads, hgrads = [], []

@@ -19,7 +19,7 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from .. import autograd as _ag
 from ..base import DTypeError, StateError
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from .._typing import GradReq
 
 __all__ = ["set_is_training", "TrainingStateScope", "train_section", "test_section",

@@ -17,7 +17,7 @@ from typing import Any, List, Optional
 
 from ..base import StateError, as_dtype
 from ..io.io import DataDesc, DataIter
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ..ops.creation import zeros
 
 __all__ = ["DataLoaderIter"]

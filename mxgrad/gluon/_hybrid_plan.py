@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..autograd.scope import state
+from .._engine.scope import state
 from .. import autograd
 from ..base import ArgumentTypeError, MXNetError
-from ..ndarray.ndarray import NDArray
-from ..ndarray.ndarray import FACES
+from .._engine.ndarray import NDArray
+from .._engine.ndarray import FACES
 from ..symbol.symbol import Symbol, example_var
 from ..util import is_np_array
 from ..symbol._registry import UnknownOpError

@@ -50,8 +50,8 @@ from .._fileio import atomic_write
 from ..context import current_context
 from .._warn import warn as _warn
 from .. import ndarray as nd
-from ..ndarray.ndarray import NDArray
-from ..ndarray import _format as _nd_format
+from .._engine.ndarray import NDArray
+from .. import _format as _nd_format
 from ..ndarray.utils import _split as _nd_split
 from .. import initializer
 from .. import autograd

@@ -23,11 +23,11 @@ from typing_extensions import Literal, overload
 import numpy as np
 
 from ..base import DTypeError, MXNetError, ShapeError, StateError, numeric_types
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ..symbol.symbol import Symbol
 from .block import HybridBlock
 from ..ops.nn import _softmax_ce_per_sample
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
            "SoftmaxCrossEntropyLoss", "SoftmaxCELoss", "KLDivLoss", "HuberLoss",

@@ -42,11 +42,11 @@ import numpy as np
 from ..base import DTypeError, MXNetError, ShapeError, StateError, as_dtype
 from ..context import Context, as_context_list, cpu, current_context
 from .. import ndarray as nd
-from ..ndarray.ndarray import NDArray, as_face, mode_face
+from .._engine.ndarray import NDArray, as_face, mode_face
 from ..util import is_np_shape
 from .._warn import warn as _warn
 from .. import autograd
-from ..autograd.graph import GRAD_REQS
+from .._engine.graph import GRAD_REQS
 from .. import initializer
 from .utils import _brief_print_list, _indent, shape_is_known
 from .._typing import DTypeLike, GradReq, Init, InitLike, ShapeLike

@@ -27,7 +27,7 @@ from ..base import DTypeError, MXNetError, ShapeError, StateError
 from .._fileio import file_sha1
 from ..context import as_context
 from .. import ndarray as nd
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from .. import autograd
 
 __all__ = ["split_data", "split_and_load", "placed_context", "clip_global_norm", "check_sha1", "download",

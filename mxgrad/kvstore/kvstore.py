@@ -27,7 +27,7 @@ from typing import Any, Union
 import numpy as np
 
 from ..base import DTypeError, MXNetError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .. import optimizer as opt
 from ._comm import CollectiveMismatchError, LocalComm, world
 

@@ -1,12 +1,11 @@
 """``mx.nd``: the NDArray class and every op as a function.
 
-This package plays two parts, at two heights of the house. Its submodule
-``ndarray.ndarray`` is the bottom: the NDArray class, which imports nothing above
-``mxgrad.base``. This ``__init__`` is near the top: the ``mx.nd`` namespace, assembled
-here from the op modules (``mxgrad.ops.*``, which import the class, never this
-namespace)::
+This package is near the top of the house: the ``mx.nd`` namespace, assembled here from
+the op modules (``mxgrad.ops.*``, which import the class, never this namespace). The
+class itself is the bottom (``mxgrad/_engine/ndarray.py``, importing nothing above
+``mxgrad.base``); ``mxgrad.ndarray.ndarray`` is its MXNet path, the same module::
 
-    mx.nd (this file)  ->  mxgrad.ops.*  ->  ops._apply  ->  autograd.graph  ->  ndarray.ndarray
+    mx.nd (this file)  ->  mxgrad.ops.*  ->  ops._apply  ->  _engine.graph  ->  _engine.ndarray
 
 Examples
 --------
@@ -18,9 +17,18 @@ Examples
 """
 from __future__ import annotations
 
+import sys as _sys
+
 import numpy as _np
 
-from .ndarray import NDArray
+# The NDArray class (floor 1) lives in mxgrad/_engine/ndarray.py and the file format in
+# mxgrad/_format.py, below the ops; their MXNet paths mxgrad.ndarray.ndarray and
+# mxgrad.ndarray._format name the same module objects.
+from .._engine import ndarray
+from .. import _format
+_sys.modules[f"{__name__}.ndarray"] = ndarray
+_sys.modules[f"{__name__}._format"] = _format
+from .._engine.ndarray import NDArray
 from ..ops.creation import *  # noqa: F401,F403
 from ..ops.elemwise import *  # noqa: F401,F403
 from ..ops.reduce import *  # noqa: F401,F403

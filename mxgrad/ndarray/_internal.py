@@ -21,7 +21,7 @@ from typing import Any, Optional
 from ..ops._apply import write_out
 from ..ops.indexing import index_assign
 from ..ops.shape import slice_key
-from .ndarray import NDArray
+from .._engine.ndarray import NDArray
 
 __all__ = ["_slice_assign", "_slice_assign_scalar", "_crop_assign", "_crop_assign_scalar"]
 

@@ -39,14 +39,14 @@ import numpy as np
 
 from ..base import InPlaceError, as_dtype
 from .._typing import ArrayOrScalar, DTypeLike, GradReq, Scalar
-from ..autograd import graph as _graph
-from ..autograd.graph import Leaf, mark_variable, null_grad
-from ..autograd.scope import state
+from .._engine import graph as _graph
+from .._engine.graph import Leaf, mark_variable, null_grad
+from .._engine.scope import state
 from ..autograd.function import Function
 from ..ops import elemwise as _ew, reduce as _reduce, shape as _shape, indexing as _index
 from ..ops import ordering as _order, linalg as _linalg, nn as _nn
 from . import dlpack as _dlpack
-from .ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 
 __all__ = ["NDArrayMethods"]
 

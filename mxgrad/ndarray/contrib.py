@@ -50,7 +50,7 @@ from ..ops.transformer import (interleaved_matmul_selfatt_qk,  # noqa: F401
                                interleaved_matmul_encdec_valatt)
 from ..ops.boxes import (box_iou, box_nms, box_non_maximum_suppression,  # noqa: F401
                          box_encode, box_decode, bipartite_matching)
-from .ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from ..context import Context
 
 __all__ = ["boolean_mask", "arange_like", "div_sqrt_dim", "foreach", "while_loop", "cond",

@@ -32,7 +32,7 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 from ..base import DTypeError, StateError
-from .ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 
 __all__ = ["to_dlpack_for_read", "to_dlpack_for_write", "from_dlpack"]
 

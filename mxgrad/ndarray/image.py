@@ -20,7 +20,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
-from .ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 
 __all__ = ["to_tensor", "normalize", "flip_left_right", "flip_top_bottom",
            "random_flip_left_right", "random_flip_top_bottom", "crop", "resize",

@@ -9,18 +9,14 @@ Examples
 >>> sparse.csr_matrix((2, 2))
 Traceback (most recent call last):
 ...
-mxgrad.ndarray.sparse.SparseNotSupportedError: mx.nd.sparse.csr_matrix: sparse storage ...
+mxgrad.base.SparseNotSupportedError: mx.nd.sparse.csr_matrix: sparse storage ...
 """
 from __future__ import annotations
 
-from ..base import NotSupportedError
+from ..base import SparseNotSupportedError
 
 __all__ = ["SparseNotSupportedError", "csr_matrix", "row_sparse_array", "zeros", "empty",
            "array", "CSRNDArray", "RowSparseNDArray", "BaseSparseNDArray"]
-
-
-class SparseNotSupportedError(NotSupportedError):
-    """Sparse storage (row_sparse, csr) is not part of mxgrad."""
 
 
 def _refuse(name):

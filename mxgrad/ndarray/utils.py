@@ -10,8 +10,8 @@ from typing import Dict, List, Union
 
 from ..base import DTypeError
 from .._fileio import check_path
-from . import _format
-from .ndarray import NDArray, wrap
+from .. import _format
+from .._engine.ndarray import NDArray, wrap
 
 __all__ = ["waitall", "save", "load", "load_frombuffer"]
 

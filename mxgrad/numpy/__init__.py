@@ -28,7 +28,7 @@ import numpy as _onp
 
 from ..base import DTypeError, MXNetError, NotSupportedError, ShapeError, UnknownArgumentError
 from ..context import Context, cpu
-from ..ndarray.ndarray import NDArray, wrap as _wrap
+from .._engine.ndarray import NDArray, wrap as _wrap
 from ..ops import elemwise as _E
 from ..ops import reduce as _R
 from ..ops import shape as _S
@@ -1019,7 +1019,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None,
     if r is a:
         r = positive(a)
     if not copy and isinstance(x, NDArray):
-        from ..autograd import is_recording
+        from .._engine.scope import is_recording
         if not (is_recording() and x._node is not None):
             x[...] = r           # in place, as MXNet (under recording: the new array only)
             return _np(x)

@@ -34,7 +34,7 @@ import numpy as _onp
 
 from ..base import ArgumentTypeError, DTypeError, NotSupportedError, ShapeError, \
     UnknownArgumentError
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ..ops._apply import write_out
 
 __all__ = ["DEFAULTS", "check_kwargs", "into_out", "finish"]

@@ -13,7 +13,7 @@ from typing import List, Any, Optional
 import numpy as _onp
 
 from ..base import DTypeError, NotSupportedError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from ..ops import linalg as _L
 from ..ops import linalg_factor as _LF
 from ..ops import elemwise as _E

@@ -39,7 +39,7 @@ import numpy as _onp
 
 from ..base import ArgumentTypeError, DTypeError, NotSupportedError, OutOfRangeError, \
     ShapeError, as_dtype
-from ..ndarray.ndarray import FACES, NDArray, as_face, wrap
+from .._engine.ndarray import FACES, NDArray, as_face, wrap
 from ..ops import elemwise as _E
 from ..ops._apply import FaceRules
 from ..ops import reduce as _R

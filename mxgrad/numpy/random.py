@@ -18,7 +18,7 @@ from typing import List, Any, Optional
 import numpy as _onp
 
 from ..base import DTypeError, ShapeError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .. import random as _random
 from ..ops import elemwise as _E
 from .multiarray import ndarray, _np_dtype, to_np
@@ -46,7 +46,7 @@ def _param(p: Any) -> Any:
 
 def _in_graph(*params: Any) -> bool:
     """Whether a parameter is an array a gradient must reach (recording, in a graph)."""
-    from ..autograd import is_recording
+    from .._engine.scope import is_recording
     return is_recording() and _builtins.any(isinstance(p, NDArray) and p._node is not None
                                             for p in params)
 

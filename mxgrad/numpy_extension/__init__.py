@@ -17,7 +17,7 @@ import numpy as _onp
 
 from ..base import DTypeError, ShapeError
 from ..context import Context, cpu, cpu_pinned, gpu, num_gpus, current_context  # noqa: F401
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ..numpy.multiarray import ndarray, to_np as _np, from_input as _in
 from ..util import (set_np, reset_np, is_np_array, is_np_shape, use_np, use_np_array,
                     use_np_shape, np_array, np_shape, set_np_shape)
@@ -112,7 +112,7 @@ def masked_log_softmax(data: Any, mask: Any, axis: int = -1, temperature: float 
     m = _in(mask)
     mf = m if m._data.dtype == d._data.dtype else _E.cast(m, d._data.dtype)
     r = _N.log_softmax((d / temperature) + (1.0 - mf) * -1e18, axis=axis)
-    from ..ndarray.ndarray import wrap
+    from .._engine.ndarray import wrap
     ninf = wrap(_onp.full(r.shape, -_onp.inf, r._data.dtype), None, 0, ndarray)
     if mf.shape != r.shape:
         mf = _R.broadcast_exact(mf, r.shape)
@@ -224,7 +224,7 @@ def arange_like(data: Any, start: float = 0.0, step: float = 1.0, repeat: int = 
     d = _in(data)
     n = d.size if axis is None else d.shape[axis]
     vals = (start + step * (_onp.arange(n) // repeat)).astype(d._data.dtype)
-    from ..ndarray.ndarray import wrap
+    from .._engine.ndarray import wrap
     return wrap(vals.reshape(d.shape) if axis is None else vals, None, 0, ndarray)
 
 
@@ -271,7 +271,7 @@ def constraint_check(input: Any, msg: str = "Constraint violated.") -> ndarray:
     """
     if not bool(_onp.all(_in(input)._data)):
         raise ShapeError(msg)
-    from ..ndarray.ndarray import wrap
+    from .._engine.ndarray import wrap
     return wrap(_onp.asarray(True), None, 0, ndarray)
 
 
@@ -285,7 +285,7 @@ gather_nd = _nd("gather_nd", _I.gather_nd)
 
 def nonzero(a: Any) -> ndarray:
     """The indices of the non-zero elements as one int64 array of shape (N, ndim)."""
-    from ..ndarray.ndarray import wrap
+    from .._engine.ndarray import wrap
     return wrap(_onp.argwhere(_in(a)._data).astype(_onp.int64), None, 0, ndarray)
 
 

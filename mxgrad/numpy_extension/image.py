@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as _onp
 
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from ..numpy.multiarray import ndarray, from_input
 
 __all__ = ["to_tensor", "normalize", "flip_left_right", "flip_top_bottom", "resize"]

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as _onp
 
 from ..base import ShapeError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from ..numpy.multiarray import ndarray, _np_dtype
 from ..numpy.random import seed, uniform, normal  # noqa: F401
 from ..numpy.random import _param, _rng

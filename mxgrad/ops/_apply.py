@@ -43,13 +43,13 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..base import DTypeError, ShapeError, UnknownArgumentError
-from ..ndarray.ndarray import NDArray, wrap
-from ..autograd.scope import state
-from ..autograd.graph import _FREED, Node, _debug, check_finite, new_node
+from .._engine.ndarray import NDArray, wrap
+from .._engine.scope import state
+from .._engine.graph import _FREED, Node, _debug, check_finite, new_node
 # the engine's record functions, bound here as module globals: the fast paths below look
 # them up here, and symbol/plan.py swaps them here to capture op applications
-from ..autograd.nodes import _ALL, _from_freed, _record1, _record2, make_node, record
-from ..autograd import forward_ad as _fad
+from .._engine.nodes import _ALL, _from_freed, _record1, _record2, make_node, record
+from .._engine import forward_ad as _fad
 
 __all__ = ["new_array", "as_array", "make_node", "record", "apply", "apply1", "apply2",
            "call", "call1", "call2", "unary_fast", "binary_fast", "scalar_fast", "operator",

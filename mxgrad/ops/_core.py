@@ -26,9 +26,9 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from ..ndarray.ndarray import NDArray, as_face, wrap
-from ..autograd.reuse import GETREFCOUNT_OWN as _ARG, refcount as _getrefcount
-from ..autograd.nodes import _ALL
+from .._engine.ndarray import NDArray, as_face, wrap
+from .._engine.reuse import GETREFCOUNT_OWN as _ARG, refcount as _getrefcount
+from .._engine.nodes import _ALL
 # How an op is applied (output arrays, recording, nodes, tangents) lives in _apply; its
 # dispatchers are re-exported here under the names op modules have always imported.
 from ._apply import (apply, apply1, apply2, call, call1, call2, as_array, inplace_apply,
@@ -42,7 +42,7 @@ __all__ = ["Op", "defop", "PerCall", "reusable", "apply", "apply1", "apply2", "c
 # A raw (NumPy-only) rule of a one-input op is called by Op.backward as rule(g, out, x);
 # inside `reusable`, g's known references are 4: the engine's gradient list, Op.backward's
 # `g`, the rule's parameter and `reusable`'s. No more (the engine's one rule,
-# autograd/reuse.py) means nobody else can see g, so the rule may write its result into g
+# _engine/reuse.py) means nobody else can see g, so the rule may write its result into g
 # instead of allocating (large arrays: fewer page faults and cache misses).
 _OWN = 4
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from .._check import as_real
 from ..base import ShapeError
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from .optimizer_update import _buffers, _finish, _nd, prepare_grad
 
 __all__ = ["adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update"]

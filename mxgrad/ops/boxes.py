@@ -20,7 +20,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .indexing import take, where
 from .shape import reshape
 

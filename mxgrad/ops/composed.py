@@ -24,7 +24,7 @@ import numpy as np
 
 from .._check import as_int, as_real
 from ..base import DTypeError, ShapeError, StateError, as_dtype
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from ._core import call1, defop
 from .conv import Deconvolution
 from .elemwise import sqrt, square

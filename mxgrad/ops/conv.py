@@ -58,8 +58,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray
-from ..autograd.scope import state
+from .._engine.ndarray import NDArray
+from .._engine.scope import state
 from ._core import Op, PerCall, defop, call, call1, as_array, inplace_apply
 from .reduce import sum as _nd_sum, reshape_exact
 from .._typing import Shape

@@ -22,7 +22,7 @@ import math
 from typing import Any, Optional
 
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from .elemwise import abs as _abs, add_n
 from .reduce import sum as _sum
 from .shape import pad, slice as _slice, stack

@@ -11,7 +11,7 @@ import numpy as np
 from .._check import allocate, as_int, as_real, as_shape, is_attribute_keyword
 from ..base import DTypeError, NotSupportedError, ShapeError, StateError, as_dtype
 from ..context import as_context
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .._typing import DTypeLike, ShapeLike
 from ..context import Context
 

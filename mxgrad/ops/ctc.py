@@ -27,7 +27,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .elemwise import exp, log, maximum, stop_gradient
 from .indexing import where
 from .nn import log_softmax

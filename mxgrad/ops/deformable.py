@@ -33,7 +33,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .conv import _conv_osize
 from .im2col import _geometry
 from .indexing import take

@@ -25,7 +25,7 @@ import numpy as np
 
 from .._check import as_real
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from ._core import call, defop
 
 __all__ = ["MultiBoxPrior", "MultiBoxTarget", "MultiBoxDetection", "ROIPooling"]

@@ -19,7 +19,7 @@ import numpy as np
 _RAW = (np.ndarray, np.generic)  # NumPy data in a raw backward (0-d ops give scalars)
 
 from ..base import ShapeError, as_dtype
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from ._core import defop, reusable
 from ._apply import (apply, apply1, apply2, as_array, binary_fast, inplace_operator, operator,
                      unary_fast, write_out)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..base import DTypeError, ShapeError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .elemwise import exp, log
 from .indexing import where
 from .linalg import dot

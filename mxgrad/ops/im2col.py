@@ -23,7 +23,7 @@ from typing import Any, Optional, Sequence, Tuple
 import numpy as np
 
 from ..base import DTypeError, ShapeError
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ._core import Op, call1, defop
 from .conv import _columns_view, _conv_osize, _offset_slices, _offsets, _pad_input, _prod
 

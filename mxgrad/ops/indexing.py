@@ -38,8 +38,8 @@ import numpy as np
 
 from .._check import as_int, as_real
 from ..base import DTypeError, InPlaceError, OutOfRangeError, ShapeError, StateError, as_dtype
-from ..ndarray.ndarray import NDArray, wrap
-from ..autograd.scope import state
+from .._engine.ndarray import NDArray, wrap
+from .._engine.scope import state
 from ._core import Op, PerCall, defop, call, call1, as_array, inplace_apply, linear_pair, no_grad
 from .reduce import reshape_exact, broadcast_to
 from .shape import (index_spec, index_apply, index_add_apply, _axis, _arr, _isint,

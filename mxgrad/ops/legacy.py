@@ -18,7 +18,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..base import DTypeError, ShapeError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .indexing import one_hot, pick
 
 __all__ = ["onehot_encode", "choose_element_0index", "fill_element_0index", "reset_arrays"]

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..base import DTypeError, ShapeError
 from .._threads import matmul as _matmul   # np.matmul on the thread policy's threads
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ._core import Op, defop, call1, call2, as_array
 from .reduce import reshape_exact
 

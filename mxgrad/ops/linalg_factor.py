@@ -22,7 +22,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..base import ShapeError
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ._core import call1, defop
 from ._apply import write_out
 from .elemwise import maximum

@@ -28,8 +28,8 @@ import math
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError, as_dtype
-from ..ndarray.ndarray import NDArray, wrap
-from ..autograd.scope import state
+from .._engine.ndarray import NDArray, wrap
+from .._engine.scope import state
 from ..random import generator as _generator
 from .._typing import DTypeLike
 from .._threads import matmul as _matmul   # np.matmul on the thread policy's threads

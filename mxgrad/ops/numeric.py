@@ -20,7 +20,7 @@ import numpy as np
 
 from .._check import as_int, as_real
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 
 __all__ = ["histogram", "multi_all_finite", "allclose"]
 

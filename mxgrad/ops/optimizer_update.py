@@ -23,7 +23,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..base import DTypeError, ShapeError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .._typing import DTypeLike
 
 __all__ = ["sgd_update", "sgd_mom_update", "nag_mom_update", "mp_sgd_update",

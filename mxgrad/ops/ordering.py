@@ -20,8 +20,8 @@ from typing_extensions import Literal, overload
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError, as_dtype
-from ..ndarray.ndarray import NDArray, wrap
-from ..autograd.scope import state
+from .._engine.ndarray import NDArray, wrap
+from .._engine.scope import state
 from ._core import defop, call1, as_array, inplace_apply
 from .reduce import reshape_exact
 from .._typing import DTypeLike

@@ -26,7 +26,7 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from ..base import ArgumentTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .._check import as_real
 from ._core import defop, call1, call2
 from ._apply import write_out

@@ -28,7 +28,7 @@ import numpy as np
 
 from .._check import as_real
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 
 __all__ = ["Proposal", "MultiProposal"]
 

@@ -24,7 +24,7 @@ import numpy as np
 _RAW = (np.ndarray, np.generic)  # NumPy data in a raw backward (0-d ops give scalars)
 
 from ..base import DTypeError, ShapeError, StateError, as_dtype
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from ._core import defop, call1, as_array, inplace_apply
 from .._typing import ArrayT, Axis, DTypeLike
 

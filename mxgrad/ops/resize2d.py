@@ -17,7 +17,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .linalg import dot
 from .shape import reshape, swapaxes
 

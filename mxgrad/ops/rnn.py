@@ -42,8 +42,8 @@ from typing import List, Optional, Union
 import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray
-from ..autograd.scope import state as _scope
+from .._engine.ndarray import NDArray
+from .._engine.scope import state as _scope
 from ..random import generator as _generator
 from ._core import defop, call, as_array
 
@@ -570,7 +570,7 @@ def _masks(out, data, attrs):
 
 
 def _composed_grads(g, out, data, params, state, cell, attrs, needs):
-    from ..autograd import graph
+    from .._engine import graph
     mode, H, L, D = attrs["mode"], attrs["H"], attrs["L"], attrs["D"]
     o, hy, cy = _rnn_composed(data, params, state, cell, _masks(out, data, attrs), mode, H,
                               L, D, attrs["P"])
@@ -603,7 +603,7 @@ def _take(i, composed):
 def _jvp(i):
     """Tangent rule of input ``i``: the composed recurrence run on a dual input."""
     def rule(t, out, data, params, state, cell, **attrs):
-        from ..autograd import forward_ad as fad
+        from .._engine import forward_ad as fad
         ins = [data, params, state, cell]
         ins[i] = fad.make_dual(ins[i], t)
         res = _rnn_composed(*ins, _masks(out, data, attrs), attrs["mode"], attrs["H"],

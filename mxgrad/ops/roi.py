@@ -24,7 +24,7 @@ import numpy as np
 
 from .._check import as_real
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .indexing import take
 from ._apply import write_out
 from .reduce import sum as _sum

@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 from .. import random as _random
 from ..base import DTypeError, ShapeError
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from .._typing import DTypeLike, ShapeLike
 
 __all__ = ["sample_uniform", "sample_normal", "sample_gamma", "sample_exponential",

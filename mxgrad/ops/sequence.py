@@ -28,7 +28,7 @@ import numpy as np
 
 from .._check import as_int
 from ..base import DTypeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ._core import Op, call, defop, linear_pair, no_grad
 
 __all__ = ["SequenceMask", "SequenceLast", "SequenceReverse"]

@@ -34,7 +34,7 @@ from typing_extensions import Literal, TypeIs, overload
 import numpy as np
 
 from ..base import DTypeError, OutOfRangeError, ShapeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from ._core import Op, defop, call, call1, as_array
 from .reduce import reshape_exact, broadcast_to, normalize_axes
 from .._typing import ArrayT, Axis, ShapeLike

@@ -22,9 +22,9 @@ from typing import Any, List, Optional, Union, cast
 
 import numpy as np
 
-from ..autograd.scope import state
+from .._engine.scope import state
 from ..base import DTypeError, StateError
-from ..ndarray.ndarray import NDArray, wrap
+from .._engine.ndarray import NDArray, wrap
 from .nn import BatchNorm
 
 __all__ = ["SyncBatchNorm"]

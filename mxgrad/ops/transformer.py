@@ -20,7 +20,7 @@ import math
 from typing import Any, Optional
 
 from ..base import ShapeError, DTypeError
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from .linalg import batch_dot
 from .shape import reshape, slice_axis, transpose
 from ._apply import write_out

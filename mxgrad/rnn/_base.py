@@ -20,7 +20,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from .. import symbol
 from .. import ndarray
 from ..base import StateError, NotSupportedError, string_types
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ..symbol import Symbol
 
 __all__ = ["RNNParams", "BaseRNNCell"]

@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
 from .. import symbol
 from ..base import StateError, NotSupportedError, numeric_types
 from ..initializer import LSTMBias
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ..symbol import Symbol
 from ._base import (BaseRNNCell, RNNParams, Inputs, normalize_sequence, cells_state_info,
                     cells_begin_state, cells_unpack_weights, cells_pack_weights,

@@ -27,7 +27,7 @@ from .. import ndarray
 from .. import initializer
 from ..base import StateError, NotSupportedError, string_types
 from ..initializer import Initializer, InitDesc
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ..symbol import Symbol
 from ._base import BaseRNNCell, RNNParams, Inputs, normalize_sequence
 from ._cells import (RNNCell, LSTMCell, GRUCell, SequentialRNNCell, BidirectionalCell,

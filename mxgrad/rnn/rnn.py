@@ -18,7 +18,7 @@ import importlib
 import warnings
 from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ..symbol import Symbol
 from ._base import BaseRNNCell
 

@@ -24,7 +24,7 @@ from .. import ndarray as nd
 from .. import _test_compare as _cmp
 from ..base import StateError, DTypeError
 from ..context import current_context
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from .symbol import Symbol
 
 __all__ = ["check_symbolic_forward", "check_symbolic_backward", "check_numeric_gradient",

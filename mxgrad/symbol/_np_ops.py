@@ -22,7 +22,7 @@ from __future__ import annotations
 import inspect
 from typing import Callable, Dict, Optional, Tuple
 
-from ..ndarray.ndarray import NDArray, as_face
+from .._engine.ndarray import NDArray, as_face
 from .. import numpy as _mnp
 from .. import numpy_extension as _npx
 from ..numpy.multiarray import ndarray as _np_ndarray

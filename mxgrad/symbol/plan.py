@@ -56,10 +56,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..autograd.scope import state, _Scope
-from ..autograd import graph as _graph
+from .._engine.scope import state, _Scope
+from .._engine import graph as _graph
 from ..base import MXNetError
-from ..ndarray.ndarray import NDArray, FACES, wrap
+from .._engine.ndarray import NDArray, FACES, wrap
 from ..ops import _apply
 from ..ops._core import Op, PerCall
 from ..random import generator as _generator

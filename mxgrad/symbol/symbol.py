@@ -36,7 +36,7 @@ from .._fileio import atomic_write, open_for_read
 from .. import ndarray as nd
 from ..base import (MXNetError, OutOfRangeError, ShapeError, DTypeError, FileFormatError,
                     NotImplementedForSymbol, StateError)
-from ..ndarray.ndarray import NDArray, FACES, as_face
+from .._engine.ndarray import NDArray, FACES, as_face
 from ._registry import lookup, parse_attrs, specialize, UnknownOpError, LABEL_OPS
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "evaluate"]

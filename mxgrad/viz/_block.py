@@ -14,7 +14,7 @@ import numpy as np
 from .. import autograd
 from .. import ndarray as nd
 from ..base import DTypeError, ShapeError, as_dtype
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ._graph import RecordedGraph, flatten_arrays, nodes_between, node_key, read_graph
 
 __all__ = ["BlockCall", "BlockTrace", "trace_block", "input_specs"]

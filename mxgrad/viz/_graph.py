@@ -12,7 +12,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import numpy as np
 
 from ..base import GraphError
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 
 __all__ = ["OpRecord", "VarRecord", "RecordedGraph", "read_graph", "flatten_arrays"]
 
@@ -144,7 +144,7 @@ def read_graph(heads: Sequence[NDArray]) -> RecordedGraph:
     GraphError
         When no head was recorded.
     """
-    from ..autograd.graph import Leaf   # the engine's variable node type
+    from .._engine.graph import Leaf   # the engine's variable node type
 
     head_recs: list = []
     stack: list = []

@@ -7,7 +7,7 @@ import shutil
 from typing import Dict, List, Optional, Sequence
 
 from ..base import ArgumentTypeError, MXNetError
-from ..ndarray.ndarray import NDArray
+from .._engine.ndarray import NDArray
 from ._graph import RecordedGraph, flatten_arrays, node_key, read_graph
 
 __all__ = ["plot_network", "MissingExtraError", "DotNotFoundError", "INSTALL_DOT"]

@@ -27,7 +27,7 @@ import numpy as np
 
 from ... import ndarray as nd
 from ...base import FileMissingError, StateError
-from ...ndarray.ndarray import NDArray, wrap
+from ..._engine.ndarray import NDArray, wrap
 from ._names import PRETRAINED_FILE_NAMES
 from .vocab import UNKNOWN_IDX, Vocabulary
 from ._errors import TextFormatError, TextKeyError, TextShapeError, TextTypeError

@@ -28,7 +28,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ...base import DTypeError, ShapeError, StateError
-from ...ndarray.ndarray import NDArray, mode_face, wrap
+from ..._engine.ndarray import NDArray, mode_face, wrap
 from . import sampler as _sampler
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]

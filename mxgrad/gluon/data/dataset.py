@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ...base import DTypeError, MXNetError, OutOfRangeError, ShapeError, StateError
-from ...ndarray.ndarray import NDArray, mode_face, wrap
+from ..._engine.ndarray import NDArray, mode_face, wrap
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
 

@@ -23,7 +23,7 @@ __all__ = ["ArrayLayer"]
 if TYPE_CHECKING:
     from typing_extensions import overload
 
-    from ...ndarray.ndarray import NDArray
+    from ..._engine.ndarray import NDArray
     from ...symbol.symbol import Symbol
 
     class ArrayLayer(HybridBlock):

@@ -24,7 +24,7 @@ import numpy as np
 from ...util import is_np_shape
 from ...base import DTypeError, ShapeError, StateError
 from ... import ndarray as nd
-from ...ndarray.ndarray import NDArray
+from ..._engine.ndarray import NDArray
 from ..block import Block, HybridBlock
 from ..utils import _indent
 from .activations import Activation

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Tuple, Union
 
 from ...base import ShapeError, StateError, numeric_types
-from ...ndarray.ndarray import NDArray
+from ..._engine.ndarray import NDArray
 from ..block import HybridBlock
 from .activations import Activation
 from ._layer import ArrayLayer

@@ -24,7 +24,7 @@ import numpy as np
 
 from ... import ndarray as nd
 from ...base import ShapeError, StateError
-from ...ndarray.ndarray import NDArray
+from ..._engine.ndarray import NDArray
 from ... import symbol as _sym
 from ...symbol.symbol import Symbol
 from ..block import Block, HybridBlock

@@ -22,7 +22,7 @@ from typing import Callable, List, Optional, Tuple, cast
 
 from ... import ndarray as nd
 from ...base import ShapeError, StateError
-from ...ndarray.ndarray import NDArray
+from ..._engine.ndarray import NDArray
 from ... import symbol as _sym
 from ...symbol.symbol import Symbol
 from ..block import HybridBlock

@@ -34,7 +34,7 @@ import numpy as np
 
 from ....base import FileFormatError, MXNetError
 from ...._fileio import file_sha1, open_for_read
-from ....ndarray.ndarray import wrap
+from ...._engine.ndarray import wrap
 from ..dataset import _DownloadedDataset
 
 __all__ = ["MNIST", "FashionMNIST", "CIFAR10", "CIFAR100", "Digits"]

@@ -23,7 +23,7 @@ from typing import Callable, Sequence, Tuple, cast
 import numpy as np
 
 from ....base import DTypeError, ShapeError, StateError, as_dtype
-from ....ndarray.ndarray import NDArray, mode_face, wrap
+from ...._engine.ndarray import NDArray, mode_face, wrap
 from .... import random as _random
 from ...block import Block, HybridBlock
 

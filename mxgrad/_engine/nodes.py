@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ..ndarray.ndarray import NDArray
+from .ndarray import NDArray
 from .graph import _FREED, Node, _debug, check_finite, new_node
 
 __all__ = ["make_node", "record"]

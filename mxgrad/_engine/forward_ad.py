@@ -216,7 +216,7 @@ def make_dual(tensor, tangent, *, level=None):
     ...     fwAD.unpack_dual(mx.nd.exp(xd)).tangent.asnumpy().round(4)
     array([2.7183, 7.3891], dtype=float32)
     """
-    from ..ndarray.ndarray import NDArray, wrap
+    from .ndarray import NDArray, wrap
     level = _check_level(level, "make_dual")
     if level < 0:
         raise StateError("make_dual: to create a dual array you must first enter a dual level "
@@ -265,7 +265,7 @@ def unpack_dual(tensor, *, level=None) -> UnpackedDualTensor:
     >>> fwAD.unpack_dual(mx.nd.array([1.])).tangent is None
     True
     """
-    from ..ndarray.ndarray import NDArray, wrap
+    from .ndarray import NDArray, wrap
     level = _check_level(level, "unpack_dual")
     if not isinstance(tensor, NDArray):
         raise DTypeError(f"unpack_dual takes an NDArray, got {type(tensor).__name__}")

@@ -27,7 +27,7 @@ from typing import Any, Callable, List, Optional, Sequence, Union
 import numpy as np
 
 from ..base import GraphError, InPlaceError, ShapeError, StateError, DTypeError
-from ..ndarray.ndarray import NDArray, as_face, wrap
+from .ndarray import NDArray, as_face, wrap
 from .scope import _Scope, state
 from .reuse import GETREFCOUNT_OWN as _ARG, refcount as _getrefcount
 from . import forward_ad as _fad
@@ -39,7 +39,7 @@ __all__ = ["Node", "Leaf", "mark_variables", "backward", "grad", "get_symbol", "
            "is_debug", "NonFiniteError"]
 
 _seq = itertools.count()
-_PKG_DIR = __file__.rsplit("autograd", 1)[0]  # frames inside mxgrad are not the user's
+_PKG_DIR = __file__.rsplit("_engine", 1)[0]  # frames inside mxgrad are not the user's
 _debug = [False]  # debug mode: creation stacks on nodes, NaN/Inf checks (see set_debug)
 _FREED = ("freed",)
 GRAD_REQS = ("write", "add", "null")

@@ -37,8 +37,8 @@ from typing import Any, List, Optional, Sequence, Tuple, cast
 
 import numpy as np
 
-from ..base import DTypeError, FileFormatError
-from ..util import is_np_shape
+from .base import DTypeError, FileFormatError
+from .util import is_np_shape
 
 __all__ = ["LIST_MAGIC", "dumps", "loads", "write_arrays", "read_file", "encode", "sniff"]
 
@@ -137,7 +137,7 @@ def write_arrays(fname, arrays: Sequence[np.ndarray], names: Optional[Sequence[s
     >>> read_file(f)[0]
     ['w']
     """
-    from .._fileio import atomic_write
+    from ._fileio import atomic_write
     chunks = encode(arrays, names, what)
     with atomic_write(fname) as f:
         for c in chunks:
@@ -451,7 +451,7 @@ def read_file(fname) -> Tuple[List[str], List[np.ndarray]]:
     >>> read_file(f)[1][0].shape
     (2, 2)
     """
-    from .._fileio import open_for_read
+    from ._fileio import open_for_read
     where = f"file {os.fspath(fname)!r}"
     with open_for_read(fname) as f:
         size = os.fstat(f.fileno()).st_size

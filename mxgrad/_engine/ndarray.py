@@ -40,7 +40,7 @@ _STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
 py_slice = slice
 
 if TYPE_CHECKING:
-    from ._methods import NDArrayMethods as _OpMethods
+    from ..ndarray._methods import NDArrayMethods as _OpMethods
 else:
     class _OpMethods:
         """NDArray's base until ``ndarray/_methods.py`` (imported by ``mx.nd``) makes
@@ -130,7 +130,7 @@ class NDArray(_OpMethods):
         'default'
         """
         if stype != "default":
-            from .sparse import SparseNotSupportedError
+            from ..base import SparseNotSupportedError
             raise SparseNotSupportedError(
                 f"tostype({stype!r}): sparse storage (row_sparse, csr) is not supported by "
                 f"mxgrad; arrays are dense ('default')")
@@ -263,7 +263,7 @@ class NDArray(_OpMethods):
             if type(data) is not np.ndarray or not data.dtype.isnative:
                 data = np.array(data, dtype=data.dtype.newbyteorder("="), subok=False)
         else:   # MXNet's pickled state: {'handle': the array's raw NDArray record}
-            from ._format import loads_one   # the file format, needed on this path only
+            from .._format import loads_one   # the file format, needed on this path only
             raw = st.get("handle")
             if not isinstance(raw, (bytes, bytearray)):
                 raise FileFormatError("a pickled NDArray without its data ('data' or "
