@@ -30,7 +30,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from .._engine.ndarray import NDArray, wrap
 from .._engine.scope import state
-from ..random import generator as _generator
+from .._rng import generator as _generator
 from .._typing import DTypeLike
 from .._threads import matmul as _matmul   # np.matmul on the thread policy's threads
 
@@ -483,7 +483,7 @@ def LeakyReLU(data: NDArray, gamma: Optional[NDArray] = None, act_type: str = "l
         lo, hi = float(lower_bound), float(upper_bound)
         sl: Union[np.ndarray, float]
         if state.training:
-            from ..random import generator
+            from .._rng import generator
             dt = _raw(data).dtype
             sl = generator().uniform(lo, hi, size=data.shape).astype(dt)
         else:

@@ -44,7 +44,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray
 from .._engine.scope import state as _scope
-from ..random import generator as _generator
+from .._rng import generator as _generator
 from ._core import defop, call, as_array
 
 __all__ = ["RNN", "rnn_param_size"]

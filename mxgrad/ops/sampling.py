@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .. import random as _random
+from . import random as _random
 from ..base import DTypeError, ShapeError
 from .._engine.ndarray import NDArray
 from .._typing import DTypeLike, ShapeLike

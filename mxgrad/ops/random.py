@@ -1,0 +1,314 @@
+"""The samplers of ``mx.random`` (``uniform``, ``normal``, ``gamma``, ...; also ``mx.nd.random.*``),
+an op family below the namespaces: ``mx.nd``'s ``sample_*`` operators (:mod:`mxgrad.ops.sampling`)
+call them, and ``mx.random`` re-exports them with :func:`mxgrad._rng.seed`. Every draw comes
+from the one generator (:func:`mxgrad._rng.generator`). float32 unless a dtype is given.
+
+Examples
+--------
+>>> import mxgrad as mx
+>>> mx.random.seed(3)
+>>> uniform(0, 1, shape=(2,)).shape
+(2,)
+"""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Union
+
+import numpy as np
+
+from .._check import allocate, as_int, as_real, as_shape
+from ..base import as_dtype, DTypeError, ShapeError, StateError
+from ..context import Context, as_context
+from .._engine.ndarray import NDArray, wrap
+from .._rng import generator
+from .._typing import DTypeLike, ShapeLike
+
+_Param = Union[float, NDArray]
+
+__all__ = ["uniform", "normal", "randn", "randint", "shuffle", "exponential", "gamma",
+           "poisson", "multinomial", "bernoulli", "negative_binomial",
+           "generalized_negative_binomial"]
+
+
+def _shape(shape, where="random: shape"):
+    if shape is None or (isinstance(shape, tuple) and shape == ()):
+        return (1,)
+    return as_shape(shape, where, itemsize=8)
+
+
+def _checked(name, params, names, ctx, dtype):
+    """Check the common arguments of a sampler: scalar parameters are finite real
+    numbers, ``ctx`` a context, ``dtype`` numeric."""
+    as_context(ctx, f"random.{name}: ctx")
+    as_dtype(dtype)
+    return tuple(p if isinstance(p, NDArray) else as_real(p, f"random.{name}: {n}")
+                 for p, n in zip(params, names))
+
+
+def _param(p):
+    return p._data if isinstance(p, NDArray) else p
+
+
+def _sample(draw, params, shape, dtype):
+    name = getattr(draw, "__name__", "sample")
+    if not any(isinstance(p, NDArray) for p in params):
+        shape = _shape(shape, f"random.{name}: shape")
+    try:
+        return allocate(lambda: _sample_unchecked(draw, params, shape, dtype),
+                        f"random.{name}")
+    except ValueError as err:
+        name = getattr(draw, "__name__", "sample")
+        raise StateError(f"random.{name}: invalid parameters {params!r} ({err}); check that "
+                         f"scales and rates are non-negative and low < high") from None
+
+
+def _sample_unchecked(draw, params, shape, dtype):
+    arrays = [p for p in params if isinstance(p, NDArray)]
+    if arrays:
+        base = np.broadcast_shapes(*[a.shape for a in arrays])
+        full = base + (tuple(_shape(shape)) if shape is not None and shape != () else ())
+        vals = [_param(p) for p in params]
+        vals = [v.reshape(v.shape + (1,) * (len(full) - v.ndim)) if isinstance(v, np.ndarray)
+                else v for v in vals]
+        out = draw(*vals, size=full)
+    else:
+        out = draw(*params, size=_shape(shape))
+    return wrap(np.asarray(out).astype(as_dtype(dtype)))
+
+
+def uniform(low: _Param = 0.0, high: _Param = 1.0, shape: Optional[ShapeLike] = None,
+            ctx: Optional[Context] = None, dtype: DTypeLike = None, out: Optional[NDArray] = None,
+            **kwargs: Any) -> NDArray:
+    """Samples from U[low, high).
+
+    Examples
+    --------
+    >>> uniform(-1, 1, shape=(2, 3)).shape
+    (2, 3)
+    """
+    low, high = _checked("uniform", (low, high), ("low", "high"), ctx, dtype)
+    if not isinstance(low, NDArray) and not isinstance(high, NDArray) and low > high:
+        raise StateError(f"random.uniform: low ({low}) must not exceed high ({high})")
+    r = _sample(generator().uniform, (low, high), shape, dtype)
+    return _out(out, r)
+
+
+def normal(loc: _Param = 0.0, scale: _Param = 1.0, shape: Optional[ShapeLike] = None,
+           ctx: Optional[Context] = None, dtype: DTypeLike = None, out: Optional[NDArray] = None,
+           **kwargs: Any) -> NDArray:
+    """Samples from N(loc, scale**2).
+
+    Examples
+    --------
+    >>> normal(0, 1, shape=(3,)).shape
+    (3,)
+    """
+    loc, scale = _checked("normal", (loc, scale), ("loc", "scale"), ctx, dtype)
+    r = _sample(generator().normal, (loc, scale), shape, dtype)
+    return _out(out, r)
+
+
+def randn(*shape: int, loc: _Param = 0.0, scale: _Param = 1.0, dtype: DTypeLike = None,
+          **kwargs: Any) -> NDArray:
+    """Standard normal samples of the given shape.
+
+    Examples
+    --------
+    >>> randn(2, 2).shape
+    (2, 2)
+    """
+    return normal(loc, scale, shape=shape, dtype=dtype)
+
+
+def randint(low: int, high: int, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None,
+            dtype: DTypeLike = "int32", out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+    """Integers uniformly from ``[low, high)`` (int32 by default, as in MXNet).
+
+    Examples
+    --------
+    >>> int(randint(0, 1, shape=(2,)).sum().asscalar())
+    0
+    """
+    as_context(ctx, "random.randint: ctx")
+    low = as_int(low, "random.randint: low")
+    high = as_int(high, "random.randint: high")
+    if low >= high:
+        raise StateError(f"random.randint: low ({low}) must be smaller than high ({high})")
+    r = wrap(generator().integers(low, high, size=_shape(shape)).astype(as_dtype(dtype)))
+    return _out(out, r)
+
+
+def exponential(scale: _Param = 1.0, shape: Optional[ShapeLike] = None,
+                ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+    """Samples from an exponential distribution with the given scale (1/lambda).
+
+    Examples
+    --------
+    >>> exponential(1.0, shape=(2,)).shape
+    (2,)
+    """
+    params = _checked("exponential", (scale,), ("scale",), ctx, dtype)
+    return _sample(generator().exponential, params, shape, dtype)
+
+
+def gamma(alpha: _Param = 1.0, beta: _Param = 1.0, shape: Optional[ShapeLike] = None,
+          ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+    """Samples from a gamma distribution (shape ``alpha``, scale ``beta``).
+
+    Examples
+    --------
+    >>> gamma(2.0, 1.0, shape=(2,)).shape
+    (2,)
+    """
+    params = _checked("gamma", (alpha, beta), ("alpha", "beta"), ctx, dtype)
+    return _sample(generator().gamma, params, shape, dtype)
+
+
+def poisson(lam: _Param = 1.0, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None,
+            dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
+    """Samples from a Poisson distribution.
+
+    Examples
+    --------
+    >>> poisson(3.0, shape=(2,)).shape
+    (2,)
+    """
+    params = _checked("poisson", (lam,), ("lam",), ctx, dtype)
+    return _sample(generator().poisson, params, shape, dtype)
+
+
+def _negative_binomial_draw(k, p, size=None):
+    return generator().negative_binomial(k, p, size=size)
+
+
+def _generalized_negative_binomial_draw(mu, alpha, size=None):
+    """Gamma-Poisson mixture with mean ``mu`` and dispersion ``alpha`` (Poisson at 0)."""
+    rng = generator()
+    mu, alpha = np.broadcast_arrays(np.asarray(mu, dtype=np.float64),
+                                    np.asarray(alpha, dtype=np.float64))
+    if size is not None:
+        mu, alpha = np.broadcast_to(mu, size), np.broadcast_to(alpha, size)
+    safe = np.where(alpha > 0, alpha, 1.0)
+    lam = np.where(alpha > 0, rng.gamma(1.0 / safe, mu * safe), mu)
+    return rng.poisson(lam)
+
+
+_negative_binomial_draw.__name__ = "negative_binomial"
+_generalized_negative_binomial_draw.__name__ = "generalized_negative_binomial"
+
+
+def negative_binomial(k: _Param = 1, p: _Param = 1, shape: Optional[ShapeLike] = None,
+                      ctx: Optional[Context] = None, dtype: DTypeLike = None,
+                      **kwargs: Any) -> NDArray:
+    """Failures before the ``k``-th success of trials that succeed with probability ``p``.
+
+    Examples
+    --------
+    >>> negative_binomial(3, 1.0, shape=(2,)).asnumpy().tolist()
+    [0.0, 0.0]
+    """
+    params = _checked("negative_binomial", (k, p), ("k", "p"), ctx, dtype)
+    return _sample(_negative_binomial_draw, params, shape, dtype)
+
+
+def generalized_negative_binomial(mu: _Param = 1, alpha: _Param = 1,
+                                  shape: Optional[ShapeLike] = None,
+                                  ctx: Optional[Context] = None, dtype: DTypeLike = None,
+                                  **kwargs: Any) -> NDArray:
+    """Counts with mean ``mu`` and variance ``mu + alpha * mu**2`` (a gamma-Poisson mixture;
+    ``alpha = 0`` is Poisson).
+
+    Examples
+    --------
+    >>> generalized_negative_binomial(2.0, 0.5, shape=(3,)).shape
+    (3,)
+    """
+    params = _checked("generalized_negative_binomial", (mu, alpha), ("mu", "alpha"), ctx,
+                      dtype)
+    return _sample(_generalized_negative_binomial_draw, params, shape, dtype)
+
+
+def bernoulli(prob: _Param = 0.5, shape: Optional[ShapeLike] = None, dtype: DTypeLike = None,
+              **kwargs: Any) -> NDArray:
+    """0/1 samples that are 1 with probability ``prob``.
+
+    Examples
+    --------
+    >>> bernoulli(1.0, shape=(2,))
+    <BLANKLINE>
+    [1. 1.]
+    <NDArray 2 @cpu(0)>
+    """
+    p = _param(prob) if isinstance(prob, NDArray) else as_real(prob, "random.bernoulli: prob")
+    if np.any((np.asarray(p) < 0) | (np.asarray(p) > 1) | np.isnan(p)):
+        raise StateError("random.bernoulli: prob must lie in [0, 1]")
+    size = _shape(shape) if not isinstance(p, np.ndarray) else p.shape
+    return wrap((generator().random(size) < p).astype(as_dtype(dtype)))
+
+
+def multinomial(data: NDArray, shape: Optional[ShapeLike] = None, get_prob: bool = False,
+                dtype: DTypeLike = "int32", **kwargs: Any
+                ) -> Union[NDArray, List[NDArray]]:
+    """Draw category indices from the probability rows of ``data``.
+
+    With ``get_prob=True`` returns the list ``[indices, log_prob]`` (as MXNet), where
+    ``log_prob`` is ``log(data[..., k])`` of each drawn ``k``, recorded by autograd so that
+    its gradient (``1 / data[k]`` per draw, MXNet's) trains a policy by REINFORCE. Rows
+    that do not sum to 1 are normalised for drawing (MXNet assumes they do).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> multinomial(mx.nd.array([[0., 1.]])).asnumpy().tolist()
+    [1]
+    >>> idx, logp = multinomial(mx.nd.array([0.25, 0.75]), shape=3, get_prob=True)
+    >>> idx.shape, logp.shape
+    ((3,), (3,))
+    """
+    if not isinstance(data, NDArray):
+        raise DTypeError(f"random.multinomial: data must be an NDArray of probabilities, "
+                         f"got {type(data).__name__}")
+    p = _param(data).astype(np.float64)
+    if p.ndim == 0 or p.shape[-1] == 0 or not np.all(np.isfinite(p)) or np.any(p < 0) \
+            or np.any(p.reshape(-1, p.shape[-1]).sum(axis=1) <= 0):
+        raise StateError("random.multinomial: data must hold rows of non-negative finite "
+                         "probabilities, each row with a positive sum")
+    n = 1 if shape is None else int(np.prod(_shape(shape)))
+    flat = p.reshape(-1, p.shape[-1])
+    flat = flat / flat.sum(axis=1, keepdims=True)
+    draws = np.stack([generator().choice(flat.shape[1], size=n, p=row) for row in flat])
+    extra = () if shape is None else _shape(shape)
+    idx = draws.reshape(p.shape[:-1] + extra) if extra else draws.reshape(p.shape[:-1] or (1,))
+    out = wrap(idx.astype(as_dtype(dtype)))
+    if get_prob:
+        from .elemwise import log
+        from .indexing import take
+        flat_idx = np.arange(flat.shape[0])[:, None] * flat.shape[1] + draws
+        picked = take(data.reshape((-1,)), wrap(flat_idx.reshape(idx.shape).astype(np.int64)))
+        return [out, log(picked)]
+    return out
+
+
+def shuffle(data: NDArray, **kwargs: Any) -> NDArray:
+    """A copy of ``data`` with its first axis shuffled.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> sorted(shuffle(mx.nd.arange(4)).asnumpy().tolist())
+    [0.0, 1.0, 2.0, 3.0]
+    """
+    if not isinstance(data, NDArray) or data.ndim == 0:
+        raise DTypeError(f"random.shuffle: data must be an NDArray with at least one "
+                         f"dimension, got {type(data).__name__}")
+    d = _param(data)
+    return wrap(d[generator().permutation(d.shape[0])])
+
+
+def _out(out, r):
+    if out is None:
+        return r
+    if out.shape != r.shape:
+        raise ShapeError(f"out= has shape {out.shape}, the sample has shape {r.shape}")
+    out._write(r._data)
+    return out
