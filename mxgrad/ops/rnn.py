@@ -463,7 +463,7 @@ def _rnn_backward(g, out, data, params, hx, cx, mode, H, L, D, p, needs, P=0):
 # ------------------------------------------------- the same recurrence in mxgrad ops
 def _rnn_composed(data, params, hx, cx, masks, mode, H, L, D, P=0):
     """``(out, hy, cy)`` of the fused op written with differentiable mxgrad ops."""
-    from .. import ndarray as nd
+    from . import elemwise as _ew, nn as _nn, shape as _sh   # the op modules, at call time
     T, N, I = data.shape
     G = _GATES[mode] * H
     R = P or H
@@ -483,7 +483,7 @@ def _rnn_composed(data, params, hx, cx, masks, mode, H, L, D, P=0):
 
     def piece(o, shape):
         n = int(np.prod(shape))
-        return nd.reshape(nd.slice_axis(params, axis=0, begin=o, end=o + n), shape)
+        return _sh.reshape(_sh.slice_axis(params, axis=0, begin=o, end=o + n), shape)
 
     x = data
     hys, cys = [], []
@@ -492,44 +492,44 @@ def _rnn_composed(data, params, hx, cx, masks, mode, H, L, D, P=0):
         for d in range(D):
             k = layer * D + d
             wi, wh, bi, bh, *wr = (piece(*e) for e in offs[k])
-            xw = nd.FullyConnected(x, wi, bi, num_hidden=G, flatten=False)
-            h = nd.reshape(nd.slice_axis(hx, axis=0, begin=k, end=k + 1), (N, R))
-            c = None if cx is None else nd.reshape(
-                nd.slice_axis(cx, axis=0, begin=k, end=k + 1), (N, H))
+            xw = _nn.FullyConnected(x, wi, bi, num_hidden=G, flatten=False)
+            h = _sh.reshape(_sh.slice_axis(hx, axis=0, begin=k, end=k + 1), (N, R))
+            c = None if cx is None else _sh.reshape(
+                _sh.slice_axis(cx, axis=0, begin=k, end=k + 1), (N, H))
             hseq = [None] * T
             for t in _steps(d == 1, T):
-                xt = nd.reshape(nd.slice_axis(xw, axis=0, begin=t, end=t + 1), (N, G))
-                hw = nd.FullyConnected(h, wh, bh, num_hidden=G)
+                xt = _sh.reshape(_sh.slice_axis(xw, axis=0, begin=t, end=t + 1), (N, G))
+                hw = _nn.FullyConnected(h, wh, bh, num_hidden=G)
                 if mode == "lstm":
                     gates = xt + hw
-                    i, f, gg, o = nd.split(gates, num_outputs=4, axis=1)
-                    c = nd.sigmoid(f) * c + nd.sigmoid(i) * nd.tanh(gg)
-                    h = nd.sigmoid(o) * nd.tanh(c)
+                    i, f, gg, o = _sh.split(gates, num_outputs=4, axis=1)
+                    c = _ew.sigmoid(f) * c + _ew.sigmoid(i) * _ew.tanh(gg)
+                    h = _ew.sigmoid(o) * _ew.tanh(c)
                     if wr:
-                        h = nd.FullyConnected(h, wr[0], None, num_hidden=P, no_bias=True)
+                        h = _nn.FullyConnected(h, wr[0], None, num_hidden=P, no_bias=True)
                 elif mode == "gru":
-                    xr, xz, xn = nd.split(xt, num_outputs=3, axis=1)
-                    hr, hz, hn = nd.split(hw, num_outputs=3, axis=1)
-                    r = nd.sigmoid(xr + hr)
-                    z = nd.sigmoid(xz + hz)
-                    n = nd.tanh(xn + r * hn)
+                    xr, xz, xn = _sh.split(xt, num_outputs=3, axis=1)
+                    hr, hz, hn = _sh.split(hw, num_outputs=3, axis=1)
+                    r = _ew.sigmoid(xr + hr)
+                    z = _ew.sigmoid(xz + hz)
+                    n = _ew.tanh(xn + r * hn)
                     h = (1 - z) * n + z * h
                 elif mode == "rnn_tanh":
-                    h = nd.tanh(xt + hw)
+                    h = _ew.tanh(xt + hw)
                 else:
-                    h = nd.relu(xt + hw)
+                    h = _ew.relu(xt + hw)
                 hseq[t] = h
             hys.append(h)
             if c is not None:
                 cys.append(c)
-            outs.append(nd.stack(*hseq, axis=0))
-        y = outs[0] if D == 1 else nd.concat(*outs, dim=2)
+            outs.append(_sh.stack(*hseq, axis=0))
+        y = outs[0] if D == 1 else _sh.concat(*outs, dim=2)
         if layer < L - 1 and masks is not None:
             x = y * masks[layer]
         else:
             x = y
-    hy = nd.stack(*hys, axis=0)
-    cy = nd.stack(*cys, axis=0) if cys else None
+    hy = _sh.stack(*hys, axis=0)
+    cy = _sh.stack(*cys, axis=0) if cys else None
     return x, hy, cy
 
 
