@@ -32,6 +32,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ._optimizer_registry import OPTIMIZERS
 from .base import DTypeError, FileFormatError, ShapeError
 from . import _format
 from ._engine.ndarray import NDArray, wrap
@@ -92,9 +93,8 @@ class _Encoder:
                          f"tuples, dicts and mxgrad lr schedulers are stored (never pickle)")
 
     def optimizer(self, opt) -> dict:
-        from .optimizer import Optimizer
         key = type(opt).__name__.lower()
-        if Optimizer.opt_registry.get(key) is not type(opt):
+        if OPTIMIZERS.get(key) is not type(opt):
             raise DTypeError(f"cannot save optimizer {type(opt).__name__}: only optimizers "
                              f"registered with mx.optimizer.register can be saved")
         attrs = {k: v for k, v in vars(opt).items() if k not in _SKIP_ATTRS}
@@ -262,8 +262,7 @@ def _check_optimizer_attrs(cls, attrs: dict, where: str) -> None:
 
 def _make_optimizer(key: str, attrs, count_key, where: str):
     """A registered optimizer class's instance with ``attrs`` over its defaults."""
-    from .optimizer import Optimizer
-    cls = Optimizer.opt_registry.get(key.lower())
+    cls = OPTIMIZERS.get(key.lower())
     if cls is None:
         raise FileFormatError(f"{where}: the optimizer {key!r} is not registered in "
                               f"mx.optimizer (register it before loading)")
@@ -341,7 +340,7 @@ class _RestrictedUnpickler(pickle.Unpickler):
                  "complex": complex, "object": object}
 
     def find_class(self, module, name):
-        from . import lr_scheduler, optimizer
+        from . import lr_scheduler
         if module == "builtins" and name in self._BUILTINS:
             return self._BUILTINS[name]
         if module == "copyreg" and name == "_reconstructor":
@@ -350,7 +349,7 @@ class _RestrictedUnpickler(pickle.Unpickler):
         if module == "mxnet.ndarray.ndarray" and name == "NDArray":
             return _MXNetArray
         if module in ("mxnet.optimizer.optimizer", "mxnet.optimizer", "mxgrad.optimizer"):
-            cls = optimizer.Optimizer.opt_registry.get(name.lower())
+            cls = OPTIMIZERS.get(name.lower())
             if cls is not None:
                 return _optimizer_factory(cls)
         if module in ("mxnet.lr_scheduler", "mxgrad.lr_scheduler"):
@@ -411,8 +410,7 @@ def _loads_pickle(buf, where: str):
     opt = None
     if isinstance(obj, tuple) and len(obj) == 2:
         obj, opt = obj
-    from .optimizer import Optimizer
-    if not isinstance(obj, dict) or (opt is not None and not isinstance(opt, Optimizer)):
+    if not isinstance(obj, dict) or (opt is not None and type(opt) not in OPTIMIZERS.values()):
         raise FileFormatError(f"{where} is a pickle but not of optimizer states")
     if opt is not None:
         for k, v in list(vars(opt).items()):   # keep aliases (update counts) intact

@@ -37,6 +37,7 @@ import numpy as np
 
 from .base import DTypeError, MXNetError, ShapeError, StateError
 from .util import is_np_array
+from ._optimizer_registry import OPTIMIZERS as _OPTIMIZERS
 from ._warn import warn as _warn
 from ._engine.ndarray import NDArray, wrap
 from ._engine.scope import state as _scope
@@ -94,7 +95,7 @@ class Optimizer:
         Set by ``gluon.Trainer``; supplies each parameter's ``lr_mult``/``wd_mult``.
     """
 
-    opt_registry: dict = {}
+    opt_registry: dict = _OPTIMIZERS    # one dict, read by the states files too
 
     def __init_subclass__(cls, **kwargs):
         # every optimizer checks its hyper-parameters by name at construction (issue 11)
