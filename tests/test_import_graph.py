@@ -93,3 +93,13 @@ def test_argument_checks_know_blocks_and_initializers_without_importing_them():
     assert _check._is_initializer(mx.init.Xavier()) and not _check._is_initializer("zeros")
     with pytest.raises(mx.base.MXNetError, match="weight_initializer must be an Initializer"):
         mx.gluon.nn.Dense(2, weight_initializer=mx.gluon.nn.Dense(2))
+
+
+def test_summary_skips_containers_found_by_name(capsys):
+    import mxgrad as mx
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(2, in_units=3))
+    net.initialize()
+    net.summary(mx.nd.ones((1, 3)))
+    out = capsys.readouterr().out
+    assert "Dense-1" in out and "Sequential" not in out

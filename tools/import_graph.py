@@ -220,9 +220,6 @@ def cycles(graph: Dict[str, Set[str]]) -> List[Set[str]]:
 DEBT: Set[Edge] = {
     ('mxgrad.executor', 'mxgrad.symbol'),
     ('mxgrad.executor', 'mxgrad.symbol.plan'),
-    ('mxgrad.gluon.block', 'mxgrad.gluon.nn'),
-    ('mxgrad.gluon.block', 'mxgrad.gluon.nn.basic_layers'),
-    ('mxgrad.gluon.parameter', 'mxgrad.gluon.block'),
     ('mxgrad.ndarray.image', 'mxgrad.gluon'),
     ('mxgrad.ndarray.image', 'mxgrad.gluon.data'),
     ('mxgrad.ndarray.image', 'mxgrad.gluon.data.vision'),

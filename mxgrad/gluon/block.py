@@ -46,6 +46,7 @@ from collections import OrderedDict, defaultdict
 from numbers import Number
 
 from ..base import MXNetError, ShapeError, StateError
+from .._check import _has_base
 from .._fileio import atomic_write
 from ..context import current_context
 from .._warn import warn as _warn
@@ -62,7 +63,7 @@ from ..util import is_np_array, is_np_shape
 from ..symbol._registry import LABEL_OPS as _LABEL_OPS
 from ..symbol._infer import infer_param_shapes as _sym_infer_param_shapes
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError
-from .parameter import _check_dtype_source
+from .parameter import _check_dtype_source, _param_var
 from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
 from .utils import _placed, placed_context
 from ._hybrid_plan import call_planned as _call_planned, NOT_PLANNED as _NOT_PLANNED
@@ -566,9 +567,9 @@ class Block:
                     seen.add(id(p))
             entry["n_params"], entry["trainable"], entry["shared"] = params, trainable, shared
 
-        def _register(block):
-            from .nn.basic_layers import Sequential, HybridSequential
-            if not isinstance(block, (Sequential, HybridSequential)):
+        def _register(block):   # containers get no hook (nn's classes, found by name)
+            if not any(_has_base(type(block), "gluon.nn.basic_layers", name)
+                       for name in ("Sequential", "HybridSequential")):
                 hooks.append(block.register_forward_hook(_summary_hook))
 
         summary["Input"] = OrderedDict(output_shape=_shape_str(inputs), n_params=0,
@@ -992,10 +993,6 @@ def _input_specs(args):
     return tuple((a.shape, a.dtype) if isinstance(a, NDArray) else None for a in args)
 
 
-_DTYPE_FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4,
-                "int8": 5, "int64": 6, "bool": 7}
-
-
 def _symbols_in(out) -> List[Symbol]:
     """The Symbols of ``out`` (a Symbol, or lists and tuples of them, nested)."""
     flat: List[Symbol] = []
@@ -1028,37 +1025,6 @@ def _infer_var_shapes(flat: List[Symbol], given: Dict[str, tuple], wanted
             if s is not None and _shape.known(s):
                 res[n.name] = tuple(s)
     return res
-
-
-def _param_var(p):
-    """The variable of Parameter ``p`` in the current trace (MXNet's ``Parameter.var``):
-    its name, dtype, init, lr/wd multipliers and shape as attributes, and its data as
-    the example value while tracing."""
-    cache = _sym.symbol._state.trace
-    if cache is not None and id(p) in cache:
-        return cache[id(p)]
-    import numpy as _np
-    unknown = -1 if is_np_shape() else 0     # how MXNet writes an unknown dimension
-    attrs = {"__dtype__": str(_DTYPE_FLAGS.get(_np.dtype(p.dtype).name, 0)),
-             "__lr_mult__": str(float(p.lr_mult)),
-             "__shape__": str(tuple(int(d) if d and d > 0 else unknown
-                                    for d in (p.shape or ()))),
-             "__storage_type__": "0",
-             "__wd_mult__": str(float(p.wd_mult))}
-    if p.init is not None:
-        attrs["__init__"] = p.init if isinstance(p.init, str) else p.init.dumps()
-    v = _sym.var(p.name, attr=attrs)
-    try:
-        data = p.data()
-    except (DeferredInitializationError, MXNetError):
-        data = None
-    if data is not None:
-        v._outputs[0][0].shadow = (data,)
-    if is_np_array():        # MXNet's NumPy mode: parameters are _Symbols too
-        v = v.as_np_ndarray()
-    if cache is not None:
-        cache[id(p)] = v
-    return v
 
 
 class SymbolBlock(HybridBlock):

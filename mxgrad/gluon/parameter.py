@@ -43,11 +43,12 @@ from ..base import DTypeError, MXNetError, ShapeError, StateError, as_dtype
 from ..context import Context, as_context_list, cpu, current_context
 from .. import ndarray as nd
 from .._engine.ndarray import NDArray, as_face, mode_face
-from ..util import is_np_shape
+from ..util import is_np_array, is_np_shape
 from .._warn import warn as _warn
 from .. import autograd
 from .._engine.graph import GRAD_REQS
 from .. import initializer
+from ..symbol import symbol as _symbol
 from .utils import _brief_print_list, _indent, shape_is_known
 from .._typing import DTypeLike, GradReq, Init, InitLike, ShapeLike
 
@@ -441,7 +442,6 @@ class Parameter:
         >>> p.var().name, p.var().list_arguments()
         ('w', ['w'])
         """
-        from .block import _param_var
         return _param_var(self)
 
     def row_sparse_data(self, row_id):
@@ -811,3 +811,37 @@ class ParameterDict:
 def _check_dtype_source(cast_dtype, dtype_source) -> None:
     if dtype_source not in ("current", "saved"):
         raise StateError(f"dtype_source must be 'current' or 'saved', got {dtype_source!r}")
+
+
+_DTYPE_FLAGS = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4,
+                "int8": 5, "int64": 6, "bool": 7}
+
+
+def _param_var(p):
+    """The variable of Parameter ``p`` in the current trace (MXNet's ``Parameter.var``):
+    its name, dtype, init, lr/wd multipliers and shape as attributes, and its data as
+    the example value while tracing."""
+    cache = _symbol._state.trace
+    if cache is not None and id(p) in cache:
+        return cache[id(p)]
+    unknown = -1 if is_np_shape() else 0     # how MXNet writes an unknown dimension
+    attrs = {"__dtype__": str(_DTYPE_FLAGS.get(np.dtype(p.dtype).name, 0)),
+             "__lr_mult__": str(float(p.lr_mult)),
+             "__shape__": str(tuple(int(d) if d and d > 0 else unknown
+                                    for d in (p.shape or ()))),
+             "__storage_type__": "0",
+             "__wd_mult__": str(float(p.wd_mult))}
+    if p.init is not None:
+        attrs["__init__"] = p.init if isinstance(p.init, str) else p.init.dumps()
+    v = _symbol.var(p.name, attr=attrs)
+    try:
+        data = p.data()
+    except (DeferredInitializationError, MXNetError):
+        data = None
+    if data is not None:
+        v._outputs[0][0].shadow = (data,)
+    if is_np_array():        # MXNet's NumPy mode: parameters are _Symbols too
+        v = v.as_np_ndarray()
+    if cache is not None:
+        cache[id(p)] = v
+    return v
