@@ -452,7 +452,7 @@ def unpack_img(s: bytes, iscolor: int = -1) -> Tuple[Any, np.ndarray]:
     >>> out.shape, out[0, 0].tolist()
     ((2, 3, 3), [255, 0, 0])
     """
-    from .image import _codec
+    from . import _image_codec as _codec
     header, s = unpack(s)
     return header, _codec.decode_cv2(s, iscolor)
 
@@ -471,5 +471,5 @@ def pack_img(header: Tuple, img: np.ndarray, quality: int = 95, img_fmt: str = "
     >>> unpack(s)[1][:2]   # JPEG start-of-image marker
     b'\\xff\\xd8'
     """
-    from .image import _codec
+    from . import _image_codec as _codec
     return pack(header, _codec.encode_cv2(img, quality, img_fmt))

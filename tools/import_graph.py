@@ -43,7 +43,7 @@ FLOORS: Dict[str, int] = {
     "mxgrad._host_array": 0, "mxgrad.name": 0, "mxgrad.attribute": 0, "mxgrad.compat": 0,
     "mxgrad.runtime": 0, "mxgrad._unsupported": 0, "mxgrad._mxnet_op_args": 0,
     "mxgrad._test_stats": 0,
-    "mxgrad._format": 0, "mxgrad._optimizer_registry": 0,
+    "mxgrad._format": 0, "mxgrad._optimizer_registry": 0, "mxgrad._image_codec": 0,
     # 1 also: the argument guard and the random generator's state, which ops use
     "mxgrad._check": 1, "mxgrad._rng": 1,
     # 1: the NDArray class (mxgrad.ndarray.ndarray is its MXNet path, the same module)
@@ -231,7 +231,6 @@ DEBT: Set[Edge] = {
     ('mxgrad.operator', 'mxgrad.symbol._registry'),
     ('mxgrad.ops._apply', 'mxgrad.ops.reduce'),
     ('mxgrad.ops._core', 'mxgrad.ops.reduce'),
-    ('mxgrad.recordio', 'mxgrad.image'),
     ('mxgrad.symbol._custom', 'mxgrad.operator'),
     ('mxgrad.symbol._custom', 'mxgrad.symbol._dtype'),
     ('mxgrad.symbol._custom', 'mxgrad.symbol._ops'),

@@ -15,6 +15,6 @@ from .augmenters import __all__ as _augmenters_all
 from .iterator import ImageIter
 from .detection import *  # noqa: F401,F403
 from .detection import __all__ as _detection_all
-from ._codec import ImageBackendError, ImageDecodeError
+from .._image_codec import ImageBackendError, ImageDecodeError
 
 __all__ = list(_image_all) + list(_augmenters_all) + ["ImageIter"] + list(_detection_all) + ["ImageBackendError", "ImageDecodeError"]

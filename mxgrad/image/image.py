@@ -29,7 +29,7 @@ import numpy as np
 from ..base import DTypeError, MXNetError, ShapeError, StateError, numeric_types
 from .. import ndarray as nd
 from ..ndarray import NDArray
-from . import _codec
+from .. import _image_codec as _codec
 from ._resize import resize as _np_resize
 
 __all__ = ["imread", "imdecode", "imresize", "scale_down", "copyMakeBorder", "resize_short",

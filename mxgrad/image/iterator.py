@@ -16,7 +16,7 @@ from .. import ndarray as nd
 from ..ndarray import NDArray
 from .. import io
 from .. import recordio
-from . import _codec
+from .. import _image_codec as _codec
 from .augmenters import Augmenter, CreateAugmenter
 from .image import imdecode
 

@@ -13,7 +13,7 @@ import io as _io
 
 import numpy as np
 
-from ..base import MXNetError
+from .base import MXNetError
 
 __all__ = ["ImageBackendError", "ImageDecodeError", "pillow", "decode", "decode_cv2",
            "encode_cv2"]
