@@ -44,6 +44,7 @@ FLOORS: Dict[str, int] = {
     "mxgrad.runtime": 0, "mxgrad._unsupported": 0, "mxgrad._mxnet_op_args": 0,
     "mxgrad._test_stats": 0,
     "mxgrad._format": 0, "mxgrad._optimizer_registry": 0, "mxgrad._image_codec": 0,
+    "mxgrad._image_resize": 0,
     # 1 also: the argument guard and the random generator's state, which ops use
     "mxgrad._check": 1, "mxgrad._rng": 1,
     # 1: the NDArray class (mxgrad.ndarray.ndarray is its MXNet path, the same module)
@@ -225,7 +226,6 @@ DEBT: Set[Edge] = {
     ('mxgrad.ndarray.image', 'mxgrad.gluon.data.vision'),
     ('mxgrad.ndarray.image', 'mxgrad.gluon.data.vision.transforms'),
     ('mxgrad.numpy_extension', 'mxgrad.ndarray'),
-    ('mxgrad.numpy_extension.image', 'mxgrad.image'),
     ('mxgrad.operator', 'mxgrad.numpy_extension'),
     ('mxgrad.operator', 'mxgrad.symbol'),
     ('mxgrad.operator', 'mxgrad.symbol._registry'),

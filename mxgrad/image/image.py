@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 import warnings
 from numbers import Number
-from typing import Any, Dict, Optional, Sequence, Tuple, cast
+from typing import Any, Dict, Optional, Tuple, cast
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from ..base import DTypeError, MXNetError, ShapeError, StateError, numeric_types
 from .. import ndarray as nd
 from ..ndarray import NDArray
 from .. import _image_codec as _codec
-from ._resize import resize as _np_resize
+from .._image_resize import imresize_array, interp_method as _get_interp_method
 
 __all__ = ["imread", "imdecode", "imresize", "scale_down", "copyMakeBorder", "resize_short",
            "fixed_crop", "random_crop", "center_crop", "color_normalize", "random_size_crop",
@@ -132,14 +132,7 @@ def imresize(src, w: int, h: int, interp: int = 1, out: Optional[NDArray] = None
     >>> imresize(img, 4, 1, interp=0).asnumpy()[..., 0].tolist()
     [[0, 0, 255, 255]]
     """
-    a = _as_numpy(src)
-    if a.ndim not in (2, 3):
-        raise ShapeError(f"imresize: src must be (height, width, channels), got shape {a.shape}")
-    w, h = int(w), int(h)
-    if w <= 0 or h <= 0:
-        raise StateError(f"imresize: w and h must be positive, got w={w}, h={h}")
-    interp = _get_interp_method(interp, (a.shape[0], a.shape[1], h, w))
-    res = _np_resize(a, w, h, interp)
+    res = imresize_array(_as_numpy(src), w, h, interp)
     return _write_out(nd.array(res, dtype=res.dtype), out)
 
 
@@ -189,26 +182,6 @@ def copyMakeBorder(src, top: int, bot: int, left: int, right: int, type: int = 0
             raise StateError(f"copyMakeBorder: unknown border type {type}; use 0-4")
         res = np.pad(a, pad, mode=modes[type])
     return _write_out(nd.array(res, dtype=res.dtype), out)
-
-
-def _get_interp_method(interp: int, sizes: Sequence[int] = ()) -> int:
-    """Resolve MXNet's interpolation codes 9 (auto) and 10 (random) to 0-4."""
-    if interp == 9:
-        if sizes:
-            if len(sizes) != 4:
-                raise StateError("interp 9 needs sizes (old_h, old_w, new_h, new_w)")
-            oh, ow, nh, nw = sizes
-            if nh > oh and nw > ow:
-                return 2
-            if nh < oh and nw < ow:
-                return 3
-            return 1
-        return 2
-    if interp == 10:
-        return random.randint(0, 4)
-    if interp not in (0, 1, 2, 3, 4):
-        raise StateError(f"Unknown interp method {interp}; use 0-4, 9 or 10")
-    return interp
 
 
 def resize_short(src, size: int, interp: int = 2) -> NDArray:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as _onp
 
 from .._engine.ndarray import NDArray, wrap
+from .._image_resize import imresize_array
 from ..numpy.multiarray import ndarray, from_input
 
 __all__ = ["to_tensor", "normalize", "flip_left_right", "flip_top_bottom", "resize"]
@@ -52,7 +53,6 @@ def flip_top_bottom(data: Any) -> ndarray:
 
 def resize(data: Any, size: Any, keep_ratio: bool = False, interp: int = 1) -> ndarray:
     """The HWC image resized to ``size`` (w, h) as ``mx.image.imresize`` does."""
-    from ..image import imresize
-    d = data.as_nd_ndarray() if isinstance(data, NDArray) else from_input(data).as_nd_ndarray()
+    d = data if isinstance(data, NDArray) else from_input(data)
     w, h = (size, size) if isinstance(size, int) else size
-    return imresize(d, w, h, interp).as_np_ndarray()  # type: ignore[return-value]
+    return wrap(imresize_array(d.asnumpy(), w, h, interp), None, 0, ndarray)

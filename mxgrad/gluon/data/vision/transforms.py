@@ -98,7 +98,7 @@ def _resize_hwc(a: np.ndarray, w: int, h: int, interpolation: int) -> np.ndarray
     """Resize the H, W axes (-3, -2) of ``a`` (one image or a batch) to (h, w) with
     ``mx.image``'s OpenCV-exact resize (MXNet's Resize operator calls ``cv::resize``):
     0 nearest, 1 bilinear, 2 bicubic, 3 area, 4 Lanczos."""
-    from ....image._resize import resize
+    from ...._image_resize import resize
     if w < 1 or h < 1:
         raise ShapeError(f"Resize: target size (w={w}, h={h}) must be positive")
     if interpolation not in (0, 1, 2, 3, 4):

@@ -13,11 +13,14 @@ computed in float64.
 from __future__ import annotations
 
 import math
-from typing import Any, Tuple
+import random
+from typing import Any, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["resize"]
+from .base import ShapeError, StateError
+
+__all__ = ["resize", "imresize_array", "interp_method"]
 
 
 def _scale(ssize: int, dsize: int) -> float:
@@ -295,3 +298,40 @@ def resize(img: np.ndarray, w: int, h: int, interp: int) -> np.ndarray:
         info = np.iinfo(img.dtype)
         return np.clip(np.rint(out), info.min, info.max).astype(img.dtype)
     return out.astype(img.dtype)
+
+
+def interp_method(interp: int, sizes: Sequence[int] = ()) -> int:
+    """Resolve MXNet's interpolation codes 9 (auto) and 10 (random) to 0-4."""
+    if interp == 9:
+        if sizes:
+            if len(sizes) != 4:
+                raise StateError("interp 9 needs sizes (old_h, old_w, new_h, new_w)")
+            oh, ow, nh, nw = sizes
+            if nh > oh and nw > ow:
+                return 2
+            if nh < oh and nw < ow:
+                return 3
+            return 1
+        return 2
+    if interp == 10:
+        return random.randint(0, 4)
+    if interp not in (0, 1, 2, 3, 4):
+        raise StateError(f"Unknown interp method {interp}; use 0-4, 9 or 10")
+    return interp
+
+
+def imresize_array(a: np.ndarray, w: int, h: int, interp: int = 1) -> np.ndarray:
+    """``mx.image.imresize`` on a NumPy ``(h, w[, c])`` array: checked sizes, MXNet's
+    interpolation codes (9 auto, 10 random) resolved, OpenCV's sampling.
+
+    Examples
+    --------
+    >>> imresize_array(np.array([[[0], [255]]], np.uint8), 4, 1, interp=0)[..., 0].tolist()
+    [[0, 0, 255, 255]]
+    """
+    if a.ndim not in (2, 3):
+        raise ShapeError(f"imresize: src must be (height, width, channels), got shape {a.shape}")
+    w, h = int(w), int(h)
+    if w <= 0 or h <= 0:
+        raise StateError(f"imresize: w and h must be positive, got w={w}, h={h}")
+    return resize(a, w, h, interp_method(interp, (a.shape[0], a.shape[1], h, w)))
