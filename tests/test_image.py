@@ -366,3 +366,14 @@ def test_imrotate_matches_mxnet(src):
         mx.image.imrotate(batch, mx.nd.array([1, 2, 3]))
     with pytest.raises(TypeError, match="scalar"):
         mx.image.imrotate(chw, mx.nd.array([1]))
+
+
+def test_npx_image_resize_is_imresize_on_the_np_face():
+    img = np.random.RandomState(0).randint(0, 255, (4, 5, 3)).astype(np.uint8)
+    for interp in (0, 1, 2, 3, 4):
+        got = mx.npx.image.resize(mx.np.array(img), (7, 3), interp=interp)
+        want = mx.image.imresize(mx.nd.array(img, dtype=np.uint8), 7, 3, interp)
+        assert isinstance(got, mx.np.ndarray) and got.dtype == np.uint8
+        assert np.array_equal(got.asnumpy(), want.asnumpy())
+    with pytest.raises(MXNetError, match="w and h must be positive"):
+        mx.npx.image.resize(mx.np.array(img), (0, 3))
