@@ -32,7 +32,7 @@ def test_random_hue_rotates_in_hls_space(alpha, monkeypatch):
     rng = np.random.default_rng(0)
     img = rng.integers(0, 256, (4, 5, 3)).astype(np.float32)
     img[0, :3] = [[10, 10, 10], [255, 0, 0], [0, 128, 255]]      # grey, primary, other
-    monkeypatch.setattr(mx.random, "generator", lambda: _Fixed(alpha))
+    monkeypatch.setattr(mx._rng, "_rng", [_Fixed(alpha)])   # the one generator's state
     out = T.RandomHue(0.5)(mx.nd.array(img)).asnumpy()
     ref = np.array([colorsys.hls_to_rgb((colorsys.rgb_to_hls(*p)[0] + alpha) % 1.0,
                                         *colorsys.rgb_to_hls(*p)[1:])
@@ -42,7 +42,7 @@ def test_random_hue_rotates_in_hls_space(alpha, monkeypatch):
 
 def test_saturation_lighting_and_jitter(monkeypatch):
     img = np.array([[[200, 30, 60], [5, 250, 128]]], dtype=np.float32)
-    monkeypatch.setattr(mx.random, "generator", lambda: _Fixed(0.5))
+    monkeypatch.setattr(mx._rng, "_rng", [_Fixed(0.5)])   # the one generator's state
     sat = T.RandomSaturation(0.6)(mx.nd.array(img)).asnumpy()
     grey = img @ np.array([0.299, 0.587, 0.114])
     np.testing.assert_allclose(sat, 0.5 * img + 0.5 * grey[..., None], rtol=1e-6)
@@ -51,7 +51,7 @@ def test_saturation_lighting_and_jitter(monkeypatch):
     u8 = mx.nd.array(img, dtype="uint8")
     assert T.RandomSaturation(0.6)(u8).dtype == np.uint8
     # the jitter applies its parts in the generator's order: here brightness then contrast
-    monkeypatch.setattr(mx.random, "generator", lambda: _Fixed(1.0))
+    monkeypatch.setattr(mx._rng, "_rng", [_Fixed(1.0)])   # the one generator's state
     both = T.RandomColorJitter(brightness=0.5, contrast=0.5)(mx.nd.array(img)).asnumpy()
     step = T.RandomContrast(0.5)(T.RandomBrightness(0.5)(mx.nd.array(img))).asnumpy()
     np.testing.assert_allclose(both, step, rtol=1e-6)

@@ -46,7 +46,7 @@ FLOORS: Dict[str, int] = {
     "mxgrad._format": 0, "mxgrad._optimizer_registry": 0, "mxgrad._image_codec": 0,
     "mxgrad._image_resize": 0,
     # 1 also: the argument guard and the random generator's state, which ops use
-    "mxgrad._check": 1, "mxgrad._rng": 1,
+    "mxgrad._check": 1, "mxgrad._rng": 1, "mxgrad._image_pixels": 1,
     # 1: the NDArray class (mxgrad.ndarray.ndarray is its MXNet path, the same module)
     "mxgrad._engine": 1, "mxgrad._engine.ndarray": 1,
     # 2: the engine (mxgrad.autograd.graph etc. are its public paths, the same modules)
@@ -221,10 +221,6 @@ def cycles(graph: Dict[str, Set[str]]) -> List[Set[str]]:
 DEBT: Set[Edge] = {
     ('mxgrad.executor', 'mxgrad.symbol'),
     ('mxgrad.executor', 'mxgrad.symbol.plan'),
-    ('mxgrad.ndarray.image', 'mxgrad.gluon'),
-    ('mxgrad.ndarray.image', 'mxgrad.gluon.data'),
-    ('mxgrad.ndarray.image', 'mxgrad.gluon.data.vision'),
-    ('mxgrad.ndarray.image', 'mxgrad.gluon.data.vision.transforms'),
     ('mxgrad.numpy_extension', 'mxgrad.ndarray'),
     ('mxgrad.operator', 'mxgrad.numpy_extension'),
     ('mxgrad.operator', 'mxgrad.symbol'),

@@ -21,6 +21,8 @@ import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
+from .. import _image_pixels as _px
+from .._rng import generator
 
 __all__ = ["to_tensor", "normalize", "flip_left_right", "flip_top_bottom",
            "random_flip_left_right", "random_flip_top_bottom", "crop", "resize",
@@ -37,21 +39,16 @@ def _image(x, op: str) -> NDArray:
     return x
 
 
-def _transforms():
-    from ..gluon.data.vision import transforms
-    return transforms
-
-
 def to_tensor(data: NDArray, **kwargs: Any) -> NDArray:
     """``(H, W, C)`` in [0, 255] to float32 ``(C, H, W)`` in [0, 1] (batches too)."""
-    return _transforms().ToTensor()(_image(data, "to_tensor"))
+    return _px.to_tensor(_image(data, "to_tensor"))
 
 
 def normalize(data: NDArray, mean: Union[float, Sequence[float]] = 0.0,
               std: Union[float, Sequence[float]] = 1.0, **kwargs: Any) -> NDArray:
     """``(x[c] - mean[c]) / std[c]`` per channel of a tensor ``(C, H, W)`` or ``(N, C, H,
     W)``; differentiable."""
-    return _transforms().Normalize(mean, std)(data)
+    return _px.normalize(data, mean, std)
 
 
 def _flip(data: NDArray, axis: int, op: str) -> NDArray:
@@ -70,8 +67,7 @@ def flip_top_bottom(data: NDArray, **kwargs: Any) -> NDArray:
 
 
 def _coin(p: float = 0.5) -> bool:
-    from .. import random as _random
-    return bool(_random.generator().random() < p)
+    return bool(generator().random() < p)
 
 
 def random_flip_left_right(data: NDArray, **kwargs: Any) -> NDArray:
@@ -104,21 +100,19 @@ def resize(data: NDArray, size: Union[int, Tuple[int, ...]] = (), keep_ratio: bo
     (uint8 pixels equal MXNet's); ``keep_ratio`` with an int resizes the shorter side."""
     if isinstance(size, (tuple, list)) and len(size) == 1:
         size = size[0]
-    return _transforms().Resize(size, keep_ratio, interp)(_image(data, "resize"))
+    return _px.resize(_image(data, "resize"), size, keep_ratio, interp)
 
 
 def _color(data: NDArray, op: str, fn) -> NDArray:
     img = _image(data, op)
-    t = _transforms()
     a = img._data
-    return wrap(t._back_to(fn(a.astype(np.float32)), a.dtype))
+    return wrap(_px._back_to(fn(a.astype(np.float32)), a.dtype))
 
 
 def _uniform(lo: float, hi: float, op: str) -> float:
-    from .. import random as _random
     if lo > hi:
         raise StateError(f"image.{op}: min_factor ({lo}) must not exceed max_factor ({hi})")
-    return float(_random.generator().uniform(lo, hi))
+    return float(generator().uniform(lo, hi))
 
 
 def random_brightness(data: NDArray, min_factor: float, max_factor: float,
@@ -132,7 +126,7 @@ def random_contrast(data: NDArray, min_factor: float, max_factor: float,
                     **kwargs: Any) -> NDArray:
     """Blend with the mean grey level by a factor drawn from ``[min_factor, max_factor]``."""
     alpha = _uniform(min_factor, max_factor, "random_contrast")
-    return _color(data, "random_contrast", lambda f: _transforms()._contrast(f, alpha))
+    return _color(data, "random_contrast", lambda f: _px._contrast(f, alpha))
 
 
 def random_saturation(data: NDArray, min_factor: float, max_factor: float,
@@ -140,21 +134,21 @@ def random_saturation(data: NDArray, min_factor: float, max_factor: float,
     """Blend with each pixel's grey level by a factor drawn from ``[min_factor,
     max_factor]``."""
     alpha = _uniform(min_factor, max_factor, "random_saturation")
-    return _color(data, "random_saturation", lambda f: _transforms()._saturate(f, alpha))
+    return _color(data, "random_saturation", lambda f: _px._saturate(f, alpha))
 
 
 def random_hue(data: NDArray, min_factor: float, max_factor: float, **kwargs: Any) -> NDArray:
     """Rotate the hue by a fraction of a turn drawn from ``[min_factor, max_factor]``."""
     alpha = _uniform(min_factor, max_factor, "random_hue")
-    return _color(data, "random_hue", lambda f: _transforms()._rotate_hue(f, alpha))
+    return _color(data, "random_hue", lambda f: _px._rotate_hue(f, alpha))
 
 
 def random_color_jitter(data: NDArray, brightness: float = 0, contrast: float = 0,
                         saturation: float = 0, hue: float = 0, **kwargs: Any) -> NDArray:
     """Brightness, contrast, saturation and hue jitter in a random order (as the Gluon
     transform ``RandomColorJitter``)."""
-    return _transforms().RandomColorJitter(brightness, contrast, saturation, hue)(
-        _image(data, "random_color_jitter"))
+    return _px.color_jitter(_image(data, "random_color_jitter"), brightness, contrast,
+                            saturation, hue)
 
 
 def adjust_lighting(data: NDArray, alpha: Sequence[float], **kwargs: Any) -> NDArray:
@@ -167,11 +161,10 @@ def adjust_lighting(data: NDArray, alpha: Sequence[float], **kwargs: Any) -> NDA
     if img.shape[-1] != 3:
         raise ShapeError(f"image.adjust_lighting: needs RGB images (3 channels last), got "
                          f"{tuple(img.shape)}")
-    return _color(img, "adjust_lighting", lambda f: f + _transforms()._EIG @ a)
+    return _color(img, "adjust_lighting", lambda f: f + _px._EIG @ a)
 
 
 def random_lighting(data: NDArray, alpha_std: float = 0.05, **kwargs: Any) -> NDArray:
     """:func:`adjust_lighting` with ``alpha ~ N(0, alpha_std)`` per channel."""
-    from .. import random as _random
-    alpha = _random.generator().normal(0, alpha_std, size=3)
+    alpha = generator().normal(0, alpha_std, size=3)
     return adjust_lighting(data, alpha.tolist())
