@@ -105,3 +105,9 @@ def test_errors_in_user_code_are_mxnet_errors_naming_the_op():
         nd.Custom(nd.ones((2,)), op_type="test_failing")
     ops = mx.operator.get_all_registered_operators()
     assert "Activation" in ops and "test_failing" in ops
+
+
+def test_unknown_op_type_lists_the_registered_custom_operators():
+    with pytest.raises(MXNetError, match="no operator registered") as err:
+        nd.Custom(nd.ones((1,)), op_type="not_registered_anywhere")
+    assert "'test_failing'" in str(err.value) and "Convolution" not in str(err.value)

@@ -76,5 +76,5 @@ _guard_namespace(globals(), "nd")
 from .._check import guard_class as _guard_class  # noqa: E402
 _guard_class(NDArray, "NDArray")
 _guard_class(_NDArrayMethods, "NDArray")
-from ..operator import Custom  # noqa: E402,F401  (Python operators, mx.operator)
+from .._custom_op import Custom  # noqa: E402,F401  (Python operators, mx.operator)
 from . import op  # noqa: E402,F401  (MXNet's mx.nd.op: the same functions; keep it last)

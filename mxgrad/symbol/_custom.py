@@ -41,7 +41,7 @@ _SPECS: Dict[tuple, OpSpec] = {}
 
 def prop_of(kwargs: dict):
     """The property object of a Custom node's attributes (``op_type`` and its keywords)."""
-    from ..operator import _REGISTRY, _run_user
+    from .._custom_op import _REGISTRY, _run_user
     op_type = kwargs.get("op_type")
     if op_type not in _REGISTRY:
         raise StateError(f"Custom: no operator registered as op_type={op_type!r}; register a "
