@@ -262,7 +262,7 @@ def _check_optimizer_attrs(cls, attrs: dict, where: str) -> None:
 
 def _make_optimizer(key: str, attrs, count_key, where: str):
     """A registered optimizer class's instance with ``attrs`` over its defaults."""
-    cls = OPTIMIZERS.get(key.lower())
+    cls: Any = OPTIMIZERS.get(key.lower())
     if cls is None:
         raise FileFormatError(f"{where}: the optimizer {key!r} is not registered in "
                               f"mx.optimizer (register it before loading)")
