@@ -13,18 +13,23 @@ What counts as an edge ``a -> b`` (``a`` may run ``b``'s code):
 
 Each module has a floor (``FLOORS``: the longest matching prefix wins; ARCHITECTURE.md's
 table). A module may import its own floor and the floors below; an import of a higher floor
-is upward. ``tests/test_import_graph.py`` fails on any cycle and any upward import.
+is upward. ``tests/test_import_graph.py`` fails on any cycle and any upward import beyond
+the edges listed in ``DEBT`` (and on a ``DEBT`` entry no longer needed).
 
 Usage::
 
-    python tools/import_graph.py [ROOT]     # ROOT: the checkout (default: this one)
+    python tools/import_graph.py [ROOT]         # ROOT: the checkout (default: this one)
+    python tools/import_graph.py --debt [ROOT]  # the DEBT set this checkout needs
 
 prints each strongly connected set (an import cycle) with its edges, then every upward
 import with its line.
 
-Measured 2026-11-26 (this tool, parents' ``__init__`` modelled, type-only imports skipped):
-before issue 20 item 5, one set of 105 modules plus three small ones; see ``python
-tools/import_graph.py`` for today's count.
+Measured 2026-11-26 (this tool): before issue 20 item 5, one cycle of 143 modules plus two
+(model/module/callback: 8, test_utils/symbol._checks/mxgrad: 3) and 81 upward imports (the
+first floor map); after
+it, one cycle of 23 modules (``symbol/``: the ``Symbol`` class imports, inside its methods,
+the modules that import it; with ``executor``), one of 4 (``ops/_core``, ``ops/_apply`` ->
+``ops/reduce`` at call time) and 2 upward imports (those two): 21 ``DEBT`` edges.
 """
 from __future__ import annotations
 
@@ -58,10 +63,9 @@ FLOORS: Dict[str, int] = {
     "mxgrad.ops": 4,
     # 5: the namespaces users call
     "mxgrad.ndarray": 5, "mxgrad.numpy": 5, "mxgrad.numpy_extension": 5, "mxgrad.symbol": 5,
-    "mxgrad.autograd": 5, "mxgrad.random": 5, "mxgrad.operator": 5,
-    "mxgrad.executor": 5, "mxgrad._custom_op": 5, "mxgrad.profiler": 5, "mxgrad.numpy_dispatch_protocol": 5,
-    "mxgrad.numpy_op_signature": 5, "mxgrad.contrib.autograd": 5,
-    "mxgrad._test_compare": 5,
+    "mxgrad.autograd": 5, "mxgrad.random": 5, "mxgrad.operator": 5, "mxgrad._custom_op": 5,
+    "mxgrad.executor": 5, "mxgrad.profiler": 5, "mxgrad.numpy_dispatch_protocol": 5,
+    "mxgrad.numpy_op_signature": 5, "mxgrad.contrib.autograd": 5, "mxgrad._test_compare": 5,
     # 6: clients of the public API
     "mxgrad.gluon": 6, "mxgrad.optimizer": 6, "mxgrad.optimizer_contrib": 6,
     "mxgrad.initializer": 6, "mxgrad.metric": 6, "mxgrad.io": 6, "mxgrad.image": 6,
