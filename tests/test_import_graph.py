@@ -103,3 +103,23 @@ def test_summary_skips_containers_found_by_name(capsys):
     net.summary(mx.nd.ones((1, 3)))
     out = capsys.readouterr().out
     assert "Dense-1" in out and "Sequential" not in out
+
+
+def test_moved_modules_keep_their_paths_as_the_same_objects():
+    import importlib
+    import mxgrad as mx
+    for old, new in (("mxgrad.ndarray.ndarray", "mxgrad._engine.ndarray"),
+                     ("mxgrad.ndarray._format", "mxgrad._format"),
+                     ("mxgrad.autograd.graph", "mxgrad._engine.graph"),
+                     ("mxgrad.autograd.scope", "mxgrad._engine.scope"),
+                     ("mxgrad.autograd.nodes", "mxgrad._engine.nodes"),
+                     ("mxgrad.autograd.reuse", "mxgrad._engine.reuse"),
+                     ("mxgrad.autograd.forward_ad", "mxgrad._engine.forward_ad")):
+        assert importlib.import_module(old) is importlib.import_module(new), old
+    from mxgrad.ndarray.ndarray import NDArray, wrap
+    assert NDArray is mx.nd.NDArray and wrap is mx._engine.ndarray.wrap
+    assert mx.autograd.graph is mx._engine.graph and mx.nd.ndarray is mx._engine.ndarray
+    assert getattr(mx.random.seed, "__wrapped__", None) is mx._rng.seed   # guarded, as before
+    assert mx.random._rng is mx._rng._rng and mx.operator.Custom is mx.nd.Custom
+    assert mx.model.save_checkpoint is mx._checkpoint.save_checkpoint
+    assert mx.nd.sparse.SparseNotSupportedError is mx.base.SparseNotSupportedError
