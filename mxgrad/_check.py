@@ -119,7 +119,8 @@ def as_shape(shape, where: str, *, itemsize: int = 4) -> tuple:
     if isinstance(shape, (str, bytes)) or shape is None:
         raise DTypeError(f"{where} must be an int or a tuple of ints, got {_describe(shape)}")
     dims: Tuple[int, ...]
-    if hasattr(shape, "__index__") and not isinstance(shape, (bool, np.bool_)):
+    if hasattr(shape, "__index__") and not isinstance(shape, (bool, np.bool_)) \
+            and not (isinstance(shape, np.ndarray) and shape.ndim):   # (an int array: items)
         dims = (operator.index(shape),)
     else:
         try:

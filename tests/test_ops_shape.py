@@ -608,6 +608,18 @@ def test_same_shape_results_are_new_arrays():
 
 def test_zero_repeats_and_reps():
     x = nd.ones((2, 3))
-    assert nd.tile(x, (0, 2)).shape == (0, 6)
+    with pytest.raises(ShapeError, match="np_shape"):   # as MXNet (checked with 1.9.1)
+        nd.tile(x, (0, 2))
+    with mx.np_shape(True):
+        assert nd.tile(x, (0, 2)).shape == (0, 6)
     assert nd.repeat(x, 0, axis=1).shape == (2, 0)
     assert nd.repeat(x, 0).shape == (0,)
+
+
+def test_shape_given_as_an_int_array():
+    # MXNet's nd.empty/zeros read a 1-d integer NumPy array as a shape (MXNet 1.9.1:
+    # nd.empty(np.array([3, 2])).shape == (3, 2)); its own tests pass one
+    assert nd.empty(np.array([3, 2])).shape == (3, 2)
+    assert nd.zeros(np.array([4])).shape == (4,)
+    with pytest.raises(MXNetError, match="tuple of ints"):
+        nd.zeros(np.array([1.5]))
