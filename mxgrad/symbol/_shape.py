@@ -712,7 +712,8 @@ def _la_gelqf(kw, ins, outs):
 
 @rule("_zeros", "_ones", "_full")
 def _creation(kw, ins, outs):
-    shape = tuple(-1 if v == 0 and not _np_shape() else v for v in _tuple(kw.get("shape")))
+    shape = tuple(-1 if v < 0 or (v == 0 and not _np_shape()) else v
+                  for v in _tuple(kw.get("shape")))
     return list(ins), [merge(outs[0], shape)]
 
 
