@@ -71,7 +71,7 @@ def set_default_context(ctx: Context) -> None:
     if not isinstance(ctx, Context):
         raise DTypeError(f"set_default_context takes a Context such as mx.cpu(), got "
                          f"{type(ctx).__name__}")
-    Context._local.value = ctx
+    Context._default_ctx.value = ctx
 
 
 def default_dtype() -> type:
