@@ -150,6 +150,28 @@ def _kl(kw, ins, outs):
     return [d, avg], o
 
 
+def _sequence_rule(drops_time: bool) -> Rule:
+    """SequenceMask/Reverse (``drops_time`` False) and SequenceLast (True): data with time
+    on ``axis`` (0 or 1) and batch on the other of the first two axes; ``sequence_length``
+    has one value per sequence (lengths are values: these ops cannot run on zeros to find
+    shapes)."""
+    def f(kw, ins, outs):
+        d = ins[0]
+        ax = int(kw.get("axis", 0))
+        out: Shape = d
+        if d is not None and drops_time:
+            out = tuple(d[:ax]) + tuple(d[ax + 1:])
+        new_ins = list(ins)
+        if len(ins) > 1 and d is not None and len(d) >= 2:
+            new_ins[1] = merge(ins[1], (d[1 - ax],))
+        return new_ins, [merge(outs[0], out)]
+    return f
+
+
+_RULES["SequenceMask"] = _RULES["SequenceReverse"] = _sequence_rule(False)
+_RULES["SequenceLast"] = _sequence_rule(True)
+
+
 def _broadcast(a: Shape, b: Shape) -> Shape:
     if a is None or b is None:
         return None
