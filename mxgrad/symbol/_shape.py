@@ -768,6 +768,40 @@ def _rule_of(op: str) -> Optional[Rule]:
     return f
 
 
+@rule("_foreach")
+def _foreach(kw, ins, outs):
+    """A foreach node: its body's shapes from the slices of the data (axis 0 dropped), the
+    states and the free variables, inferred in the body's graph; then outputs stacked along
+    the time axis, final states shaped as the states, and whatever the body found about
+    the states and free variables (a cell's weights) sent back to the node's inputs."""
+    sub = kw["_subgraphs"][0]
+    d_names, s_names, f_names = kw["d_names"], kw["s_names"], kw["f_names"]
+    nd_, ns, n_out = len(d_names), len(s_names), kw["n_out"]
+    data, states, free = list(ins[:nd_]), list(ins[nd_:nd_ + ns]), list(ins[nd_ + ns:])
+    steps = [d[0] for d in data if d is not None and len(d) > 0]
+    t = steps[0] if steps else -1
+    nodes = sub._nodes()
+    heads = [(id(n), i) for n, i in sub._outputs]
+    body_outs: List[Shape] = [None] * len(heads)
+    for _ in range(2):          # a state the body alone determines: once more with it
+        given: Dict[str, Shape] = {}
+        for name, d in zip(d_names, data):
+            given[name] = None if d is None or len(d) == 0 else tuple(d[1:])
+        given.update(zip(s_names, states))
+        given.update(zip(f_names, free))
+        found = infer_entries(nodes, {k: v for k, v in given.items() if v is not None})
+        body_outs = [found.get(h) for h in heads]
+        by_name = {n.name: found.get((id(n), 0)) for n in nodes if n.is_var}
+        states = [merge(merge(s, by_name.get(name)), body_outs[n_out + i])
+                  for i, (name, s) in enumerate(zip(s_names, states))]
+        free = [merge(f, by_name.get(name)) for name, f in zip(f_names, free)]
+        data = [d if d is not None or by_name.get(name) is None else (t,) + by_name[name]
+                for name, d in zip(d_names, data)]
+    new_outs = [None if o is None else (t,) + tuple(o) for o in body_outs[:n_out]]
+    new_outs += states
+    return data + states + free, [merge(a, b) for a, b in zip(outs, new_outs)]
+
+
 # ------------------------------------------------------------------ the pass
 def infer_entries(nodes, given: Dict) -> Dict[tuple, Shape]:
     """``{(id(node), output index): shape}`` for every entry of the graph ``nodes``
