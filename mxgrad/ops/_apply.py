@@ -187,7 +187,9 @@ d = $x._data
 if type($s) is not float$keep:
     $s = float($s) if not isinstance($s, (int, bool, np.integer)) or d.dtype.kind == "f" \\
         else int($s)
-if type($s) is float and d.dtype is not F32 and d.dtype.kind in "iu":
+"""
+_TRUNCATE = """\
+if type($s) is float and d.dtype.kind in "iu":   # MXNet: the float cast to the int first
     $s = _int_scalar($s)
 """
 
@@ -196,16 +198,24 @@ def _with_scalar_src(x: str, s: str, op: str, np_fn: Optional[str], diff: str,
                      arr: bool = False) -> str:
     """Applying an array-scalar op to the array ``x`` and the Python scalar ``s`` (the
     scalar is the attr ``scalar``: a float, or an int for an integer array; a float
-    meeting an integer array is truncated first, as MXNet). With ``np_fn`` (the forward
-    without its dtype cast) the result is cast to ``x``'s dtype here and an int stays an
-    int for a float array; otherwise the op's forward runs."""
-    keep = f' and (type({s}) is not int or d.dtype.kind != "f")' if np_fn else ""
-    src = Template(_SCALAR).substitute(x=x, s=s, keep=keep)
+    meeting an integer array is truncated first, as MXNet). Without ``np_fn`` the op's
+    forward runs. With ``np_fn`` (the forward without its dtype cast) an int stays an int
+    for a float array, and the result is cast to ``x``'s dtype here; a float meets an
+    integer array only when the result's dtype differs, so that is where it is truncated
+    (``x * 1.5`` on floats pays no test for it)."""
+    src = Template(_SCALAR).substitute(x=x, s=s, keep=f' and (type({s}) is not int or '
+                                       f'd.dtype.kind != "f")' if np_fn else "")
+    truncate = Template(_TRUNCATE).substitute(s=s)
+    attrs = f'{{"scalar": {s}}}'
     if np_fn is None:
-        return src + _applying((x,), f"{op}.fwd(d, {s})", op=op, attrs=f'{{"scalar": {s}}}',
-                               diff=diff, cls=f"type({x})", guard=False, inline=False)
-    return src + _applying((x,), f"{np_fn}(d, {s})", op=op, attrs=f'{{"scalar": {s}}}',
-                           diff=diff, fix=_fixes(arr=arr, cast=True), guard=False)
+        return src + truncate + _applying((x,), f"{op}.fwd(d, {s})", op=op, attrs=attrs,
+                                          diff=diff, cls=f"type({x})", guard=False,
+                                          inline=False)
+    call = f"{np_fn}(d, {s})"
+    fix = _fixes(arr=arr) + ("if data.dtype is not d.dtype and data.dtype != d.dtype:\n" +
+                             textwrap.indent(truncate + f"    data = asarray({call})\n", "    ")
+                             + "    data = data.astype(d.dtype)\n")
+    return src + _applying((x,), call, op=op, attrs=attrs, diff=diff, fix=fix, guard=False)
 
 
 _MAKERS: Dict[str, Callable] = {}   # source -> the compiled maker of its functions
