@@ -18,15 +18,25 @@ It also fits gradients to their inputs (:func:`fit_gradient`, used by ``Op.backw
 and by custom Functions, so the engine receives gradients already of the input's shape
 and dtype).
 
-Dispatchers, from general to fast:
+Every applier is *generated*: Python source assembled from one set of fragments (the
+forward, the output array, the record decision, the node, the tangents: each written
+once, in "the one template" below) and compiled once per variant, as
+``symbol/_plan_codegen.py`` writes plan code. The generated functions inline the steps
+(no helper call per op) and look the engine's record functions up in this module's
+namespace at call time (plan capture swaps them here); per-op values are closure cells.
 
 * :func:`apply` (alias ``call``): any number of inputs, ``None`` for an absent one;
 * :func:`apply1` / :func:`apply2` (``call1``/``call2``): one or two inputs;
-* :func:`unary_fast`, :func:`binary_fast`, :func:`scalar_fast` build per-op functions
-  with the NDArray case inlined, and :func:`operator` builds ``NDArray.__add__`` and
-  friends. They are the per-op overhead of every ``nd.tanh(x)`` and ``x * 2`` in user
+  :func:`scalar_call`: an array and a Python scalar;
+* per op and face, from the op's record: :func:`unary_fast`, :func:`binary_fast`,
+  :func:`scalar_fast` and :func:`operator` (``NDArray.__add__`` and friends), with the
+  case of an array of their face written out and a face's :class:`FaceRules` applied
+  inline. They are the per-op overhead of every ``nd.tanh(x)`` and ``x * 2`` in user
   code (an unrecorded tiny ``tanh`` costs ~0.84 us this way against ~1.2 us through
-  ``apply1``), so they repeat steps 1-5 inline rather than calling helpers.
+  ``apply1``).
+
+"Will this record?" is asked in one place (``_decide``, inlined by every applier);
+:func:`records` is that question for op modules that choose a path by it.
 
 Called on NumPy arrays (as gradient rules are in an ordinary backward) every dispatcher
 runs the forward directly: no wrapping, no graph.
@@ -158,17 +168,13 @@ def _applying(names, call: str, *, op: str = "op", attrs: str = "None",
         attrs=attrs, tans=tans, args=args, outs=outs))
 
 
-def _fixes(arr: bool = False, keep_int: bool = False, cast: bool = False) -> str:
+def _fixes(arr: bool = False, keep_int: bool = False) -> str:
     """A face's fixes of a forward's result ``data`` computed from ``d``: a NumPy scalar
-    as a 0-d array (``arr``), an integer input's dtype kept (``keep_int``), the input's
-    dtype kept (``cast``, array-scalar ops)."""
+    as a 0-d array (``arr``), an integer input's dtype kept (``keep_int``)."""
     src = "if type(data) is not ndarray:\n    data = asarray(data)\n" if arr else ""
     if keep_int:
         src += ('if data.dtype is not d.dtype and d.dtype.kind in "iu" and '
                 'data.dtype != d.dtype:\n    data = data.astype(d.dtype)\n')
-    if cast:
-        src += "if data.dtype is not d.dtype and data.dtype != d.dtype:\n" \
-               "    data = data.astype(d.dtype)\n"
     return src
 
 
