@@ -67,7 +67,7 @@ from ..autograd import forward_ad as _fad
 __all__ = ["new_array", "as_array", "make_node", "record", "apply", "apply1", "apply2",
            "call", "call1", "call2", "unary_fast", "binary_fast", "scalar_fast", "operator",
            "inplace_operator", "scalar_call", "inplace_apply", "write_out", "forward_tangents",
-           "fit_gradient", "face_of", "FaceRules", "records"]
+           "fit_gradient", "face_of", "FaceRules", "records", "generate"]
 
 _RAW = (np.ndarray, np.generic)   # NumPy data in a raw backward (0-d ops give scalars)
 _new = object.__new__
@@ -96,7 +96,7 @@ def _shape_error(op, err, args):
 # ------------------------------------------------------------------ the one template
 # Every applier of this module (apply, apply1, apply2, scalar_call, and the per-op
 # functions unary_fast, binary_fast, scalar_fast and operator build) is Python source
-# assembled from the fragments below and compiled once per variant (`_generated`), the way
+# assembled from the fragments below and compiled once per variant (`generate`), the way
 # symbol/_plan_codegen.py writes plan code. So the forward, the output array, the record
 # decision, the node and the tangent hook are written once, here, and still run inline
 # (no helper call per op). The generated functions' globals are this module's: the
@@ -227,7 +227,7 @@ def _with_scalar_src(x: str, s: str, op: str, np_fn: Optional[str], diff: str,
 _MAKERS: Dict[str, Callable] = {}   # source -> the compiled maker of its functions
 
 
-def _generated(body: str, result: str, name: str, **cells):
+def generate(body: str, result: str, name: str, **cells):
     """Compile ``body`` (function definitions at column 0, reading ``cells`` as closure
     variables; this module's globals otherwise) once per distinct source, and return its
     function ``result`` made with these ``cells``."""
@@ -242,7 +242,10 @@ def _generated(body: str, result: str, name: str, **cells):
         ns: Dict[str, Any] = {}
         exec(compile(src, filename, "exec"), globals(), ns)  # noqa: S102 - our fragments only
         make = _MAKERS[src] = ns["_make"]
-    return make(**cells)
+    made = make(**cells)
+    for fn in made if isinstance(made, tuple) else (made,):
+        fn.__qualname__ = fn.__name__
+    return made
 
 
 def _in_graph(args) -> bool:
@@ -264,7 +267,7 @@ def _cells(**extra):
     return dict(new=_new, st=state, ndarray=np.ndarray, asarray=np.asarray, **extra)
 
 
-records: Callable[..., bool] = _generated(
+records: Callable[..., bool] = generate(
     f"def records(*arrays):\n    return {_decide('_in_graph(arrays)')}\n", "records",
     "records", **_cells())
 records.__doc__ = """Will an op applied to ``arrays`` be recorded: is recording on and one of
@@ -294,7 +297,7 @@ def apply1(op, x, attrs=None):
 $one
 $many"""
 _FWD1 = "op.fwd(x._data, **attrs) if attrs else op.fwd(x._data)"
-apply1: Callable[..., Any] = _generated(Template(_APPLY1).substitute(
+apply1: Callable[..., Any] = generate(Template(_APPLY1).substitute(
     one=textwrap.indent(_applying(("x",), _FWD1, attrs="attrs", diff="op.grads is not None",
                                   cls="face", inline=False), " " * 8),
     many=textwrap.indent(_applying(("x",), _FWD1, attrs="attrs", diff="op.grads is not None",
@@ -316,7 +319,7 @@ def apply2(op, a, b, attrs=None):
         tb = NDArray
     face = ta if ta is tb or tb is NDArray else tb
 $one"""
-apply2: Callable[..., Any] = _generated(Template(_APPLY2).substitute(one=textwrap.indent(
+apply2: Callable[..., Any] = generate(Template(_APPLY2).substitute(one=textwrap.indent(
     _applying(("a", "b"), "op.fwd(a._data, b._data, **attrs) if attrs else "
               "op.fwd(a._data, b._data)", attrs="attrs", diff="op.grads is not None",
               cls="face", inline=False), " " * 4)), "apply2", "apply2", **_cells())
@@ -339,7 +342,7 @@ def apply(op, args, attrs=None):
 $one
 $many"""
 _FWDN = "op.fwd(*datas, **attrs) if attrs else op.fwd(*datas)"
-apply: Callable[..., Any] = _generated(Template(_APPLY).substitute(
+apply: Callable[..., Any] = generate(Template(_APPLY).substitute(
     one=textwrap.indent(_applying("args", _FWDN, attrs="attrs", diff="op.grads is not None",
                                   cls="face", inline=False), " " * 8),
     many=textwrap.indent(_applying("args", _FWDN, attrs="attrs", diff="op.grads is not None",
@@ -444,7 +447,7 @@ class FaceRules:
 # overhead of every `nd.tanh(x)` and `x * 2` in user code: an unrecorded tiny `tanh`
 # costs ~0.84 us this way against ~1.2 us through `apply1`); everything else falls back
 # to the general appliers.
-scalar_call: Callable[..., Any] = _generated(
+scalar_call: Callable[..., Any] = generate(
     "def scalar_call(op, x, s):\n" + textwrap.indent(
         _with_scalar_src("x", "s", "op", None, "op.grads is not None"), "    "),
     "scalar_call", "scalar_call", **_cells())
@@ -493,7 +496,7 @@ def unary_fast(op, face=NDArray, rules: Optional[FaceRules] = None, fallback=Non
     if rules is not None:
         body += Template(_UNARY_RULES).substitute(fixed=textwrap.indent(_applying(
             ("x",), "fwd(d)", fix=_fixes(rules.array_results, rules.keep_int)), " " * 8))
-    fn = _generated(body, "f" if rules is None else "g", f"unary_fast {op.name}", **_cells(
+    fn = generate(body, "f" if rules is None else "g", f"unary_fast {op.name}", **_cells(
         op=op, Array=face, fwd=op.fwd, raw_fwd=op.fwd if rules is None else rules.unary(op.fwd),
         differentiable=op.grads is not None, fallback=fallback, keywords=keywords))
     fn.op = op
@@ -528,7 +531,7 @@ def binary_fast(op, scalar_ops=None, py=None):
     computes the op on two Python scalars (MXNet returns a Python number then)."""
     body = Template(_BINARY).substitute(apply=textwrap.indent(
         _two_dtypes("ld", "rd", False) + _applying(("lhs", "rhs"), "fwd(ld, rd)"), " " * 8))
-    f = _generated(body, "f", f"binary_fast {op.name}", **_cells(
+    f = generate(body, "f", f"binary_fast {op.name}", **_cells(
         op=op, Array=NDArray, fwd=op.fwd, differentiable=op.grads is not None,
         scalar_ops=scalar_ops, py=py))
     f.op = op
@@ -563,7 +566,7 @@ def scalar_fast(op, np_fn=None, face=NDArray, rules: Optional[FaceRules] = None)
     body = "def f(x, s):\n" + textwrap.indent(_with_scalar_src(
         "x", "s", "op", None if np_fn is None else "np_fn", "differentiable",
         rules is not None and rules.array_results), "    ")
-    return _generated(body, "f", f"scalar_fast {op.name}", **_cells(
+    return generate(body, "f", f"scalar_fast {op.name}", **_cells(
         op=op, Array=face, np_fn=np_fn, differentiable=op.grads is not None))
 
 
@@ -619,7 +622,7 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None, face
             " " * 8))
     bop = array_fn.op
     rop = scalar_op if rscalar_op is None else rscalar_op
-    method, rmethod = _generated(body, "method, rmethod", f"operator {bop.name}", **_cells(
+    method, rmethod = generate(body, "method, rmethod", f"operator {bop.name}", **_cells(
         Array=face, array_fn=array_fn, bop=bop, bfwd=bop.fwd, bdiff=bop.grads is not None,
         sop=scalar_op, sdiff=scalar_op.grads is not None, np_fn=np_fn, rop=rop,
         rdiff=rop.grads is not None, rnp_fn=rnp_fn, promote=None if rules is None else
