@@ -9,7 +9,7 @@ Where things live
     modules import their helpers from here, as always.
 ``_apply``
     The one home of applying an op: every applier (``call``/``call1``/``call2``, and
-    per op and face ``unary_fast``, ``binary_fast``, ``scalar_fast``, ``operator``) is
+    per op and face ``unary_fast``, ``binary_fast``, ``operator``) is
     generated from one template that writes the forward, the output array, the record
     decision, the node and the tangents once; also gradient fitting. Op modules do not
     build arrays or nodes, and do not read ``autograd`` state to guess whether an op

@@ -28,8 +28,8 @@ namespace at call time (plan capture swaps them here); per-op values are closure
 * :func:`apply` (alias ``call``): any number of inputs, ``None`` for an absent one;
 * :func:`apply1` / :func:`apply2` (``call1``/``call2``): one or two inputs;
   :func:`scalar_call`: an array and a Python scalar;
-* per op and face, from the op's record: :func:`unary_fast`, :func:`binary_fast`,
-  :func:`scalar_fast` and :func:`operator` (``NDArray.__add__`` and friends), with the
+* per op and face, from the op's record: :func:`unary_fast`, :func:`binary_fast` and
+  :func:`operator` (``NDArray.__add__`` and friends), with the
   case of an array of their face written out and a face's :class:`FaceRules` applied
   inline. They are the per-op overhead of every ``nd.tanh(x)`` and ``x * 2`` in user
   code (an unrecorded tiny ``tanh`` costs ~0.84 us this way against ~1.2 us through
@@ -65,7 +65,7 @@ from ..autograd.nodes import _ALL, _from_freed, _record1, _record2, make_node, r
 from ..autograd import forward_ad as _fad
 
 __all__ = ["new_array", "as_array", "make_node", "record", "apply", "apply1", "apply2",
-           "call", "call1", "call2", "unary_fast", "binary_fast", "scalar_fast", "operator",
+           "call", "call1", "call2", "unary_fast", "binary_fast", "operator",
            "inplace_operator", "scalar_call", "inplace_apply", "write_out", "forward_tangents",
            "fit_gradient", "face_of", "FaceRules", "records", "generate"]
 
@@ -95,7 +95,7 @@ def _shape_error(op, err, args):
 
 # ------------------------------------------------------------------ the one template
 # Every applier of this module (apply, apply1, apply2, scalar_call, and the per-op
-# functions unary_fast, binary_fast, scalar_fast and operator build) is Python source
+# functions unary_fast, binary_fast and operator build) is Python source
 # assembled from the fragments below and compiled once per variant (`generate`), the way
 # symbol/_plan_codegen.py writes plan code. So the forward, the output array, the record
 # decision, the node and the tangent hook are written once, here, and still run inline
@@ -405,10 +405,7 @@ class FaceRules:
     * ``keep_int``: a one-input op keeps an integer input's dtype (``sqrt`` of int32 is
       int32, as MXNet 1.9.1's ``mx.np``);
     * ``promote(a, b)``: the data of two arrays of different dtypes, cast to the dtype the
-      face's binary operators compute in.
-
-    :meth:`unary` and :meth:`forward` wrap a forward with the same rules, for the paths
-    that are not inlined."""
+      face's binary operators compute in."""
 
     __slots__ = ("array_results", "keep_int", "promote")
 
@@ -416,30 +413,6 @@ class FaceRules:
         self.promote = promote
         self.array_results = array_results
         self.keep_int = keep_int
-
-    def unary(self, fwd):
-        """``fwd(d)`` with the rules applied to its result."""
-        arr, keep = self.array_results, self.keep_int
-
-        def forward(d):
-            r = fwd(d)
-            if arr and type(r) is not np.ndarray:
-                r = np.asarray(r)
-            if keep and r.dtype is not d.dtype and d.dtype.kind in "iu" and r.dtype != d.dtype:
-                r = r.astype(d.dtype)
-            return r
-        return forward
-
-    def forward(self, fwd, binary: bool):
-        """``fwd(a, b)`` (two arrays: promoted) or ``fwd(a, scalar)`` with the rules."""
-        arr, promote = self.array_results, self.promote
-
-        def forward(a, b):
-            if binary and a.dtype is not b.dtype and a.dtype != b.dtype:
-                a, b = promote(a, b)
-            r = fwd(a, b)
-            return r if not arr or type(r) is np.ndarray else np.asarray(r)
-        return forward
 
 
 # ------------------------------------------------------------------ fast dispatch
@@ -462,7 +435,9 @@ def f(x, out=None, name=None):
     if type(x) is Array:
 $plain
     if type(x) is np.ndarray or isinstance(x, np.generic):  # a rule, raw backward
-        return raw_fwd(x)
+        d = x
+        data = fwd(d)
+$raw        return data
     return apply1(op, x) if fallback is None else fallback(x)
 """
 _UNARY_RULES = """\
@@ -491,14 +466,15 @@ def unary_fast(op, face=NDArray, rules: Optional[FaceRules] = None, fallback=Non
     ``keywords(fn, x, out, kwargs)``, the path of a call with ``out=`` or other keywords
     (NumPy's ufunc keywords); its function is ``g(x, out=None, name=None, **kwargs)``.
     The gradient and tangent rules are the op's own."""
+    fix = "" if rules is None else _fixes(rules.array_results, rules.keep_int)
     body = Template(_UNARY).substitute(plain=textwrap.indent(
-        _applying(("x",), "fwd(x._data)"), " " * 8))
+        _applying(("x",), "fwd(x._data)"), " " * 8), raw=textwrap.indent(fix, " " * 8))
     if rules is not None:
         body += Template(_UNARY_RULES).substitute(fixed=textwrap.indent(_applying(
-            ("x",), "fwd(d)", fix=_fixes(rules.array_results, rules.keep_int)), " " * 8))
+            ("x",), "fwd(d)", fix=fix), " " * 8))
     fn = generate(body, "f" if rules is None else "g", f"unary_fast {op.name}", **_cells(
-        op=op, Array=face, fwd=op.fwd, raw_fwd=op.fwd if rules is None else rules.unary(op.fwd),
-        differentiable=op.grads is not None, fallback=fallback, keywords=keywords))
+        op=op, Array=face, fwd=op.fwd, differentiable=op.grads is not None,
+        fallback=fallback, keywords=keywords))
     fn.op = op
     return fn
 
@@ -554,20 +530,6 @@ def _out_arg(out):
 def write_out(out, result: NDArray) -> NDArray:
     """Handle an op's ``out=`` argument: write ``result`` into the NDArray ``out``."""
     return inplace_apply(_out_arg(out), result)
-
-
-F32 = np.dtype(np.float32)
-
-
-def scalar_fast(op, np_fn=None, face=NDArray, rules: Optional[FaceRules] = None):
-    """``f(x, s)`` for an array ``x`` of class ``face`` and a Python scalar ``s`` (the hot
-    path of ``x * 2``); ``np_fn(data, s)`` is the op's forward without the dtype cast
-    (without it, the op's own forward runs, as :func:`scalar_call`)."""
-    body = "def f(x, s):\n" + textwrap.indent(_with_scalar_src(
-        "x", "s", "op", None if np_fn is None else "np_fn", "differentiable",
-        rules is not None and rules.array_results), "    ")
-    return generate(body, "f", f"scalar_fast {op.name}", **_cells(
-        op=op, Array=face, np_fn=np_fn, differentiable=op.grads is not None))
 
 
 def _is_scalar(x):
