@@ -228,9 +228,12 @@ _MAKERS: Dict[str, Callable] = {}   # source -> the compiled maker of its functi
 
 
 def generate(body: str, result: str, name: str, **cells):
-    """Compile ``body`` (function definitions at column 0, reading ``cells`` as closure
-    variables; this module's globals otherwise) once per distinct source, and return its
-    function ``result`` made with these ``cells``."""
+    """The factory of every generated function: compile ``body`` (function definitions
+    at column 0, reading ``cells`` as closure variables and this module's globals
+    otherwise) once per distinct source, and return ``result`` (a function, or a tuple
+    of them) made with these ``cells``. ``name`` (the template's) labels the source in
+    tracebacks; the source of all ops of one kind and face is the same, so it is compiled
+    once for them all."""
     params = ", ".join(sorted(cells))
     src = f"def _make({params}):\n" + textwrap.indent(body, "    ") + f"    return {result}\n"
     make = _MAKERS.get(src)
@@ -472,7 +475,7 @@ def unary_fast(op, face=NDArray, rules: Optional[FaceRules] = None, fallback=Non
     if rules is not None:
         body += Template(_UNARY_RULES).substitute(fixed=textwrap.indent(_applying(
             ("x",), "fwd(d)", fix=fix), " " * 8))
-    fn = generate(body, "f" if rules is None else "g", f"unary_fast {op.name}", **_cells(
+    fn = generate(body, "f" if rules is None else "g", "unary_fast", **_cells(
         op=op, Array=face, fwd=op.fwd, differentiable=op.grads is not None,
         fallback=fallback, keywords=keywords))
     fn.op = op
@@ -507,7 +510,7 @@ def binary_fast(op, scalar_ops=None, py=None):
     computes the op on two Python scalars (MXNet returns a Python number then)."""
     body = Template(_BINARY).substitute(apply=textwrap.indent(
         _two_dtypes("ld", "rd", False) + _applying(("lhs", "rhs"), "fwd(ld, rd)"), " " * 8))
-    f = generate(body, "f", f"binary_fast {op.name}", **_cells(
+    f = generate(body, "f", "binary_fast", **_cells(
         op=op, Array=NDArray, fwd=op.fwd, differentiable=op.grads is not None,
         scalar_ops=scalar_ops, py=py))
     f.op = op
@@ -584,7 +587,7 @@ def operator(array_fn, scalar_op, rscalar_op=None, np_fn=None, rnp_fn=None, face
             " " * 8))
     bop = array_fn.op
     rop = scalar_op if rscalar_op is None else rscalar_op
-    method, rmethod = generate(body, "method, rmethod", f"operator {bop.name}", **_cells(
+    method, rmethod = generate(body, "method, rmethod", "operator", **_cells(
         Array=face, array_fn=array_fn, bop=bop, bfwd=bop.fwd, bdiff=bop.grads is not None,
         sop=scalar_op, sdiff=scalar_op.grads is not None, np_fn=np_fn, rop=rop,
         rdiff=rop.grads is not None, rnp_fn=rnp_fn, promote=None if rules is None else
