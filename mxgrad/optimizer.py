@@ -39,7 +39,7 @@ from .base import DTypeError, MXNetError, ShapeError, StateError
 from .util import is_np_array
 from ._warn import warn as _warn
 from .ndarray.ndarray import NDArray, wrap
-from .autograd.scope import state as _scope
+from .ops._apply import records
 from .ops import optimizer_update as _k   # the update arithmetic, shared with nd.*_update
 
 if TYPE_CHECKING:
@@ -359,7 +359,7 @@ class Optimizer:
         if w.shape != g.shape:
             raise ShapeError(f"{type(self).__name__}.update: gradient of shape {g.shape} does "
                              f"not match weight {index!r} of shape {w.shape}")
-        if weight._node is not None and _scope.recording:
+        if records(weight):
             weight._check_writable()
         cls = type(self)
         plain = _PLAIN.get(cls)
