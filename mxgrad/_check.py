@@ -119,7 +119,8 @@ def as_shape(shape, where: str, *, itemsize: int = 4) -> tuple:
     if isinstance(shape, (str, bytes)) or shape is None:
         raise DTypeError(f"{where} must be an int or a tuple of ints, got {_describe(shape)}")
     dims: Tuple[int, ...]
-    if hasattr(shape, "__index__") and not isinstance(shape, (bool, np.bool_)):
+    if hasattr(shape, "__index__") and not isinstance(shape, (bool, np.bool_)) \
+            and not (isinstance(shape, np.ndarray) and shape.ndim):   # (an int array: items)
         dims = (operator.index(shape),)
     else:
         try:
@@ -160,37 +161,10 @@ def allocate(make: Callable[[], np.ndarray], where: str) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ the boundary guard
-# Parameter names of the ``mx.nd`` functions and what each must be. Used only to explain
-# a failure (never on the success path), so a table by name is enough: the first
-# argument that does not fit its kind is the one the error names.
-_BOOL_NAMES = frozenset((
-    "keepdims", "transpose_a", "transpose_b", "lower", "rightside", "transpose", "is_ascend",
-    "get_prob", "use_length", "exclude", "reverse", "endpoint", "infer_range", "fix_gamma",
-    "use_global_stats", "output_mean_var", "no_bias", "cudnn_off", "flatten", "squeeze_axis",
-    "lazy_update", "multi_output", "normalize", "use_ignore", "out_grad", "sparse_grad",
-    "zero_copy", "center_crop"))
-_REAL_NAMES = frozenset((
-    "lr", "wd", "rescale_grad", "clip_gradient", "momentum", "epsilon", "eps", "beta", "beta1",
-    "beta2", "gamma1", "gamma2", "alpha", "temperature", "scalar", "a_min", "a_max", "lamda1",
-    "lower_bound", "upper_bound", "clip_weights", "clip_grad", "wd_lh", "grad_scale", "slope",
-    "sigma", "on_value", "off_value", "val", "margin", "ignore_label", "p", "smoothing_alpha",
-    "start", "stop", "r1", "r2"))
-_INT_NAMES = frozenset((
-    "block_size", "num_outputs", "k", "offset", "t", "size", "num_arrays", "depth",
-    "num_filter", "num_hidden", "num_group", "dim", "N", "M", "num", "num_args", "axis1",
-    "axis2", "repeat", "seed_state", "num_groups", "output_dim", "input_dim", "lhs_begin",
-    "lhs_end", "rhs_begin", "rhs_end", "num_args"))
-_AXIS_NAMES = frozenset(("axis",))
-_SHAPE_NAMES = frozenset((
-    "shape", "reps", "begin", "end", "kernel", "stride", "dilate", "pad", "pad_width", "axes",
-    "target_shape", "source", "destination", "indices_or_sections", "adj", "target_size"))
-_OPERAND_NAMES = frozenset(("lhs", "rhs", "a", "b", "x", "y", "mhs"))   # or a number
-_ARRAY_NAMES = frozenset((
-    "data", "indices", "index", "grad", "weight", "mom", "label", "shape_like", "condition",
-    "gamma", "moving_mean", "moving_var", "A", "B", "C", "mean", "var", "n", "z", "d", "v",
-    "g", "weight32", "bias", "state_cell", "parameters", "sequence_length", "cond", "like"))
-
-
+# What a parameter must be is read from the function's own annotation (``keepdims: bool``,
+# ``axis: Axis``, ``shape: ShapeLike``...), so the check lives with what it checks. Used
+# only to explain a failure (never on the success path): the first argument that does not
+# fit its annotation is the one the error names.
 def _is_int(v) -> bool:
     return hasattr(v, "__index__") and not isinstance(v, (bool, np.bool_)) \
         and not isinstance(v, np.ndarray)
@@ -201,46 +175,106 @@ def _is_real(v) -> bool:
         and not isinstance(v, (bool, np.bool_))
 
 
-def _arg_problem(name: str, value):
-    """What is wrong with ``value`` for a parameter called ``name``, or None."""
-    from ._engine.ndarray import NDArray
-    if name == "out":
-        if value is None or isinstance(value, NDArray) or (
-                isinstance(value, (list, tuple)) and value
-                and all(isinstance(v, NDArray) for v in value)):
-            return None
-        return "must be an NDArray (the array to write the result into) or None"
-    if name in _BOOL_NAMES:
-        if isinstance(value, (bool, np.bool_)) or (_is_int(value) and int(value) in (0, 1)):
-            return None
-        return "must be True or False"
-    if name in _REAL_NAMES:
-        if _is_real(value) or isinstance(value, NDArray):
-            return None if isinstance(value, NDArray) or math.isfinite(float(value)) \
-                else "must be a finite number"
-        return "must be a real number"
-    if name in _INT_NAMES:
-        return None if _is_int(value) else "must be an int"
-    if name in _AXIS_NAMES:
-        if _is_int(value) or (isinstance(value, (tuple, list))
-                                               and all(_is_int(a) for a in value)):
-            return None
-        return "must be an int, a tuple of ints or None"
-    if name in _SHAPE_NAMES:
-        if _is_int(value) or value is None:
-            return None
-        if isinstance(value, (tuple, list)) and all(v is None or _is_int(v) for v in value):
-            return None
-        return "must be an int or a tuple of ints"
-    if name in _OPERAND_NAMES:
-        if not (isinstance(value, (NDArray, np.ndarray)) or _is_real(value)):
-            return "must be an NDArray or a number"
-    if name in _ARRAY_NAMES and not isinstance(value, NDArray):
-        return "must be an NDArray"
-    if name == "arrays" and not (isinstance(value, (list, tuple)) and value
-                                 and all(isinstance(v, NDArray) for v in value)):
-        return "must be a non-empty list of NDArrays"
+def _ints(v, none_items: bool = False) -> bool:
+    return _is_int(v) or (isinstance(v, (tuple, list)) and all(
+        _is_int(a) or (none_items and a is None) for a in v))
+
+
+def _annotation_parts(text: str) -> Tuple[bool, Tuple[str, ...]]:
+    """``(None allowed, the alternatives)`` of an annotation's text: ``'Optional[int]'`` is
+    ``(True, ('int',))``, ``'Union[NDArray, float]'`` is ``(False, ('NDArray', 'float'))``."""
+    text = text.replace(" ", "")
+    optional = False
+    if text.startswith("Optional[") and text.endswith("]"):
+        optional, text = True, text[9:-1]
+    if text.startswith("Union[") and text.endswith("]"):
+        parts, depth, cur = [], 0, ""
+        for ch in text[6:-1]:
+            depth += ch == "["
+            depth -= ch == "]"
+            if ch == "," and depth == 0:
+                parts.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        parts.append(cur)
+    else:
+        parts = [text]
+    if "None" in parts:
+        optional = True
+        parts.remove("None")
+    return optional, tuple(parts)
+
+
+def _fits(kind: str, value, ndarray: type) -> Optional[bool]:
+    """Whether ``value`` fits one alternative of an annotation (None: not a kind checked)."""
+    if kind == "bool":
+        return isinstance(value, (bool, np.bool_)) or (_is_int(value) and int(value) in (0, 1))
+    if kind == "float":
+        return (_is_real(value) and math.isfinite(float(value))) or isinstance(value, ndarray)
+    if kind == "int":
+        return _is_int(value)
+    if kind in ("Axis", "Sequence[int]", "Tuple[int,...]", "Shape", "ShapeLike"):
+        return _ints(value)
+    if kind == "Sequence[Optional[int]]":
+        return _ints(value, none_items=True)
+    if kind in ("NDArray", "ArrayT"):
+        return isinstance(value, ndarray)
+    if kind in ("Sequence[NDArray]", "List[NDArray]"):
+        return isinstance(value, (list, tuple)) and len(value) > 0 \
+            and all(isinstance(v, ndarray) for v in value)
+    if kind == "str":
+        return isinstance(value, str)
     return None
+
+
+_WHAT = {"bool": "True or False", "float": "a real number", "int": "an int",
+         "Axis": "an int or a tuple of ints", "Sequence[int]": "an int or a tuple of ints",
+         "Tuple[int,...]": "an int or a tuple of ints", "Shape": "an int or a tuple of ints",
+         "ShapeLike": "an int or a tuple of ints",
+         "Sequence[Optional[int]]": "an int or a tuple of ints",
+         "NDArray": "an NDArray", "ArrayT": "an NDArray", "str": "a string",
+         "Sequence[NDArray]": "a non-empty list of NDArrays",
+         "List[NDArray]": "a non-empty list of NDArrays"}
+
+
+def _arg_problem(annotation, value) -> Optional[str]:
+    """What is wrong with ``value`` for a parameter annotated ``annotation`` (its text, as
+    ``from __future__ import annotations`` keeps it), or None.
+
+    Examples
+    --------
+    >>> _arg_problem("bool", "yes")
+    'must be True or False'
+    >>> _arg_problem("Optional[Axis]", (0, 1)) is None
+    True
+    >>> _arg_problem("Union[NDArray, float]", "a")
+    'must be an NDArray or a real number'
+    """
+    from ._engine.ndarray import NDArray
+    if not isinstance(annotation, str):
+        return None
+    optional, kinds = _annotation_parts(annotation)
+    if value is None and optional:
+        return None
+    verdicts = [_fits(k, value, NDArray) for k in kinds]
+    if any(v is None for v in verdicts) or any(verdicts):
+        return None        # a kind not checked here, or one that fits
+    if "float" in kinds and _is_real(value) and not math.isfinite(float(value)):
+        return "must be a finite number"
+    what = " or ".join(dict.fromkeys(_WHAT[k] for k in kinds))
+    return f"must be {what}" + (" or None" if optional else "")
+
+
+def _out_problem(value) -> Optional[str]:
+    """What is wrong with an ``out=`` argument (every op's): an NDArray, a list of them or
+    None."""
+    from ._engine.ndarray import NDArray
+    if value is None or isinstance(value, NDArray) or (
+            isinstance(value, (list, tuple)) and value
+            and all(isinstance(v, NDArray) for v in value)):
+        return None
+    return "must be an NDArray (the array to write the result into) or None"
 
 
 def _explain(func, where: str, args, kwargs, err: BaseException):
@@ -262,7 +296,8 @@ def _explain(func, where: str, args, kwargs, err: BaseException):
             for key, v in values:
                 if key == name and v is default and default is not inspect.Parameter.empty:
                     continue        # a default value is never the culprit
-                problem = _arg_problem(key, v)
+                problem = _out_problem(v) if key == "out" else _arg_problem(
+                    params[key].annotation if key in params else None, v)
                 if problem is not None:
                     cls = StateError if problem.endswith("finite number") else DTypeError
                     return cls(f"{where}: {key} {problem}, got {_describe(v)}")
@@ -361,10 +396,11 @@ def guard(func: Callable, where: str) -> Callable:
 
     Examples
     --------
-    >>> guard(np.ones, "ones")("a")
+    >>> import mxgrad as mx        # nd.one_hot is guarded; its annotation says depth: int
+    >>> mx.nd.one_hot(mx.nd.array([0, 1]), depth="3")
     Traceback (most recent call last):
     ...
-    mxgrad.base.DTypeError: ones: shape must be an int or a tuple of ints, got str 'a'
+    mxgrad.base.DTypeError: one_hot: depth must be an int, got str '3'
     """
     import functools
     cached = _GUARDS.get(func)

@@ -14,6 +14,7 @@ cpu(0)
 from __future__ import annotations
 
 import re
+import warnings
 import threading
 from typing import Any
 
@@ -26,11 +27,46 @@ _DEVICE_TYPES = ("cpu", "gpu", "cpu_pinned", "cpu_shared")
 _CTX_STRING = re.compile(r"^\s*([a-z_]+)\s*(?:\(\s*(\d+)\s*\))?\s*$")
 
 
-class Context:
-    """A device name, as in MXNet (``cpu(0)``). All computation happens on the CPU."""
+_DEPRECATED_DEFAULT = ("Context.default_ctx has been deprecated. Please use "
+                       "Context.current_context() instead. Please use "
+                       "test_utils.set_default_context to set a default context")
+
+
+class _ContextType(type):
+    """Context's metaclass: MXNet 1.x's class property ``Context.default_ctx``."""
+
+    @property
+    def default_ctx(cls) -> "Context":
+        """The context in force in this thread (deprecated in MXNet 1.x, as here)."""
+        warnings.warn(_DEPRECATED_DEFAULT, DeprecationWarning, stacklevel=2)
+        return current_context()
+
+    @default_ctx.setter
+    def default_ctx(cls, ctx: "Context") -> None:
+        warnings.warn(_DEPRECATED_DEFAULT, DeprecationWarning, stacklevel=2)
+        Context._default_ctx.value = as_context(ctx, "Context.default_ctx")
+
+
+class Context(metaclass=_ContextType):
+    """A device name, as in MXNet (``cpu(0)``). All computation happens on the CPU.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> ctx = mx.Context('cpu', 0)
+    >>> ctx, ctx.device_typeid, mx.Context.devtype2str[ctx.device_typeid]
+    (cpu(0), 1, 'cpu')
+    >>> with mx.cpu(1):
+    ...     mx.context.current_context()
+    cpu(1)
+    """
 
     __slots__ = ("device_type", "device_id", "_saved")
-    _local = threading.local()
+    # the context in force, per thread (``.value``), under MXNet's name
+    _default_ctx = threading.local()
+    #: MXNet's device type numbers
+    devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
+    devstr2type = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
     device_type: str
     device_id: int
 
@@ -47,6 +83,15 @@ class Context:
         self.device_type = device_type
         self.device_id = int(device_id)
         self._saved = None   # thread id -> stack of contexts in force before ``with``
+
+    @property
+    def device_typeid(self) -> int:
+        """MXNet's number for the device type (``devtype2str`` maps it back)."""
+        return Context.devstr2type[self.device_type]
+
+    def empty_cache(self) -> None:
+        """MXNet frees its memory pool for the device; NumPy returns memory to the system
+        as arrays die, so there is nothing to free."""
 
     def __repr__(self) -> str:
         return f"{self.device_type}({self.device_id})"
@@ -66,13 +111,13 @@ class Context:
         if self._saved is None:
             self._saved = {}
         self._saved.setdefault(threading.get_ident(), []).append(current_context())
-        Context._local.value = self
+        Context._default_ctx.value = self
         return self
 
     def __exit__(self, *exc):
         tid = threading.get_ident()
         stack = self._saved[tid]
-        Context._local.value = stack.pop()
+        Context._default_ctx.value = stack.pop()
         if not stack:
             del self._saved[tid]
         return False
@@ -96,7 +141,7 @@ def cpu_pinned(device_id: int = 0) -> Context:
 
 def current_context() -> Context:
     """The context in force in this thread (``cpu(0)`` unless a ``with ctx:`` is open)."""
-    return getattr(Context._local, "value", None) or cpu()
+    return getattr(Context._default_ctx, "value", None) or cpu()
 
 
 def num_gpus() -> int:

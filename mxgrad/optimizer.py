@@ -40,7 +40,7 @@ from .util import is_np_array
 from ._optimizer_registry import OPTIMIZERS as _OPTIMIZERS
 from ._warn import warn as _warn
 from ._engine.ndarray import NDArray, wrap
-from ._engine.scope import state as _scope
+from .ops._apply import records
 from .ops import optimizer_update as _k   # the update arithmetic, shared with nd.*_update
 
 if TYPE_CHECKING:
@@ -360,7 +360,7 @@ class Optimizer:
         if w.shape != g.shape:
             raise ShapeError(f"{type(self).__name__}.update: gradient of shape {g.shape} does "
                              f"not match weight {index!r} of shape {w.shape}")
-        if weight._node is not None and _scope.recording:
+        if records(weight):
             weight._check_writable()
         cls = type(self)
         plain = _PLAIN.get(cls)

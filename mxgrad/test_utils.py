@@ -72,7 +72,7 @@ def set_default_context(ctx: Context) -> None:
     if not isinstance(ctx, Context):
         raise DTypeError(f"set_default_context takes a Context such as mx.cpu(), got "
                          f"{type(ctx).__name__}")
-    Context._local.value = ctx
+    Context._default_ctx.value = ctx
 
 
 from ._test_compare import (  # noqa: E402  (the comparisons: one home, re-exported)

@@ -263,3 +263,16 @@ def test_optimizer_reads_a_symbols_multipliers():
     # what MXNet 1.9.1's SGD(sym=y, param_idx2name=...) holds for this graph
     assert o.lr_mult == {"fc_weight": 0.0}
     assert o.wd_mult == {"fc_bias": 0.0, "fc_weight": 2.0}
+
+
+@pytest.mark.parametrize("shapes", [([2, 3], [-1, -1]), ([2, -1], [3, -1])])
+def test_creation_shapes_with_unknown_dimensions_are_inferred_at_bind(shapes):
+    # MXNet 1.9.1's test_operator: -1 in ones' shape is inferred through transpose
+    o1 = mx.sym.ones(shape=shapes[0])
+    o2 = mx.sym.ones(shape=shapes[1])
+    y = (o1 + mx.sym.transpose(o2)).bind(mx.cpu(), args={}).forward()[0]
+    assert y.shape == (2, 3) and y.asnumpy().tolist() == [[2.0] * 3] * 2
+    lone = mx.sym.ones(shape=[2, -1])
+    with pytest.raises(mx.base.ShapeError, match="unknown"), \
+            pytest.warns(UserWarning, match="Cannot decide shape"):
+        lone.bind(mx.cpu(), args={}).forward()

@@ -225,3 +225,23 @@ def test_initializers_compare_by_class_and_arguments_so_shared_params_work():
     assert p1 is p2
     with pytest.raises(MXNetError, match="init"):
         params.get("w", init=mx.init.Normal(0.5))
+
+
+def test_context_default_ctx_and_device_type_numbers_as_mxnet():
+    # MXNet 1.9.1: Context.default_ctx is a deprecated class property (per thread);
+    # devtype2str / device_typeid are its device numbers (its test_thread_local uses them)
+    import threading
+    seen = []
+
+    def spawned():
+        mx.test_utils.set_default_context(mx.gpu(11))
+        with pytest.warns(DeprecationWarning, match="default_ctx"):
+            seen.append(mx.Context.default_ctx)
+    t = threading.Thread(target=spawned)
+    t.start()
+    t.join()
+    with pytest.warns(DeprecationWarning):
+        here = mx.Context.default_ctx
+    assert here == mx.cpu(0) and seen == [mx.gpu(11)]
+    assert mx.Context.devtype2str[seen[0].device_typeid] == "gpu"
+    assert mx.Context.devtype2str[here.device_typeid] == "cpu"

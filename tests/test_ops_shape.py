@@ -608,6 +608,35 @@ def test_same_shape_results_are_new_arrays():
 
 def test_zero_repeats_and_reps():
     x = nd.ones((2, 3))
-    assert nd.tile(x, (0, 2)).shape == (0, 6)
+    with pytest.raises(ShapeError, match="np_shape"):   # as MXNet (checked with 1.9.1)
+        nd.tile(x, (0, 2))
+    with mx.np_shape(True):
+        assert nd.tile(x, (0, 2)).shape == (0, 6)
     assert nd.repeat(x, 0, axis=1).shape == (2, 0)
     assert nd.repeat(x, 0).shape == (0,)
+
+
+def test_shape_given_as_an_int_array():
+    # MXNet's nd.empty/zeros read a 1-d integer NumPy array as a shape (MXNet 1.9.1:
+    # nd.empty(np.array([3, 2])).shape == (3, 2)); its own tests pass one
+    assert nd.empty(np.array([3, 2])).shape == (3, 2)
+    assert nd.zeros(np.array([4])).shape == (4,)
+    with pytest.raises(MXNetError, match="tuple of ints"):
+        nd.zeros(np.array([1.5]))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8", "float32", "float64"])
+def test_arange_computes_in_its_dtype(dtype):
+    # MXNet 1.9.1's nd.arange equals NumPy's arange in the result dtype (its test_operator
+    # checks (1.3, 456.6, 1.3) for each): an integer dtype truncates the start and the step
+    out = nd.arange(1.3, 456.6, 1.3, dtype=dtype).asnumpy()
+    np.testing.assert_array_equal(out, np.arange(1.3, 456.6, 1.3, dtype=dtype))
+
+
+def test_zero_dim_creation_in_numpy_shape_semantics():
+    with pytest.raises(ShapeError, match=r"shape \(\) is not allowed"):
+        nd.zeros(())
+    with mx.np_shape(True):      # as MXNet: () is a 0-d array's shape there
+        z = nd.ones(())
+        assert z.shape == () and float(z.asnumpy()) == 1.0
+        assert nd.full((), 3.0).asnumpy().tolist() == 3.0

@@ -384,3 +384,44 @@ def test_rnn_layers_export_and_import_with_any_batch(layer, layout, tmp_path):
                                         str(tmp_path / "m-0000.params"))
     x = mx.nd.array(rng.randn(*((3, 5, 4) if layout == "NTC" else (5, 3, 4))))
     np.testing.assert_allclose(back(x).asnumpy(), net(x).asnumpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_cell_unrolled_on_symbols_shares_its_weights_and_binds_in_a_module():
+    # MXNet 1.9.1's test_rnn_unroll_variant_length (symbolic part): Parameter.var() is one
+    # variable, so the 10 steps share 4 arguments; SequenceLast's shape is inferred
+    data = mx.sym.var('data', shape=(4, 10, 2))
+    cell = gluon.rnn.RNNCell(100, prefix='rnn0_')
+    valid_length = mx.sym.var('valid_length', shape=(4,))
+    _, states = cell.unroll(length=10, inputs=data, valid_length=valid_length,
+                            merge_outputs=True, layout='NTC')
+    assert states[0].list_arguments() == ['data', 'rnn0_i2h_weight', 'rnn0_i2h_bias',
+                                          'rnn0_h2h_weight', 'rnn0_h2h_bias', 'valid_length']
+    mod = mx.mod.Module(states[0], data_names=('data', 'valid_length'), label_names=None)
+    mod.bind(data_shapes=[('data', (4, 10, 2)), ('valid_length', (4,))], label_shapes=None)
+    mod.init_params()
+    x = nd.random.normal(0, 1, (4, 10, 2))
+    mod.forward(mx.io.DataBatch([x, nd.array([3, 6, 10, 2])]))
+    out = mod.get_outputs()[0]
+    # the state after each sequence's own length, computed imperatively with the weights
+    args = dict(mod.get_params()[0])
+    h = nd.zeros((4, 100))
+    want = [None] * 4
+    for t in range(10):
+        h = nd.tanh(nd.FullyConnected(x[:, t], args['rnn0_i2h_weight'], args['rnn0_i2h_bias'],
+                                      num_hidden=100)
+                    + nd.FullyConnected(h, args['rnn0_h2h_weight'], args['rnn0_h2h_bias'],
+                                        num_hidden=100))
+        for i, n in enumerate((3, 6, 10, 2)):
+            if t == n - 1:
+                want[i] = h[i].asnumpy()
+    np.testing.assert_allclose(out.asnumpy(), np.stack(want), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op,axis,shape,out", [
+    ("SequenceLast", 0, (5, 3, 2), (3, 2)), ("SequenceLast", 1, (3, 5, 2), (3, 2)),
+    ("SequenceMask", 1, (3, 5, 2), (3, 5, 2)), ("SequenceReverse", 0, (5, 3), (5, 3))])
+def test_sequence_ops_infer_shapes(op, axis, shape, out):
+    y = getattr(mx.sym, op)(mx.sym.var('d'), mx.sym.var('l'), use_sequence_length=True,
+                            axis=axis)
+    args, outs, _ = y.infer_shape(d=shape)
+    assert args == [shape, (shape[1 - axis],)] and outs == [out]

@@ -101,3 +101,22 @@ def test_mxnets_control_flow_json_loads_and_gives_mxnets_outputs(name):
 def test_while_loop_needs_max_iterations():
     with pytest.raises(MXNetError, match="max_iterations"):
         sym.contrib.while_loop(lambda i: i < 3, lambda i: ([i], [i + 1]), [sym.var("i")])
+
+
+def test_foreach_infers_shapes_through_its_body():
+    # MXNet 1.9.1's test_foreach_with_unkown_dim: an unknown (0) batch flows through
+    step = lambda data, states: (data + states[0], [states[0] * 2])
+    outs, _ = sym.contrib.foreach(step, sym.var('data', shape=(0, 3, 32, 32)),
+                                  [sym.var('state')])
+    assert outs.infer_shape_partial()[1] == [(0, 3, 32, 32)]
+    # test_foreach_rnn: a cell's weights inside the body get their shapes from the data
+    # and the state given; the second state (c) from what the body makes of it
+    cell = mx.gluon.rnn.LSTMCell(5, prefix='')
+    outs, states = sym.contrib.foreach(lambda x, s: cell(x, s), sym.var('data'),
+                                       [sym.var('h'), sym.var('c')])
+    g = sym.Group([outs] + states)
+    args, out_shapes, _ = g.infer_shape(data=(7, 2, 3), h=(2, 5))
+    assert dict(zip(g.list_arguments(), args)) == {
+        'data': (7, 2, 3), 'h': (2, 5), 'c': (2, 5), 'i2h_weight': (20, 3),
+        'i2h_bias': (20,), 'h2h_weight': (20, 5), 'h2h_bias': (20,)}
+    assert out_shapes == [(7, 2, 5), (2, 5), (2, 5)]

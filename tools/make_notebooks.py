@@ -1550,6 +1550,148 @@ def nb06():
     ]
 
 
+# --------------------------------------------------------------------------------------
+# 07 The symbolic API
+# --------------------------------------------------------------------------------------
+def nb07():
+    return [
+        md("""
+        # The symbolic API: Symbols, executors and Modules
+
+        Much MXNet 1.x code, and most of MXNet's own `example/` scripts, build a graph first
+        and run it later: `mx.sym` composes a `Symbol`, `infer_shape` works out every array's
+        shape, `simple_bind` makes an executor, and `mx.mod.Module` trains it. In mxgrad a
+        bound Symbol runs on the same planned graph as a hybridized Gluon block: a flat list
+        of NumPy kernels for the forward and the backward, made once per input signature.
+        """),
+        code("""
+        import numpy as onp
+        import mxgrad as mx
+        from mxgrad import nd, sym, autograd, gluon
+        """),
+        md("""
+        ## A graph, and the shapes it implies
+
+        Variables stand for arrays; layers name their parameters after the layer
+        (`fc1_weight`...). Shapes given for some variables flow forward and backward through
+        the operators' shape rules; `0` marks a dimension not known yet.
+        """),
+        code("""
+        data = sym.var('data')
+        fc1 = sym.FullyConnected(data, num_hidden=16, name='fc1')
+        act = sym.Activation(fc1, act_type='relu', name='relu1')
+        fc2 = sym.FullyConnected(act, num_hidden=2, name='fc2')
+        net = sym.SoftmaxOutput(fc2, name='softmax')
+        print(net.list_arguments())
+        arg_shapes, out_shapes, _ = net.infer_shape(data=(8, 4))
+        print(dict(zip(net.list_arguments(), arg_shapes)))
+        print('outputs:', out_shapes, ' with an unknown batch:',
+              net.infer_shape_partial(data=(0, 4))[1])
+        """),
+        md("""
+        ## Bind, run forward and backward
+
+        `simple_bind` allocates the arguments and their gradients from the shapes;
+        `SoftmaxOutput`'s backward is the gradient of the cross-entropy loss. The executor's
+        numbers are the ones the same computation gives imperatively under
+        `autograd.record()`.
+        """),
+        code("""
+        ex = net.simple_bind(mx.cpu(), data=(8, 4))
+        mx.random.seed(0)
+        for name, arr in ex.arg_dict.items():
+            if name.endswith(('weight', 'bias')):
+                arr[:] = nd.random.normal(0, 0.5, arr.shape)
+        x, y = nd.random.normal(shape=(8, 4)), nd.array([0, 1] * 4)
+        ex.forward(is_train=True, data=x, softmax_label=y)
+        ex.backward()
+
+        w1, b1, w2, b2 = (ex.arg_dict[k].copy() for k in
+                          ('fc1_weight', 'fc1_bias', 'fc2_weight', 'fc2_bias'))
+        w1.attach_grad()
+        with autograd.record():
+            h = nd.relu(nd.FullyConnected(x, w1, b1, num_hidden=16))
+            p = nd.softmax(nd.FullyConnected(h, w2, b2, num_hidden=2))
+            loss = -nd.pick(nd.log(p), y).sum()
+        loss.backward()
+        print('outputs equal:', onp.allclose(p.asnumpy(), ex.outputs[0].asnumpy()))
+        print('fc1_weight gradients equal:',
+              onp.allclose(w1.grad.asnumpy(), ex.grad_dict['fc1_weight'].asnumpy(), atol=1e-6))
+        """),
+        md("""
+        ## Training with `mx.mod.Module`
+
+        A Module binds the Symbol to data and label shapes from a data iterator, initializes
+        the parameters and runs the optimizer: MXNet 1.x's high-level training loop.
+        """),
+        code("""
+        rng = onp.random.RandomState(0)
+        X = rng.normal(size=(512, 4)).astype('float32')
+        Y = (X[:, 0] + X[:, 1] > 0).astype('float32')
+        train = mx.io.NDArrayIter(X, Y, batch_size=32, shuffle=True, label_name='softmax_label')
+        mod = mx.mod.Module(net, context=mx.cpu())
+        mod.fit(train, num_epoch=5, optimizer='sgd', optimizer_params={'learning_rate': 0.1},
+                initializer=mx.init.Xavier(), eval_metric='acc')
+        test = mx.io.NDArrayIter(X, Y, batch_size=32, label_name='softmax_label')
+        print(mod.score(test, 'acc'))
+        """),
+        md("""
+        ## From Gluon to a Symbol and back
+
+        A hybridized Gluon block exports the graph it traced and its parameters in MXNet's
+        file formats (MXNet 1.9 loads them, and mxgrad loads MXNet's). The exported JSON is a
+        Symbol; `SymbolBlock.imports` makes it a block again.
+        """),
+        code("""
+        import os, tempfile
+        block = gluon.nn.HybridSequential()
+        block.add(gluon.nn.Dense(8, activation='tanh'), gluon.nn.Dense(3))
+        block.initialize()
+        block.hybridize()
+        xb = nd.random.uniform(shape=(2, 5))
+        before = block(xb)
+        folder = tempfile.mkdtemp()
+        block.export(os.path.join(folder, 'mlp'))
+        graph = sym.load(os.path.join(folder, 'mlp-symbol.json'))
+        print([n for n in graph.get_internals().list_outputs() if n.endswith('_output')])
+        again = gluon.SymbolBlock.imports(os.path.join(folder, 'mlp-symbol.json'), ['data'],
+                                          os.path.join(folder, 'mlp-0000.params'))
+        print('same outputs:', onp.allclose(before.asnumpy(), again(xb).asnumpy()))
+        """),
+        md("""
+        ## A custom operator in a graph
+
+        `mx.operator.CustomOp` with its `CustomOpProp`, registered by name, runs inside a
+        Symbol like any operator, forward and backward (here a scaled square).
+        """),
+        code("""
+        class Square(mx.operator.CustomOp):
+            def forward(self, is_train, req, in_data, out_data, aux):
+                self.assign(out_data[0], req[0], 3 * in_data[0] ** 2)
+
+            def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+                self.assign(in_grad[0], req[0], 6 * in_data[0] * out_grad[0])
+
+        @mx.operator.register('square3')
+        class SquareProp(mx.operator.CustomOpProp):
+            def list_arguments(self):
+                return ['data']
+
+            def infer_shape(self, in_shape):
+                return in_shape, in_shape, []
+
+            def create_operator(self, ctx, shapes, dtypes):
+                return Square()
+
+        s = sym.sum(sym.Custom(sym.var('v'), op_type='square3'))
+        ex = s.simple_bind(mx.cpu(), v=(3,))
+        ex.forward(is_train=True, v=nd.array([1, 2, 3]))
+        ex.backward()
+        print(ex.outputs[0], ex.grad_dict['v'])
+        """),
+    ]
+
+
 NOTEBOOKS = {
     "00_ndarray_first_steps.ipynb": nb00,
     "01_autograd_basics.ipynb": nb01,
@@ -1557,6 +1699,7 @@ NOTEBOOKS = {
     "04_coming_from_mxnet.ipynb": nb04,
     "05_beyond_mxnet.ipynb": nb05,
     "06_numpy_mode.ipynb": nb06,
+    "07_symbolic_api.ipynb": nb07,
 }
 
 

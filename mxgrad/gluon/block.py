@@ -59,7 +59,7 @@ from .. import autograd
 from .. import symbol as _sym
 from .. import name as _name
 from ..symbol.symbol import Symbol, example_var
-from ..util import is_np_array, is_np_shape
+from ..util import is_np_array
 from ..symbol._registry import LABEL_OPS as _LABEL_OPS
 from ..symbol._infer import infer_param_shapes as _sym_infer_param_shapes
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError

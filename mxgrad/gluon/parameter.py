@@ -833,13 +833,21 @@ def _param_var(p):
              "__wd_mult__": str(float(p.wd_mult))}
     if p.init is not None:
         attrs["__init__"] = p.init if isinstance(p.init, str) else p.init.dumps()
-    v = _symbol.var(p.name, attr=attrs)
+    # one variable per Parameter while its attributes stay the same, as MXNet's
+    # Parameter.var() keeps one: a cell called step by step on Symbols (``unroll``) shares
+    # its weights instead of making one argument per step
+    key = (p.name, tuple(sorted(attrs.items())))
+    kept = p.__dict__.get("_sym_var")
+    if kept is not None and kept[0] == key:
+        v = kept[1]
+    else:
+        v = _symbol.var(p.name, attr=attrs)
+        p.__dict__["_sym_var"] = (key, v)
     try:
         data = p.data()
     except (DeferredInitializationError, MXNetError):
         data = None
-    if data is not None:
-        v._outputs[0][0].shadow = (data,)
+    v._outputs[0][0].shadow = (data,) if data is not None else None
     if is_np_array():        # MXNet's NumPy mode: parameters are _Symbols too
         v = v.as_np_ndarray()
     if cache is not None:

@@ -2,7 +2,7 @@
 
 Images are ``uint8`` NDArrays in ``(height, width, channels)`` layout, RGB by default.
 Decoding uses Pillow (``pip install mxgrad[image]``); resizing follows OpenCV's sampling
-rules (see :mod:`mxgrad.image._resize`). Random choices (crops, flips, jitter) use Python's
+rules (see :mod:`mxgrad._image_resize`). Random choices (crops, flips, jitter) use Python's
 ``random`` module and ``np.random`` exactly where MXNet does, so seeding both reproduces
 MXNet's choices.
 

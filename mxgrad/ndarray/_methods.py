@@ -41,7 +41,7 @@ from ..base import InPlaceError, as_dtype
 from .._typing import ArrayOrScalar, DTypeLike, GradReq, Scalar
 from .._engine import graph as _graph
 from .._engine.graph import Leaf, mark_variable, null_grad
-from .._engine.scope import state
+from ..ops._apply import records
 from ..autograd.function import Function
 from ..ops import elemwise as _ew, reduce as _reduce, shape as _shape, indexing as _index
 from ..ops import ordering as _order, linalg as _linalg, nn as _nn
@@ -160,9 +160,9 @@ class NDArrayMethods:
 
     def _check_writable(self) -> None:
         """Refuse an in-place write that would corrupt a recorded graph."""
-        node = self._node
-        if node is None or not state.recording:
+        if not records(self):
             return
+        node = self._node
         what = "a variable (attach_grad)" if type(node) is Leaf else \
             "the output of a recorded op"
         raise InPlaceError(

@@ -8,10 +8,12 @@ Where things live
     (including ``Op.backward``, which runs the rules and fits their gradients). Op
     modules import their helpers from here, as always.
 ``_apply``
-    The one home of applying an op: output arrays, the recording decision, the node
-    factory (also used by custom Functions), tangents, and the inlined fast paths
-    (``unary_fast``, ``binary_fast``, ``operator``...). Op modules do not build arrays
-    or nodes themselves.
+    The one home of applying an op: every applier (``call``/``call1``/``call2``, and
+    per op and face ``unary_fast``, ``binary_fast``, ``operator``) is
+    generated from one template that writes the forward, the output array, the record
+    decision, the node and the tangents once; also gradient fitting. Op modules do not
+    build arrays or nodes, and do not read ``autograd`` state to guess whether an op
+    will record: they ask ``_apply.records(*arrays)``.
 ``elemwise``, ``reduce``, ``shape``, ``indexing``, ``ordering``, ``linalg``, ``nn``, ``conv``, ...
     Rule tables (``creation`` too). ``mx.nd`` (``mxgrad/ndarray/__init__.py``) gathers their ``__all__``.
 
@@ -39,6 +41,9 @@ How to add an op
      (raising an ``MXNetError`` subclass that names the argument) and calls
      ``call1(OP, x, attrs)``, ``call2(OP, a, b, attrs)`` or ``call(OP, args, attrs)``
      (attrs: a dict of the op's keyword parameters, passed to the forward and rules).
+     The function never builds output arrays or nodes: ``call*`` do. If it must choose
+     a path by whether the application will be recorded (a cheaper unrecorded one, a
+     refusal), it asks ``records(*arrays)`` (``ops/_apply.py``).
      To make it an NDArray method too, add one line to the class body of
      ``NDArrayMethods`` (``mxgrad/ndarray/_methods.py``): ``name = _family.name`` (the
      function itself is the method; no frame added), or a short ``def`` when the

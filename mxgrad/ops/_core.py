@@ -22,6 +22,8 @@ is :mod:`mxgrad.ops._apply`'s job; its dispatchers are re-exported here.
 """
 from __future__ import annotations
 
+import textwrap
+from string import Template
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -32,7 +34,7 @@ from .._engine.nodes import _ALL
 # How an op is applied (output arrays, recording, nodes, tangents) lives in _apply; its
 # dispatchers are re-exported here under the names op modules have always imported.
 from ._apply import (apply, apply1, apply2, call, call1, call2, as_array, inplace_apply,
-                     fit_gradient, unary_fast, binary_fast)
+                     fit_gradient, generate, unary_fast, binary_fast)
 
 __all__ = ["Op", "defop", "PerCall", "reusable", "apply", "apply1", "apply2", "call",
            "call1", "call2", "as_array", "inplace_apply", "fit_gradient", "unary_fast",
@@ -63,6 +65,71 @@ def reusable(g, like=None) -> bool:
             and (like is None or (g.shape == like.shape and g.dtype == like.dtype)))
 
 
+# Op.backward is generated (ops/_apply.py's factory): a gradient rule's call and the
+# check that its result fits the input (else fit_gradient) are written once, below, and
+# inlined for the one- and two-input ops (the engine calls backward once per node).
+_RULE = """\
+$r = $rule(g, out, $ins, **attrs) if attrs else $rule(g, out, $ins)
+if $r is not None:
+    m = metas[$i]
+    if type($r) is not ndarray or $r.shape != m[0] or (
+            $r.dtype is not m[1] and $r.dtype != m[1]):
+        $r = fit_gradient($r, m, f"op '{self.name}'", "input $i", False)
+"""
+_BACKWARD = """\
+def backward(self, node, gouts, needs, create_graph):
+    \"\"\"Run the gradient rules of the inputs in ``needs``; return one gradient per
+    input (None for none), of the input's shape and dtype.\"\"\"
+    if create_graph:
+        return self._backward_recorded(node, gouts, needs)
+    saved = node.saved
+    attrs = node.attrs
+    grads = self.raw_grads
+    g = gouts[0] if self.nout == 1 else tuple(
+        x if x is not None else np.zeros(m[0], m[1]) for x, m in zip(gouts, node.outmetas))
+    out = node.out
+    metas = node.metas
+    n = len(grads)
+    if n == 1:  # the references _OWN counts: gouts (the engine's list) and `g`
+        x = saved[0] if saved else None
+        if x is not None:
+            x = x._data
+        rule = grads[0]
+        if grads is not self.grads and (type(g) is not ndarray or not g.shape):
+            rule = self.grads[0]   # a 0-d (mx.np) gradient: the composed rule, not the
+            #                        raw one that writes into NumPy arrays in place
+$one
+        return (r,)
+    ins = [None if a is None else a._data for a in saved] if saved else [None] * n
+    if n == 2:
+        a, b = ins
+        ga = gb = None
+        if needs[0]:
+$ga
+        if needs[1]:
+$gb
+        return ga, gb
+    if attrs:
+        res = [rule(g, out, *ins, **attrs) if needs[i] else None
+               for i, rule in enumerate(grads)]
+    else:
+        res = [rule(g, out, *ins) if needs[i] else None for i, rule in enumerate(grads)]
+    return self._fit(node, res, False)
+"""
+
+
+def _rule_src(r: str, rule: str, ins: str, i: int, indent: int) -> str:
+    return textwrap.indent(Template(_RULE).substitute(r=r, rule=rule, ins=ins, i=i),
+                           " " * indent)
+
+
+_BACKWARD_METHOD = generate(Template(_BACKWARD).substitute(
+    one=_rule_src("r", "rule", "x", 0, 8), ga=_rule_src("ga", "grads[0]", "a, b", 0, 12),
+    gb=_rule_src("gb", "grads[1]", "a, b", 1, 12)), "backward", "Op.backward",
+    ndarray=np.ndarray)
+_BACKWARD_METHOD.__qualname__ = "Op.backward"
+
+
 class Op:
     """One op of the table: forward, gradient rules, tangent rules and what to save."""
 
@@ -81,62 +148,7 @@ class Op:
     def __repr__(self) -> str:
         return f"<Op {self.name}>"
 
-    def backward(self, node, gouts, needs, create_graph):
-        """Run the gradient rules of the inputs in ``needs``; return one gradient per
-        input (None for none), of the input's shape and dtype."""
-        if create_graph:
-            return self._backward_recorded(node, gouts, needs)
-        saved = node.saved
-        attrs = node.attrs
-        grads = self.raw_grads
-        g = gouts[0] if self.nout == 1 else tuple(
-            x if x is not None else np.zeros(m[0], m[1]) for x, m in zip(gouts, node.outmetas))
-        out = node.out
-        n = len(grads)
-        if n == 1:  # the references _OWN counts: gouts (the engine's list) and `g`
-            x = saved[0] if saved else None
-            if x is not None:
-                x = x._data
-            rule = grads[0]
-            if grads is not self.grads and (type(g) is not np.ndarray or not g.shape):
-                rule = self.grads[0]   # a 0-d (mx.np) gradient: the composed rule, not the
-                #                        raw one that writes into NumPy arrays in place
-            r = rule(g, out, x, **attrs) if attrs else rule(g, out, x)
-            if r is not None:
-                m = node.metas[0]
-                if type(r) is not np.ndarray or r.shape != m[0] or (
-                        r.dtype is not m[1] and r.dtype != m[1]):
-                    r = fit_gradient(r, m, f"op '{self.name}'", "input 0", False)
-            return (r,)
-        if saved:
-            ins = [None if a is None else a._data for a in saved]
-        else:
-            ins = [None] * n
-        if n == 2:
-            a, b = ins
-            ga = gb = None
-            metas = node.metas
-            if needs[0]:
-                ga = grads[0](g, out, a, b, **attrs) if attrs else grads[0](g, out, a, b)
-                if ga is not None:
-                    m = metas[0]
-                    if type(ga) is not np.ndarray or ga.shape != m[0] or (
-                            ga.dtype is not m[1] and ga.dtype != m[1]):
-                        ga = fit_gradient(ga, m, f"op '{self.name}'", "input 0", False)
-            if needs[1]:
-                gb = grads[1](g, out, a, b, **attrs) if attrs else grads[1](g, out, a, b)
-                if gb is not None:
-                    m = metas[1]
-                    if type(gb) is not np.ndarray or gb.shape != m[0] or (
-                            gb.dtype is not m[1] and gb.dtype != m[1]):
-                        gb = fit_gradient(gb, m, f"op '{self.name}'", "input 1", False)
-            return ga, gb
-        if attrs:
-            res = [rule(g, out, *ins, **attrs) if needs[i] else None
-                   for i, rule in enumerate(grads)]
-        else:
-            res = [rule(g, out, *ins) if needs[i] else None for i, rule in enumerate(grads)]
-        return self._fit(node, res, False)
+    backward = _BACKWARD_METHOD
 
     def _backward_recorded(self, node, gouts, needs):
         """create_graph=True: run the rules on NDArrays while recording."""

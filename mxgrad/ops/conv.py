@@ -59,7 +59,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray
-from .._engine.scope import state
+from ._apply import records
 from ._core import Op, PerCall, defop, call, call1, as_array, inplace_apply
 from .reduce import sum as _nd_sum, reshape_exact
 from .._typing import Shape
@@ -407,7 +407,7 @@ def _sum_axes(nd):
 
 def _conv(x, w, b, stride, pad, dilate, groups):
     attrs = {"stride": stride, "pad": pad, "dilate": dilate, "groups": groups}
-    if isinstance(w, NDArray) and w._node is not None and state.recording:
+    if records(w):
         keep = _keep_columns(x, w, stride, pad, dilate)
         if keep is not None:
             attrs["keep"] = keep

@@ -9,6 +9,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .._check import allocate, as_int, as_real, as_shape, is_attribute_keyword
+from ..util import is_np_shape
 from ..base import DTypeError, NotSupportedError, ShapeError, StateError, as_dtype
 from ..context import as_context
 from .._engine.ndarray import NDArray, wrap
@@ -33,8 +34,9 @@ def _make(where, fill, shape, ctx, dtype):
 
 def _not_0d(shape: ShapeLike, where: str) -> ShapeLike:
     """MXNet 1.x's ``zeros``/``ones``/``full`` refuse shape ``()`` (an unknown shape in its
-    legacy shape semantics); so does mxgrad, with a message that says what to use."""
-    if isinstance(shape, (tuple, list)) and len(shape) == 0:
+    legacy shape semantics); so does mxgrad, with a message that says what to use. In NumPy
+    shape semantics (``mx.np_shape(True)``) ``()`` is a 0-d array's shape, as in MXNet."""
+    if isinstance(shape, (tuple, list)) and len(shape) == 0 and not is_np_shape():
         raise ShapeError(f"{where}: shape () is not allowed (mx.nd arrays have at least one "
                          f"dimension, as in MXNet 1.x); use shape (1,) for a scalar")
     return shape
@@ -214,7 +216,9 @@ def arange(start: float, stop: Optional[float] = None, step: float = 1.0, repeat
                          f"{stop:g}, {step:g}): step goes away from stop")
     n = max(0, math.ceil((stop - start) / step))
     _shape((n * repeat,), dt, "nd.arange: length")
-    data = allocate(lambda: np.arange(start, stop, step).astype(dt), "nd.arange")
+    # NumPy's own arange in the result dtype, as MXNet computes it (an integer dtype takes
+    # the first value and the first step truncated: arange(1.3, 9, 1.3, dtype=int32) counts by 1)
+    data = allocate(lambda: np.arange(start, stop, step, dtype=dt), "nd.arange")
     if repeat != 1:
         data = np.repeat(data, repeat)
     return _into({"out": out}, wrap(data))

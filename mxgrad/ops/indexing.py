@@ -39,7 +39,7 @@ import numpy as np
 from .._check import as_int, as_real
 from ..base import DTypeError, InPlaceError, OutOfRangeError, ShapeError, StateError, as_dtype
 from .._engine.ndarray import NDArray, wrap
-from .._engine.scope import state
+from ._apply import records
 from ._core import Op, PerCall, defop, call, call1, as_array, inplace_apply, linear_pair, no_grad
 from .reduce import reshape_exact, broadcast_to
 from .shape import (index_spec, index_apply, index_add_apply, _axis, _arr, _isint,
@@ -727,15 +727,14 @@ def _setitem(self, key, value):
     kn = index_spec(d.shape, key, copy=False)
     oshape, mid = kn["oshape"], kn["mid"]
     is_nd = isinstance(value, NDArray)
-    if is_nd and state.recording and value._node is not None and (
-            not _whole(key) or d.dtype.kind != "f"):   # an integer target ends the graph
+    recorded = is_nd and records(value)
+    if recorded and (not _whole(key) or d.dtype.kind != "f"):   # an integer target ends the graph
         raise InPlaceError(
             f"Inplace operations (+=, -=, x[:]=, etc) are not supported when recording "
             f"with autograd (as in MXNet): x[{key!r}] = value writes a recorded value into "
             f"part of an array of shape {self.shape}. Assign the whole array (x[:] = value), "
             f"or build the result out of place (nd.concat, nd.where, ...)")
-    if is_nd and ((state.recording and value._node is not None)
-                  or value._tan is not None or self._tan is not None):
+    if recorded or (is_nd and (value._tan is not None or self._tan is not None)):
         snap = wrap(d.copy())
         snap._tan = self._tan
         r = _assign(snap, kn, value)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from .._engine.ndarray import NDArray, wrap
-from .._engine.scope import state
+from ._apply import records
 from ._core import defop, call1, as_array, inplace_apply
 from .reduce import reshape_exact
 from .._typing import DTypeLike
@@ -319,7 +319,7 @@ def sort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True,
     <NDArray 4 @cpu(0)>
     """
     x, a = _flat_or_axis(data, axis, "sort")
-    if isinstance(x, NDArray) and x._tan is None and (x._node is None or not state.recording):
+    if isinstance(x, NDArray) and x._tan is None and not records(x):
         # no gradient or tangent can be asked for: sort the values directly (faster)
         d = x._data
         if is_ascend:

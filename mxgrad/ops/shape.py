@@ -34,6 +34,7 @@ from typing_extensions import Literal, TypeIs, overload
 import numpy as np
 
 from ..base import DTypeError, OutOfRangeError, ShapeError, StateError
+from ..util import is_np_shape
 from .._engine.ndarray import NDArray, wrap
 from ._core import Op, defop, call, call1, as_array
 from .reduce import reshape_exact, broadcast_to, normalize_axes
@@ -1127,6 +1128,9 @@ def tile(data: NDArray, reps: Union[int, Sequence[int]], **kwargs: Any) -> NDArr
     reps = tuple(int(r) for r in reps)
     if any(r < 0 for r in reps):
         raise ShapeError(f"tile: reps {reps} must be non-negative")
+    if 0 in reps and not is_np_shape():
+        raise ShapeError(f"tile: reps {reps} has a 0, which makes an empty array: MXNet "
+                         f"allows that only in NumPy shape semantics (mx.np_shape(True))")
     shape = tuple(data.shape)
     d = max(len(reps), len(shape))
     reps = (1,) * (d - len(reps)) + reps

@@ -150,6 +150,28 @@ def _kl(kw, ins, outs):
     return [d, avg], o
 
 
+def _sequence_rule(drops_time: bool) -> Rule:
+    """SequenceMask/Reverse (``drops_time`` False) and SequenceLast (True): data with time
+    on ``axis`` (0 or 1) and batch on the other of the first two axes; ``sequence_length``
+    has one value per sequence (lengths are values: these ops cannot run on zeros to find
+    shapes)."""
+    def f(kw, ins, outs):
+        d = ins[0]
+        ax = int(kw.get("axis", 0))
+        out: Shape = d
+        if d is not None and drops_time:
+            out = tuple(d[:ax]) + tuple(d[ax + 1:])
+        new_ins = list(ins)
+        if len(ins) > 1 and d is not None and len(d) >= 2:
+            new_ins[1] = merge(ins[1], (d[1 - ax],))
+        return new_ins, [merge(outs[0], out)]
+    return f
+
+
+_RULES["SequenceMask"] = _RULES["SequenceReverse"] = _sequence_rule(False)
+_RULES["SequenceLast"] = _sequence_rule(True)
+
+
 def _broadcast(a: Shape, b: Shape) -> Shape:
     if a is None or b is None:
         return None
@@ -712,7 +734,8 @@ def _la_gelqf(kw, ins, outs):
 
 @rule("_zeros", "_ones", "_full")
 def _creation(kw, ins, outs):
-    shape = tuple(-1 if v == 0 and not _np_shape() else v for v in _tuple(kw.get("shape")))
+    shape = tuple(-1 if v < 0 or (v == 0 and not _np_shape()) else v
+                  for v in _tuple(kw.get("shape")))
     return list(ins), [merge(outs[0], shape)]
 
 
@@ -743,6 +766,40 @@ def _rule_of(op: str) -> Optional[Rule]:
     if f is None and op.endswith("_scalar"):       # _plus_scalar, _rpower_scalar...
         return _same
     return f
+
+
+@rule("_foreach")
+def _foreach(kw, ins, outs):
+    """A foreach node: its body's shapes from the slices of the data (axis 0 dropped), the
+    states and the free variables, inferred in the body's graph; then outputs stacked along
+    the time axis, final states shaped as the states, and whatever the body found about
+    the states and free variables (a cell's weights) sent back to the node's inputs."""
+    sub = kw["_subgraphs"][0]
+    d_names, s_names, f_names = kw["d_names"], kw["s_names"], kw["f_names"]
+    nd_, ns, n_out = len(d_names), len(s_names), kw["n_out"]
+    data, states, free = list(ins[:nd_]), list(ins[nd_:nd_ + ns]), list(ins[nd_ + ns:])
+    steps = [d[0] for d in data if d is not None and len(d) > 0]
+    t = steps[0] if steps else -1
+    nodes = sub._nodes()
+    heads = [(id(n), i) for n, i in sub._outputs]
+    body_outs: List[Shape] = [None] * len(heads)
+    for _ in range(2):          # a state the body alone determines: once more with it
+        given: Dict[str, Shape] = {}
+        for name, d in zip(d_names, data):
+            given[name] = None if d is None or len(d) == 0 else tuple(d[1:])
+        given.update(zip(s_names, states))
+        given.update(zip(f_names, free))
+        found = infer_entries(nodes, {k: v for k, v in given.items() if v is not None})
+        body_outs = [found.get(h) for h in heads]
+        by_name = {n.name: found.get((id(n), 0)) for n in nodes if n.is_var}
+        states = [merge(merge(s, by_name.get(name)), body_outs[n_out + i])
+                  for i, (name, s) in enumerate(zip(s_names, states))]
+        free = [merge(f, by_name.get(name)) for name, f in zip(f_names, free)]
+        data = [d if d is not None or by_name.get(name) is None else (t,) + by_name[name]
+                for name, d in zip(d_names, data)]
+    new_outs = [None if o is None else (t,) + tuple(o) for o in body_outs[:n_out]]
+    new_outs += states
+    return data + states + free, [merge(a, b) for a, b in zip(outs, new_outs)]
 
 
 # ------------------------------------------------------------------ the pass

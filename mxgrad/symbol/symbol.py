@@ -1003,17 +1003,21 @@ def _eval(heads, nodes, values):
     return [env[id(n)][i] for n, i in heads], env
 
 
-#: operators that make an array from a ``shape`` attribute, where MXNet's legacy shapes
-#: read 0 as "unknown, inferred from the graph" (``mx.sym.zeros((0, n))``: RNN states)
+#: operators that make an array from a ``shape`` attribute, where -1 (and, in MXNet's legacy
+#: shapes, 0) reads as "unknown, inferred from the graph" (``mx.sym.zeros((0, n))``: RNN
+#: states; ``mx.sym.ones((2, -1))``)
 _SHAPE_ATTR_OPS = ("_zeros", "_ones", "_full")
 
 
 def _unknown_dims(node) -> bool:
-    from ..util import is_np_shape
-    if node.op not in _SHAPE_ATTR_OPS or is_np_shape():
+    if node.op not in _SHAPE_ATTR_OPS:
         return False
     shape = (node.kwargs or {}).get("shape")
-    return shape is not None and 0 in tuple(shape)
+    if shape is None:
+        return False
+    from ..util import is_np_shape
+    return any(d < 0 or (d == 0 and not is_np_shape())
+               for d in ((shape,) if isinstance(shape, int) else tuple(shape)))
 
 
 def with_inferred_shapes(symbol: Symbol, shapes: Dict[str, tuple]) -> Symbol:
@@ -1031,7 +1035,7 @@ def with_inferred_shapes(symbol: Symbol, shapes: Dict[str, tuple]) -> Symbol:
         s = found.get((id(n), 0))
         if s is None or not known(s):
             raise ShapeError(f"node '{n.name}' ({n.op}) has shape "
-                             f"{tuple(n.kwargs['shape'])} with unknown (0) dimensions that "
+                             f"{tuple(n.kwargs['shape'])} with unknown (0 or -1) dimensions that "
                              f"the graph does not determine; give them")
         fixed[id(n)] = tuple(s)
     new = {}
