@@ -182,7 +182,8 @@ def _make_entry(block, args, training, fmt) -> Any:
         values = list(args) + [p.data() for p in plist]
         if any(type(v) not in _FACES for v in values):
             return NOT_PLANNED
-        plan = Plan.build(sym, order, values, training, traced=given is None)
+        plan = Plan.build(sym, order, values, training, traced=given is None,
+                          static_alloc=bool(dict(block._flags).get("static_alloc")))
         if given is None:
             # the trace's example values (every node's, from this call's inputs) are not
             # needed any more: the plan keeps the graph, not a forward pass's activations
