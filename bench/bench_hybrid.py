@@ -15,8 +15,11 @@ Networks (issue 22's list):
 * ``convbn``: 3 x (Conv-BatchNorm-ReLU), 16 channels, 32x32, batch 8 (BatchNorm in training);
 * ``mlpdrop``: 784-256-256-10 with two Dropouts and the softmax cross-entropy loss, batch 16.
 
-Each round times one step of each variant, in alternating order; the table gives the
-median step time and the median of the per-round ratio hybridized / imperative.
+Variants: ``imperative``, ``hybridized`` (``hybridize()``), ``static``
+(``hybridize(static_alloc=True, static_shape=True)``: the forward's memory planned, see
+``mxgrad.symbol._plan_memory``). Each round times one step of each variant, in
+alternating order; the table gives the median step time and the median of the per-round
+ratio to the imperative step.
 
 Run: python bench/bench_hybrid.py [rounds] [--only name,name] [--memory] [--numpy]
 (``--memory``: peak bytes allocated during one training step instead of times;
@@ -303,7 +306,14 @@ def measure(name, rounds, numpy=False):
     hyb_net.hybridize()
     hyb = _step_fn(hyb_net, args, name == "chain")
     hyb()
-    fns = {"imperative": imp, "hybridized": hyb}
+    static_net = NETS[name]()
+    static_net.initialize()
+    for p, q in zip(net.collect_params().values(), static_net.collect_params().values()):
+        q.set_data(p.data().copy())
+    static_net.hybridize(static_alloc=True, static_shape=True)
+    static = _step_fn(static_net, args, name == "chain")
+    static()
+    fns = {"imperative": imp, "hybridized": hyb, "static": static}
     if name == "chain":
         x0, c0 = np.asarray(args[0].asnumpy()), np.asarray(args[1].asnumpy())  # plain arrays
         fns["numpy"] = lambda: chain_numpy(x0, c0)
@@ -322,21 +332,23 @@ def measure(name, rounds, numpy=False):
             t0 = time.perf_counter()
             fns[k]()
             times[k].append(time.perf_counter() - t0)
-    ratio = statistics.median(h / i for h, i in zip(times["hybridized"], times["imperative"]))
-    return {k: statistics.median(v) for k, v in times.items()}, ratio
+    ratios = {k: statistics.median(h / i for h, i in zip(times[k], times["imperative"]))
+              for k in times}
+    return {k: statistics.median(v) for k, v in times.items()}, ratios
 
 
 def peak_memory(name):
     """Peak bytes allocated (tracemalloc: NumPy reports its buffers) during one training
-    step, imperative and hybridized (after a warm-up step each)."""
+    step, imperative, hybridized and with static_alloc (after a warm-up step each; the
+    static buffers, made at the warm-up, are not counted: they are the plan's)."""
     import tracemalloc
     res = {}
-    for variant in ("imperative", "hybridized"):
+    for variant in ("imperative", "hybridized", "static"):
         args = _inputs(name)
         net = NETS[name]()
         net.initialize(mx.init.Xavier())
-        if variant == "hybridized":
-            net.hybridize()
+        if variant != "imperative":
+            net.hybridize(static_alloc=variant == "static")
         step = _step_fn(net, args, name == "chain")
         step()
         tracemalloc.start()
@@ -357,11 +369,13 @@ def main():
         del argv[argv.index("--only"):argv.index("--only") + 2]
     if "--memory" in argv:
         argv.remove("--memory")
-        print(f"{'network':10s} {'imperative':>12s} {'hybridized':>12s}  peak bytes in a step")
+        print(f"{'network':10s} {'imperative':>12s} {'hybridized':>12s} {'static':>12s}  "
+              f"peak bytes in a step (ratios to imperative)")
         for name in only:
             m = peak_memory(name)
-            print(f"{name:10s} {m['imperative']:12d} {m['hybridized']:12d}  "
-                  f"({m['hybridized'] / m['imperative']:.2f}x)")
+            print(f"{name:10s} {m['imperative']:12d} {m['hybridized']:12d} {m['static']:12d}  "
+                  f"({m['hybridized'] / m['imperative']:.2f}x, "
+                  f"{m['static'] / m['imperative']:.2f}x)")
         return
     numpy = "--numpy" in argv
     if numpy:
@@ -370,10 +384,10 @@ def main():
         rounds = int(argv[0])
     print(f"{'network':10s} {'variant':14s} {'step':>11s} {'vs imperative':>14s} {'target':>7s}")
     for name in only:
-        med, ratio = measure(name, rounds, numpy)
+        med, ratios = measure(name, rounds, numpy)
         for k, v in med.items():
-            rel = ratio if k == "hybridized" else v / med["imperative"]
-            tgt = TARGETS[name] if k == "hybridized" and TARGETS[name] else None
+            rel = ratios[k]
+            tgt = TARGETS[name] if k in ("hybridized", "static") and TARGETS[name] else None
             print(f"{name:10s} {k:14s} {v * 1e6:9.1f}us {rel:14.2f} "
                   f"{'' if tgt is None else f'{tgt:7.2f}'}")
 
