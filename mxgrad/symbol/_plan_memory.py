@@ -14,7 +14,9 @@ values: the step's ``outok``) can write its one output into a buffer the plan ch
   (Dense + activation, ``x * a + b``) so run in one buffer;
 * into a **static buffer**, allocated once per plan and reused at every call, when no
   value sharing that buffer ever leaves the forward (the conditions above for all of
-  them, for the whole call): intermediates only the forward reads. Values that leave
+  them, for the whole call): intermediates only the forward reads (in a forward that
+  is not recorded, all but the outputs: it keeps nothing for backward, so it has a
+  memory plan of its own). Values that leave
   the forward (kept for backward, outputs) are allocated anew at every call, so a
   second forward before the first one's backward, or an output the caller still holds,
   is never overwritten. Static buffers of the same shape and dtype whose lives do not
@@ -101,17 +103,21 @@ class Memory:
         self.guard = guard
 
 
-def plan_memory(plan) -> Memory:
-    """The memory plan of ``plan``'s forward (see the module docstring)."""
+def plan_memory(plan, keep: bool = True) -> Memory:
+    """The memory plan of ``plan``'s forward (see the module docstring); ``keep``: for a
+    forward that keeps what backward reads (recording), else for one that keeps nothing
+    (values saved for backward and per-call attributes do not leave it then)."""
     steps = plan.steps
     nv = plan.nvars
     last: Dict[int, int] = {}
-    leaves: Set[int] = set(plan.keep) | set(plan.out_slots)   # values leaving the forward
+    leaves: Set[int] = set(plan.out_slots)    # values leaving the forward
+    if keep:
+        leaves.update(plan.keep)
     for k, st in enumerate(steps):
         for s in st[2]:
             if s >= 0:
                 last[s] = k
-        if st[0] != _OPSTEP or per_call(st[4]):
+        if st[0] != _OPSTEP or (keep and per_call(st[4])):
             leaves.update(s for s in st[2] if s >= 0)
     alias: Dict[int, frozenset] = {}     # slot -> the buffers its value may be a view of
     exact: Dict[int, int] = {}           # slot -> the buffer its value is

@@ -351,11 +351,11 @@ class Plan:
         says which variables need gradients (node steps record only then);
         ``monitor(node, inputs, outputs)`` is called for every Symbol node after the run
         (raw arrays)."""
-        tag = "sfwd" if self.static and monitor is None else "fwd"
+        tag = ("sfwd", keep) if self.static and monitor is None else "fwd"
         run = self._bwd.get(tag)
         if run is None:
             run = self._bwd[tag] = compile_forward(
-                self, plan_memory(self) if tag == "sfwd" else None)
+                self, None if tag == "fwd" else plan_memory(self, keep))
         calls: Optional[dict] = {} if keep else None
         grad_slots = self._grad_slots(needs) if keep and needs is not None else None
         ctx = (arrays, self.training, calls, grad_slots)
