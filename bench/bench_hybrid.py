@@ -22,7 +22,8 @@ alternating order; the table gives the median step time and the median of the pe
 ratio to the imperative step.
 
 Run: python bench/bench_hybrid.py [rounds] [--only name,name] [--memory] [--numpy]
-(``--memory``: peak bytes allocated during one training step instead of times;
+[--predict] (``--memory``: peak bytes allocated during one training step instead of times;
+``--predict``: forward passes in predict mode, not recorded, instead of training steps;
 ``--numpy``: also the same networks in NumPy mode, ``mx.np`` arrays, imperative and
 hybridized.)
 """
@@ -158,10 +159,15 @@ TARGETS = {"chain": 0.5, "lstm": 0.6, "mlp": 0.6, "lenet": 0.95, "encoder": None
            "convbn": None, "mlpdrop": None}
 
 
+PREDICT = [False]    # --predict: a forward pass in predict mode instead of a training step
+
+
 def _step_fn(net, args, grad_input=False):
     """One training step's work: forward and backward to the parameters (as training
     does: the inputs need no gradient; the chain, which has no parameters, to its
-    input)."""
+    input); with ``--predict`` a forward pass in predict mode."""
+    if PREDICT[0]:
+        return lambda: net(*args)
     if grad_input:
         args[0].attach_grad()
 
@@ -314,14 +320,16 @@ def measure(name, rounds, numpy=False):
     static = _step_fn(static_net, args, name == "chain")
     static()
     fns = {"imperative": imp, "hybridized": hyb, "static": static}
-    if name == "chain":
+    if PREDICT[0]:
+        pass           # (the NumPy floors and PyTorch's steps are training steps)
+    elif name == "chain":
         x0, c0 = np.asarray(args[0].asnumpy()), np.asarray(args[1].asnumpy())  # plain arrays
         fns["numpy"] = lambda: chain_numpy(x0, c0)
     elif name == "mlp":
         fns["numpy"] = _mlp_numpy()
     if numpy:
         fns.update(_numpy_variants(name, net))
-    torch = torch_or_none()
+    torch = None if PREDICT[0] else torch_or_none()
     if torch is not None:
         fns.update(_torch_steps(name, torch))
     times = {k: [] for k in fns}
@@ -367,6 +375,9 @@ def main():
     if "--only" in argv:
         only = argv[argv.index("--only") + 1].split(",")
         del argv[argv.index("--only"):argv.index("--only") + 2]
+    if "--predict" in argv:
+        argv.remove("--predict")
+        PREDICT[0] = True
     if "--memory" in argv:
         argv.remove("--memory")
         print(f"{'network':10s} {'imperative':>12s} {'hybridized':>12s} {'static':>12s}  "

@@ -5,7 +5,8 @@ A loop over step records pays, per op, for unpacking the record, testing its kin
 indexing lists; the generated functions do only the calls (values in local variables,
 constants bound by name), which halves the per-op overhead of a planned graph of tiny
 ops. Values nothing later reads are released as soon as their last reader has run
-(``del``), in forward and in backward, so peak memory follows the graph's live values.
+(``del``), in forward and in backward, so peak memory follows the graph's live values
+(values backward reads too, in a forward that is not recorded).
 
 The generated source is built only from slot numbers and names of this module's own
 making (never from a graph's strings), and compiled with ``compile``/``exec``.
@@ -114,6 +115,8 @@ def compile_forward(plan, mem=None) -> Callable:
                 ns[f"f{k}"] = partial(op.fwd, **attrs) if attrs else op.fwd
                 rhs = f"f{k}({call_args})"
             lines.append(f"    {lhs} = {rhs}")
+            if per_call(attrs):      # (its state lives on in calls only: backward's)
+                lines.append(f"    del a{k}")
             if static and k in mem.guard:     # (a view or an input: copied, see Memory)
                 ns["SEP"] = mem.separate
                 ins_t = "".join(f"v{i}, " for i in ins if i >= 0)
@@ -123,10 +126,14 @@ def compile_forward(plan, mem=None) -> Callable:
             ns[f"n{k}"] = partial(plan._node_step, k)
             call_args = ", ".join(f"v{i}" for i in st[2])
             lines.append(f"    {lhs} = n{k}(ctx, ({call_args}{',' if len(st[2]) == 1 else ''}))")
-        dead = [s for s in set(st[2]) if s >= nv and last.get(s) == k and s not in keep
-                and s not in outs_set]
-        if dead:
-            lines.append("    if mode != 2: del " + ", ".join(f"v{s}" for s in sorted(dead)))
+        dead = sorted(s for s in set(st[2]) if s >= nv and last.get(s) == k
+                      and s not in outs_set)
+        if any(s not in keep for s in dead):
+            lines.append("    if mode != 2: del " + ", ".join(f"v{s}" for s in dead
+                                                              if s not in keep))
+        if any(s in keep for s in dead):    # (kept for backward: only when recording)
+            lines.append("    if mode == 0: del " + ", ".join(f"v{s}" for s in dead
+                                                              if s in keep))
     res = ", ".join(f"v{s}" for s in plan.out_slots)
     kept = ", ".join(f"v{s}" if (s < nv or s in keep) else "None"
                      for s in range(plan.nslots))
