@@ -17,6 +17,8 @@ from mxgrad.gluon._hybrid_plan import NOT_PLANNED
 from mxgrad.symbol.plan import Plan
 from mxgrad.symbol._plan_memory import plan_memory, separate
 
+import test_hybridize_plan as _thp      # (its table of every Gluon layer; tests/ is on the path)
+
 
 def _rand(*shape, seed=0):
     return np.random.RandomState(seed + sum(shape)).uniform(-1, 1, shape).astype(np.float32)
@@ -321,3 +323,15 @@ def test_separate():
     assert not separate(a.T, [a]) and not separate(a, [a]) and not separate(a[0], [a[1]])
     v = np.ones(4)[1:]
     assert separate(np.ones(2), [v, None])
+
+
+
+@pytest.mark.parametrize("name", sorted(_thp.LAYERS))
+def test_every_layer_under_static_alloc(name, monkeypatch):
+    """test_hybridize_plan's check of every Gluon layer (outputs, gradients, parameters
+    after Trainer steps equal to the imperative twin's), hybridized with static_alloc."""
+    monkeypatch.setitem(_thp.HYBRIDIZE, "static_alloc", True)
+    make, xs = _thp.LAYERS[name]
+    a, b = _thp.check_twins(make, xs, grad_inputs=[x.dtype.kind == "f"
+                                                   for x in map(np.asarray, xs)])
+    assert all(e.plan.static for e in b._plans.values() if e is not NOT_PLANNED)
