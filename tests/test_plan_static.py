@@ -335,3 +335,7 @@ def test_every_layer_under_static_alloc(name, monkeypatch):
     a, b = _thp.check_twins(make, xs, grad_inputs=[x.dtype.kind == "f"
                                                    for x in map(np.asarray, xs)])
     assert all(e.plan.static for e in b._plans.values() if e is not NOT_PLANNED)
+    ins = [nd.array(x, dtype="float64") for x in xs]      # not recorded: its own plan
+    for _ in range(2):
+        for u, v in zip(_thp._flat(a(*ins)), _thp._flat(b(*ins))):
+            np.testing.assert_allclose(v.asnumpy(), u.asnumpy(), **_thp.TOL)
