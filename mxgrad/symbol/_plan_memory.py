@@ -47,7 +47,7 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -96,7 +96,7 @@ class Memory:
     __slots__ = ("how", "metas", "guard")
     separate = staticmethod(separate)     # the guards' test (for the generated code)
 
-    def __init__(self, how: Dict[int, Tuple[str, object]], metas: List[tuple],
+    def __init__(self, how: Dict[int, Tuple[str, Optional[int]]], metas: List[tuple],
                  guard: Set[int]) -> None:
         self.how = how
         self.metas = metas
@@ -125,7 +125,7 @@ def plan_memory(plan, keep: bool = True) -> Memory:
     escapes: Set[int] = set()            # buffers some value of which leaves the forward
     meta: Dict[int, tuple] = {}
     born: Dict[int, int] = {}
-    how: Dict[int, Tuple[str, object]] = {}
+    how: Dict[int, Tuple[str, Optional[int]]] = {}
     guard: Set[int] = set()
     empty: frozenset = frozenset()
 
@@ -179,7 +179,7 @@ def plan_memory(plan, keep: bool = True) -> Memory:
         else:
             static[b] = pool.pop(got)[1]
         pool.append((end[b], static[b]))
-    for k, (kind, b) in list(how.items()):
+    for k, (kind, where) in list(how.items()):
         if kind == "new":
-            how[k] = ("static", static[b]) if b in static else ("new", None)
+            how[k] = ("static", static[where]) if where in static else ("new", None)
     return Memory(how, metas, guard)
