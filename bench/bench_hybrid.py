@@ -17,9 +17,9 @@ Networks (issue 22's list):
 
 Variants: ``imperative``, ``hybridized`` (``hybridize()``), ``static``
 (``hybridize(static_alloc=True, static_shape=True)``: the forward's memory planned, see
-``mxgrad.symbol._plan_memory``). Each round times one step of each variant, in
-alternating order; the table gives the median step time and the median of the per-round
-ratio to the imperative step.
+``mxgrad.symbol._plan_memory``). Each round times one step of each variant, in an
+order shuffled anew every round; the table gives the median step time and the median of
+the per-round ratio to the imperative step.
 
 Run: python bench/bench_hybrid.py [rounds] [--only name,name] [--memory] [--numpy]
 [--predict] (``--memory``: peak bytes allocated during one training step instead of times;
@@ -30,6 +30,7 @@ hybridized.)
 from __future__ import annotations
 
 import os
+import random
 import statistics
 import sys
 import time
@@ -334,8 +335,12 @@ def measure(name, rounds, numpy=False):
         fns.update(_torch_steps(name, torch))
     times = {k: [] for k in fns}
     order = list(fns)
+    shuffle = random.Random(0).shuffle
     for r in range(rounds):
-        seq = order if r % 2 == 0 else order[::-1]
+        # a new order every round (seeded): no variant always runs after the same one
+        # (PyTorch's steps leave the caches cold for whichever comes next)
+        seq = list(order)
+        shuffle(seq)
         for k in seq:
             t0 = time.perf_counter()
             fns[k]()
