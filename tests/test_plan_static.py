@@ -339,3 +339,29 @@ def test_every_layer_under_static_alloc(name, monkeypatch):
     for _ in range(2):
         for u, v in zip(_thp._flat(a(*ins)), _thp._flat(b(*ins))):
             np.testing.assert_allclose(v.asnumpy(), u.asnumpy(), **_thp.TOL)
+
+
+def test_in_place_chains_of_many_ops_bit_identical_on_long_arrays():
+    """NumPy's vectorised loops give the same bits in place as into a new array (a
+    property static_alloc relies on: checked on arrays long enough for SIMD paths)."""
+    x = mx.sym.var("x")
+    c = mx.sym.var("c")
+    y = x
+    for f in (mx.sym.tanh, mx.sym.sin, mx.sym.cos, mx.sym.exp, mx.sym.sigmoid, mx.sym.relu,
+              mx.sym.arctan, mx.sym.negative, mx.sym.expm1, mx.sym.abs, mx.sym.square,
+              mx.sym.cbrt, lambda v: mx.sym.sqrt(mx.sym.abs(v)),
+              lambda v: mx.sym.log1p(mx.sym.abs(v))):
+        y = f(y) * c + 0.25
+        y = (y - c) / 1.5
+    y = mx.sym.sum(mx.sym.maximum(y, c) ** 2.0)
+    for dtype in ("float32", "float64"):
+        vals = [nd.array(_rand(1003) * 3, dtype=dtype), nd.array(_rand(1003, seed=1),
+                                                               dtype=dtype)]
+        static = Plan.build(y, ["x", "c"], vals, training=False, static_alloc=True)
+        plain = Plan.build(y, ["x", "c"], vals, training=False)
+        mem = plan_memory(static, False)
+        assert sum(kind == "inplace" for kind, _ in mem.how.values()) > 50
+        for seed in range(2):
+            ins = [nd.array(_rand(1003, seed=seed + 2) * 3, dtype=dtype), vals[1]]
+            np.testing.assert_array_equal(static.forward(ins, keep=False)[0][0],
+                                          plain.forward(ins, keep=False)[0][0])
