@@ -15,9 +15,16 @@ from mxgrad import autograd, gluon, nd
 from mxgrad.gluon import nn, rnn
 from mxgrad.gluon._hybrid_plan import NOT_PLANNED
 from mxgrad.symbol.plan import Plan
+from mxgrad.symbol import _plan_memory
 from mxgrad.symbol._plan_memory import plan_memory, separate
 
 import test_hybridize_plan as _thp      # (its table of every Gluon layer; tests/ is on the path)
+
+
+@pytest.fixture(autouse=True)
+def _out_for_every_size(monkeypatch):
+    """The small test arrays take out= too (by default outputs under 1 KiB do not)."""
+    monkeypatch.setattr(_plan_memory, "MIN_OUT_BYTES", 0)
 
 
 def _rand(*shape, seed=0):
@@ -365,3 +372,12 @@ def test_in_place_chains_of_many_ops_bit_identical_on_long_arrays():
             ins = [nd.array(_rand(1003, seed=seed + 2) * 3, dtype=dtype), vals[1]]
             np.testing.assert_array_equal(static.forward(ins, keep=False)[0][0],
                                           plain.forward(ins, keep=False)[0][0])
+
+
+def test_small_outputs_are_left_to_the_op(monkeypatch):
+    monkeypatch.setattr(_plan_memory, "MIN_OUT_BYTES", 1024)
+    x = mx.sym.var("x")
+    y = mx.sym.sum(mx.sym.relu(x * 2.0 + 1.0) * 3.0)
+    for n, planned in ((255, 0), (256, 4)):      # float32: 1020 and 1024 bytes
+        plan = Plan.build(y, ["x"], [nd.ones((n,))], training=True, static_alloc=True)
+        assert len(plan_memory(plan).how) == len(plan_memory(plan, False).how) == planned
