@@ -13,7 +13,9 @@ arrays, forward-mode tangents, parameters not initialized yet
 (the first call of a deferred initialization), a block whose calls pass values to each other outside
 their inputs (a class attribute ``_state_between_calls`` says what: ZoneoutCell's
 previous output), or a graph mxgrad's Symbols cannot express (for these two a warning
-names the reason, once per block).
+names the reason, once per block). ``hybridize(static_alloc=True)`` plans each
+signature's forward memory as well (:mod:`mxgrad.symbol._plan_memory`: ops in place and
+into buffers reused across calls, the same numbers).
 """
 from __future__ import annotations
 
