@@ -99,6 +99,9 @@ def _fc_fwd(x, w, b, flatten, out=None):
         raise ShapeError(
             f"FullyConnected: weight of shape {w.shape} does not fit data of shape {x.shape} "
             f"(flatten={flatten}): the weight must be (num_hidden, {k})")
+    if out is not None and not out.flags.c_contiguous:   # (no (m, n) view of it)
+        np.copyto(out, _fc_fwd(x, w, b, flatten))
+        return out
     res = _matmul(x.reshape(m, k), w.T, out=None if out is None else out.reshape(m, -1))
     if b is not None:
         res += b
