@@ -15,17 +15,22 @@ Networks (issue 22's list):
 * ``convbn``: 3 x (Conv-BatchNorm-ReLU), 16 channels, 32x32, batch 8 (BatchNorm in training);
 * ``mlpdrop``: 784-256-256-10 with two Dropouts and the softmax cross-entropy loss, batch 16.
 
-Each round times one step of each variant, in alternating order; the table gives the
-median step time and the median of the per-round ratio hybridized / imperative.
+Variants: ``imperative``, ``hybridized`` (``hybridize()``), ``static``
+(``hybridize(static_alloc=True, static_shape=True)``: the forward's memory planned, see
+``mxgrad.symbol._plan_memory``). Each round times one step of each variant, in an
+order shuffled anew every round; the table gives the median step time and the median of
+the per-round ratio to the imperative step.
 
 Run: python bench/bench_hybrid.py [rounds] [--only name,name] [--memory] [--numpy]
-(``--memory``: peak bytes allocated during one training step instead of times;
+[--predict] (``--memory``: peak bytes allocated during one training step instead of times;
+``--predict``: forward passes in predict mode, not recorded, instead of training steps;
 ``--numpy``: also the same networks in NumPy mode, ``mx.np`` arrays, imperative and
 hybridized.)
 """
 from __future__ import annotations
 
 import os
+import random
 import statistics
 import sys
 import time
@@ -155,10 +160,15 @@ TARGETS = {"chain": 0.5, "lstm": 0.6, "mlp": 0.6, "lenet": 0.95, "encoder": None
            "convbn": None, "mlpdrop": None}
 
 
+PREDICT = [False]    # --predict: a forward pass in predict mode instead of a training step
+
+
 def _step_fn(net, args, grad_input=False):
     """One training step's work: forward and backward to the parameters (as training
     does: the inputs need no gradient; the chain, which has no parameters, to its
-    input)."""
+    input); with ``--predict`` a forward pass in predict mode."""
+    if PREDICT[0]:
+        return lambda: net(*args)
     if grad_input:
         args[0].attach_grad()
 
@@ -303,40 +313,55 @@ def measure(name, rounds, numpy=False):
     hyb_net.hybridize()
     hyb = _step_fn(hyb_net, args, name == "chain")
     hyb()
-    fns = {"imperative": imp, "hybridized": hyb}
-    if name == "chain":
+    static_net = NETS[name]()
+    static_net.initialize()
+    for p, q in zip(net.collect_params().values(), static_net.collect_params().values()):
+        q.set_data(p.data().copy())
+    static_net.hybridize(static_alloc=True, static_shape=True)
+    static = _step_fn(static_net, args, name == "chain")
+    static()
+    fns = {"imperative": imp, "hybridized": hyb, "static": static}
+    if PREDICT[0]:
+        pass           # (the NumPy floors and PyTorch's steps are training steps)
+    elif name == "chain":
         x0, c0 = np.asarray(args[0].asnumpy()), np.asarray(args[1].asnumpy())  # plain arrays
         fns["numpy"] = lambda: chain_numpy(x0, c0)
     elif name == "mlp":
         fns["numpy"] = _mlp_numpy()
     if numpy:
         fns.update(_numpy_variants(name, net))
-    torch = torch_or_none()
+    torch = None if PREDICT[0] else torch_or_none()
     if torch is not None:
         fns.update(_torch_steps(name, torch))
     times = {k: [] for k in fns}
     order = list(fns)
+    shuffle = random.Random(0).shuffle
     for r in range(rounds):
-        seq = order if r % 2 == 0 else order[::-1]
+        # a new order every round (seeded): no variant always runs after the same one
+        # (PyTorch's steps leave the caches cold for whichever comes next)
+        seq = list(order)
+        shuffle(seq)
         for k in seq:
             t0 = time.perf_counter()
             fns[k]()
             times[k].append(time.perf_counter() - t0)
-    ratio = statistics.median(h / i for h, i in zip(times["hybridized"], times["imperative"]))
-    return {k: statistics.median(v) for k, v in times.items()}, ratio
+    ratios = {k: statistics.median(h / i for h, i in zip(times[k], times["imperative"]))
+              for k in times}
+    return {k: statistics.median(v) for k, v in times.items()}, ratios
 
 
 def peak_memory(name):
     """Peak bytes allocated (tracemalloc: NumPy reports its buffers) during one training
-    step, imperative and hybridized (after a warm-up step each)."""
+    step, imperative, hybridized and with static_alloc (after a warm-up step each; the
+    static buffers, made at the warm-up, are not counted: they are the plan's)."""
     import tracemalloc
     res = {}
-    for variant in ("imperative", "hybridized"):
+    for variant in ("imperative", "hybridized", "static"):
         args = _inputs(name)
         net = NETS[name]()
         net.initialize(mx.init.Xavier())
-        if variant == "hybridized":
-            net.hybridize()
+        if variant != "imperative":
+            net.hybridize(static_alloc=variant == "static")
         step = _step_fn(net, args, name == "chain")
         step()
         tracemalloc.start()
@@ -355,13 +380,18 @@ def main():
     if "--only" in argv:
         only = argv[argv.index("--only") + 1].split(",")
         del argv[argv.index("--only"):argv.index("--only") + 2]
+    if "--predict" in argv:
+        argv.remove("--predict")
+        PREDICT[0] = True
     if "--memory" in argv:
         argv.remove("--memory")
-        print(f"{'network':10s} {'imperative':>12s} {'hybridized':>12s}  peak bytes in a step")
+        print(f"{'network':10s} {'imperative':>12s} {'hybridized':>12s} {'static':>12s}  "
+              f"peak bytes in a step (ratios to imperative)")
         for name in only:
             m = peak_memory(name)
-            print(f"{name:10s} {m['imperative']:12d} {m['hybridized']:12d}  "
-                  f"({m['hybridized'] / m['imperative']:.2f}x)")
+            print(f"{name:10s} {m['imperative']:12d} {m['hybridized']:12d} {m['static']:12d}  "
+                  f"({m['hybridized'] / m['imperative']:.2f}x, "
+                  f"{m['static'] / m['imperative']:.2f}x)")
         return
     numpy = "--numpy" in argv
     if numpy:
@@ -370,10 +400,10 @@ def main():
         rounds = int(argv[0])
     print(f"{'network':10s} {'variant':14s} {'step':>11s} {'vs imperative':>14s} {'target':>7s}")
     for name in only:
-        med, ratio = measure(name, rounds, numpy)
+        med, ratios = measure(name, rounds, numpy)
         for k, v in med.items():
-            rel = ratio if k == "hybridized" else v / med["imperative"]
-            tgt = TARGETS[name] if k == "hybridized" and TARGETS[name] else None
+            rel = ratios[k]
+            tgt = TARGETS[name] if k in ("hybridized", "static") and TARGETS[name] else None
             print(f"{name:10s} {k:14s} {v * 1e6:9.1f}us {rel:14.2f} "
                   f"{'' if tgt is None else f'{tgt:7.2f}'}")
 

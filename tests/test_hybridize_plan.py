@@ -24,6 +24,7 @@ from mxgrad.gluon._hybrid_plan import NOT_PLANNED
 from mxgrad.gluon.model_zoo import vision
 
 TOL = dict(rtol=1e-6, atol=1e-6)
+HYBRIDIZE: dict = {}      # hybridize()'s arguments for the twins (test_plan_static: static_alloc)
 
 
 def _rand(*shape, seed=0, low=-1.0, high=1.0):
@@ -63,7 +64,7 @@ def _twins(make, xs, dtype="float64", seed=0):
     for p, q in zip(a.collect_params().values(), b.collect_params().values()):
         assert p.shape == q.shape
         q.set_data(p.data().copy())
-    b.hybridize()
+    b.hybridize(**HYBRIDIZE)
     return a, b
 
 

@@ -13,7 +13,9 @@ arrays, forward-mode tangents, parameters not initialized yet
 (the first call of a deferred initialization), a block whose calls pass values to each other outside
 their inputs (a class attribute ``_state_between_calls`` says what: ZoneoutCell's
 previous output), or a graph mxgrad's Symbols cannot express (for these two a warning
-names the reason, once per block).
+names the reason, once per block). ``hybridize(static_alloc=True)`` plans each
+signature's forward memory as well (:mod:`mxgrad.symbol._plan_memory`: ops in place and
+into buffers reused across calls, the same numbers).
 """
 from __future__ import annotations
 
@@ -182,7 +184,8 @@ def _make_entry(block, args, training, fmt) -> Any:
         values = list(args) + [p.data() for p in plist]
         if any(type(v) not in _FACES for v in values):
             return NOT_PLANNED
-        plan = Plan.build(sym, order, values, training, traced=given is None)
+        plan = Plan.build(sym, order, values, training, traced=given is None,
+                          static_alloc=bool(dict(block._flags).get("static_alloc")))
         if given is None:
             # the trace's example values (every node's, from this call's inputs) are not
             # needed any more: the plan keeps the graph, not a forward pass's activations

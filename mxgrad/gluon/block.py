@@ -641,7 +641,9 @@ class HybridBlock(Block):
         dtypes, training mode) is traced once with ``F = mx.sym`` and run as a planned
         graph (see :mod:`mxgrad.gluon._hybrid_plan`), with the same results as the
         imperative block; the first call's input shapes are recorded for :meth:`export`.
-        ``active=False`` returns to imperative calls."""
+        ``active=False`` returns to imperative calls. ``static_alloc=True`` also plans
+        the forward's memory (ops in place, buffers reused across calls; the same
+        numbers, less memory when predicting); ``static_shape`` is accepted."""
         self._active = active
         self._flags = [("static_alloc", static_alloc), ("static_shape", static_shape)]
         if clear:

@@ -133,10 +133,18 @@ _BACKWARD_METHOD.__qualname__ = "Op.backward"
 class Op:
     """One op of the table: forward, gradient rules, tangent rules and what to save."""
 
-    __slots__ = ("name", "fwd", "grads", "jvps", "save_in", "save_out", "nout", "raw_grads")
+    __slots__ = ("name", "fwd", "grads", "jvps", "save_in", "save_out", "nout", "raw_grads",
+                 "takes_out")
 
-    def __init__(self, name, fwd, grads, jvps, save_in, save_out, nout, raw_grads=None):
+    def __init__(self, name, fwd, grads, jvps, save_in, save_out, nout, raw_grads=None,
+                 takes_out=False):
         self.name = name
+        # the forward accepts ``out=`` (an array of its one output's shape and dtype, which
+        # it fills and returns: the same values as without it, also when ``out`` is the
+        # memory of an input of that shape and dtype); without ``out`` it returns a new
+        # array, never a view of an input. A planned graph under static_alloc reuses
+        # buffers through it (mxgrad.symbol._plan_memory)
+        self.takes_out = takes_out
         self.fwd = fwd
         self.grads = grads
         self.raw_grads = raw_grads or grads
@@ -216,7 +224,8 @@ def _bound_output(node, data, k):
 
 def defop(name: str, fwd: Callable, grads: Optional[Sequence[Callable]] = None,
           jvps: Optional[Sequence[Callable]] = None, save=_ALL, save_out: bool = False,
-          nout: int = 1, raw_grads: Optional[Sequence[Callable]] = None) -> Op:
+          nout: int = 1, raw_grads: Optional[Sequence[Callable]] = None,
+          takes_out: Optional[bool] = None) -> Op:
     """Declare an op.
 
     Parameters
@@ -241,6 +250,9 @@ def defop(name: str, fwd: Callable, grads: Optional[Sequence[Callable]] = None,
         ordinary backward to save temporaries; ``grads`` still serve ``create_graph=True``.
         They must not modify their arguments, except that a one-input op's raw rule may
         write its result into ``g`` when :func:`reusable` says so.
+    takes_out : bool, optional
+        Whether ``fwd`` accepts ``out=`` (see ``Op.takes_out``); by default, whether
+        ``fwd`` is a NumPy ufunc.
     """
     if grads is not None:
         grads = tuple(grads)
@@ -248,7 +260,9 @@ def defop(name: str, fwd: Callable, grads: Optional[Sequence[Callable]] = None,
         jvps = tuple(jvps)
     if raw_grads is not None:
         raw_grads = tuple(raw_grads)
-    return Op(name, fwd, grads, jvps, save, save_out, nout, raw_grads)
+    if takes_out is None:
+        takes_out = isinstance(fwd, np.ufunc) and nout == 1
+    return Op(name, fwd, grads, jvps, save, save_out, nout, raw_grads, bool(takes_out))
 
 
 

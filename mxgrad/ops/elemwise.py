@@ -48,15 +48,16 @@ __all__ = [
 
 
 def _unary(name, fwd, grad, jvp=None, save=(0,), save_out=False, doc="", example_in="[0.5, 1.]",
-           raw=None) -> UnaryOp:
+           raw=None, takes_out=None) -> UnaryOp:
     """Declare a unary elementwise op and its `mx.nd` function (NDArray's method of the
     same name, if any, is this function: ndarray/_methods.py). ``grad(g, y, x)`` doubles
     as the tangent rule unless
-    ``jvp`` is given; ``raw`` is a NumPy-only version of ``grad`` for ordinary backward."""
+    ``jvp`` is given; ``raw`` is a NumPy-only version of ``grad`` for ordinary backward;
+    ``takes_out``: ``fwd`` accepts ``out=`` (``Op.takes_out``; a ufunc does)."""
     op = defop(name, fwd, None if grad is None else [grad],
                None if grad is None and jvp is None else [jvp or _jvp_from_grad(grad)],
                save=save if grad is not None else (), save_out=save_out,
-               raw_grads=None if raw is None else [raw])
+               raw_grads=None if raw is None else [raw], takes_out=takes_out)
 
     f = unary_fast(op)
     f.__name__ = f.__qualname__ = name
@@ -170,10 +171,10 @@ def _digamma(x):
     return res
 
 
-def _sigmoid_fwd(x):
+def _sigmoid_fwd(x, out=None):
     # 1 / (1 + exp(-x)) as MXNet computes it, in place in one buffer (four passes); for
     # x below about -88 (float32) exp overflows to inf and the result is 0, as MXNet's
-    e = np.negative(x) if x.dtype.kind == "f" else -x.astype(np.float64)  # ints: as np.tanh
+    e = np.negative(x if x.dtype.kind == "f" else x.astype(np.float64), out=out)  # ints: as tanh
     if type(e) is not np.ndarray:           # 0-d data (mx.np) gives a NumPy scalar
         e = np.array(e)
     with np.errstate(over="ignore"):
@@ -183,8 +184,9 @@ def _sigmoid_fwd(x):
     return e
 
 
-def _relu_fwd(x):
-    return np.maximum(x, 0, dtype=x.dtype) if x.dtype.kind == "f" else np.maximum(x, 0)
+def _relu_fwd(x, out=None):
+    return np.maximum(x, 0, dtype=x.dtype, out=out) if x.dtype.kind == "f" else \
+        np.maximum(x, 0, out=out)
 
 
 def _rsqrt(x):
@@ -215,9 +217,9 @@ def _sigmoid_raw(g, y, x):
 
 
 def _relu_raw(g, y, x):
-    if reusable(g, x):
-        return np.multiply(g, x > 0, out=g)
-    return np.multiply(g, x > 0, dtype=x.dtype)
+    if reusable(g, y):
+        return np.multiply(g, y > 0, out=g)
+    return np.multiply(g, y > 0, dtype=y.dtype)
 
 
 def _exp_raw(g, y, x):
@@ -274,9 +276,12 @@ arccosh = _unary("arccosh", np.arccosh, lambda g, y, x: g * rsqrt(x * x - 1.0),
 arctanh = _unary("arctanh", np.arctanh, lambda g, y, x: g / (1.0 - x * x),
                  doc="Inverse hyperbolic tangent.")
 sigmoid = _unary("sigmoid", _sigmoid_fwd, lambda g, y, x: g * y * (1.0 - y), save=(),
-                 save_out=True, doc="Logistic sigmoid, 1/(1+exp(-x)).", raw=_sigmoid_raw)
-relu = _unary("relu", _relu_fwd, lambda g, y, x: g * (x > 0), doc="max(x, 0); gradient 0 at 0.",
-              raw=_relu_raw)
+                 save_out=True, doc="Logistic sigmoid, 1/(1+exp(-x)).", raw=_sigmoid_raw,
+                 takes_out=True)
+# (the rule reads the output, y > 0 where x > 0, not the input: a layer's pre-activation
+# need not stay alive for backward, and a planned graph computes relu in its buffer)
+relu = _unary("relu", _relu_fwd, lambda g, y, x: g * (y > 0), save=(), save_out=True,
+              doc="max(x, 0); gradient 0 at 0.", raw=_relu_raw, takes_out=True)
 softsign = _unary("softsign", lambda x: x / (1.0 + np.abs(x)),
                   lambda g, y, x: g / square(1.0 + abs(x)), doc="``x / (1 + |x|)``.")
 erf = _unary("erf", _erf, lambda g, y, x: g * (2.0 / math.sqrt(math.pi)) * exp(-(x * x)),
@@ -522,12 +527,16 @@ def smooth_l1(data: NDArray, scalar: float = 1.0, **kwargs: Any) -> NDArray:
 
 # --------------------------------------------------------------- scalar ops
 def _scalar_op(name, fwd, grad, save=(0,), save_out=False):
-    """A binary op between an array and a Python scalar (the scalar is an attr)."""
-    return defop(name, fwd, [grad], [grad], save=save, save_out=save_out)
+    """A binary op between an array and a Python scalar (the scalar is an attr); ``fwd``
+    (made by :func:`_keep`) accepts ``out=``."""
+    return defop(name, fwd, [grad], [grad], save=save, save_out=save_out, takes_out=True)
 
 
 def _keep(fn):
-    def f(x, scalar):
+    """``fn(x, scalar)`` in ``x``'s dtype; ``fn`` a ufunc or a function taking ``out=``."""
+    def f(x, scalar, out=None):
+        if out is not None:
+            return fn(x, scalar, out=out)
         r = fn(x, scalar)
         if r.dtype != x.dtype:
             r = r.astype(x.dtype)
@@ -537,25 +546,26 @@ def _keep(fn):
 
 _PLUS_S = _scalar_op("_plus_scalar", _keep(np.add), lambda g, y, x, scalar: g, save=())
 _MINUS_S = _scalar_op("_minus_scalar", _keep(np.subtract), lambda g, y, x, scalar: g, save=())
-_RMINUS_S = _scalar_op("_rminus_scalar", _keep(lambda x, s: s - x),
+_RMINUS_S = _scalar_op("_rminus_scalar", _keep(lambda x, s, out=None: np.subtract(s, x, out=out)),
                        lambda g, y, x, scalar: -g, save=())
 _MUL_S = _scalar_op("_mul_scalar", _keep(np.multiply), lambda g, y, x, scalar: g * scalar, save=())
 _DIV_S = _scalar_op("_div_scalar", _keep(np.true_divide), lambda g, y, x, scalar: g / scalar,
                     save=())
-_RDIV_S = _scalar_op("_rdiv_scalar", _keep(lambda x, s: s / x),
+_RDIV_S = _scalar_op("_rdiv_scalar", _keep(lambda x, s, out=None: np.true_divide(s, x, out=out)),
                      lambda g, y, x, scalar: -g * y / x, save=(0,), save_out=True)
 _POW_S = _scalar_op("_power_scalar", _keep(np.power),
                     lambda g, y, x, scalar: g * scalar * x ** (scalar - 1.0)
                     if scalar != 2.0 else g * 2.0 * x, save=(0,))
-_RPOW_S = _scalar_op("_rpower_scalar", _keep(lambda x, s: np.power(s, x)),
+_RPOW_S = _scalar_op("_rpower_scalar", _keep(lambda x, s, out=None: np.power(s, x, out=out)),
                      lambda g, y, x, scalar: g * y * math.log(scalar) if scalar > 0 else None,
                      save=(), save_out=True)
 _MOD_S = _scalar_op("_mod_scalar", _keep(np.mod), lambda g, y, x, scalar: g, save=())
-_RMOD_S = _scalar_op("_rmod_scalar", _keep(lambda x, s: np.mod(s, x)),
+_RMOD_S = _scalar_op("_rmod_scalar", _keep(lambda x, s, out=None: np.mod(s, x, out=out)),
                      lambda g, y, x, scalar: -g * floor(scalar / x), save=(0,))
 _FDIV_S = _scalar_op("_floor_divide_scalar", _keep(np.floor_divide),
                      lambda g, y, x, scalar: None, save=())
-_RFDIV_S = _scalar_op("_rfloor_divide_scalar", _keep(lambda x, s: np.floor_divide(s, x)),
+_RFDIV_S = _scalar_op("_rfloor_divide_scalar",
+                      _keep(lambda x, s, out=None: np.floor_divide(s, x, out=out)),
                       lambda g, y, x, scalar: None, save=())
 _MAX_S = _scalar_op("_maximum_scalar", _keep(np.maximum),
                     lambda g, y, x, scalar: g * (x >= scalar), save=(0,))
@@ -585,7 +595,10 @@ _LE_S = _cmp_s("_lesser_equal_scalar", np.less_equal)
 
 # ------------------------------------------------------------------ binary ops
 def _same_dtype(fn):
-    def f(a, b):
+    """``fn(a, b)`` in ``a``'s dtype; accepts ``out=`` (``fn`` a ufunc)."""
+    def f(a, b, out=None):
+        if out is not None:
+            return fn(a, b, out=out)
         r = fn(a, b)
         if r.dtype != a.dtype:
             r = r.astype(a.dtype)
@@ -594,11 +607,11 @@ def _same_dtype(fn):
 
 
 def _binary(name, fwd, grads, jvps, save=(0, 1), save_out=False, doc="", scalar=None,
-            py=None) -> BinaryOp:
+            py=None, takes_out=None) -> BinaryOp:
     """Declare a broadcasting binary op and its `mx.nd` function. ``scalar`` = (op of
     ``array <op> s``, op of ``s <op> array``) lets a Python scalar stand on either side;
     ``py(a, b)`` is the op on two Python scalars (MXNet then returns a Python number)."""
-    op = defop(name, fwd, grads, jvps, save=save, save_out=save_out)
+    op = defop(name, fwd, grads, jvps, save=save, save_out=save_out, takes_out=takes_out)
     f = binary_fast(op, scalar, py)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"""{doc} Broadcasts NumPy-style.
@@ -655,10 +668,10 @@ divide = _binary("divide", _same_dtype(np.true_divide),
                  [lambda g, y, a, b: g / b, _div_grad_b],
                  [lambda t, y, a, b: t / b, lambda t, y, a, b: _div_grad_b(t, y, a, b)],
                  doc="Elementwise quotient.", scalar=(_DIV_S, _RDIV_S),
-                 py=_operator.truediv)
+                 py=_operator.truediv, takes_out=True)
 power = _binary("power", _same_dtype(np.power), [_pow_grad_a, _pow_grad_b],
                 [_pow_grad_a, _pow_grad_b], save_out=True, doc="Elementwise power a**b.",
-                scalar=(_POW_S, _RPOW_S), py=_operator.pow)
+                scalar=(_POW_S, _RPOW_S), py=_operator.pow, takes_out=True)
 maximum = _binary("maximum", np.maximum, [_max_ga, _max_gb], [_max_ga, _max_gb],
                   doc="Elementwise maximum; ties give the gradient to both inputs (as MXNet).",
                   scalar=(_MAX_S, _MAX_S), py=max)
@@ -669,12 +682,12 @@ modulo = _binary("modulo", _same_dtype(np.mod),
                  [lambda g, y, a, b: g, lambda g, y, a, b: -g * floor(a / b)],
                  [lambda t, y, a, b: t, lambda t, y, a, b: -t * floor(a / b)],
                  doc="Elementwise remainder (sign of the divisor, as NumPy).",
-                 scalar=(_MOD_S, _RMOD_S), py=_operator.mod)
+                 scalar=(_MOD_S, _RMOD_S), py=_operator.mod, takes_out=True)
 floor_divide = _binary("floor_divide", _same_dtype(np.floor_divide),
                        [lambda g, y, a, b: None, lambda g, y, a, b: None],
                        [lambda t, y, a, b: None, lambda t, y, a, b: None], save=(),
                        doc="Elementwise floor division (zero gradient).",
-                       scalar=(_FDIV_S, _RFDIV_S), py=_operator.floordiv)
+                       scalar=(_FDIV_S, _RFDIV_S), py=_operator.floordiv, takes_out=True)
 hypot = _binary("hypot", np.hypot, [lambda g, y, a, b: g * a / y, lambda g, y, a, b: g * b / y],
                 [lambda t, y, a, b: t * a / y, lambda t, y, a, b: t * b / y], save_out=True,
                 doc="sqrt(a**2 + b**2).", py=math.hypot)

@@ -88,9 +88,9 @@ def _fc_shapes(xshape, wshape, flatten):
 
 # np.matmul rather than np.dot for these 2-D products: the same BLAS call and bits, but
 # np.dot zero-fills its output first (an extra pass over every product)
-def _fc_fwd(x, w, b, flatten):
+def _fc_fwd(x, w, b, flatten, out=None):
     if x.ndim == 2 and w.ndim == 2 and x.shape[1] == w.shape[1]:   # the common case
-        out = _matmul(x, w.T)
+        out = _matmul(x, w.T, out=out)
         if b is not None:
             out += b
         return out
@@ -99,10 +99,13 @@ def _fc_fwd(x, w, b, flatten):
         raise ShapeError(
             f"FullyConnected: weight of shape {w.shape} does not fit data of shape {x.shape} "
             f"(flatten={flatten}): the weight must be (num_hidden, {k})")
-    out = _matmul(x.reshape(m, k), w.T)
+    if out is not None and not out.flags.c_contiguous:   # (no (m, n) view of it)
+        np.copyto(out, _fc_fwd(x, w, b, flatten))
+        return out
+    res = _matmul(x.reshape(m, k), w.T, out=None if out is None else out.reshape(m, -1))
     if b is not None:
-        out += b
-    return out.reshape(oshape)
+        res += b
+    return res.reshape(oshape) if out is None else out
 
 
 def _fc_gx(g, y, x, w, b, flatten):
@@ -148,7 +151,7 @@ _FC: Op = defop("FullyConnected", _fc_fwd, [_fc_gx, _fc_gw, _fc_gb],
             [lambda t, y, x, w, b, flatten: call(_FC, (t, w, None), {"flatten": flatten}),
              lambda t, y, x, w, b, flatten: call(_FC, (x, t, None), {"flatten": flatten}),
              lambda t, y, x, w, b, flatten: t], save=(0, 1),
-            raw_grads=[_fc_gx_raw, _fc_gw_raw, _fc_gb_raw])
+            raw_grads=[_fc_gx_raw, _fc_gw_raw, _fc_gb_raw], takes_out=True)
 
 
 def FullyConnected(data: NDArray, weight: NDArray, bias: Optional[NDArray] = None,

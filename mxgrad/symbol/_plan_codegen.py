@@ -5,7 +5,8 @@ A loop over step records pays, per op, for unpacking the record, testing its kin
 indexing lists; the generated functions do only the calls (values in local variables,
 constants bound by name), which halves the per-op overhead of a planned graph of tiny
 ops. Values nothing later reads are released as soon as their last reader has run
-(``del``), in forward and in backward, so peak memory follows the graph's live values.
+(``del``), in forward and in backward, so peak memory follows the graph's live values
+(values backward reads too, in a forward that is not recorded).
 
 The generated source is built only from slot numbers and names of this module's own
 making (never from a graph's strings), and compiled with ``compile``/``exec``.
@@ -60,12 +61,27 @@ def per_call(attrs) -> bool:
     return bool(attrs) and any(isinstance(v, PerCall) for v in attrs.values())
 
 
-def compile_forward(plan) -> Callable:
+def compile_forward(plan, mem=None) -> Callable:
     """``run(datas, ctx, mode)`` -> ``(outputs, vals)``: ``datas`` the variables' raw
     arrays; ``ctx`` what node steps need (see Plan.forward); ``mode`` 0 returns no vals,
-    1 the values backward reads (others None), 2 every value (a monitor)."""
+    1 the values backward reads (others None), 2 every value (a monitor: not with
+    ``mem``, whose buffers hold several values in turn). ``mem``: a memory plan
+    (:class:`._plan_memory.Memory`): ops write into the buffers it chooses; a call takes
+    a set of static buffers from the function's pool (or makes one) and puts it back at
+    the end."""
     ns: Dict[str, Any] = {}
     lines: List[str] = []
+    how: Dict[int, Tuple[str, Any]] = {}
+    static = mem is not None
+    if static:
+        how = mem.how
+        ns["POOL"] = []
+        ns["NEW"] = partial(_new_buffers, tuple(mem.metas))
+        if mem.metas:
+            names = ", ".join(f"b{i}" for i in range(len(mem.metas)))
+            lines.append("    try: P = POOL.pop()")
+            lines.append("    except IndexError: P = NEW()")
+            lines.append(f"    {names}{',' if len(mem.metas) == 1 else ''} = P")
     nv = plan.nvars
     steps = plan.steps
     keep = plan.keep
@@ -78,6 +94,7 @@ def compile_forward(plan) -> Callable:
                 last[s] = k
     args = ", ".join(f"v{i}" for i in range(nv))
     lines.append(f"    {args}{',' if nv == 1 else ''} = datas" if nv else "    pass")
+    static_bufs = static and bool(mem.metas)
     for k, st in enumerate(steps):
         outs = st[3]
         lhs = ", ".join(f"v{o}" for o in outs) + ("," if len(outs) == 1 and st[0] != _OPSTEP
@@ -85,6 +102,9 @@ def compile_forward(plan) -> Callable:
         if st[0] == _OPSTEP:
             op, ins, attrs = st[1], st[2], st[4]
             call_args = ", ".join("None" if i < 0 else f"v{i}" for i in ins)
+            kind, where = how.get(k, ("new", None))
+            if where is not None:
+                call_args += f", out={'b' if kind == 'static' else 'v'}{where}"
             if per_call(attrs):
                 ns[f"m{k}"] = fresh(attrs)
                 ns[f"f{k}"] = op.fwd
@@ -95,26 +115,44 @@ def compile_forward(plan) -> Callable:
                 ns[f"f{k}"] = partial(op.fwd, **attrs) if attrs else op.fwd
                 rhs = f"f{k}({call_args})"
             lines.append(f"    {lhs} = {rhs}")
+            if per_call(attrs):      # (its state lives on in calls only: backward's)
+                lines.append(f"    del a{k}")
+            if static and k in mem.guard:     # (a view or an input: copied, see Memory)
+                ns["SEP"] = mem.separate
+                ins_t = "".join(f"v{i}, " for i in ins if i >= 0)
+                for o in outs:
+                    lines.append(f"    if not SEP(v{o}, ({ins_t})): v{o} = v{o}.copy()")
         else:
             ns[f"n{k}"] = partial(plan._node_step, k)
             call_args = ", ".join(f"v{i}" for i in st[2])
             lines.append(f"    {lhs} = n{k}(ctx, ({call_args}{',' if len(st[2]) == 1 else ''}))")
-        dead = [s for s in set(st[2]) if s >= nv and last.get(s) == k and s not in keep
-                and s not in outs_set]
-        if dead:
-            lines.append("    if mode != 2: del " + ", ".join(f"v{s}" for s in sorted(dead)))
+        dead = sorted(s for s in set(st[2]) if s >= nv and last.get(s) == k
+                      and s not in outs_set)
+        if any(s not in keep for s in dead):
+            lines.append("    if mode != 2: del " + ", ".join(f"v{s}" for s in dead
+                                                              if s not in keep))
+        if any(s in keep for s in dead):    # (kept for backward: only when recording)
+            lines.append("    if mode == 0: del " + ", ".join(f"v{s}" for s in dead
+                                                              if s in keep))
     res = ", ".join(f"v{s}" for s in plan.out_slots)
     kept = ", ".join(f"v{s}" if (s < nv or s in keep) else "None"
                      for s in range(plan.nslots))
     every = ", ".join(f"v{s}" for s in range(plan.nslots))
     lines.append(f"    outs = [{res}]")
+    if static_bufs:
+        lines.append("    POOL.append(P)")
     lines.append("    if mode == 0: return outs, None")
     lines.append(f"    if mode == 1: return outs, [{kept}]")
     lines.append(f"    return outs, [{every}]")
     src = "def run(datas, ctx, mode, calls):\n" + "\n".join(lines) + "\n"
-    code = _compiled(src, f"<plan forward {plan.symbol.name}>")
+    code = _compiled(src, f"<plan {'static ' if static else ''}forward {plan.symbol.name}>")
     exec(code, ns)   # noqa: S102 - source made above from slot numbers only
     return ns["run"]
+
+
+def _new_buffers(metas) -> tuple:
+    """A set of static buffers of the (shape, dtype) ``metas``."""
+    return tuple(np.empty(shape, dtype) for shape, dtype in metas)
 
 
 def compile_backward(plan, key: Tuple[bool, ...], keep_grads: bool = False) -> Callable:

@@ -65,6 +65,7 @@ from ..ops._core import Op, PerCall
 from ..random import generator as _generator
 from .symbol import Symbol, _run_node, with_inferred_shapes
 from ._plan_codegen import compile_forward, compile_backward, fresh, per_call
+from ._plan_memory import plan_memory, separate
 
 __all__ = ["Plan", "PlanOp", "run_planned"]
 
@@ -204,7 +205,7 @@ class Plan:
                  "var_metas",
                  "keep", "var_keep", "_bwd", "nodes", "symbol", "training", "random",
                  "has_node_steps",
-                 "aux_pos", "node_slots", "written", "__weakref__")
+                 "aux_pos", "node_slots", "written", "static", "__weakref__")
     names: List[str]
     nvars: int
     nslots: int
@@ -224,16 +225,19 @@ class Plan:
     aux_pos: frozenset
     node_slots: list
     written: tuple
+    static: bool
 
     # ---------------------------------------------------------------- building
     @classmethod
     def build(cls, symbol: Symbol, names: Sequence[str], values: Sequence[NDArray],
-              training: bool, traced: bool = False) -> "Plan":
+              training: bool, traced: bool = False, static_alloc: bool = False) -> "Plan":
         """Plan ``symbol`` for variables ``names`` with example ``values`` (their shapes
         and dtypes are the signature). Nothing of ``values`` is modified and the random
         state is left as it was (planning runs every node once or twice). ``traced``:
         run the nodes in the order they were made (a traced ``hybrid_forward``'s order of
-        calls, so random ops draw as the imperative block does), not in MXNet's order."""
+        calls, so random ops draw as the imperative block does), not in MXNet's order.
+        ``static_alloc``: plan the forward's memory (:mod:`._plan_memory`): buffers
+        reused from call to call and in place, the same values."""
         # nodes making arrays of a shape with unknown (0) dimensions (mx.sym.zeros((0, n)):
         # RNN begin states) get the shape inference finds, as MXNet's bind does
         symbol = with_inferred_shapes(symbol, {n: v.shape for n, v in zip(names, values)})
@@ -242,6 +246,7 @@ class Plan:
         plan.names = list(names)
         plan.nvars = len(names)
         plan.training = bool(training)
+        plan.static = bool(static_alloc)
         plan.var_metas = [(v._data.shape, v._data.dtype) for v in values]
         plan._bwd = {}
         index = {n: i for i, n in enumerate(names)}
@@ -274,7 +279,7 @@ class Plan:
                         if k < len(in_slots):
                             aux_pos.add(in_slots[k])
                 npf = n.npface
-                captured = _capture_node(n, args, plan.training, npf)
+                captured = _capture_node(n, args, plan.training, npf, plan.static)
                 if captured is not None and any(in_slots[k] >= plan.nvars
                                                 for k in captured[3]):
                     captured = None     # writes into a value of the graph: run as a node
@@ -290,11 +295,12 @@ class Plan:
                     local = {k: s for k, s in enumerate(in_slots)}
                     local[-1] = -1                 # an absent (None) input
                     nlocal = len(in_slots)
-                    for op, ins, attrs, nout, metas, outmetas in ops:
+                    for op, ins, attrs, nout, metas, outmetas, outok, owns in ops:
                         o = tuple(range(nslots, nslots + nout))
                         nslots += nout
                         sins = tuple(local[i] for i in ins)
-                        steps.append((_OPSTEP, op, sins, o, attrs, metas, outmetas))
+                        steps.append((_OPSTEP, op, sins, o, attrs, metas, outmetas, outok,
+                                      owns))
                         for k in range(nout):
                             local[nlocal] = o[k]
                             nlocal += 1
@@ -345,9 +351,11 @@ class Plan:
         says which variables need gradients (node steps record only then);
         ``monitor(node, inputs, outputs)`` is called for every Symbol node after the run
         (raw arrays)."""
-        run = self._bwd.get("fwd")
+        tag = ("sfwd", keep) if self.static and monitor is None else "fwd"
+        run = self._bwd.get(tag)
         if run is None:
-            run = self._bwd["fwd"] = compile_forward(self)
+            run = self._bwd[tag] = compile_forward(
+                self, None if tag == "fwd" else plan_memory(self, keep))
         calls: Optional[dict] = {} if keep else None
         grad_slots = self._grad_slots(needs) if keep and needs is not None else None
         ctx = (arrays, self.training, calls, grad_slots)
@@ -521,18 +529,21 @@ def _no_gradient_op(n, nin: int, npface: bool) -> Op:
     return Op(n.op, fwd, (_no_gradient,) * nin, None, (), False, n.num_outputs())
 
 
-def _capture_node(n, args, training, npface):
+def _capture_node(n, args, training, npface, check_out=False):
     """Capture node ``n`` on ``args``: ``(ops, outputs, output positions, positions of
     the inputs it writes in place, whether it draws random numbers)`` when its outputs
     come from captured ops on its inputs alone and a replay on perturbed inputs (from the
     same random state) equals the node run anew, or it makes constants (``_CONSTANT``);
-    None otherwise."""
+    None otherwise. Each op is ``(op, input positions, attrs, number of outputs, input
+    metas, output metas, outok, owns)``, with ``check_out``: ``outok`` whether its
+    forward fills an ``out=`` buffer with the values it computed (:func:`_fills_out`),
+    ``owns`` whether its outputs were new arrays (not views, not its inputs)."""
     if n.op in _CONSTANT:
         with _Scope(False, training):
             made = _run_node(n, [None if a is None else wrap(a._data.copy()) for a in args],
                              npface)
         return ([(_constant_op(n.op, o._data), [], None, 1, (),
-                  ((o._data.shape, o._data.dtype),)) for o in made],
+                  ((o._data.shape, o._data.dtype),), False, False) for o in made],
                 [wrap(o._data, None, 0, type(o)) for o in made],
                 [len(args) + k for k in range(len(made))], (), False)   # (after the inputs)
     if any(a is None for a in args) or n.op in _DYNAMIC:
@@ -545,7 +556,7 @@ def _capture_node(n, args, training, npface):
                     for d in _as_tuple(op.fwd(*[a._data.copy() for a in args]))]
         metas = tuple((a._data.shape, a._data.dtype) for a in args)
         return ([(op, list(range(len(args))), None, len(made), metas,
-                  tuple((o._data.shape, o._data.dtype) for o in made))],
+                  tuple((o._data.shape, o._data.dtype) for o in made), False, False)],
                 made, [len(args) + k for k in range(len(made))], (), False)
     leaves = []
     face = FACES["np"] if npface else NDArray   # the arrays the node's ops will see
@@ -591,7 +602,9 @@ def _capture_node(n, args, training, npface):
         # (a PerCall value is kept empty: what the capture's forward left in it, a
         # convolution's columns, would otherwise stay alive with the plan)
         ops.append((op, ins, fresh(attrs)() if attrs else None, len(out_arrays), tuple(metas),
-                    tuple((o._data.shape, o._data.dtype) for o in out_arrays)))
+                    tuple((o._data.shape, o._data.dtype) for o in out_arrays),
+                    check_out and _fills_out(op, in_arrays, out_arrays, attrs),
+                    check_out and _owns(in_arrays, out_arrays)))
     node_out = []
     for o in outs:
         k = pos.get(id(o))
@@ -606,6 +619,31 @@ def _capture_node(n, args, training, npface):
     if not _replays(n, args, ops, node_out, training, npface):
         return None
     return ops, [wrap(o._data, None, 0, type(o)) for o in outs], node_out, written, random
+
+
+def _fills_out(op, in_arrays, out_arrays, attrs) -> bool:
+    """Whether ``op`` (``takes_out``) run with ``out=`` a new buffer on the captured
+    inputs fills it with the captured output (its dtype and shape are those of the
+    signature, so a failing cast or a 0-d result shows here, at planning)."""
+    if not op.takes_out or len(out_arrays) != 1 or per_call(attrs):
+        return False
+    ref = out_arrays[0]._data
+    if type(ref) is not np.ndarray or ref.ndim == 0:
+        return False
+    buf = np.empty(ref.shape, ref.dtype)
+    ins = [None if a is None else a._data for a in in_arrays]
+    try:
+        with np.errstate(all="ignore"):     # (the capture's run has shown its warnings)
+            res = op.fwd(*ins, out=buf, **attrs) if attrs else op.fwd(*ins, out=buf)
+    except Exception:          # noqa: BLE001 - (a cast NumPy refuses): allocate as always
+        return False
+    return res is buf and _same(buf, ref)
+
+
+def _owns(in_arrays, out_arrays) -> bool:
+    """Whether the outputs are arrays sharing no memory with the inputs."""
+    ins = [a._data for a in in_arrays if a is not None]
+    return all(type(o._data) is np.ndarray and separate(o._data, ins) for o in out_arrays)
 
 
 _NOISE: list = [np.empty(0), np.empty(0)]
@@ -644,7 +682,14 @@ def _perturbed(args, whole: bool) -> list:
 def _replays(n, args, ops, node_out, training, npface) -> bool:
     """Whether the captured ops, run on perturbed inputs, give what the node gives. A
     node that refuses the perturbed inputs (a length or an index that is no longer a
-    whole number) is tried again with its whole-number inputs rolled instead."""
+    whole number) is tried again with its whole-number inputs rolled instead. (The
+    perturbed values may leave an op's domain, sqrt's near 0: no floating-point warning
+    is shown for them.)"""
+    with np.errstate(all="ignore"):
+        return _replays_quietly(n, args, ops, node_out, training, npface)
+
+
+def _replays_quietly(n, args, ops, node_out, training, npface) -> bool:
     rng = _gen_state()
     for whole in (False, True):
         pert = _perturbed(args, whole)
@@ -660,7 +705,7 @@ def _replays(n, args, ops, node_out, training, npface) -> bool:
     try:
         _set_gen_state(rng)    # the replay draws what the node drew (ops that draw)
         vals = list(pert)
-        for op, ins, attrs, nout, _, _ in ops:
+        for op, ins, attrs, nout, _, _, _, _ in ops:
             a = [None if i < 0 else vals[i] for i in ins]
             if per_call(attrs):
                 attrs = fresh(attrs)()
