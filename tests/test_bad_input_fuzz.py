@@ -16,6 +16,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 import mxgrad as mx
 from mxgrad import autograd, gluon, nd
 from mxgrad.base import MXNetError, ShapeError
+from mxgrad.gluon.parameter import DeferredInitializationError
 
 BAD_VALUES = [None, "a", float("nan"), math.inf, -1, 2.5, (), [1, 2], np.ones(2), 10 ** 20,
               object(), nd.zeros((0,)), nd.ones((2, 3, 4, 5, 6))]
@@ -230,10 +231,10 @@ def test_layer_arguments_are_checked_at_construction():
     # valid spellings still work
     gluon.nn.Dense(np.int64(3), use_bias=0)
     # MXNet builds a 0-unit layer (MXNet's test_block_attr_list_of_block keeps Dense(0) in
-    # a list); calling it is an error naming the parameter
+    # a list); calling it is MXNet's deferred-initialization error, naming the parameter
     d0 = gluon.nn.Dense(0)
     d0.initialize()
-    with pytest.raises(ShapeError, match="dense.*_weight"):
+    with pytest.raises(DeferredInitializationError, match="dense.*_weight"):
         d0(nd.ones((2, 3)))
     gluon.nn.Conv2D(2, (3, 3), strides=(1, 2), padding=(0, 1))
     gluon.nn.MaxPool2D(pool_size=2, strides=None)

@@ -45,7 +45,7 @@ import warnings
 from collections import OrderedDict, defaultdict
 from numbers import Number
 
-from ..base import MXNetError, ShapeError, StateError
+from ..base import DTypeError, MXNetError, ShapeError, StateError
 from .._check import _has_base
 from .._fileio import atomic_write
 from ..context import current_context
@@ -180,7 +180,7 @@ class Block:
         layer_module = cls.__module__.startswith(("mxgrad.gluon.nn.", "mxgrad.gluon.rnn"))
         if init is not None and layer_module and not getattr(init, "__mxgrad_checked__", False):
             cls.__init__ = checked_init(init, cls.__name__)
-        for name in ("hybrid_forward", "_param_shapes"):
+        for name in ("hybrid_forward",):
             method = cls.__dict__.get(name)
             if callable(method) and not getattr(method, "__mxgrad_guarded__", False):
                 setattr(cls, name, guard(method, f"{cls.__name__}.{name.lstrip('_')}"))
@@ -607,8 +607,9 @@ class HybridBlock(Block):
     named after their attributes. Called on a Symbol, ``hybrid_forward`` is traced with
     ``F = mx.sym`` and the parameters as variables, and the Symbol is returned;
     :meth:`export` writes that graph for MXNet. Parameters with unknown dimensions get their shape
-    from the first input (layers implement ``_param_shapes``), and a mismatch between a
-    layer's parameters and its input raises an error naming the layer and both shapes.
+    from the first input (traced through the operators' shape rules, as in MXNet), and a
+    mismatch between a layer's parameters and its input raises the operator's error, which
+    names both shapes, prefixed with the layer.
 
     Examples
     --------
@@ -652,10 +653,6 @@ class HybridBlock(Block):
             self.__dict__.pop("_in_structure", None)   # see _check_hybrid_call
         super().hybridize(active, **kwargs)
 
-    def _param_shapes(self, x, *args):
-        """Shapes of this layer's parameters implied by the input (None: no rule)."""
-        return None
-
     def _plan_symbol(self):
         """``(Symbol, input names)`` a hybridized call plans instead of tracing
         ``hybrid_forward`` (a SymbolBlock's graph); None: trace."""
@@ -668,50 +665,55 @@ class HybridBlock(Block):
         super().register_child(block, name)
         _clear_plans(self)
 
-    def _apply_param_shapes(self, x, *args):
-        expected = self._param_shapes(x, *args)
-        if not expected:
-            return
-        for attr, shape in expected.items():
-            p = self._reg_params.get(attr)
-            if p is None:
-                continue
-            cur = p.shape
-            if cur == shape:
-                continue
-            if cur is None or (len(cur) == len(shape) and all(
-                    c in (0, -1, s) for c, s in zip(cur, shape))):
-                p.shape = shape
-                continue
-            raise ShapeError(
-                f"{self.name} ({self.__class__.__name__}): an input of shape "
-                f"{getattr(x, 'shape', None)} needs parameter '{p.name}' of shape {shape}, "
-                f"but it has shape {cur}")
-
     def infer_shape(self, *args: NDArray) -> None:
-        """Infer the shapes of this layer's parameters from example inputs: by the layer's
-        own rule, or (a custom block) by tracing ``hybrid_forward`` on Symbols whose
-        example values are the inputs, so that an op such as ``F.FullyConnected`` sizes
-        a ``(n, 0)`` weight, as MXNet infers shapes through the ops."""
-        if self._param_shapes(*args) is None and self._infer_by_tracing(args):
-            return
-        if self._param_shapes(*args) is None:
+        """Infer the shapes of this block's parameters from example inputs, as MXNet does:
+        ``hybrid_forward`` is traced on Symbols whose example values are the inputs, and
+        the operators' shape rules (:mod:`mxgrad.symbol._shape`, the one home of those
+        rules) size every parameter left unknown, such as the ``(n, 0)`` weight of a
+        ``Dense`` given no ``in_units``."""
+        if not self._infer_by_tracing(args):
+            unknown = [p.name for p in self.collect_params().values()
+                       if not shape_is_known(p.shape)]
             raise MXNetError(
-                f"{self.name}: mxgrad infers parameter shapes layer by layer at the first "
-                f"forward pass (there is no symbolic graph); give the full shapes of "
-                f"{self.__class__.__name__}'s parameters or run it on a batch")
-        self._apply_param_shapes(*args)
+                f"{self.name}: the shapes of {unknown} cannot be inferred from inputs of "
+                f"shape {[getattr(a, 'shape', None) for a in args]}; give the full shapes "
+                f"of {self.__class__.__name__}'s parameters (in_units=, in_channels=...)")
 
     def _infer_by_tracing(self, args) -> bool:
         """Set the unknown parameter shapes that a trace of ``hybrid_forward`` on
         ``args`` works out; True when none is left unknown."""
-        if not args or not all(isinstance(a, NDArray) for a in args):
+        arrays: List[NDArray] = []
+
+        def as_vars(a):     # the inputs' structure kept: a cell takes its states as a list
+            if isinstance(a, NDArray):
+                arrays.append(a)
+                return a
+            if isinstance(a, (list, tuple)):
+                return type(a)(as_vars(b) for b in a)
+            if a is None:
+                return None
+            raise TypeError
+        try:
+            structured = [as_vars(a) for a in args]
+        except TypeError:
             return False
-        names = ["data"] if len(args) == 1 else [f"data{i}" for i in range(len(args))]
-        inputs = [example_var(n, a) for n, a in zip(names, args)]
+        if not arrays:
+            return False
+        names = ["data"] if len(arrays) == 1 else [f"data{i}" for i in range(len(arrays))]
+        by_id = {id(a): example_var(n, a) for n, a in zip(names, arrays)}
+
+        def to_vars(a):
+            if isinstance(a, NDArray):
+                return by_id[id(a)]
+            if isinstance(a, (list, tuple)):
+                return type(a)(to_vars(b) for b in a)
+            return a
+        inputs = [to_vars(a) for a in structured]
         try:
             with autograd.pause(train_mode=False):
                 out = self._symbolic_forward(*inputs)
+        except (ShapeError, DTypeError):
+            raise            # the input does not fit the layer: the operator says why
         except MXNetError:
             return False
         found: Dict[str, tuple] = {}
@@ -724,7 +726,7 @@ class HybridBlock(Block):
                    if not shape_is_known(p.shape)]
         missing = [p for p in unknown if p.name not in found]
         if missing:    # no example value: MXNet's partial inference over the graph
-            found.update(_infer_var_shapes(flat, dict(zip(names, (a.shape for a in args))),
+            found.update(_infer_var_shapes(flat, dict(zip(names, (a.shape for a in arrays))),
                                            {p.name for p in missing}))
         for p in unknown:
             if p.name in found:
@@ -737,6 +739,8 @@ class HybridBlock(Block):
     def _deferred_infer_shape(self, *args):
         try:
             self.infer_shape(*args)
+        except (ShapeError, DTypeError) as err:     # an input the layer cannot take
+            raise _named(err, self) from None
         except MXNetError as err:
             raise DeferredInitializationError(
                 f"Deferred initialization failed because shape cannot be inferred. {err}"
@@ -811,7 +815,6 @@ class HybridBlock(Block):
                     params[k] = v
                 else:
                     return self.hybrid_forward(nd, x, **params)
-            self._apply_param_shapes(x, *args)
             try:
                 params = {k: v.data() for k, v in self._reg_params.items()}
             except DeferredInitializationError:
@@ -827,7 +830,10 @@ class HybridBlock(Block):
                 # (parameters with copies on several contexts are looked up per call)
                 self.__dict__["_checked"] = (x._data.shape, tuple(
                     (k, p, params[k]) for k, p in reg.items()))
-            out = self.hybrid_forward(nd, x, *args, **params)
+            try:
+                out = self.hybrid_forward(nd, x, *args, **params)
+            except ShapeError as err:    # an input that does not fit the parameters
+                raise _named(err, self) from None
         else:
             out = self.hybrid_forward(nd, x, *args)
         if type(x) is not NDArray and is_np_array():
@@ -956,6 +962,16 @@ def _has_symbol(args) -> bool:
 _ONE_ARRAY = (False,)   # the argument structure of a call with one array
 
 
+def _named(err: ShapeError, block) -> ShapeError:
+    """``err`` with the innermost block it was raised in named in front (once: the blocks
+    around it let it pass unchanged); the traceback kept."""
+    if getattr(err, "_mx_block", None) is not None:
+        return err
+    new = type(err)(f"{block.name} ({type(block).__name__}): {err}")
+    new._mx_block = block.name     # type: ignore[attr-defined]
+    return new.with_traceback(err.__traceback__)
+
+
 def _check_hybrid_call(block, args, mix_only: bool = False) -> None:
     """What MXNet refuses in a call of a hybridized block: a Python scalar among the
     inputs, NDArrays mixed with Symbols (any HybridBlock, ``mix_only``), and ``None`` in
@@ -1019,6 +1035,8 @@ def _infer_var_shapes(flat: List[Symbol], given: Dict[str, tuple], wanted
     sym = flat[0] if len(flat) == 1 else _sym.Group(flat)
     try:
         shapes = _shape.infer(sym, {k: tuple(v) for k, v in given.items()})
+    except ShapeError:
+        raise           # shapes that contradict each other: the operator's error
     except MXNetError:
         return res
     for n in sym._nodes():

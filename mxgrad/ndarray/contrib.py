@@ -43,6 +43,7 @@ from ..ops.deformable import (DeformableConvolution,  # noqa: F401
                               ModulatedDeformableConvolution)
 from ..ops.proposal import Proposal, MultiProposal  # noqa: F401
 from ..ops.syncbn import SyncBatchNorm  # noqa: F401
+from ..ops.nn import BatchNormWithReLU  # noqa: F401
 from ..ops.adamw import (adamw_update, mp_adamw_update, multi_adamw_update,  # noqa: F401
                          multi_mp_adamw_update)
 from ..ops.transformer import (interleaved_matmul_selfatt_qk,  # noqa: F401

@@ -1394,6 +1394,34 @@ def BatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray
     return out
 
 
+def BatchNormWithReLU(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray,
+                      moving_var: NDArray, eps: float = 1e-3, momentum: float = 0.9,
+                      fix_gamma: bool = True, use_global_stats: bool = False,
+                      output_mean_var: bool = False, axis: int = 1, cudnn_off: bool = False,
+                      min_calib_range: Optional[float] = None,
+                      max_calib_range: Optional[float] = None,
+                      **kwargs: Any) -> Union[NDArray, List[NDArray]]:
+    """MXNet's ``contrib.BatchNormWithReLU``: :func:`BatchNorm` (same arguments, same
+    running-statistics update) followed by ``relu`` of its output; with
+    ``output_mean_var`` the mean and inverse standard deviation come unchanged.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.array([[1., 2.], [3., 6.]])
+    >>> g, b = mx.nd.ones((2,)), mx.nd.zeros((2,))
+    >>> mx.nd.contrib.BatchNormWithReLU(x, g, b, mx.nd.zeros((2,)), mx.nd.ones((2,)),
+    ...                                 use_global_stats=True, eps=0.).asnumpy().tolist()
+    [[1.0, 2.0], [3.0, 6.0]]
+    """
+    out = BatchNorm(data, gamma, beta, moving_mean, moving_var, eps=eps, momentum=momentum,
+                    fix_gamma=fix_gamma, use_global_stats=use_global_stats,
+                    output_mean_var=output_mean_var, axis=axis, **kwargs)
+    if isinstance(out, list):
+        return [_ew.relu(out[0])] + out[1:]
+    return _ew.relu(out)
+
+
 def LayerNorm(data: NDArray, gamma: NDArray, beta: NDArray, axis: int = -1, eps: float = 1e-5,
               output_mean_var: bool = False, **kwargs: Any) -> Union[NDArray, List[NDArray]]:
     """Layer normalisation: standardise over ``axis`` (biased variance), then scale by

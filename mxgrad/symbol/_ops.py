@@ -102,11 +102,15 @@ def _shadow_params(node) -> None:
         shapes = _rule(node.op, node.kwargs, x.shape)
     except (KeyError, IndexError, ValueError, TypeError):
         return
+    from .symbol import _FLAG_DTYPES
     names = node.spec.inputs or ()
     for i in missing:
         key = names[i] if i < len(names) else None
         if key in shapes:
-            node.inputs[i][0].shadow = (nd.zeros(shapes[key], dtype=x.dtype),)
+            src = node.inputs[i][0]
+            flag = src.attrs.get("__dtype__")      # a Parameter's own dtype, else the data's
+            dt = _FLAG_DTYPES.get(int(flag), x.dtype) if flag is not None else x.dtype
+            src.shadow = (nd.zeros(shapes[key], dtype=dt),)
 
 
 def call(op: str, hint: str, args: tuple, kwargs: dict) -> Symbol:

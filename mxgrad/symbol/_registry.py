@@ -560,11 +560,14 @@ _MULTI_OUTPUTS = {
     "_contrib_box_non_maximum_suppression": (2, 1), "_contrib_hawkesll": (2, None),
     "_contrib_CTCLoss": (2, 1), "_contrib_ctc_loss": (2, 1), "CTCLoss": (2, 1),
     "ctc_loss": (2, 1), "_contrib_SyncBatchNorm": (3, 1),
+    "_contrib_BatchNormWithReLU": (3, lambda kw: 3 if kw.get("output_mean_var") else 1),
     "_contrib_MultiProposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
     "_contrib_Proposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
 }
-_AUX = {"_contrib_SyncBatchNorm": (3, 4), "BatchNorm_v1": ()}
+_AUX = {"_contrib_SyncBatchNorm": (3, 4), "_contrib_BatchNormWithReLU": (3, 4),
+        "BatchNorm_v1": ()}
 _PARAMS = {"_contrib_SyncBatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
+           "_contrib_BatchNormWithReLU": ("gamma", "beta", "moving_mean", "moving_var"),
            "_contrib_DeformableConvolution": ("weight", "bias"),
            "_contrib_ModulatedDeformableConvolution": ("weight", "bias"),
            "BatchNorm_v1": ("gamma", "beta")}

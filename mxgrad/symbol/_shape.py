@@ -250,6 +250,9 @@ def _conv(kw, ins, outs):
     d, o = ins[0], outs[0]
     w = ins[1] if len(ins) > 1 else None
     nd_ = nsp + 2
+    if d is not None and len(d) != nd_:
+        raise ShapeError(f"Convolution: data of shape {_fmt(d)} must be {nd_}-D (batch, "
+                         f"channel and {nsp} spatial axes) for the {nsp}-D kernel {k}")
     d = merge(d, (-1,) * nd_) if d is not None or o is not None else None
     o = merge(o, (-1,) * nd_) if d is not None else o
     if d is None:
@@ -349,7 +352,7 @@ def _norm_rule(kind: str):
     return f
 
 
-_RULES["BatchNorm"] = _norm_rule("batch")
+_RULES["BatchNorm"] = _RULES["_contrib_BatchNormWithReLU"] = _norm_rule("batch")
 _RULES["BatchNorm_v1"] = _norm_rule("batch")
 _RULES["_contrib_SyncBatchNorm"] = _norm_rule("batch")
 _RULES["LayerNorm"] = _norm_rule("layer")
@@ -376,7 +379,24 @@ def _embedding(kw, ins, outs):
     return [d, (n_in, n_out)], [o]
 
 
-@rule("Concat", "_rnn_param_concat")
+@rule("_rnn_param_concat")
+def _rnn_param_concat(kw, ins, outs):
+    """Concat of an RNN layer's flattened weights and biases: the RNN op's rule gives the
+    total; the inputs left unknown are the first layer's input-to-hidden weights (one per
+    direction, of one size), which share what the known ones leave."""
+    new_ins, new_outs = _concat(kw, ins, outs)
+    o = new_outs[0]
+    unknown = [i for i, x in enumerate(new_ins) if x is None or len(x) != 1 or x[0] < 0]
+    if o is not None and len(o) == 1 and o[0] >= 0 and unknown and \
+            all(new_ins[i] is None or len(new_ins[i]) == 1 for i in unknown):
+        left = o[0] - sum(x[0] for i, x in enumerate(new_ins) if i not in unknown)
+        if left >= 0 and left % len(unknown) == 0:
+            for i in unknown:
+                new_ins[i] = (left // len(unknown),)
+    return new_ins, new_outs
+
+
+@rule("Concat")
 def _concat(kw, ins, outs):
     dim = int(kw.get("dim", 1))
     nds = {len(s) for s in list(ins) + list(outs) if s is not None}

@@ -12,4 +12,5 @@ from ..block import Block, HybridBlock, SymbolBlock  # noqa: F401
 from .activations import *  # noqa: F401,F403
 from .basic_layers import *  # noqa: F401,F403
 from .conv_layers import *  # noqa: F401,F403
+from .batchnorm_relu import BatchNormReLU  # noqa: F401
 from . import activations, basic_layers, conv_layers  # noqa: F401

@@ -208,15 +208,6 @@ class Dense(ArrayLayer):
             else:
                 self.act = None
 
-    def _param_shapes(self, x, *args):
-        if self._flatten:
-            in_units = int(np.prod(x.shape[1:])) if x.ndim > 1 else 1
-        else:
-            in_units = x.shape[-1]
-        shapes = {"weight": (self._units, in_units)}
-        if self.bias is not None:
-            shapes["bias"] = (self._units,)
-        return shapes
 
     def hybrid_forward(self, F, x, weight, bias=None):
         act = F.FullyConnected(x, weight, bias, no_bias=bias is None, num_hidden=self._units,
@@ -339,12 +330,6 @@ class BatchNorm(ArrayLayer):
                                            init=running_variance_initializer,
                                            allow_deferred_init=True, differentiable=False)
 
-    def _param_shapes(self, x, *args):
-        if not -x.ndim <= self._axis < x.ndim:
-            raise ShapeError(f"{self.name}: axis {self._axis} is out of range for an input "
-                             f"of shape {x.shape}")
-        c = (x.shape[self._axis],)
-        return {"gamma": c, "beta": c, "running_mean": c, "running_var": c}
 
     def cast(self, dtype: DTypeLike) -> None:
         if np.dtype(dtype).name == "float16":
@@ -458,9 +443,6 @@ class InstanceNorm(_AffineNorm):
         self._epsilon = epsilon
         self._affine_params(scale, center, in_channels, gamma_initializer, beta_initializer)
 
-    def _param_shapes(self, x, *args):
-        c = (x.shape[self._axis],)
-        return {"gamma": c, "beta": c}
 
     def hybrid_forward(self, F, x, gamma, beta):
         if self._axis == 1:
@@ -495,9 +477,6 @@ class LayerNorm(_AffineNorm):
         self._scale = scale
         self._affine_params(scale, center, in_channels, gamma_initializer, beta_initializer)
 
-    def _param_shapes(self, x, *args):
-        c = (x.shape[self._axis],)
-        return {"gamma": c, "beta": c}
 
     def hybrid_forward(self, F, data, gamma, beta):
         return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
@@ -530,12 +509,6 @@ class GroupNorm(_AffineNorm):
         # one gamma/beta per group, known now (in_channels is accepted and not needed)
         self._affine_params(scale, center, num_groups, gamma_initializer, beta_initializer)
 
-    def _param_shapes(self, x, *args):
-        c = x.shape[1]
-        if c % self._num_groups:
-            raise ShapeError(f"{self.name}: {c} channels cannot be split into "
-                             f"{self._num_groups} groups")
-        return {"gamma": (self._num_groups,), "beta": (self._num_groups,)}
 
     def hybrid_forward(self, F, x, gamma, beta):
         return F.GroupNorm(x, gamma, beta, num_groups=self._num_groups, eps=self._epsilon)

@@ -95,21 +95,6 @@ class _Conv(ArrayLayer):
             return (out_c,) + k + (in_c,)
         return (out_c, in_c) + k
 
-    def _param_shapes(self, x, *args):
-        n = len(self._kwargs["kernel"])
-        if x.ndim != n + 2:
-            raise ShapeError(f"{self.name} ({self.__class__.__name__}): expects "
-                             f"{n + 2}-D input in layout {self._kwargs['layout']}, got "
-                             f"shape {x.shape}")
-        c = x.shape[-1] if self._channel_last else x.shape[1]
-        g = self._kwargs["num_group"]
-        if self._op_name == "Convolution" and c % g:
-            raise ShapeError(f"{self.name}: {c} input channels are not divisible by "
-                             f"groups={g}")
-        shapes = {"weight": self._weight_shape(c)}
-        if self.bias is not None:
-            shapes["bias"] = (self._channels,)
-        return shapes
 
     def _alias(self):
         return "conv"

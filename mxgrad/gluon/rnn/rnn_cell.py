@@ -320,10 +320,6 @@ class _GatedCell(HybridRecurrentCell):
         self.h2h_bias = self.params.get("h2h_bias", shape=(g,), init=h2h_bias_initializer,
                                         allow_deferred_init=True)
 
-    def _param_shapes(self, x, *args):
-        g = self._ngates * self._hidden_size
-        return {"i2h_weight": (g, x.shape[-1]), "h2h_weight": (g, self._hidden_size),
-                "i2h_bias": (g,), "h2h_bias": (g,)}
 
     def state_info(self, batch_size: int = 0) -> List[dict]:
         return [{"shape": (batch_size, self._hidden_size), "__layout__": "NC"}]

@@ -133,10 +133,6 @@ class _RNNLayer(HybridBlock):
             ret.update(child._collect_params_with_prefix(prefix + name))
         return ret
 
-    def _param_shapes(self, x, *args):
-        ni = x.shape[2]
-        ng, nh = self._gates, self._hidden_size
-        return {f"{j}0_i2h_weight": (ng * nh, ni) for j in ["l", "r"][:self._dir]}
 
     def state_info(self, batch_size: int = 0) -> List[dict]:
         """Shape, layout and dtype of each state."""

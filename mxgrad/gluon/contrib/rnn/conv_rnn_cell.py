@@ -109,15 +109,6 @@ class _BaseConvRNNCell(HybridRecurrentCell):
     def _alias(self) -> str:
         return self._kind
 
-    def _param_shapes(self, x, *args):
-        """Shapes with the input channels read from the first input (``input_shape``
-        may give 0 channels, as MXNet allows)."""
-        cin = x.shape[self._channel_axis]
-        g = self._hidden_channels * self._gates
-        first = self._channel_axis == 1
-        i2h = (g, cin) + self._i2h_kernel if first else (g,) + self._i2h_kernel + (cin,)
-        return {"i2h_weight": i2h, "h2h_weight": self.h2h_weight.shape,
-                "i2h_bias": (g,), "h2h_bias": (g,)}
 
     def __repr__(self) -> str:
         shape = self.i2h_weight.shape or (0,) * (self._dims + 2)
