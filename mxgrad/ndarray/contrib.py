@@ -66,7 +66,7 @@ __all__ = ["boolean_mask", "arange_like", "div_sqrt_dim", "foreach", "while_loop
            "PSROIPooling", "multi_adamw_update", "RROIAlign",
            "adamw_update", "mp_adamw_update", "multi_mp_adamw_update",
            "DeformableConvolution", "ModulatedDeformableConvolution", "Proposal",
-           "MultiProposal", "SyncBatchNorm"]
+           "MultiProposal", "SyncBatchNorm", "BatchNormWithReLU"]
 
 
 def _nd(x, op, arg="data") -> NDArray:
