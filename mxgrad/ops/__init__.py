@@ -62,8 +62,12 @@ Subclass ``gluon.HybridBlock`` in ``mxgrad/gluon/nn/`` and write
 ``hybrid_forward(self, F, x, <parameter names>)`` with ``F`` ops only (so it also
 traces for ``export``); create parameters in ``__init__`` with
 ``self.weight = self.params.get("weight", shape=..., init=...)`` (a 0 in a shape is
-inferred at the first call). No gradient code: the ops record themselves. Test it
-against a NumPy reference and, for new math, with ``mx.test_utils.check_numeric_gradient``.
+inferred at the first call, by tracing ``hybrid_forward`` through the operators' shape
+rules in ``symbol/_shape.py``, as MXNet does: the layer has no shape code). No gradient
+code: the ops record themselves. One file and its test: ``gluon/nn/batchnorm_relu.py``
+and ``tests/test_batchnorm_relu.py`` are an example (checked against MXNet-made
+fixtures). Test a layer against a NumPy reference or MXNet and, for new math, with
+``mx.test_utils.check_numeric_gradient``.
 
 How to add an optimizer
 -----------------------
