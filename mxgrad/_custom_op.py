@@ -170,9 +170,12 @@ class _CustomCall(autograd.Function):
 
 def Custom(*data: NDArray, op_type: str = "", **kwargs: Any):
     """Run the registered Python operator ``op_type`` on ``data`` (its arguments then its
-    auxiliary states); keyword parameters go to the property class as strings. Returns one
+    auxiliary states, positionally or by the names its property lists, as MXNet takes
+    them); other keyword parameters go to the property class as strings. Returns one
     NDArray, or a list for several outputs."""
     kwargs.pop("name", None)
+    named = {k: v for k, v in kwargs.items() if isinstance(v, NDArray)}
+    kwargs = {k: v for k, v in kwargs.items() if k not in named}
     if not isinstance(op_type, str):
         raise ArgumentTypeError(f"Custom: op_type must be the registered name (a str), got "
                                 f"{type(op_type).__name__}")
@@ -185,6 +188,16 @@ def Custom(*data: NDArray, op_type: str = "", **kwargs: Any):
                      **{k: str(v) for k, v in kwargs.items()})
     n_args = len(prop.list_arguments())
     n_aux = len(prop.list_auxiliary_states())
+    if named:
+        names = list(prop.list_arguments()) + list(prop.list_auxiliary_states())
+        unknown = sorted(set(named) - set(names[len(data):]))
+        if unknown:
+            raise DTypeError(f"Custom({op_type}): {unknown} are not inputs left after the "
+                             f"{len(data)} positional ones; its inputs are {names}")
+        missing = [n for n in names[len(data):] if n not in named]
+        if missing:
+            raise ShapeError(f"Custom({op_type}): inputs {missing} are not given")
+        data = tuple(data) + tuple(named[n] for n in names[len(data):])
     if len(data) != n_args + n_aux:
         raise ShapeError(f"Custom({op_type}): expects {n_args} argument(s) "
                          f"{prop.list_arguments()} and {n_aux} auxiliary state(s) "

@@ -111,3 +111,23 @@ def test_unknown_op_type_lists_the_registered_custom_operators():
     with pytest.raises(MXNetError, match="no operator registered") as err:
         nd.Custom(nd.ones((1,)), op_type="not_registered_anywhere")
     assert "'test_failing'" in str(err.value) and "Convolution" not in str(err.value)
+
+
+def test_custom_inputs_by_name_as_mxnet():
+    # MXNet's nd.Custom / sym.Custom take the inputs by the names the property lists
+    # (MXNet 1.9.1's profiler tutorial: mx.sym.Custom(data=a, op_type=...))
+    x, y = nd.array(np.arange(6).reshape(2, 3)), nd.ones((2, 3)) * 2
+    by_name = nd.Custom(x, y=y, calls=nd.zeros((1,)), op_type="test_scaled", k=3)
+    by_place = nd.Custom(x, y, nd.zeros((1,)), op_type="test_scaled", k=3)
+    for a, b in zip(by_name, by_place):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    np.testing.assert_array_equal(by_name[0].asnumpy(), 3 * x.asnumpy() * 2)
+    with pytest.raises(MXNetError, match="not inputs"):
+        nd.Custom(x, z=y, calls=nd.zeros((1,)), op_type="test_scaled")
+    with pytest.raises(MXNetError, match=r"\['calls'\] are not given"):
+        nd.Custom(x, y=y, op_type="test_scaled")
+    s = mx.sym.Custom(x=mx.sym.var('a'), y=mx.sym.var('b'), op_type="test_scaled", k=3,
+                      name='sc')
+    assert s.list_arguments() == ['a', 'b'] and s.list_auxiliary_states() == ['sc_calls']
+    ex = s.bind(mx.cpu(), {'a': x, 'b': y}, aux_states={'sc_calls': nd.zeros((1,))})
+    np.testing.assert_array_equal(ex.forward()[0].asnumpy(), by_place[0].asnumpy())
