@@ -225,8 +225,6 @@ def cycles(graph: Dict[str, Set[str]]) -> List[Set[str]]:
 DEBT: Set[Edge] = {
     ('mxgrad.executor', 'mxgrad.symbol'),
     ('mxgrad.executor', 'mxgrad.symbol.plan'),
-    ('mxgrad.ops._apply', 'mxgrad.ops.reduce'),
-    ('mxgrad.ops._core', 'mxgrad.ops.reduce'),
     ('mxgrad.symbol._custom', 'mxgrad.symbol._dtype'),
     ('mxgrad.symbol._custom', 'mxgrad.symbol._ops'),
     ('mxgrad.symbol._custom', 'mxgrad.symbol._shape'),

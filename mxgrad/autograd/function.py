@@ -67,7 +67,7 @@ from .._engine.ndarray import NDArray, wrap
 from .._engine import forward_ad as _fwad
 from .._engine.graph import Leaf, Node
 from .._engine.scope import _Scope, state
-from ..ops._apply import fit_gradient
+from ..ops._core import fit_gradient
 from .._engine.nodes import make_node
 
 __all__ = ["Function", "function", "once_differentiable", "FunctionCtx", "AutogradContext",

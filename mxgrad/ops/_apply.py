@@ -14,9 +14,9 @@ forward, gradient and tangent rules); this module is the only code that *applies
    namespace, where the fast paths look them up and plan capture swaps them);
 5. forward the inputs' tangents (forward-mode AD) through the op's tangent rules.
 
-It also fits gradients to their inputs (:func:`fit_gradient`, used by ``Op.backward``
-and by custom Functions, so the engine receives gradients already of the input's shape
-and dtype).
+Fitting a rule's gradient to its input (:func:`~mxgrad.ops._core.fit_gradient`) is the
+op record's, in :mod:`~mxgrad.ops._core`, with the recorded reshape/broadcast/sum-to it
+needs.
 
 Every applier is *generated*: Python source assembled from one set of fragments (the
 forward, the output array, the record decision, the node, the tangents: each written
@@ -67,7 +67,7 @@ from .._engine import forward_ad as _fad
 __all__ = ["new_array", "as_array", "make_node", "record", "apply", "apply1", "apply2",
            "call", "call1", "call2", "unary_fast", "binary_fast", "operator",
            "inplace_operator", "scalar_call", "inplace_apply", "write_out", "forward_tangents",
-           "fit_gradient", "face_of", "FaceRules", "records", "generate"]
+           "face_of", "FaceRules", "records", "generate"]
 
 _RAW = (np.ndarray, np.generic)   # NumPy data in a raw backward (0-d ops give scalars)
 _new = object.__new__
@@ -655,9 +655,8 @@ def forward_tangents(op, args, outs, attrs):
     for o, t in zip(outs, total):
         if t is None:
             continue
-        if t.shape != o.shape:
-            from .reduce import broadcast_exact  # an op: bound at call time (rare path)
-            t = broadcast_exact(t, o.shape)
+        if t.shape != o.shape:        # a tangent that broadcasts: the record fits it
+            t = op.fit_tangent(t, o.shape)
         if t._data.dtype != o._data.dtype:
             t = t.astype(o._data.dtype)
         o._tan = t
@@ -669,51 +668,3 @@ def forward_tangents(op, args, outs, attrs):
                 node.outtans = [None] * len(outs)
                 _fad.note_tangent(node, "outtans")
             node.outtans[o._oidx] = t
-
-
-
-# ------------------------------------------------------------------ fitting gradients
-def fit_gradient(g, meta, who: str, what: str, create_graph: bool, float_only: bool = False):
-    """Fit a gradient returned by a rule to its input: check it is an array, sum a
-    broadcast gradient down to the input's shape and cast it to the input's dtype.
-
-    ``g`` is a NumPy array in an ordinary backward and an NDArray with ``create_graph``
-    (a NumPy array is then wrapped); ``meta`` is the input's (shape, dtype). ``who`` and
-    ``what`` name the rule and the input in errors (``"op 'exp'"``, ``"input 0"``;
-    ``"Function 'F'"``, ``"argument 'x'"``). ``float_only`` refuses a gradient of a
-    non-float dtype for a float input (custom Functions) instead of casting it.
-    """
-    if isinstance(g, np.generic):  # a rule's NumPy arithmetic on 0-d arrays gives scalars
-        g = np.asarray(g)
-    if create_graph and isinstance(g, np.ndarray):
-        g = wrap(g if g.ndim or meta[0] == () else g.reshape(1))
-    data = g._data if isinstance(g, NDArray) else g
-    if not isinstance(data, np.ndarray):
-        raise DTypeError(f"{who}: backward returned a {type(g).__name__} as the gradient of "
-                         f"{what}; return an NDArray or None")
-    shape, dtype = meta
-    if float_only and data.dtype.kind != "f" and dtype.kind == "f":
-        raise DTypeError(f"{who}: the gradient of {what} has dtype {data.dtype} but the "
-                         f"argument has dtype {dtype}; return a floating-point gradient")
-    if data.shape != shape and data.size == 1 and (data.ndim == 0 or not shape) and \
-            len(shape) <= 1 and data.ndim <= 1:
-        # one value between a 0-d array (mx.np) and the (1,) view its rules work on
-        from .reduce import reshape_exact  # an op (recorded under create_graph): call time
-        g = reshape_exact(g, shape) if isinstance(g, NDArray) else data.reshape(shape)
-        data = g._data if isinstance(g, NDArray) else g
-    if data.shape != shape:
-        try:
-            ok = np.broadcast_shapes(shape, data.shape) == data.shape
-        except ValueError:
-            ok = False
-        if not ok:
-            raise ShapeError(f"{who}: backward returned a gradient of shape {data.shape} for "
-                             f"{what} of shape {shape}; return a gradient of the input's "
-                             f"shape (or one that broadcasts to it)")
-        from .reduce import sum_to  # an op (recorded under create_graph): bound at call time
-        g = sum_to(g, shape)
-        data = g._data if isinstance(g, NDArray) else g
-    if data.dtype != dtype:
-        g = g.astype(dtype)
-    return g
-

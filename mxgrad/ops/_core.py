@@ -16,7 +16,7 @@ Rule signatures (``attrs`` are the op's keyword parameters)::
 
 ``g``/``out`` are tuples for multi-output ops. Inputs the op does not save arrive as
 ``None``; :meth:`Op.backward` reduces a broadcast gradient to its input's shape and
-casts it to its input's dtype (:func:`~mxgrad.ops._apply.fit_gradient`), so the engine
+casts it to its input's dtype (:func:`fit_gradient`), so the engine
 receives gradients that fit. Applying an op (output arrays, recording, nodes, tangents)
 is :mod:`mxgrad.ops._apply`'s job; its dispatchers are re-exported here.
 """
@@ -28,17 +28,19 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
+from ..base import DTypeError, ShapeError
 from .._engine.ndarray import NDArray, as_face, wrap
 from .._engine.reuse import GETREFCOUNT_OWN as _ARG, refcount as _getrefcount
 from .._engine.nodes import _ALL
 # How an op is applied (output arrays, recording, nodes, tangents) lives in _apply; its
 # dispatchers are re-exported here under the names op modules have always imported.
 from ._apply import (apply, apply1, apply2, call, call1, call2, as_array, inplace_apply,
-                     fit_gradient, generate, unary_fast, binary_fast)
+                     generate, unary_fast, binary_fast)
 
 __all__ = ["Op", "defop", "PerCall", "reusable", "apply", "apply1", "apply2", "call",
            "call1", "call2", "as_array", "inplace_apply", "fit_gradient", "unary_fast",
-           "binary_fast", "no_grad", "linear_pair"]
+           "binary_fast", "no_grad", "linear_pair", "reshape_exact", "broadcast_exact",
+           "sum_to"]
 
 
 # A raw (NumPy-only) rule of a one-input op is called by Op.backward as rule(g, out, x);
@@ -63,6 +65,50 @@ def reusable(g, like=None) -> bool:
     shaped like ``g``). Valid only inside a raw rule called by :meth:`Op.backward`."""
     return (_getrefcount(g) <= _OWN + _ARG and g.base is None and g.flags.writeable
             and (like is None or (g.shape == like.shape and g.dtype == like.dtype)))
+
+
+# ------------------------------------------------------------------ fitting gradients
+def fit_gradient(g, meta, who: str, what: str, create_graph: bool, float_only: bool = False):
+    """Fit a gradient returned by a rule to its input: check it is an array, sum a
+    broadcast gradient down to the input's shape and cast it to the input's dtype.
+
+    ``g`` is a NumPy array in an ordinary backward and an NDArray with ``create_graph``
+    (a NumPy array is then wrapped); ``meta`` is the input's (shape, dtype). ``who`` and
+    ``what`` name the rule and the input in errors (``"op 'exp'"``, ``"input 0"``;
+    ``"Function 'F'"``, ``"argument 'x'"``). ``float_only`` refuses a gradient of a
+    non-float dtype for a float input (custom Functions) instead of casting it.
+    """
+    if isinstance(g, np.generic):  # a rule's NumPy arithmetic on 0-d arrays gives scalars
+        g = np.asarray(g)
+    if create_graph and isinstance(g, np.ndarray):
+        g = wrap(g if g.ndim or meta[0] == () else g.reshape(1))
+    data = g._data if isinstance(g, NDArray) else g
+    if not isinstance(data, np.ndarray):
+        raise DTypeError(f"{who}: backward returned a {type(g).__name__} as the gradient of "
+                         f"{what}; return an NDArray or None")
+    shape, dtype = meta
+    if float_only and data.dtype.kind != "f" and dtype.kind == "f":
+        raise DTypeError(f"{who}: the gradient of {what} has dtype {data.dtype} but the "
+                         f"argument has dtype {dtype}; return a floating-point gradient")
+    if data.shape != shape and data.size == 1 and (data.ndim == 0 or not shape) and \
+            len(shape) <= 1 and data.ndim <= 1:
+        # one value between a 0-d array (mx.np) and the (1,) view its rules work on
+        g = reshape_exact(g, shape) if isinstance(g, NDArray) else data.reshape(shape)
+        data = g._data if isinstance(g, NDArray) else g
+    if data.shape != shape:
+        try:
+            ok = np.broadcast_shapes(shape, data.shape) == data.shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ShapeError(f"{who}: backward returned a gradient of shape {data.shape} for "
+                             f"{what} of shape {shape}; return a gradient of the input's "
+                             f"shape (or one that broadcasts to it)")
+        g = sum_to(g, shape)
+        data = g._data if isinstance(g, NDArray) else g
+    if data.dtype != dtype:
+        g = g.astype(dtype)
+    return g
 
 
 # Op.backward is generated (ops/_apply.py's factory): a gradient rule's call and the
@@ -126,7 +172,7 @@ def _rule_src(r: str, rule: str, ins: str, i: int, indent: int) -> str:
 _BACKWARD_METHOD = generate(Template(_BACKWARD).substitute(
     one=_rule_src("r", "rule", "x", 0, 8), ga=_rule_src("ga", "grads[0]", "a, b", 0, 12),
     gb=_rule_src("gb", "grads[1]", "a, b", 1, 12)), "backward", "Op.backward",
-    ndarray=np.ndarray)
+    ndarray=np.ndarray, fit_gradient=fit_gradient)
 _BACKWARD_METHOD.__qualname__ = "Op.backward"
 
 
@@ -157,6 +203,11 @@ class Op:
         return f"<Op {self.name}>"
 
     backward = _BACKWARD_METHOD
+
+    @staticmethod
+    def fit_tangent(t, shape):
+        """A tangent computed by a rule, broadcast (recorded) to its output's ``shape``."""
+        return broadcast_exact(t, shape)
 
     def _backward_recorded(self, node, gouts, needs):
         """create_graph=True: run the rules on NDArrays while recording."""
@@ -209,7 +260,6 @@ def _rule_view(a):
     if type(a) is not NDArray:
         a = as_face(a, NDArray)
     if a._data.ndim == 0:
-        from .reduce import reshape_exact   # an op module above this one: at call time
         a = reshape_exact(a, (1,))
     return a
 
@@ -303,3 +353,125 @@ def linear_pair(name: str, fwd: Callable, adjoint_name: str, adjoint_fwd: Callab
     pair.append(defop(adjoint_name, adjoint_fwd, [adjoint_grad, no_grad],
                       [adjoint_tangent, no_grad], save=(1,)))
     return pair[0], pair[1]
+
+
+# ------------------------------------------------ the ops gradient fitting records
+# Reshape, broadcast and sum-to with exact shapes: what fit_gradient, Op.fit_tangent and
+# the create_graph rule views apply (recorded, so fitted gradients differentiate again).
+_RAW = (np.ndarray, np.generic)
+
+
+def _reshape_fwd(x, shape, ishape):
+    try:
+        return x.reshape(shape)
+    except ValueError:
+        raise ShapeError(f"reshape: cannot reshape an array of shape {x.shape} ({x.size} "
+                         f"elements) to {shape}") from None
+
+
+_RESHAPE = defop("reshape", _reshape_fwd,
+                 [lambda g, y, x, shape, ishape: reshape_exact(g, ishape)],
+                 [lambda t, y, x, shape, ishape: reshape_exact(t, shape)], save=())
+
+
+def reshape_exact(data, shape):
+    """Reshape to an exact shape (no MXNet codes); a view when NumPy can make one.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> reshape_exact(mx.nd.ones((2, 3)), (3, 2)).shape
+    (3, 2)
+    """
+    shape = tuple(int(s) for s in shape)
+    if isinstance(data, _RAW):
+        return data if data.shape == shape else data.reshape(shape)
+    data = as_array(data, "reshape")
+    if data.shape == shape:
+        return data
+    r = call1(_RESHAPE, data, {"shape": shape, "ishape": data.shape})
+    if r._data.base is not None:
+        r._ver = data._ver
+    return r
+
+
+# ---------------------------------------------------------- broadcast / sum_to
+def _broadcast_fwd(x, shape, ishape):
+    try:
+        return np.broadcast_to(x, shape)
+    except ValueError:
+        raise ShapeError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}; each "
+                         f"dimension must match or be 1") from None
+
+
+_BROADCAST = defop("broadcast_to", _broadcast_fwd,
+                   [lambda g, y, x, shape, ishape: sum_to(g, ishape)],
+                   [lambda t, y, x, shape, ishape: broadcast_exact(t, shape)], save=())
+
+
+def broadcast_exact(data, shape):
+    """Broadcast ``data`` to exactly ``shape`` (NumPy rules, no MXNet 0 code); used by
+    the engine and gradient rules, where a 0 in ``shape`` is an empty dimension.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> broadcast_exact(mx.nd.ones((1,)), (0,)).shape
+    (0,)
+    """
+    ishape = data.shape
+    shape = tuple(shape)
+    if shape == ishape:
+        return data
+    r = call1(_BROADCAST, data, {"shape": shape, "ishape": ishape})
+    if isinstance(r, NDArray):
+        r._data = np.array(r._data)  # a writable array for users
+    return r
+
+
+def _sum_to_axes(ishape, shape):
+    lead = len(ishape) - len(shape)
+    if lead < 0:
+        raise ShapeError(f"sum_to: cannot reduce shape {ishape} to {shape}")
+    axes = list(range(lead))
+    for i, s in enumerate(shape):
+        d = ishape[lead + i]
+        if s == d:
+            continue
+        if s == 1:
+            axes.append(lead + i)
+        else:
+            raise ShapeError(f"sum_to: cannot reduce shape {ishape} to {shape}")
+    return tuple(axes)
+
+
+def _sum_to_fwd(x, shape, ishape):
+    axes = _sum_to_axes(x.shape, shape)
+    r = x.sum(axis=axes) if axes else x
+    return np.reshape(r, shape)
+
+
+_SUM_TO = defop("sum_to", _sum_to_fwd,
+                [lambda g, y, x, shape, ishape: broadcast_exact(g, ishape)],
+                [lambda t, y, x, shape, ishape: sum_to(t, shape)], save=())
+
+
+def sum_to(data, shape):
+    """Sum ``data`` down to ``shape`` (the reverse of broadcasting).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> sum_to(mx.nd.ones((2, 3)), (1, 3))
+    <BLANKLINE>
+    [[2. 2. 2.]]
+    <NDArray 1x3 @cpu(0)>
+    """
+    shape = tuple(shape)
+    ishape = data.shape
+    if ishape == shape:
+        return data
+    _sum_to_axes(ishape, shape)
+    return call1(_SUM_TO, data, {"shape": shape, "ishape": ishape})
+
+

@@ -26,6 +26,8 @@ _RAW = (np.ndarray, np.generic)  # NumPy data in a raw backward (0-d ops give sc
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from .._engine.ndarray import NDArray, wrap
 from ._core import defop, call1, as_array, inplace_apply
+# the exact-shape reshape, broadcast and sum-to are the op record's (gradient fitting)
+from ._core import reshape_exact, broadcast_exact, sum_to  # noqa: F401
 from .._typing import ArrayT, Axis, DTypeLike
 
 __all__ = ["sum", "mean", "prod", "max", "min", "norm", "nansum", "nanprod",
@@ -112,55 +114,6 @@ def _prep(data, op):
     return data if isinstance(data, _RAW) else as_array(data, op)
 
 
-# ----------------------------------------------------------- reshape (exact)
-def _reshape_fwd(x, shape, ishape):
-    try:
-        return x.reshape(shape)
-    except ValueError:
-        raise ShapeError(f"reshape: cannot reshape an array of shape {x.shape} ({x.size} "
-                         f"elements) to {shape}") from None
-
-
-_RESHAPE = defop("reshape", _reshape_fwd,
-                 [lambda g, y, x, shape, ishape: reshape_exact(g, ishape)],
-                 [lambda t, y, x, shape, ishape: reshape_exact(t, shape)], save=())
-
-
-def reshape_exact(data, shape):
-    """Reshape to an exact shape (no MXNet codes); a view when NumPy can make one.
-
-    Examples
-    --------
-    >>> import mxgrad as mx
-    >>> reshape_exact(mx.nd.ones((2, 3)), (3, 2)).shape
-    (3, 2)
-    """
-    shape = tuple(int(s) for s in shape)
-    if isinstance(data, _RAW):
-        return data if data.shape == shape else data.reshape(shape)
-    data = as_array(data, "reshape")
-    if data.shape == shape:
-        return data
-    r = call1(_RESHAPE, data, {"shape": shape, "ishape": data.shape})
-    if r._data.base is not None:
-        r._ver = data._ver
-    return r
-
-
-# ---------------------------------------------------------- broadcast / sum_to
-def _broadcast_fwd(x, shape, ishape):
-    try:
-        return np.broadcast_to(x, shape)
-    except ValueError:
-        raise ShapeError(f"broadcast_to: cannot broadcast shape {x.shape} to {shape}; each "
-                         f"dimension must match or be 1") from None
-
-
-_BROADCAST = defop("broadcast_to", _broadcast_fwd,
-                   [lambda g, y, x, shape, ishape: sum_to(g, ishape)],
-                   [lambda t, y, x, shape, ishape: broadcast_exact(t, shape)], save=())
-
-
 def broadcast_to(data: NDArray, shape: Sequence[int]) -> NDArray:
     """Broadcast ``data`` to ``shape`` (MXNet: a 0 in ``shape`` keeps that dimension).
 
@@ -178,72 +131,6 @@ def broadcast_to(data: NDArray, shape: Sequence[int]) -> NDArray:
     if len(shape) == len(ishape):
         shape = tuple(i if s == 0 else s for s, i in zip(shape, ishape))
     return broadcast_exact(data, shape)
-
-
-def broadcast_exact(data, shape):
-    """Broadcast ``data`` to exactly ``shape`` (NumPy rules, no MXNet 0 code); used by
-    the engine and gradient rules, where a 0 in ``shape`` is an empty dimension.
-
-    Examples
-    --------
-    >>> import mxgrad as mx
-    >>> broadcast_exact(mx.nd.ones((1,)), (0,)).shape
-    (0,)
-    """
-    ishape = data.shape
-    shape = tuple(shape)
-    if shape == ishape:
-        return data
-    r = call1(_BROADCAST, data, {"shape": shape, "ishape": ishape})
-    if isinstance(r, NDArray):
-        r._data = np.array(r._data)  # a writable array for users
-    return r
-
-
-def _sum_to_axes(ishape, shape):
-    lead = len(ishape) - len(shape)
-    if lead < 0:
-        raise ShapeError(f"sum_to: cannot reduce shape {ishape} to {shape}")
-    axes = list(range(lead))
-    for i, s in enumerate(shape):
-        d = ishape[lead + i]
-        if s == d:
-            continue
-        if s == 1:
-            axes.append(lead + i)
-        else:
-            raise ShapeError(f"sum_to: cannot reduce shape {ishape} to {shape}")
-    return tuple(axes)
-
-
-def _sum_to_fwd(x, shape, ishape):
-    axes = _sum_to_axes(x.shape, shape)
-    r = x.sum(axis=axes) if axes else x
-    return np.reshape(r, shape)
-
-
-_SUM_TO = defop("sum_to", _sum_to_fwd,
-                [lambda g, y, x, shape, ishape: broadcast_exact(g, ishape)],
-                [lambda t, y, x, shape, ishape: sum_to(t, shape)], save=())
-
-
-def sum_to(data, shape):
-    """Sum ``data`` down to ``shape`` (the reverse of broadcasting).
-
-    Examples
-    --------
-    >>> import mxgrad as mx
-    >>> sum_to(mx.nd.ones((2, 3)), (1, 3))
-    <BLANKLINE>
-    [[2. 2. 2.]]
-    <NDArray 1x3 @cpu(0)>
-    """
-    shape = tuple(shape)
-    ishape = data.shape
-    if ishape == shape:
-        return data
-    _sum_to_axes(ishape, shape)
-    return call1(_SUM_TO, data, {"shape": shape, "ishape": ishape})
 
 
 # ------------------------------------------------------------------ sum, mean

@@ -20,7 +20,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 import numpy as np
 
-from ..ops._apply import fit_gradient
+from ..ops._core import fit_gradient
 from ..ops._core import PerCall
 
 _OPSTEP = 0

@@ -61,6 +61,7 @@ from .._engine import graph as _graph
 from ..base import MXNetError
 from .._engine.ndarray import NDArray, FACES, wrap
 from ..ops import _apply
+from ..ops import _core
 from ..ops._core import Op, PerCall
 from ..random import generator as _generator
 from .symbol import Symbol, _run_node, with_inferred_shapes
@@ -753,7 +754,7 @@ class PlanOp:
         res = []
         for i, g in enumerate(grads):
             if g is not None and (g.shape != metas[i][0] or g.dtype != metas[i][1]):
-                g = _apply.fit_gradient(g, metas[i], f"op '{self.name}'", f"input {i}", False)
+                g = _core.fit_gradient(g, metas[i], f"op '{self.name}'", f"input {i}", False)
             res.append(g)
         return res
 
