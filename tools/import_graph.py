@@ -231,7 +231,6 @@ DEBT: Set[Edge] = {
     ('mxgrad.symbol._custom', 'mxgrad.symbol.symbol'),
     ('mxgrad.symbol._dtype', 'mxgrad.symbol.symbol'),
     ('mxgrad.symbol._np_ops', 'mxgrad.symbol._shape'),
-    ('mxgrad.symbol._ops', 'mxgrad.symbol._infer'),
     ('mxgrad.symbol._shape', 'mxgrad.symbol.symbol'),
     ('mxgrad.symbol.numpy._symbol', 'mxgrad.symbol.numpy._functions'),
     ('mxgrad.symbol.symbol', 'mxgrad.executor'),

@@ -61,7 +61,7 @@ from .. import name as _name
 from ..symbol.symbol import Symbol, example_var
 from ..util import is_np_array
 from ..symbol._registry import LABEL_OPS as _LABEL_OPS
-from ..symbol._infer import infer_param_shapes as _sym_infer_param_shapes
+from ..symbol._infer import var_shapes as _var_shapes
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError
 from .parameter import _check_dtype_source, _param_var
 from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
@@ -716,18 +716,10 @@ class HybridBlock(Block):
             raise            # the input does not fit the layer: the operator says why
         except MXNetError:
             return False
-        found: Dict[str, tuple] = {}
-        flat = _symbols_in(out)
-        for o in flat:
-            for node in o._nodes():
-                if node.is_var and node.shadow is not None:
-                    found[node.name] = tuple(node.shadow[0].shape)
         unknown = [p for p in self.collect_params().values()
                    if not shape_is_known(p.shape)]
-        missing = [p for p in unknown if p.name not in found]
-        if missing:    # no example value: MXNet's partial inference over the graph
-            found.update(_infer_var_shapes(flat, dict(zip(names, (a.shape for a in arrays))),
-                                           {p.name for p in missing}))
+        found = _var_shapes(_symbols_in(out), dict(zip(names, (a.shape for a in arrays))),
+                            {p.name for p in unknown})
         for p in unknown:
             if p.name in found:
                 p.shape = found[p.name]
@@ -1024,29 +1016,6 @@ def _symbols_in(out) -> List[Symbol]:
     return flat
 
 
-def _infer_var_shapes(flat: List[Symbol], given: Dict[str, tuple], wanted
-                      ) -> Dict[str, tuple]:
-    """The fully known shapes of the variables ``wanted`` that shape inference over the
-    Symbols ``flat`` finds from the input shapes ``given``."""
-    from ..symbol import _shape
-    res: Dict[str, tuple] = {}
-    if not flat:
-        return res
-    sym = flat[0] if len(flat) == 1 else _sym.Group(flat)
-    try:
-        shapes = _shape.infer(sym, {k: tuple(v) for k, v in given.items()})
-    except ShapeError:
-        raise           # shapes that contradict each other: the operator's error
-    except MXNetError:
-        return res
-    for n in sym._nodes():
-        if n.is_var and n.name in wanted:
-            s = shapes.get((id(n), 0))
-            if s is not None and _shape.known(s):
-                res[n.name] = tuple(s)
-    return res
-
-
 class SymbolBlock(HybridBlock):
     """A block running a Symbol graph (e.g. a model exported by MXNet).
 
@@ -1171,11 +1140,19 @@ class SymbolBlock(HybridBlock):
             return {k: p.data() for k, p in params.items()}
 
     def _infer_param_shapes(self, x):
-        """Shapes of the not-yet-known parameters, from the input (rules of the
-        layers that own parameters: FullyConnected, Convolution, norms, Embedding,
-        PReLU)."""
-        shapes = _sym_infer_param_shapes(self._sym, dict(zip(self._in_names, x)),
-                                         self.params)
+        """Set the shapes of the parameters not known yet from the inputs ``x``: partial
+        shape inference over the graph (the operators' rules), as MXNet does."""
+        given = {n: a.shape for n, a in zip(self._in_names, x)}
+        given.update((k, p.shape) for k, p in self.params.items() if shape_is_known(p.shape))
+        wanted = {k for k, p in self.params.items() if not shape_is_known(p.shape)}
+        shapes = _var_shapes(self._sym, given, wanted)
+        left = sorted(wanted - set(shapes))
+        if left:
+            raise DeferredInitializationError(
+                f"Deferred initialization failed because shape cannot be inferred: "
+                f"SymbolBlock's parameters {left} get no shape from inputs of shape "
+                f"{[tuple(a.shape) for a in x]}; give them shapes (Parameter.shape, "
+                f"mx.sym.var(..., shape=)) or load a parameter file")
         for k, shape in shapes.items():
             self.params[k].shape = shape
 

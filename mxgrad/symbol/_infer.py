@@ -1,34 +1,41 @@
-"""Shapes of a graph's parameters from the shapes of its inputs.
+"""Parameter shapes from input shapes: the one home of that inference.
 
-``SymbolBlock`` built from a Symbol without a parameter file initializes its parameters
-at the first call; the shapes come from the rules of the operators that own parameters
-(the same rules Gluon's layers apply), found by running the graph once on the input
-with zeros for the parameters whose shape is being worked out.
+MXNet works out the shapes of a layer's parameters by tracing ``hybrid_forward`` on
+Symbols and running the operators' shape inference over the graph
+(``infer_shape_partial``). mxgrad does the same with the operators' rules of
+:mod:`._shape` (the one home of those rules); no layer carries shape code.
+
+- :func:`param_examples`: while a block is traced on example data (``Symbol.shape``
+  works in ``hybrid_forward``), a node whose parameter variables have no value yet gets
+  zeros for them, shaped by the node's rule from its data, so the trace goes on.
+- :func:`var_shapes`: the shapes of the variables wanted: their example values when the
+  graph was traced on example data, else partial shape inference over the graph from
+  the input shapes. ``HybridBlock.infer_shape`` (deferred initialization of every
+  HybridBlock) and ``SymbolBlock`` (a graph loaded without its parameters) use it.
 
 Examples
 --------
 >>> import mxgrad as mx
 >>> y = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=4, name='fc')
->>> infer_param_shapes(y, {'x': mx.nd.ones((2, 3))}, {})
+>>> var_shapes(y, {'x': (2, 3)}, {'fc_weight', 'fc_bias'})
 {'fc_weight': (4, 3), 'fc_bias': (4,)}
 """
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Collection, Dict, List, Sequence, Union
 
-from .. import autograd
 from .. import ndarray as nd
-from ..base import ShapeError
-from .symbol import _run_node
+from ..base import MXNetError, ShapeError
+from .symbol import Symbol, Group, _FLAG_DTYPES
 from ._registry import LABEL_OPS, lookup
 from . import _shape
 
-__all__ = ["infer_param_shapes"]
+__all__ = ["param_examples", "var_shapes"]
 
 
 def _rule(op: str, kw: dict, x_shape: tuple) -> Dict[str, tuple]:
     """``{parameter input name: shape}`` of an ``op`` node whose data has ``x_shape``: the
-    op's shape rule (:mod:`._shape`, the one home of those rules) with only the data known."""
+    op's shape rule with only the data known."""
     spec = lookup(op)
     f = _shape.node_rule_for(op)
     if spec is None or f is None or not spec.inputs:
@@ -41,48 +48,52 @@ def _rule(op: str, kw: dict, x_shape: tuple) -> Dict[str, tuple]:
             and _shape.known(s)}
 
 
-def infer_param_shapes(sym, inputs: dict, params) -> Dict[str, tuple]:
-    """``{variable: shape}`` for the variables of ``sym`` that are neither in
-    ``inputs`` (name -> NDArray) nor initialized Parameters in ``params``."""
-    found: Dict[str, tuple] = {}
-    env: Dict[int, Any] = {}
-    # a plain lookup: ParameterDict.get would create a Parameter for a name it lacks
-    # (a label left out of the inputs, say)
-    known = dict(params.items()) if hasattr(params, "items") else {}
-    with autograd.pause(train_mode=False):
-        for n in sym._nodes():
-            if n.op == "null":
-                if n.name in inputs:
-                    env[id(n)] = (inputs[n.name],)
-                    continue
-                p = known.get(n.name)
-                try:
-                    env[id(n)] = (p.data(),) if p is not None else None
-                except Exception:   # not initialized yet: shape worked out below
-                    env[id(n)] = None
-                continue
-            missing = [i for i, (src, _) in enumerate(n.inputs) if env.get(id(src)) is None]
-            if missing:
-                if 0 in missing:
-                    raise ShapeError(f"cannot infer shapes at node '{n.name}': its data "
-                                     f"input has no value")
-                x = env[id(n.inputs[0][0])][n.inputs[0][1]]
-                shapes = _rule(n.op, n.kwargs, x.shape)
-                names = n.spec.inputs or ()
-                for i in missing:
-                    src = n.inputs[i][0]
-                    if src.op != "null":
-                        raise ShapeError(f"cannot infer shapes at node '{n.name}'")
-                    key = names[i] if i < len(names) else None
-                    if key not in shapes:
-                        if n.op in LABEL_OPS:      # a label left out: not a parameter
-                            env[id(src)] = (None,)
-                            continue
-                        raise ShapeError(
-                            f"cannot infer the shape of parameter '{src.name}' (input "
-                            f"{key} of node '{n.name}', op {n.op}); give it a shape")
-                    found[src.name] = shapes[key]
-                    env[id(src)] = (nd.zeros(shapes[key], dtype=x.dtype),)
-            args = [env[id(src)][j] for src, j in n.inputs]
-            env[id(n)] = _run_node(n, args)
+def param_examples(node) -> None:
+    """Give the parameter variables of ``node`` (a node being traced on example data)
+    that have no example value zeros shaped by the node's rule from its data, in the
+    Parameter's own dtype (else the data's)."""
+    missing = [i for i, (src, _) in enumerate(node.inputs)
+               if src.shadow is None and src.is_var]
+    if not missing:
+        return
+    x = node.inputs[0][0].shadow[node.inputs[0][1]]
+    try:
+        shapes = _rule(node.op, node.kwargs, x.shape)
+    except (KeyError, IndexError, ValueError, TypeError):
+        return      # the node's own run says what is wrong with its data
+    names = node.spec.inputs or ()
+    for i in missing:
+        key = names[i] if i < len(names) else None
+        if key in shapes:
+            src = node.inputs[i][0]
+            flag = src.attrs.get("__dtype__")
+            dt = _FLAG_DTYPES.get(int(flag), x.dtype) if flag is not None else x.dtype
+            src.shadow = (nd.zeros(shapes[key], dtype=dt),)
+
+
+def var_shapes(outputs: Union[Symbol, Sequence[Symbol]], given: Dict[str, tuple],
+               wanted: Collection[str]) -> Dict[str, tuple]:
+    """``{name: shape}`` for the variables ``wanted`` of the graph ``outputs`` whose shape
+    is found: a variable's example value (a trace on example data), else what partial
+    shape inference over the graph works out from the shapes ``given`` by variable name
+    (and the variables' ``__shape__``). A variable it cannot size is left out; shapes that
+    contradict each other raise the operator's ``ShapeError``."""
+    flat: List[Symbol] = [outputs] if isinstance(outputs, Symbol) else list(outputs)
+    if not flat:
+        return {}
+    sym = flat[0] if len(flat) == 1 else Group(flat)
+    nodes = [n for n in sym._nodes() if n.is_var and n.name in wanted]
+    found = {n.name: tuple(n.shadow[0].shape) for n in nodes if n.shadow is not None}
+    if len(found) == len({n.name for n in nodes}):
+        return found
+    try:
+        shapes = _shape.infer(sym, {k: tuple(v) for k, v in given.items()})
+    except ShapeError:
+        raise
+    except MXNetError:
+        return found
+    for n in nodes:
+        s = shapes.get((id(n), 0))
+        if n.name not in found and s is not None and _shape.known(s):
+            found[n.name] = tuple(s)
     return found

@@ -26,6 +26,7 @@ from ..base import MXNetError, DTypeError
 from ._registry import lookup, parse_attrs, specialize, UnknownOpError
 from ..attribute import current_attrs, HIDDEN_KEYS, stored_key
 from .symbol import Symbol, _Node, _make_name, _attr_str, _run_node, var
+from ._infer import param_examples
 
 __all__ = ["make", "call", "function"]
 
@@ -78,7 +79,7 @@ def make(op: str, inputs, attrs: dict, name: Optional[str], hint: str,
     node = _Node(spec.name, full, sattrs, entries, spec, kwargs)
     node.npface = cls._npface
     if entries and entries[0][0].shadow is not None and spec.params:
-        _shadow_params(node)
+        param_examples(node)
     from .symbol import _unknown_dims
     if all(src.shadow is not None for src, _ in entries) and not _unknown_dims(node):
         with autograd.pause(train_mode=False):
@@ -87,30 +88,6 @@ def make(op: str, inputs, attrs: dict, name: Optional[str], hint: str,
     if n == 1:
         return cls([(node, 0)])
     return cls([(node, i) for i in range(n)])
-
-
-def _shadow_params(node) -> None:
-    """Zeros as example values for parameter variables without one (not initialized
-    yet), shaped by the layer rules from the data input, so shapes stay known."""
-    from ._infer import _rule
-    missing = [i for i, (src, _) in enumerate(node.inputs)
-               if src.shadow is None and src.is_var]
-    if not missing:
-        return
-    x = node.inputs[0][0].shadow[node.inputs[0][1]]
-    try:
-        shapes = _rule(node.op, node.kwargs, x.shape)
-    except (KeyError, IndexError, ValueError, TypeError):
-        return
-    from .symbol import _FLAG_DTYPES
-    names = node.spec.inputs or ()
-    for i in missing:
-        key = names[i] if i < len(names) else None
-        if key in shapes:
-            src = node.inputs[i][0]
-            flag = src.attrs.get("__dtype__")      # a Parameter's own dtype, else the data's
-            dt = _FLAG_DTYPES.get(int(flag), x.dtype) if flag is not None else x.dtype
-            src.shadow = (nd.zeros(shapes[key], dtype=dt),)
 
 
 def call(op: str, hint: str, args: tuple, kwargs: dict) -> Symbol:
