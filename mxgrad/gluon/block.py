@@ -51,7 +51,7 @@ from .._fileio import atomic_write
 from ..context import current_context
 from .._warn import warn as _warn
 from .. import ndarray as nd
-from .._engine.ndarray import NDArray
+from .._engine.ndarray import FACES, NDArray
 from .. import _format as _nd_format
 from ..ndarray.utils import _split as _nd_split
 from .. import initializer
@@ -700,26 +700,40 @@ class HybridBlock(Block):
         if not arrays:
             return False
         names = ["data"] if len(arrays) == 1 else [f"data{i}" for i in range(len(arrays))]
-        by_id = {id(a): example_var(n, a) for n, a in zip(names, arrays)}
-
-        def to_vars(a):
-            if isinstance(a, NDArray):
-                return by_id[id(a)]
-            if isinstance(a, (list, tuple)):
-                return type(a)(to_vars(b) for b in a)
-            return a
-        inputs = [to_vars(a) for a in structured]
-        try:
-            with autograd.pause(train_mode=False):
-                out = self._symbolic_forward(*inputs)
-        except (ShapeError, DTypeError):
-            raise            # the input does not fit the layer: the operator says why
-        except MXNetError:
-            return False
+        given = dict(zip(names, (a.shape for a in arrays)))
         unknown = [p for p in self.collect_params().values()
                    if not shape_is_known(p.shape)]
-        found = _var_shapes(_symbols_in(out), dict(zip(names, (a.shape for a in arrays))),
-                            {p.name for p in unknown})
+        # First the graph alone, the input shapes flowing through the operators' rules
+        # (cheap: no op runs); if the block reads a shape in Python, or something is left
+        # unknown, again with the inputs as example values (every op runs once on them,
+        # and an input that does not fit raises the operator's error)
+        np_face = FACES.get("np")
+        for examples in (False, True):
+            by_id = {id(a): example_var(n, a if examples else None,
+                                        np_face=type(a) is np_face)
+                     for n, a in zip(names, arrays)}
+
+            def to_vars(a):
+                if isinstance(a, NDArray):
+                    return by_id[id(a)]
+                if isinstance(a, (list, tuple)):
+                    return type(a)(to_vars(b) for b in a)
+                return a
+            inputs = [to_vars(a) for a in structured]
+            try:
+                with autograd.pause(train_mode=False):
+                    out = self._symbolic_forward(*inputs)
+                found = _var_shapes(_symbols_in(out), given, {p.name for p in unknown})
+            except (ShapeError, DTypeError):
+                if not examples:
+                    continue
+                raise        # the input does not fit the layer: the operator says why
+            except MXNetError:
+                if not examples:
+                    continue
+                return False
+            if examples or all(p.name in found for p in unknown):
+                break
         for p in unknown:
             if p.name in found:
                 p.shape = found[p.name]
