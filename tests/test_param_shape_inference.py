@@ -85,3 +85,32 @@ def test_infer_shape_sizes_every_layer_of_a_network():
                       (5, 64), (5,),                       # dense (flattens 4x4x4)
                       (5,), (5,),                          # layernorm
                       (2, 5), (2,)]                        # dense, flatten=False
+
+
+@pytest.mark.parametrize("np_mode", [False, True])
+@pytest.mark.parametrize("make, shapes", [
+    (lambda: gluon.rnn.RNN(6), {"l0_i2h_weight": (6, 5)}),
+    (lambda: gluon.rnn.GRU(6), {"l0_i2h_weight": (18, 5)}),
+    (lambda: gluon.rnn.LSTM(4, num_layers=2, bidirectional=True),
+     {"l0_i2h_weight": (16, 5), "r0_i2h_weight": (16, 5), "l1_i2h_weight": (16, 8)}),
+    (lambda: gluon.rnn.LSTM(4, projection_size=3), {"l0_i2h_weight": (16, 5),
+                                                    "l0_h2r_weight": (3, 4)})])
+def test_fused_rnn_layers_size_their_first_weights_through_the_graph(make, shapes, np_mode):
+    # the first layer's input weights reach the RNN op flattened and concatenated (MXNet's
+    # _rnn_param_concat): their shape comes back through the concat and the reshape, in
+    # both faces (d2l-en's RNN chapters run in NumPy mode)
+    from mxgrad import npx
+    if np_mode:
+        npx.set_np()
+    try:
+        layer = make()
+        layer.initialize()
+        x = (mx.np.ones((3, 2, 5)) if np_mode else nd.ones((3, 2, 5)))
+        out = layer(x)
+        assert out.shape[:2] == (3, 2)
+        params = {k[len(layer.prefix):]: p.shape for k, p in layer.collect_params().items()}
+        for name, shape in shapes.items():
+            assert params[name] == shape
+    finally:
+        if np_mode:
+            npx.reset_np()

@@ -22,6 +22,8 @@ from __future__ import annotations
 import inspect
 from typing import Callable, Dict, Optional, Tuple
 
+import numpy as np
+
 from .._engine.ndarray import NDArray, as_face
 from .. import numpy as _mnp
 from .. import numpy_extension as _npx
@@ -427,6 +429,30 @@ def _install_shape_rules() -> None:
     for op, _, _ in BINARY.values():
         if op.startswith("_npi_"):
             _shape._RULES[op] = _shape._broadcast_rule
+    _shape._RULES["_np_reshape"] = _np_reshape_rule
+
+
+def _np_reshape_rule(kw, ins, outs):
+    """NumPy's reshape (one -1 inferred), forward and backward: an input with one unknown
+    dimension gets it from a known output (an RNN layer's flattened first-layer weights)."""
+    from . import _shape
+    d, o = ins[0], outs[0]
+    new = kw.get("newshape", ())
+    new = (int(new),) if isinstance(new, (int, np.integer)) else tuple(int(v) for v in new)
+    if _shape.known(d):
+        total = int(np.prod(d, dtype=np.int64))
+        rest = int(np.prod([v for v in new if v != -1], dtype=np.int64))
+        if -1 in new and rest:
+            new = tuple(total // rest if v == -1 else v for v in new)
+        return [d], [_shape.merge(o, new)]
+    if -1 not in new:
+        o = _shape.merge(o, new)
+    if d is not None and _shape.known(o) and sum(1 for v in d if v < 0) == 1:
+        rest = int(np.prod([v for v in d if v >= 0], dtype=np.int64))
+        total = int(np.prod(o, dtype=np.int64))
+        if rest > 0 and total % rest == 0:
+            return [tuple(total // rest if v < 0 else v for v in d)], [o]
+    return list(ins), [o]
 
 
 _install_shape_rules()
