@@ -35,7 +35,7 @@ from .._engine.nodes import _ALL
 # How an op is applied (output arrays, recording, nodes, tangents) lives in _apply; its
 # dispatchers are re-exported here under the names op modules have always imported.
 from ._apply import (apply, apply1, apply2, call, call1, call2, as_array, inplace_apply,
-                     generate, unary_fast, binary_fast)
+                     generate, unary_fast, binary_fast, _RAW)
 
 __all__ = ["Op", "defop", "PerCall", "reusable", "apply", "apply1", "apply2", "call",
            "call1", "call2", "as_array", "inplace_apply", "fit_gradient", "unary_fast",
@@ -358,9 +358,6 @@ def linear_pair(name: str, fwd: Callable, adjoint_name: str, adjoint_fwd: Callab
 # ------------------------------------------------ the ops gradient fitting records
 # Reshape, broadcast and sum-to with exact shapes: what fit_gradient, Op.fit_tangent and
 # the create_graph rule views apply (recorded, so fitted gradients differentiate again).
-_RAW = (np.ndarray, np.generic)
-
-
 def _reshape_fwd(x, shape, ishape):
     try:
         return x.reshape(shape)

@@ -16,13 +16,11 @@ import operator as _operator
 
 import numpy as np
 
-_RAW = (np.ndarray, np.generic)  # NumPy data in a raw backward (0-d ops give scalars)
-
 from ..base import ShapeError, as_dtype
 from .._engine.ndarray import NDArray, wrap
 from ._core import defop, reusable
 from ._apply import (apply, apply1, apply2, as_array, binary_fast, inplace_operator, operator,
-                     unary_fast, write_out)
+                     unary_fast, write_out, _RAW)
 from .._typing import ArrayT, BinaryOp, DTypeLike, UnaryOp
 
 __all__ = [

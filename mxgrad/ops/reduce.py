@@ -21,11 +21,10 @@ import builtins
 
 import numpy as np
 
-_RAW = (np.ndarray, np.generic)  # NumPy data in a raw backward (0-d ops give scalars)
-
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from .._engine.ndarray import NDArray, wrap
 from ._core import defop, call1, as_array, inplace_apply
+from ._apply import _RAW  # NumPy data in a raw backward (0-d ops give scalars)
 # the exact-shape reshape, broadcast and sum-to are the op record's (gradient fitting)
 from ._core import reshape_exact, broadcast_exact, sum_to  # noqa: F401
 from .._typing import ArrayT, Axis, DTypeLike
