@@ -17,7 +17,7 @@ import math
 import operator
 import os
 import sys
-from typing import Callable, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -206,36 +206,29 @@ def _annotation_parts(text: str) -> Tuple[bool, Tuple[str, ...]]:
     return optional, tuple(parts)
 
 
-def _fits(kind: str, value, ndarray: type) -> Optional[bool]:
-    """Whether ``value`` fits one alternative of an annotation (None: not a kind checked)."""
-    if kind == "bool":
-        return isinstance(value, (bool, np.bool_)) or (_is_int(value) and int(value) in (0, 1))
-    if kind == "float":
-        return (_is_real(value) and math.isfinite(float(value))) or isinstance(value, ndarray)
-    if kind == "int":
-        return _is_int(value)
-    if kind in ("Axis", "Sequence[int]", "Tuple[int,...]", "Shape", "ShapeLike"):
-        return _ints(value)
-    if kind == "Sequence[Optional[int]]":
-        return _ints(value, none_items=True)
-    if kind in ("NDArray", "ArrayT"):
-        return isinstance(value, ndarray)
-    if kind in ("Sequence[NDArray]", "List[NDArray]"):
-        return isinstance(value, (list, tuple)) and len(value) > 0 \
-            and all(isinstance(v, ndarray) for v in value)
-    if kind == "str":
-        return isinstance(value, str)
-    return None
+def _is_bool(v) -> bool:
+    return isinstance(v, (bool, np.bool_)) or (_is_int(v) and int(v) in (0, 1))
 
 
-_WHAT = {"bool": "True or False", "float": "a real number", "int": "an int",
-         "Axis": "an int or a tuple of ints", "Sequence[int]": "an int or a tuple of ints",
-         "Tuple[int,...]": "an int or a tuple of ints", "Shape": "an int or a tuple of ints",
-         "ShapeLike": "an int or a tuple of ints",
-         "Sequence[Optional[int]]": "an int or a tuple of ints",
-         "NDArray": "an NDArray", "ArrayT": "an NDArray", "str": "a string",
-         "Sequence[NDArray]": "a non-empty list of NDArrays",
-         "List[NDArray]": "a non-empty list of NDArrays"}
+def _is_array_list(v, arr) -> bool:
+    return isinstance(v, (list, tuple)) and len(v) > 0 and all(isinstance(a, arr) for a in v)
+
+
+_INTS = (lambda v, arr: _ints(v), "an int or a tuple of ints")
+# an annotation's alternative -> (does a value fit it, given the NDArray class; what it is)
+_KINDS: Dict[str, Tuple[Callable, str]] = {
+    "bool": (lambda v, arr: _is_bool(v), "True or False"),
+    "float": (lambda v, arr: _finite(v) or isinstance(v, arr), "a real number"),
+    "int": (lambda v, arr: _is_int(v), "an int"),
+    "Axis": _INTS, "Sequence[int]": _INTS, "Tuple[int,...]": _INTS, "Shape": _INTS,
+    "ShapeLike": _INTS,
+    "Sequence[Optional[int]]": (lambda v, arr: _ints(v, none_items=True), _INTS[1]),
+    "NDArray": (lambda v, arr: isinstance(v, arr), "an NDArray"),
+    "ArrayT": (lambda v, arr: isinstance(v, arr), "an NDArray"),
+    "Sequence[NDArray]": (_is_array_list, "a non-empty list of NDArrays"),
+    "List[NDArray]": (_is_array_list, "a non-empty list of NDArrays"),
+    "str": (lambda v, arr: isinstance(v, str), "a string"),
+}
 
 
 def _arg_problem(annotation, value) -> Optional[str]:
@@ -257,12 +250,11 @@ def _arg_problem(annotation, value) -> Optional[str]:
     optional, kinds = _annotation_parts(annotation)
     if value is None and optional:
         return None
-    verdicts = [_fits(k, value, NDArray) for k in kinds]
-    if any(v is None for v in verdicts) or any(verdicts):
+    if any(k not in _KINDS or _KINDS[k][0](value, NDArray) for k in kinds):
         return None        # a kind not checked here, or one that fits
     if "float" in kinds and _is_real(value) and not math.isfinite(float(value)):
         return "must be a finite number"
-    what = " or ".join(dict.fromkeys(_WHAT[k] for k in kinds))
+    what = " or ".join(dict.fromkeys(_KINDS[k][1] for k in kinds))
     return f"must be {what}" + (" or None" if optional else "")
 
 
@@ -541,10 +533,6 @@ def _dtype_ok(value) -> bool:
 
 def _finite(v) -> bool:
     return _real_in(v, -math.inf, math.inf)
-
-
-def _is_bool(v) -> bool:
-    return isinstance(v, (bool, np.bool_)) or (_is_int(v) and int(v) in (0, 1))
 
 
 _OPTIMIZER_RULES = {

@@ -60,6 +60,18 @@ def is_np_shape() -> bool:
     return _global["shape"] if v is None else v
 
 
+def is_unknown_dim(d: int) -> bool:
+    """Whether a dimension of a shape given to a graph reads as unknown (to be inferred):
+    -1 always, 0 in MXNet's legacy shape semantics (``mx.sym.zeros((0, n))``).
+
+    Examples
+    --------
+    >>> is_unknown_dim(-1), is_unknown_dim(0), is_unknown_dim(3)
+    (True, True, False)
+    """
+    return d < 0 or (d == 0 and not is_np_shape())
+
+
 def _flag(value: Any, what: str) -> bool:
     if not isinstance(value, (bool, int)):
         raise StateError(f"{what} must be True or False, got {type(value).__name__}")

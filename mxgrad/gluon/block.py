@@ -683,18 +683,8 @@ class HybridBlock(Block):
         """Set the unknown parameter shapes that a trace of ``hybrid_forward`` on
         ``args`` works out; True when none is left unknown."""
         arrays: List[NDArray] = []
-
-        def as_vars(a):     # the inputs' structure kept: a cell takes its states as a list
-            if isinstance(a, NDArray):
-                arrays.append(a)
-                return a
-            if isinstance(a, (list, tuple)):
-                return type(a)(as_vars(b) for b in a)
-            if a is None:
-                return None
-            raise TypeError
-        try:
-            structured = [as_vars(a) for a in args]
+        try:      # the inputs' structure is kept: a cell takes its states as a list
+            _map_arrays(args, arrays.append)
         except TypeError:
             return False
         if not arrays:
@@ -709,28 +699,19 @@ class HybridBlock(Block):
         # and an input that does not fit raises the operator's error)
         np_face = FACES.get("np")
         for examples in (False, True):
-            by_id = {id(a): example_var(n, a if examples else None,
-                                        np_face=type(a) is np_face)
-                     for n, a in zip(names, arrays)}
-
-            def to_vars(a):
-                if isinstance(a, NDArray):
-                    return by_id[id(a)]
-                if isinstance(a, (list, tuple)):
-                    return type(a)(to_vars(b) for b in a)
-                return a
-            inputs = [to_vars(a) for a in structured]
+            variables = iter([example_var(n, a if examples else None,
+                                          np_face=type(a) is np_face)
+                              for n, a in zip(names, arrays)])
+            inputs = _map_arrays(args, lambda a: next(variables))
             try:
                 with autograd.pause(train_mode=False):
                     out = self._symbolic_forward(*inputs)
                 found = _var_shapes(_symbols_in(out), given, {p.name for p in unknown})
-            except (ShapeError, DTypeError):
+            except MXNetError as err:
                 if not examples:
                     continue
-                raise        # the input does not fit the layer: the operator says why
-            except MXNetError:
-                if not examples:
-                    continue
+                if isinstance(err, (ShapeError, DTypeError)):
+                    raise    # the input does not fit the layer: the operator says why
                 return False
             if examples or all(p.name in found for p in unknown):
                 break
@@ -959,6 +940,20 @@ class HybridBlock(Block):
 
 
 _HYBRID_FORWARD = HybridBlock.forward
+
+
+def _map_arrays(args, fn) -> list:
+    """``args`` (NDArrays, None, and lists/tuples of them, nested) as a list with ``fn``
+    applied to every NDArray, in order; TypeError for anything else."""
+    def each(a):
+        if isinstance(a, NDArray):
+            return fn(a)
+        if isinstance(a, (list, tuple)):
+            return type(a)(each(b) for b in a)
+        if a is None:
+            return None
+        raise TypeError(type(a).__name__)
+    return [each(a) for a in args]
 
 
 def _has_symbol(args) -> bool:

@@ -447,12 +447,7 @@ def _np_reshape_rule(kw, ins, outs):
         return [d], [_shape.merge(o, new)]
     if -1 not in new:
         o = _shape.merge(o, new)
-    if d is not None and _shape.known(o) and sum(1 for v in d if v < 0) == 1:
-        rest = int(np.prod([v for v in d if v >= 0], dtype=np.int64))
-        total = int(np.prod(o, dtype=np.int64))
-        if rest > 0 and total % rest == 0:
-            return [tuple(total // rest if v < 0 else v for v in d)], [o]
-    return list(ins), [o]
+    return [_shape.reshaped_input(d, o)], [o]
 
 
 _install_shape_rules()

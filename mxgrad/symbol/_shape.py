@@ -32,6 +32,7 @@ import numpy as np
 from .. import autograd
 from .. import ndarray as nd
 from ..base import MXNetError, ShapeError, DTypeError
+from ..util import is_np_shape, is_unknown_dim
 
 __all__ = ["infer", "infer_entries", "node_rule_for", "to_user", "from_user"]
 
@@ -671,12 +672,18 @@ def _reshape(kw, ins, outs):
         return list(ins), list(outs)
     if known(d):
         return list(ins), [merge(o, _infer_reshape(d, target, bool(kw.get("reverse"))))]
+    return [reshaped_input(d, o)], list(outs)
+
+
+def reshaped_input(d: Shape, o: Shape) -> Shape:
+    """The input shape ``d`` of a reshape with its one unknown dimension worked out from
+    the known output ``o`` (the same number of elements), else ``d``."""
     if d is not None and known(o) and sum(1 for v in d if v < 0) == 1:
         rest = _prod(v for v in d if v >= 0)
         total = _prod(o)
         if rest > 0 and total % rest == 0:
-            return [tuple(total // rest if v < 0 else v for v in d)], [o]
-    return list(ins), list(outs)
+            return tuple(total // rest if v < 0 else v for v in d)
+    return d
 
 
 @rule("RNN")
@@ -754,14 +761,8 @@ def _la_gelqf(kw, ins, outs):
 
 @rule("_zeros", "_ones", "_full")
 def _creation(kw, ins, outs):
-    shape = tuple(-1 if v < 0 or (v == 0 and not _np_shape()) else v
-                  for v in _tuple(kw.get("shape")))
+    shape = tuple(-1 if is_unknown_dim(v) else v for v in _tuple(kw.get("shape")))
     return list(ins), [merge(outs[0], shape)]
-
-
-def _np_shape() -> bool:
-    from ..util import is_np_shape
-    return is_np_shape()
 
 
 # ------------------------------------------------------------------ running an op on zeros
@@ -917,7 +918,7 @@ def from_user(shape) -> Shape:
     if isinstance(shape, (int, np.integer)):
         shape = (int(shape),)
     shape = tuple(int(d) for d in shape)
-    if _np_shape():
+    if is_np_shape():
         return tuple(-1 if d < 0 else d for d in shape)
     if not shape:
         return None
@@ -927,7 +928,7 @@ def from_user(shape) -> Shape:
 def to_user(shape: Shape):
     """An internal shape as MXNet returns it (legacy: ``()`` unknown, ``0`` unknown
     dimension; NumPy shape mode: ``None`` and ``-1``)."""
-    if _np_shape():
+    if is_np_shape():
         return None if shape is None else tuple(shape)
     if shape is None:
         return ()

@@ -1015,8 +1015,8 @@ def _unknown_dims(node) -> bool:
     shape = (node.kwargs or {}).get("shape")
     if shape is None:
         return False
-    from ..util import is_np_shape
-    return any(d < 0 or (d == 0 and not is_np_shape())
+    from ..util import is_unknown_dim
+    return any(is_unknown_dim(d)
                for d in ((shape,) if isinstance(shape, int) else tuple(shape)))
 
 
