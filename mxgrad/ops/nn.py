@@ -38,6 +38,8 @@ try:   # np.einsum without its Python wrapper (same function for two plain opera
     from numpy._core.multiarray import c_einsum as _c_einsum
 except ImportError:  # pragma: no cover - other NumPy layouts
     _c_einsum = np.einsum
+from . import _shape_rules as _sr
+from ._mxnet_op import mxnet_op
 from ._core import Op, PerCall, defop, call, call1, call2, as_array, no_grad
 from .reduce import sum as _sum, mean as _mean, reshape_exact
 from .linalg import dot
@@ -215,6 +217,27 @@ def FullyConnected(data: NDArray, weight: NDArray, bias: Optional[NDArray] = Non
         raise DTypeError(f"FullyConnected: data ({dd}) and weight ({_raw(weight).dtype}) "
                          f"must have the same dtype")
     return call(_FC, (data, weight, bias), {"flatten": bool(flatten)})
+
+
+def _fc_shape(kw, ins, outs):
+    """FullyConnected's shape rule: the weight ``(num_hidden, features)`` from the data,
+    the data's batch size from the output (MXNet's rule needs the data's rank)."""
+    n = int(kw["num_hidden"])
+    flatten = kw.get("flatten", True)
+    d, o = ins[0], outs[0]
+    if d is None:
+        return list(ins), list(outs)
+    fin = _sr.prod(d[1:]) if flatten else d[-1]
+    new_ins = [d, (n, fin)]
+    if len(ins) > 2:
+        new_ins.append(ins[2] if ins[2] == (n, 1) else (n,))
+    o = _sr.merge(o, (d[0], n) if flatten else tuple(d[:-1]) + (n,))
+    new_ins[0] = _sr.merge(d, (o[0],) + (-1,) * (len(d) - 1))
+    return new_ins, [o]
+
+
+mxnet_op("FullyConnected", ("data", "weight", "bias"), params=("weight", "bias"),
+         shape=_fc_shape)
 
 
 # ============================================================ activations

@@ -74,7 +74,7 @@ def _node(op: str, full: str, inputs: List[Symbol], kwargs: dict, n_out: int,
             raise MXNetError(f"{op}: an input Symbol has {len(s._outputs)} outputs; select "
                              f"one with sym[i]")
         entries.append(s._outputs[0])
-    spec = OpSpec(op, None, (), (), run, None, n_out, None)
+    spec = OpSpec(op, None, run=run, attrs=None, outputs=n_out)
     attrs = {"num_args": str(len(inputs)), "num_outputs": str(n_out)}
     return _Node(op, full, attrs, entries, spec, kwargs)
 
@@ -349,5 +349,5 @@ def from_json(op: str, name: str, attrs: dict, inputs: list, subs: List[Symbol])
         kw = {"_subgraphs": (pred, then_sub, else_sub), "f_names": names}
         total = int(attrs.get("num_outputs", str(len(then_sub._outputs))))
         run = _run_cond
-    spec = OpSpec(op, None, (), (), run, None, total, None)
+    spec = OpSpec(op, None, run=run, attrs=None, outputs=total)
     return _Node(op, name, dict(attrs), inputs, spec, kw)

@@ -63,14 +63,14 @@ def _specialize(kwargs: dict) -> OpSpec:
         prop = prop_of(kwargs)
         args, aux = list(prop.list_arguments()), list(prop.list_auxiliary_states())
         outs = list(prop.list_outputs())
-        spec = OpSpec("Custom", tuple(args + aux), (),
-                      tuple(range(len(args), len(args) + len(aux))), _run, None,
-                      len(outs), None, tuple(outs))
+        spec = OpSpec("Custom", tuple(args + aux),
+                      aux=tuple(range(len(args), len(args) + len(aux))), run=_run,
+                      attrs=None, outputs=len(outs), out_names=tuple(outs))
         _SPECS[key] = spec
     return spec
 
 
-_TABLE["Custom"] = OpSpec("Custom", None, (), (), _run, None, 1, None)
+_TABLE["Custom"] = OpSpec("Custom", None, run=_run, attrs=None)
 register_specializer("Custom", _specialize)
 
 
@@ -120,7 +120,7 @@ def Custom(*data: Any, op_type: str = "", name=None, attr=None, **kwargs: Any):
     given = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
     params = {k: v for k, v in kwargs.items() if not isinstance(v, Symbol)}
     spec = _specialize(dict(params, op_type=op_type))
-    names = list(spec.inputs)
+    names = list(spec.inputs or ())
     if len(data) > len(names):
         raise DTypeError(f"mx.sym.Custom({op_type}): {len(data)} inputs for {names}")
     for k in given:

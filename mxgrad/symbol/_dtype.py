@@ -22,68 +22,20 @@ from typing import Callable, Dict, Optional
 import numpy as np
 
 from ..base import DTypeError
+from ..ops._dtype_rules import (DType, F32, as_dtype, free, from_attr, label, merge, norm,
+                                 same)
+from ..ops._mxnet_op import lookup as _lookup
 
 __all__ = ["infer", "as_dtype"]
 
-DType = Optional[np.dtype]
 _RULES: Dict[str, Callable] = {}
-_F32 = np.dtype("float32")
-
-
-def as_dtype(t) -> DType:
-    """``t`` (a name, NumPy type or dtype, or None) as a NumPy dtype."""
-    if t is None:
-        return None
-    try:
-        return np.dtype(t)
-    except TypeError:
-        raise DTypeError(f"infer_type: {t!r} is not a dtype") from None
-
-
-def _merge(a: DType, b: DType, where: str) -> DType:
-    if a is None:
-        return b
-    if b is None or a == b:     # b is not None here: a == b compares dtypes
-        return a
-    raise DTypeError(f"{where}Type inconsistent, Provided = {a.name}, inferred type = "
-                     f"{b.name}")
-
-
-def _same(kw, ins, outs, free=(), fixed_in=None):
-    t = None
-    for i, x in enumerate(ins):
-        if i not in free and (fixed_in is None or i not in fixed_in):
-            t = _merge(t, x, "")
-    for x in outs:
-        t = _merge(t, x, "")
-    new_ins = []
-    for i, x in enumerate(ins):
-        if i in free:
-            new_ins.append(x)
-        elif fixed_in is not None and i in fixed_in:
-            new_ins.append(fixed_in[i])
-        else:
-            new_ins.append(t)
-    return new_ins, [t] * len(outs)
-
-
-def _free(*positions):
-    def f(kw, ins, outs):
-        return _same(kw, ins, outs, free=positions)
-    return f
-
-
-def _from_attr(default="float32"):
-    def f(kw, ins, outs):
-        t = as_dtype(kw.get("dtype") or default)
-        return list(ins), [t] * len(outs)
-    return f
-
-
-def _norm(kw, ins, outs):
-    fixed = {i: _F32 for i in range(1, len(ins))}
-    new_ins, new_outs = _same(kw, ins, outs[:1], fixed_in=fixed)
-    return new_ins, new_outs + [_F32] * (len(outs) - 1)
+_F32 = F32
+_merge = merge
+_same = same
+_free = free
+_from_attr = from_attr
+_norm = norm
+_label = label
 
 
 def _topk(kw, ins, outs):
@@ -94,13 +46,6 @@ def _topk(kw, ins, outs):
     if ret == "indices":
         return [data], [idx] + [data] * (len(outs) - 1)
     return [data], [data] + [idx] * (len(outs) - 1)
-
-
-def _label(kw, ins, outs):
-    new_ins, new_outs = _same(kw, ins[:1], outs)
-    if len(ins) > 1:
-        new_ins.append(ins[1] if ins[1] is not None else new_ins[0])
-    return new_ins, new_outs
 
 
 for _op in ("Cast", "amp_cast", "_zeros", "_ones", "_full", "_arange", "one_hot"):
@@ -158,6 +103,9 @@ _RULES["_histogram"] = lambda kw, ins, outs: (list(ins), [np.dtype("int64"), ins
 
 
 def _rule_of(op: str):
+    rec = _lookup(op)
+    if rec is not None and rec.dtype is not None:
+        return rec.dtype
     f = _RULES.get(op)
     if f is not None:
         return f

@@ -57,8 +57,8 @@ def _accepted(fn: Callable) -> Optional[frozenset]:
 def _register(op: str, inputs, run: Callable, attrs, outputs=1) -> None:
     if op in _TABLE:       # a legacy operator of the same name keeps its entry
         return
-    _TABLE[op] = OpSpec(op, inputs, (), (), run, None if attrs is None
-                        else frozenset(attrs) | _IGNORED, outputs, None)
+    _TABLE[op] = OpSpec(op, inputs, run=run, outputs=outputs,
+                        attrs=None if attrs is None else frozenset(attrs) | _IGNORED)
 
 
 def _keywords(kwargs: dict, known) -> dict:
@@ -313,9 +313,9 @@ def _install() -> None:
                   None if known is None else known - {"out"})
     _register("_npi_full", (), _full, ("shape", "dtype", "value"))
     for name in ("argmax", "argmin"):          # MXNet's carry keepdims, mx.np's do not
-        _TABLE["_npi_" + name] = OpSpec("_npi_" + name, ("a",), (), (),
-                                        _arg_reduce(getattr(_mnp, name)),
-                                        frozenset({"axis", "keepdims"}) | _IGNORED, 1, None)
+        _TABLE["_npi_" + name] = OpSpec("_npi_" + name, ("a",),
+                                        run=_arg_reduce(getattr(_mnp, name)),
+                                        attrs=frozenset({"axis", "keepdims"}) | _IGNORED)
     outputs = {"svd": 3, "eigh": 2, "slogdet": 2}
     for name, (op, inputs) in LINALG.items():
         fn = getattr(_mnp.linalg, name)
@@ -335,9 +335,8 @@ def _install() -> None:
         flag = kw.get("flag")
         order = None if flag in (-2, 1) else "nuc" if flag == 2 else kw.get("ord")
         return norm(np_face(ins[0]), order, kw.get("axis"), bool(kw.get("keepdims", False)))
-    _TABLE["_npi_norm"] = OpSpec("_npi_norm", ("x",), (), (), run_norm,
-                                 frozenset({"ord", "axis", "keepdims", "flag"}) | _IGNORED,
-                                 1, None)
+    _TABLE["_npi_norm"] = OpSpec("_npi_norm", ("x",), run=run_norm,
+                                 attrs=frozenset({"ord", "axis", "keepdims", "flag"}) | _IGNORED)
     where = _mnp.where
     _register("_npi_where", ("condition", "x", "y"),
               lambda ins, kw: where(*[np_face(a) for a in ins]), ())

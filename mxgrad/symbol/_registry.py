@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import ast
 import inspect
-from typing import Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 
 from .. import ndarray as nd
 from ..base import MXNetError
+from ..ops._mxnet_op import ALIASES, RECORDS, MXNetOp, mxnet_op
+from ..ops._mxnet_op import lookup as _lookup
 
 __all__ = ["OpSpec", "lookup", "parse_attrs", "supported_ops", "UnknownOpError"]
 
@@ -34,63 +36,9 @@ class UnknownOpError(MXNetError, NotImplementedError):
     """A Symbol graph uses an operator (or attribute) mxgrad cannot run."""
 
 
-class OpSpec:
-    """How one MXNet operator is described and run.
-
-    Attributes
-    ----------
-    name : str
-        Canonical MXNet name (what JSON files hold).
-    inputs : tuple of str or None
-        Names of the array inputs in order; ``None`` for a variable number (``Concat``).
-    params : tuple of str
-        Inputs that are learnable parameters: a symbolic call without them creates the
-        variables ``<name>_<input>`` as MXNet does.
-    aux : tuple of int
-        Positions of inputs that are auxiliary states.
-    run : callable
-        ``run(inputs, kwargs)`` -> NDArray or tuple of NDArrays.
-    np_run : callable or None
-        The same for a node of a NumPy-mode graph, when NumPy's semantics differ from the
-        legacy op's (``take`` with a 0-d index gives a 0-d array).
-    attrs : frozenset or None
-        Attribute names the op understands (``None``: not checked).
-    """
-
-    __slots__ = ("name", "inputs", "params", "aux", "run", "attrs", "_outputs", "_visible",
-                 "out_names", "np_run")
-
-    def __init__(self, name, inputs, params, aux, run, attrs, outputs, visible,
-                 out_names=None):
-        self.out_names = out_names    # names of several visible outputs ('output', 'mean')
-        self.np_run = None            # how a NumPy-mode node runs it, when not as ``run``
-        self.name = name
-        self.inputs = inputs
-        self.params = params
-        self.aux = aux
-        self.run = run
-        self.attrs = attrs
-        self._outputs = outputs
-        self._visible = visible
-
-    def num_outputs(self, kwargs: dict) -> int:
-        """Number of outputs (visible and hidden) for parsed attributes ``kwargs``."""
-        n = self._outputs
-        return n(kwargs) if callable(n) else n
-
-    def num_visible(self, kwargs: dict) -> int:
-        """Number of outputs a user sees (``list_outputs``)."""
-        n = self._visible
-        if n is None:
-            return self.num_outputs(kwargs)
-        return n(kwargs) if callable(n) else n
-
-    def __repr__(self) -> str:
-        return f"OpSpec({self.name})"
-
-
-_TABLE: Dict[str, OpSpec] = {}
-_ALIASES: Dict[str, str] = {}
+OpSpec = MXNetOp          # one record per operator (ops/_mxnet_op.py); the old name stays
+_TABLE: Dict[str, OpSpec] = RECORDS
+_ALIASES: Dict[str, str] = ALIASES
 
 # attributes that only tune MXNet's kernels (no effect on results)
 _KERNEL_ONLY = frozenset({"cudnn_off", "cudnn_tune", "workspace", "name", "ctx",
@@ -113,22 +61,29 @@ def _attr_names(fn: Callable) -> Optional[frozenset]:
     return frozenset(names) | _KERNEL_ONLY
 
 
-def _op(name: str, inputs=("data",), *, run=None, nd_name=None, aliases=(), params=(),
-        aux=(), outputs=1, visible=None, attrs="auto", out_names=None) -> None:
-    fn = getattr(nd, nd_name or name, None)
-    if run is None:
+def _resolve(rec: MXNetOp) -> MXNetOp:
+    """Fill in what a record leaves to the registry: the ``mx.nd`` function that runs it
+    (with the namespace's argument guard) and, for ``attrs="auto"``, its keyword names."""
+    fn: Any = nd
+    for part in rec.nd_name.split("."):
+        fn = getattr(fn, part, None)
+    if rec.run is None:
         if fn is None:  # pragma: no cover - table/namespace mismatch
-            raise RuntimeError(f"symbol op table: mx.nd has no {nd_name or name}")
-        run = _nd_runner(fn)
-    if attrs == "auto":
-        attrs = _attr_names(fn) if fn is not None else None
-    elif attrs is not None:
-        attrs = frozenset(attrs) | _KERNEL_ONLY
-    spec = OpSpec(name, inputs, tuple(params), tuple(aux), run, attrs, outputs, visible,
-                  out_names)
-    _TABLE[name] = spec
-    for a in aliases:
-        _ALIASES[a] = name
+            raise RuntimeError(f"symbol op table: mx.nd has no {rec.nd_name}")
+        rec.run = _nd_runner(fn)
+    if isinstance(rec.attrs, str):          # "auto"
+        rec.attrs = _attr_names(fn) if fn is not None else None
+    elif rec.attrs is not None:
+        rec.attrs = frozenset(rec.attrs) | _KERNEL_ONLY
+    return rec
+
+
+def _op(name: str, inputs=("data",), **fields) -> None:
+    _resolve(mxnet_op(name, inputs, **fields))
+
+
+for _rec in list(RECORDS.values()):       # the records the op families declare
+    _resolve(_rec)
 
 
 _SPECIALIZERS: Dict[str, Callable[[dict], OpSpec]] = {}
@@ -147,13 +102,8 @@ def specialize(spec: OpSpec, kwargs: dict) -> OpSpec:
 
 
 def lookup(op: str) -> Optional[OpSpec]:
-    """The :class:`OpSpec` of ``op`` (canonical name or alias), or ``None``."""
-    spec = _TABLE.get(op)
-    if spec is None:
-        canon = _ALIASES.get(op)
-        if canon is not None:
-            spec = _TABLE[canon]
-    return spec
+    """The record of ``op`` (canonical name or alias), or ``None``."""
+    return _lookup(op)
 
 
 def supported_ops() -> Tuple[str, ...]:
@@ -395,7 +345,6 @@ _op("sort", outputs=2, visible=1)      # hidden second output: the indices
 _op("argsort")
 
 # neural network
-_op("FullyConnected", ("data", "weight", "bias"), params=("weight", "bias"))
 _op("Convolution", ("data", "weight", "bias"), params=("weight", "bias"))
 _op("Deconvolution", ("data", "weight", "bias"), params=("weight", "bias"))
 _op("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
@@ -552,7 +501,7 @@ LABEL_OPS = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "MAERegression
 
 # ------------------------------------------------------------------ every other mx.nd op
 # outputs of the ops registered below that have more than one (hidden ones included)
-_MULTI_OUTPUTS = {
+_MULTI_OUTPUTS: Dict[str, Tuple[Any, Any]] = {
     "_linalg_gelqf": (2, None), "_linalg_syevd": (2, None), "_linalg_slogdet": (2, None),
     "linalg_gelqf": (2, None), "linalg_syevd": (2, None), "linalg_slogdet": (2, None),
     "_contrib_MultiBoxTarget": (3, None), "_contrib_bipartite_matching": (2, None),
@@ -607,8 +556,8 @@ def _install_all() -> None:
         run = (lambda f: (lambda ins, kw: f(*ins, **{k: v for k, v in kw.items()
                                                       if k != "num_args"})))(fn) \
             if inputs is None else _nd_runner(fn)
-        _TABLE[op] = OpSpec(op, inputs, _PARAMS.get(op, ()), _AUX.get(op, ()), run, attrs,
-                            outputs, visible)
+        _TABLE[op] = OpSpec(op, inputs, params=_PARAMS.get(op, ()), aux=_AUX.get(op, ()),
+                            run=run, attrs=attrs, outputs=outputs, visible=visible)
 
 
 _op("_identity_with_attr_like_rhs", ("lhs", "rhs"), run=_identity_like_rhs, attrs=())

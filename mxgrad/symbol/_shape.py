@@ -33,68 +33,14 @@ from .. import autograd
 from .. import ndarray as nd
 from ..base import MXNetError, ShapeError, DTypeError
 from ..util import is_np_shape, is_unknown_dim
+from ..ops._mxnet_op import lookup as _lookup
+from ..ops._shape_rules import (Rule, Shape, as_tuple, broadcast, broadcast_rule, dim, fmt,
+                                known, merge, prod, same)
 
 __all__ = ["infer", "infer_entries", "node_rule_for", "to_user", "from_user"]
 
-Shape = Optional[Tuple[int, ...]]     # None: unknown; -1: an unknown dimension
-Rule = Callable[[dict, List[Shape], List[Shape]], Tuple[List[Shape], List[Shape]]]
-
 _RULES: Dict[str, Rule] = {}
-
-
-# ------------------------------------------------------------------ helpers
-def known(s: Shape) -> bool:
-    """Whether ``s`` is fully known."""
-    return s is not None and all(d >= 0 for d in s)
-
-
-def merge(a: Shape, b: Shape, where: str = "") -> Shape:
-    """The shape that is both ``a`` and ``b`` (each may be partial); ShapeError if none is."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if len(a) != len(b):
-        raise ShapeError(f"{where}Shape inconsistent, Provided = {_fmt(a)}, inferred shape = "
-                         f"{_fmt(b)}")
-    out = []
-    for x, y in zip(a, b):
-        if x < 0:
-            out.append(y)
-        elif y < 0 or x == y:
-            out.append(x)
-        else:
-            raise ShapeError(f"{where}Shape inconsistent, Provided = {_fmt(a)}, inferred "
-                             f"shape = {_fmt(b)}")
-    return tuple(out)
-
-
-def _fmt(s: Shape) -> str:
-    if s is None:
-        return "[]"
-    return "[" + ",".join(str(d) for d in s) + "]"
-
-
-def _dim(a: int, b: int) -> int:
-    """One dimension known from either."""
-    return a if a >= 0 else b
-
-
-def _prod(dims) -> int:
-    p = 1
-    for d in dims:
-        if d < 0:
-            return -1
-        p *= d
-    return p
-
-
-def _tuple(v, n: int = 0) -> tuple:
-    if v is None or v == ():
-        return (0,) * n if n else ()
-    if isinstance(v, (int, np.integer)):
-        return (int(v),) * max(n, 1)
-    return tuple(int(e) for e in v)
+_fmt, _dim, _prod, _tuple = fmt, dim, prod, as_tuple
 
 
 def rule(*ops: str):
@@ -128,11 +74,7 @@ _SAME = (
 )
 
 
-def _same(kw, ins, outs):
-    s: Shape = None
-    for x in list(ins) + list(outs):
-        s = merge(s, x)
-    return [s] * len(ins), [s] * len(outs)
+_same = same
 
 
 for _op in _SAME:
@@ -173,30 +115,7 @@ _RULES["SequenceMask"] = _RULES["SequenceReverse"] = _sequence_rule(False)
 _RULES["SequenceLast"] = _sequence_rule(True)
 
 
-def _broadcast(a: Shape, b: Shape) -> Shape:
-    if a is None or b is None:
-        return None
-    n = max(len(a), len(b))
-    a = (1,) * (n - len(a)) + tuple(a)
-    b = (1,) * (n - len(b)) + tuple(b)
-    out = []
-    for x, y in zip(a, b):
-        if x == y:
-            out.append(x)
-        elif x == 1:
-            out.append(y)
-        elif y == 1:
-            out.append(x)
-        elif x < 0 or y < 0:
-            out.append(max(x, y))
-        else:
-            raise ShapeError(f"operands could not be broadcast together with shapes "
-                             f"{_fmt(a)} {_fmt(b)}")
-    return tuple(out)
-
-
-def _broadcast_rule(kw, ins, outs):
-    return list(ins), [_broadcast(ins[0], ins[1])]
+_broadcast, _broadcast_rule = broadcast, broadcast_rule
 
 
 for _op in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
@@ -206,22 +125,6 @@ for _op in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
             "broadcast_hypot", "broadcast_logical_and", "broadcast_logical_or",
             "broadcast_logical_xor"):
     _RULES[_op] = _broadcast_rule
-
-
-@rule("FullyConnected")
-def _fc(kw, ins, outs):
-    n = int(kw["num_hidden"])
-    flatten = kw.get("flatten", True)
-    d, o = ins[0], outs[0]
-    if d is None:                       # MXNet's rule needs the data's rank
-        return list(ins), list(outs)
-    fin = _prod(d[1:]) if flatten else d[-1]
-    new_ins = [d, (n, fin)]
-    if len(ins) > 2:
-        new_ins.append(ins[2] if ins[2] == (n, 1) else (n,))
-    o = merge(o, (d[0], n) if flatten else tuple(d[:-1]) + (n,))
-    new_ins[0] = merge(d, (o[0],) + (-1,) * (len(d) - 1))
-    return new_ins, [o]
 
 
 def _layout(kw, nsp: int) -> Tuple[int, Tuple[int, ...]]:
@@ -783,6 +686,9 @@ def node_rule_for(op: str) -> Optional[Rule]:
 
 
 def _rule_of(op: str) -> Optional[Rule]:
+    rec = _lookup(op)
+    if rec is not None and rec.shape is not None:
+        return rec.shape
     f = _RULES.get(op)
     if f is None and op.endswith("_scalar"):       # _plus_scalar, _rpower_scalar...
         return _same
