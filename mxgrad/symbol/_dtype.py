@@ -48,7 +48,7 @@ def _topk(kw, ins, outs):
     return [data], [data] + [idx] * (len(outs) - 1)
 
 
-for _op in ("Cast", "amp_cast", "_zeros", "_ones", "_full", "_arange", "one_hot"):
+for _op in ("_zeros", "_ones", "_full", "_arange", "one_hot"):
     _RULES[_op] = _from_attr()
 for _op in ("shape_array", "size_array"):
     _RULES[_op] = _from_attr("int64")

@@ -28,6 +28,7 @@ from .. import ndarray as nd
 from ..base import MXNetError
 from ..ops._mxnet_op import ALIASES, RECORDS, MXNetOp, mxnet_op
 from ..ops._mxnet_op import lookup as _lookup
+from ..ops.elemwise import scalar_value  # noqa: F401  (its home; _np_ops imports it here)
 
 __all__ = ["OpSpec", "lookup", "parse_attrs", "supported_ops", "UnknownOpError"]
 
@@ -169,67 +170,7 @@ def parse_attrs(spec: OpSpec, attrs: Dict[str, str], node_name: str) -> dict:
 
 
 # ------------------------------------------------------------------ the table
-def scalar_value(kwargs: dict):
-    """The scalar of a ``*_scalar`` node: an int when MXNet's ``is_int`` says the Python
-    scalar was one (so integer arrays stay integer), else a float."""
-    s = kwargs.get("scalar", 0.0)
-    if kwargs.get("is_int") and float(s).is_integer():
-        return int(float(s))
-    return float(s)
-
-
-def _scalar(fn):
-    def run(inputs, kwargs):
-        return fn(inputs[0], scalar_value(kwargs))
-    return run
-
-
-_SCALAR_OPS = {
-    "_plus_scalar": (lambda x, s: x + s, ("_PlusScalar",)),
-    "_minus_scalar": (lambda x, s: x - s, ("_MinusScalar",)),
-    "_rminus_scalar": (lambda x, s: s - x, ("_RMinusScalar",)),
-    "_mul_scalar": (lambda x, s: x * s, ("_MulScalar",)),
-    "_div_scalar": (lambda x, s: x / s, ("_DivScalar",)),
-    "_rdiv_scalar": (lambda x, s: s / x, ("_RDivScalar",)),
-    "_power_scalar": (lambda x, s: x ** s, ("_PowerScalar",)),
-    "_rpower_scalar": (lambda x, s: s ** x, ("_RPowerScalar",)),
-    "_mod_scalar": (lambda x, s: x % s, ("_ModScalar",)),
-    "_rmod_scalar": (lambda x, s: s % x, ("_RModScalar",)),
-    "_maximum_scalar": (lambda x, s: nd.maximum(x, s), ("_MaximumScalar",)),
-    "_minimum_scalar": (lambda x, s: nd.minimum(x, s), ("_MinimumScalar",)),
-    "_hypot_scalar": (lambda x, s: nd.sqrt(x * x + s * s), ("_HypotScalar",)),
-    "_equal_scalar": (lambda x, s: x == s, ("_EqualScalar",)),
-    "_not_equal_scalar": (lambda x, s: x != s, ("_NotEqualScalar",)),
-    "_greater_scalar": (lambda x, s: x > s, ("_GreaterScalar",)),
-    "_greater_equal_scalar": (lambda x, s: x >= s, ("_GreaterEqualScalar",)),
-    "_lesser_scalar": (lambda x, s: x < s, ("_LesserScalar",)),
-    "_lesser_equal_scalar": (lambda x, s: x <= s, ("_LesserEqualScalar",)),
-}
-for _n, (_f, _al) in _SCALAR_OPS.items():
-    _op(_n, run=_scalar(_f), aliases=_al, attrs=("scalar", "is_int"))
-
 _BINARY = ("lhs", "rhs")
-_op("elemwise_add", _BINARY, aliases=("_plus", "_Plus", "_add", "_grad_add"))
-_op("elemwise_sub", _BINARY, aliases=("_minus", "_Minus", "_sub"))
-_op("elemwise_mul", _BINARY, aliases=("_mul", "_Mul"))
-_op("elemwise_div", _BINARY, aliases=("_div", "_Div"))
-_op("_maximum", _BINARY, nd_name="maximum", aliases=("_Maximum",))
-_op("_minimum", _BINARY, nd_name="minimum", aliases=("_Minimum",))
-_op("_power", _BINARY, nd_name="power", aliases=("_Power",))
-_op("_mod", _BINARY, nd_name="modulo", aliases=("_Mod",))
-_op("_hypot", _BINARY, nd_name="hypot", aliases=("_Hypot",))
-for _n, _nd in (("_equal", "equal"), ("_not_equal", "not_equal"), ("_greater", "greater"),
-                ("_greater_equal", "greater_equal"), ("_lesser", "lesser"),
-                ("_lesser_equal", "lesser_equal")):
-    _op(_n, _BINARY, nd_name=_nd)
-for _n in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
-           "broadcast_maximum", "broadcast_minimum", "broadcast_power", "broadcast_mod",
-           "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
-           "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal",
-           "broadcast_hypot", "broadcast_logical_and", "broadcast_logical_or",
-           "broadcast_logical_xor"):
-    _op(_n, _BINARY, aliases={"broadcast_add": ("broadcast_plus",),
-                              "broadcast_sub": ("broadcast_minus",)}.get(_n, ()))
 _op("dot", _BINARY)
 _op("batch_dot", _BINARY)
 _op("broadcast_like", _BINARY)
@@ -240,26 +181,11 @@ _op("pick", ("data", "index"))
 _op("gather_nd", ("data", "indices"))
 _op("slice_like", ("data", "shape_like"))
 
-for _n in ("relu", "sigmoid", "tanh", "exp", "log", "log2", "log10", "log1p", "expm1",
-           "sqrt", "rsqrt", "cbrt", "rcbrt", "square", "abs", "negative", "reciprocal",
-           "sign", "floor", "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan",
-           "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
-           "degrees", "radians", "erf", "erfinv", "gamma", "gammaln", "softsign",
-           "logical_not", "zeros_like", "ones_like", "hard_sigmoid",
+for _n in ("hard_sigmoid",
            "shape_array", "size_array"):
     _op(_n)
-_op("clip")
-
-
-def _copy(inputs, kwargs):
-    return inputs[0].copy()
-
-
-_op("_copy", run=_copy, aliases=("identity",), attrs=())
-_op("BlockGrad", aliases=("stop_gradient",))
 _op("make_loss", out_names=("loss",))   # MXNet names its output <name>_loss
 _op("MakeLoss")
-_op("Cast", nd_name="cast", aliases=("cast",))
 _op("SequenceMask", ("data", "sequence_length"))
 _op("SequenceLast", ("data", "sequence_length"))
 _op("SequenceReverse", ("data", "sequence_length"))
@@ -270,8 +196,6 @@ _op("khatri_rao", None)
 _op("moments", outputs=2)
 _op("cumsum", ("a",))
 _op("diag")
-_op("add_n", None, aliases=("ElementWiseSum",), attrs=("num_args",),
-    run=lambda ins, kw: nd.add_n(*ins))
 
 # creation (no inputs)
 _op("_zeros", (), run=lambda ins, kw: nd.zeros(kw["shape"], dtype=kw.get("dtype", "float32")),
@@ -442,7 +366,6 @@ _op("softmax", ("data", "length"))
 _op("log_softmax")
 _op("softmin")
 _op("SoftmaxActivation")
-_op("smooth_l1")
 
 
 def _softmax_output(inputs, kwargs):

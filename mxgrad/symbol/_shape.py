@@ -53,24 +53,13 @@ def rule(*ops: str):
 
 # ------------------------------------------------------------------ rules
 _SAME = (
-    # unary math and activations
-    "relu", "sigmoid", "tanh", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt",
-    "rsqrt", "cbrt", "rcbrt", "square", "abs", "negative", "reciprocal", "sign", "floor",
-    "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan", "arcsin", "arccos",
-    "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "degrees", "radians", "erf",
-    "erfinv", "gamma", "gammaln", "softsign", "logical_not", "zeros_like", "ones_like",
-    "hard_sigmoid", "clip", "_copy", "BlockGrad", "make_loss", "MakeLoss", "Cast",
-    "Activation", "softmax", "log_softmax", "softmin", "SoftmaxActivation", "smooth_l1",
+    # activations
+    "hard_sigmoid", "make_loss", "MakeLoss",
+    "Activation", "softmax", "log_softmax", "softmin", "SoftmaxActivation",
     "L2Normalization", "LRN", "reverse", "Dropout",
-    "_identity_with_attr_like_rhs", "amp_cast", "gelu", "mish", "log_sigmoid", "softrelu",
+    "_identity_with_attr_like_rhs",
     "_contrib_gradientmultiplier", "_contrib_round_ste", "_contrib_sign_ste",
-    "_contrib_div_sqrt_dim", "_contrib_quadratic", "_contrib_isfinite", "_contrib_isinf",
-    "_contrib_isnan",
-    # binary, same shape
-    "elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_maximum", "_minimum",
-    "_power", "_mod", "_hypot", "_equal", "_not_equal", "_greater", "_greater_equal",
-    "_lesser", "_lesser_equal", "_logical_and", "_logical_or", "_logical_xor", "add_n",
-    "arctan2",
+    "_contrib_div_sqrt_dim", "_contrib_quadratic",
 )
 
 
@@ -116,15 +105,6 @@ _RULES["SequenceLast"] = _sequence_rule(True)
 
 
 _broadcast, _broadcast_rule = broadcast, broadcast_rule
-
-
-for _op in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
-            "broadcast_maximum", "broadcast_minimum", "broadcast_power", "broadcast_mod",
-            "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
-            "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal",
-            "broadcast_hypot", "broadcast_logical_and", "broadcast_logical_or",
-            "broadcast_logical_xor"):
-    _RULES[_op] = _broadcast_rule
 
 
 def _layout(kw, nsp: int) -> Tuple[int, Tuple[int, ...]]:
