@@ -26,6 +26,7 @@ from .._check import as_int, as_real
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from .._engine.ndarray import NDArray, wrap
 from ._core import call1, defop
+from ._mxnet_op import mxnet_op
 from .conv import Deconvolution
 from .elemwise import sqrt, square
 from .reduce import mean, normalize_axes, sum as _sum
@@ -68,6 +69,8 @@ def moments(data: NDArray, axes: Union[int, Sequence[int], None] = None, keepdim
         mu = reshape(mu, var.shape)
     return mu, var
 
+
+mxnet_op("moments", outputs=2)
 
 def L2Normalization(data: NDArray, eps: float = 1e-10, mode: str = "instance",
                     out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
@@ -222,6 +225,8 @@ def khatri_rao(*args: NDArray, num_args: Optional[int] = None, out: Optional[NDA
     return _finish(result, out)
 
 
+mxnet_op("khatri_rao", None)
+
 def identity(data: NDArray, out: Optional[NDArray] = None,
              name: Optional[str] = None) -> NDArray:
     """A copy of ``data`` (recorded: the gradient passes through unchanged).
@@ -304,6 +309,8 @@ def diag(data: NDArray, k: int = 0, axis1: int = 0, axis2: int = 1,
     return _finish(_diag_extract(data, k, axis1, axis2), out)
 
 
+mxnet_op("diag")
+
 def _cumsum_fwd(x, axis, dtype):
     return np.cumsum(x if axis is not None else x.reshape(-1), axis=axis or 0, dtype=dtype)
 
@@ -351,6 +358,8 @@ def cumsum(a: NDArray, axis: Optional[int] = None, dtype: Any = None,
     dt = a._data.dtype if dtype is None else np.dtype(as_dtype(dtype))
     return _finish(_cumsum(a, axis, dt), out)
 
+
+mxnet_op("cumsum", ("a",))
 
 # ------------------------------------------------------------------ losses & checks
 def _make_loss_grad(g, y, x, grad_scale, valid_thresh, normalization):

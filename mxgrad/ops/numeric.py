@@ -21,6 +21,7 @@ import numpy as np
 from .._check import as_int, as_real
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
+from ._mxnet_op import mxnet_op
 
 __all__ = ["histogram", "multi_all_finite", "allclose"]
 
@@ -66,6 +67,21 @@ def histogram(a: NDArray, bins: Any = 10, range: Optional[Tuple[float, float]] =
                          f"{tuple(range)}")
     counts, out_edges = np.histogram(data, bins=n, range=(lo, hi))
     return wrap(counts.astype(np.int64)), wrap(out_edges.astype(np.float32))
+
+
+def _histogram_run(inputs, kwargs):
+    """MXNet's ``_histogram`` node: the bin edges an input array, else ``bin_cnt`` bins."""
+    bins = inputs[1] if len(inputs) > 1 else int(kwargs.get("bin_cnt", 10))
+    return histogram(inputs[0], bins=bins, range=kwargs.get("range"))
+
+
+def _histogram_dtype(kw, ins, outs):
+    """_histogram's dtype rule: int64 counts, the edges in the data's dtype."""
+    return list(ins), [np.dtype("int64"), ins[0]]
+
+
+mxnet_op("_histogram", ("data", "bins"), run=_histogram_run, attrs=("bin_cnt", "range"),
+         outputs=2, dtype=_histogram_dtype)
 
 
 def multi_all_finite(*data: NDArray, num_arrays: int = 1, init_output: bool = True,

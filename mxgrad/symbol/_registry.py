@@ -175,10 +175,6 @@ _op("dot", _BINARY)
 _op("batch_dot", _BINARY)
 _op("broadcast_like", _BINARY)
 _op("reshape_like", _BINARY)
-_op("where", ("condition", "x", "y"))
-_op("take", ("a", "indices"))
-_op("pick", ("data", "index"))
-_op("gather_nd", ("data", "indices"))
 _op("slice_like", ("data", "shape_like"))
 
 for _n in ("hard_sigmoid",
@@ -192,23 +188,6 @@ _op("SequenceReverse", ("data", "sequence_length"))
 _op("L2Normalization")
 _op("LRN")
 _op("UpSampling", None)
-_op("khatri_rao", None)
-_op("moments", outputs=2)
-_op("cumsum", ("a",))
-_op("diag")
-
-# creation (no inputs)
-_op("_zeros", (), run=lambda ins, kw: nd.zeros(kw["shape"], dtype=kw.get("dtype", "float32")),
-    attrs=("shape", "dtype"))
-_op("_ones", (), run=lambda ins, kw: nd.ones(kw["shape"], dtype=kw.get("dtype", "float32")),
-    attrs=("shape", "dtype"))
-_op("_full", (), run=lambda ins, kw: nd.full(kw["shape"], kw["value"],
-                                             dtype=kw.get("dtype", "float32")),
-    attrs=("shape", "dtype", "value"))
-_op("_arange", (), run=lambda ins, kw: nd.arange(
-    kw.get("start", 0), kw.get("stop"), kw.get("step", 1.0), kw.get("repeat", 1),
-    dtype=kw.get("dtype", "float32")),
-    attrs=("start", "stop", "step", "repeat", "infer_range", "dtype"))
 
 # shape
 _op("Flatten", aliases=("flatten",))
@@ -252,21 +231,8 @@ _op("reverse", aliases=("flip",))
 _op("Pad", aliases=("pad",))
 _op("broadcast_to")
 _op("broadcast_axis", aliases=("broadcast_axes",))
-_op("one_hot", ("indices",))
 _op("depth_to_space")
 _op("space_to_depth")
-
-# reductions
-for _n in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax",
-           "argmin"):
-    _op(_n, aliases={"sum": ("sum_axis",), "max": ("max_axis",),
-                     "min": ("min_axis",)}.get(_n, ()))
-_op("argmax_channel")
-# 'value' keeps the indices as a hidden second output
-_op("topk", outputs=lambda kw: 2 if kw.get("ret_typ") in ("both", "value") else 1,
-    visible=lambda kw: 2 if kw.get("ret_typ") == "both" else 1)
-_op("sort", outputs=2, visible=1)      # hidden second output: the indices
-_op("argsort")
 
 # neural network
 _op("Convolution", ("data", "weight", "bias"), params=("weight", "bias"))
@@ -484,65 +450,6 @@ def _install_all() -> None:
 
 
 _op("_identity_with_attr_like_rhs", ("lhs", "rhs"), run=_identity_like_rhs, attrs=())
-
-# sampling with scalar parameters (MXNet's _random_<dist>, _random_<dist>_like); the
-# Symbol-parameter forms _sample_<dist> are the mx.nd sample_<dist> functions (below)
-_RANDOM_PARAMS = {"uniform": ("low", "high"), "normal": ("loc", "scale"),
-                  "gamma": ("alpha", "beta"), "exponential": ("lam",), "poisson": ("lam",),
-                  "negative_binomial": ("k", "p"),
-                  "generalized_negative_binomial": ("mu", "alpha"), "randint": ("low", "high")}
-
-
-def _sampler(dist: str, like: bool):
-    draw = getattr(nd.random, dist)
-
-    def run(inputs, kwargs):
-        kw = dict(kwargs)
-        kw.pop("ctx", None)
-        if dist == "exponential":           # MXNet's operator takes the rate
-            kw["scale"] = 1.0 / float(kw.pop("lam", 1.0))
-        if like:
-            kw["shape"] = inputs[0].shape
-            kw.setdefault("dtype", inputs[0].dtype)
-        return draw(**kw)
-    return run
-
-
-for _d, _names in _RANDOM_PARAMS.items():
-    _attrs = _names + ("shape", "dtype", "ctx")
-    _op(f"_random_{_d}", (), run=_sampler(_d, False), attrs=_attrs,
-        aliases=(f"random_{_d}",))
-    if _d != "randint":
-        _op(f"_random_{_d}_like", ("data",), run=_sampler(_d, True),
-            attrs=_names + ("dtype",))
-_op("shuffle", aliases=("_shuffle",))
-
-
-def _histogram(inputs, kwargs):
-    bins = inputs[1] if len(inputs) > 1 else int(kwargs.get("bin_cnt", 10))
-    return nd.histogram(inputs[0], bins=bins, range=kwargs.get("range"))
-
-
-def _multinomial(inputs, kwargs):
-    """MXNet's Symbol always has two outputs, the samples and their log-probabilities
-    (zeros unless ``get_prob``)."""
-    out = nd.sample_multinomial(inputs[0], **kwargs)
-    if kwargs.get("get_prob"):
-        return tuple(out)
-    return out, nd.zeros(out.shape, dtype=inputs[0].dtype)
-
-
-_op("_sample_multinomial", ("data",), run=_multinomial, outputs=2,
-    attrs=_attr_names(nd.sample_multinomial))
-_op("_histogram", ("data", "bins"), run=_histogram, attrs=("bin_cnt", "range"), outputs=2)
-_op("_eye", (), run=lambda ins, kw: nd.eye(int(kw["N"]), int(kw.get("M", 0)),
-                                           int(kw.get("k", 0)), dtype=kw.get("dtype")),
-    attrs=("N", "M", "k", "dtype", "ctx"))
-_op("_linspace", (), run=lambda ins, kw: nd.linspace(
-    kw["start"], kw["stop"], int(kw["num"]), endpoint=bool(kw.get("endpoint", True)),
-    dtype=kw.get("dtype")), attrs=("start", "stop", "num", "endpoint", "dtype", "ctx",
-                                   "step", "repeat", "infer_range"))
-
 
 def _split_v2(inputs, kwargs):
     sections = int(kwargs.get("sections", 0) or 0)

@@ -58,8 +58,6 @@ _SAME = (
     "Activation", "softmax", "log_softmax", "softmin", "SoftmaxActivation",
     "L2Normalization", "LRN", "reverse", "Dropout",
     "_identity_with_attr_like_rhs",
-    "_contrib_gradientmultiplier", "_contrib_round_ste", "_contrib_sign_ste",
-    "_contrib_div_sqrt_dim", "_contrib_quadratic",
 )
 
 
@@ -434,51 +432,6 @@ _RULES["_np_dot"] = _np_contract(False)
 _RULES["_npi_matmul"] = _np_contract(True)
 
 
-@rule("pick")
-def _pick(kw, ins, outs):
-    # MXNet's PickOpShape: the output is the data reduced over axis (kept as 1 with
-    # keepdims); the index has the data's rank with a 1 there, or the reduced shape
-    d, idx = ins
-    o = outs[0]
-    axis = kw.get("axis", -1)
-    if d is None or axis is None:
-        return [d, idx], [merge(o, idx) if not kw.get("keepdims") else o]
-    ax = int(axis) % len(d)
-    kept = tuple(1 if i == ax else v for i, v in enumerate(d))
-    dropped = tuple(v for i, v in enumerate(d) if i != ax)
-    o = merge(o, kept if bool(kw.get("keepdims", False)) else dropped)
-    if idx is not None:
-        idx = merge(idx, kept if len(idx) == len(d) else dropped)
-    return [d, idx], [o]
-
-
-@rule("where")
-def _where(kw, ins, outs):
-    c, x, y = ins
-    if not known(c):
-        return list(ins), list(outs)
-    s = merge(merge(merge(None, x), y), outs[0])
-    if known(s) and (c != s if len(c) == len(s) else len(c) != 1 or c[0] != s[0]):
-        raise ShapeError(f"where: condition {_fmt(c)} does not match {_fmt(s)}")
-    return [c, s, s], [s]
-
-
-@rule("take")
-def _take(kw, ins, outs):
-    a, idx = ins
-    if a is None or idx is None:
-        return list(ins), list(outs)
-    ax = int(kw.get("axis", 0)) % len(a)
-    return list(ins), [merge(outs[0], tuple(a[:ax]) + tuple(idx) + tuple(a[ax + 1:]))]
-
-
-@rule("one_hot")
-def _one_hot(kw, ins, outs):
-    if ins[0] is None:
-        return list(ins), list(outs)
-    return list(ins), [merge(outs[0], tuple(ins[0]) + (int(kw["depth"]),))]
-
-
 def _label_rule(kind: str):
     def f(kw, ins, outs):
         # MXNet's rules need the data (regression outputs: all of its shape); no
@@ -640,12 +593,6 @@ def _la_syevd(kw, ins, outs):
 def _la_gelqf(kw, ins, outs):
     a = ins[0]
     return list(ins), [a, None if a is None else tuple(a[:-1]) + (a[-2],)]
-
-
-@rule("_zeros", "_ones", "_full")
-def _creation(kw, ins, outs):
-    shape = tuple(-1 if is_unknown_dim(v) else v for v in _tuple(kw.get("shape")))
-    return list(ins), [merge(outs[0], shape)]
 
 
 # ------------------------------------------------------------------ running an op on zeros
