@@ -309,7 +309,7 @@ def pick(data: NDArray, index: NDArray, axis: Optional[int] = -1, keepdims: bool
 def _pick_shape(kw, ins, outs):
     """pick's shape rule (MXNet's PickOpShape): the output is the data reduced over
     ``axis`` (kept as 1 with ``keepdims``); the index has the data's rank with a 1 there,
-    or the reduced shape."""
+    or the reduced shape (also when it is unknown)."""
     d, idx = ins
     o = outs[0]
     axis = kw.get("axis", -1)
@@ -319,8 +319,7 @@ def _pick_shape(kw, ins, outs):
     kept = tuple(1 if i == ax else v for i, v in enumerate(d))
     dropped = tuple(v for i, v in enumerate(d) if i != ax)
     o = _sr.merge(o, kept if bool(kw.get("keepdims", False)) else dropped)
-    if idx is not None:
-        idx = _sr.merge(idx, kept if len(idx) == len(d) else dropped)
+    idx = _sr.merge(idx, kept if idx is not None and len(idx) == len(d) else dropped)
     return [d, idx], [o]
 
 
