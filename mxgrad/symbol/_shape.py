@@ -32,7 +32,7 @@ import numpy as np
 from .. import autograd
 from .. import ndarray as nd
 from ..base import MXNetError, ShapeError, DTypeError
-from ..util import is_np_shape, is_unknown_dim
+from ..util import is_np_shape
 from ..ops._mxnet_op import lookup as _lookup
 from ..ops._shape_rules import (Rule, Shape, as_tuple, broadcast, broadcast_rule, dim, fmt,
                                 known, merge, prod, same)
