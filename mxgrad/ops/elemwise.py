@@ -627,54 +627,6 @@ _LT_S = _cmp_s("_lesser_scalar", np.less)
 _LE_S = _cmp_s("_lesser_equal_scalar", np.less_equal)
 
 
-def scalar_value(kwargs: dict):
-    """The scalar of a ``*_scalar`` node: an int when MXNet's ``is_int`` says the Python
-    scalar was one (so integer arrays stay integer), else a float.
-
-    Examples
-    --------
-    >>> scalar_value({'scalar': '2.0', 'is_int': True}), scalar_value({'scalar': 2})
-    (2, 2.0)
-    """
-    s = kwargs.get("scalar", 0.0)
-    if kwargs.get("is_int") and float(s).is_integer():
-        return int(float(s))
-    return float(s)
-
-
-def _scalar_run(fn):
-    """The run of a ``*_scalar`` node: ``fn(array, scalar)``."""
-    def run(inputs, kwargs):
-        return fn(inputs[0], scalar_value(kwargs))
-    return run
-
-
-# MXNet's operators of the scalar family: name -> (array op scalar, aliases)
-_SCALAR_OPS = {
-    "_plus_scalar": (lambda x, s: x + s, ("_PlusScalar",)),
-    "_minus_scalar": (lambda x, s: x - s, ("_MinusScalar",)),
-    "_rminus_scalar": (lambda x, s: s - x, ("_RMinusScalar",)),
-    "_mul_scalar": (lambda x, s: x * s, ("_MulScalar",)),
-    "_div_scalar": (lambda x, s: x / s, ("_DivScalar",)),
-    "_rdiv_scalar": (lambda x, s: s / x, ("_RDivScalar",)),
-    "_power_scalar": (lambda x, s: x ** s, ("_PowerScalar",)),
-    "_rpower_scalar": (lambda x, s: s ** x, ("_RPowerScalar",)),
-    "_mod_scalar": (lambda x, s: x % s, ("_ModScalar",)),
-    "_rmod_scalar": (lambda x, s: s % x, ("_RModScalar",)),
-    "_maximum_scalar": (lambda x, s: maximum(x, s), ("_MaximumScalar",)),
-    "_minimum_scalar": (lambda x, s: minimum(x, s), ("_MinimumScalar",)),
-    "_hypot_scalar": (lambda x, s: sqrt(x * x + s * s), ("_HypotScalar",)),
-    "_equal_scalar": (lambda x, s: x == s, ("_EqualScalar",)),
-    "_not_equal_scalar": (lambda x, s: x != s, ("_NotEqualScalar",)),
-    "_greater_scalar": (lambda x, s: x > s, ("_GreaterScalar",)),
-    "_greater_equal_scalar": (lambda x, s: x >= s, ("_GreaterEqualScalar",)),
-    "_lesser_scalar": (lambda x, s: x < s, ("_LesserScalar",)),
-    "_lesser_equal_scalar": (lambda x, s: x <= s, ("_LesserEqualScalar",)),
-}
-for _n, (_f, _al) in _SCALAR_OPS.items():
-    mxnet_op(_n, run=_scalar_run(_f), aliases=_al, attrs=("scalar", "is_int"), shape=_sr.same)
-
-
 # ------------------------------------------------------------------ binary ops
 def _same_dtype(fn):
     """``fn(a, b)`` in ``a``'s dtype; accepts ``out=`` (``fn`` a ufunc)."""
@@ -870,13 +822,15 @@ mxnet_op("elemwise_add", _BINARY, aliases=("_plus", "_Plus", "_add", "_grad_add"
 mxnet_op("elemwise_sub", _BINARY, aliases=("_minus", "_Minus", "_sub"), shape=_sr.same)
 mxnet_op("elemwise_mul", _BINARY, aliases=("_mul", "_Mul"), shape=_sr.same)
 mxnet_op("elemwise_div", _BINARY, aliases=("_div", "_Div"), shape=_sr.same)
-for _n, _fn, _al in (("_maximum", "maximum", ("_Maximum",)),
-                     ("_minimum", "minimum", ("_Minimum",)), ("_power", "power", ("_Power",)),
-                     ("_mod", "modulo", ("_Mod",)), ("_hypot", "hypot", ("_Hypot",)),
-                     ("_equal", "equal", ()), ("_not_equal", "not_equal", ()),
-                     ("_greater", "greater", ()), ("_greater_equal", "greater_equal", ()),
-                     ("_lesser", "lesser", ()), ("_lesser_equal", "lesser_equal", ())):
-    mxnet_op(_n, _BINARY, nd_name=_fn, aliases=_al, shape=_sr.same)
+for _n, _fn in (("_maximum", "maximum"), ("_minimum", "minimum"), ("_power", "power"),
+                ("_mod", "modulo"), ("_hypot", "hypot"), ("_equal", "equal"),
+                ("_not_equal", "not_equal"), ("_greater", "greater"),
+                ("_greater_equal", "greater_equal"), ("_lesser", "lesser"),
+                ("_lesser_equal", "lesser_equal")):
+    mxnet_op(_n, _BINARY, nd_name=_fn, shape=_sr.same,
+             aliases={"_maximum": ("_Maximum",), "_minimum": ("_Minimum",),
+                      "_power": ("_Power",), "_mod": ("_Mod",),
+                      "_hypot": ("_Hypot",)}.get(_n, ()))
 for _n in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
            "broadcast_maximum", "broadcast_minimum", "broadcast_power", "broadcast_mod",
            "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
@@ -886,6 +840,54 @@ for _n in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
     mxnet_op(_n, _BINARY, aliases={"broadcast_add": ("broadcast_plus",),
                                    "broadcast_sub": ("broadcast_minus",)}.get(_n, ()),
              shape=_sr.broadcast_rule)
+
+
+def scalar_value(kwargs: dict):
+    """The scalar of a ``*_scalar`` node: an int when MXNet's ``is_int`` says the Python
+    scalar was one (so integer arrays stay integer), else a float.
+
+    Examples
+    --------
+    >>> scalar_value({'scalar': '2.0', 'is_int': True}), scalar_value({'scalar': 2})
+    (2, 2.0)
+    """
+    s = kwargs.get("scalar", 0.0)
+    if kwargs.get("is_int") and float(s).is_integer():
+        return int(float(s))
+    return float(s)
+
+
+def _scalar_run(fn):
+    """The run of a ``*_scalar`` node: ``fn(array, scalar)``."""
+    def run(inputs, kwargs):
+        return fn(inputs[0], scalar_value(kwargs))
+    return run
+
+
+# MXNet's operators of the scalar family: name -> (array op scalar, aliases)
+_SCALAR_OPS = {
+    "_plus_scalar": (lambda x, s: x + s, ("_PlusScalar",)),
+    "_minus_scalar": (lambda x, s: x - s, ("_MinusScalar",)),
+    "_rminus_scalar": (lambda x, s: s - x, ("_RMinusScalar",)),
+    "_mul_scalar": (lambda x, s: x * s, ("_MulScalar",)),
+    "_div_scalar": (lambda x, s: x / s, ("_DivScalar",)),
+    "_rdiv_scalar": (lambda x, s: s / x, ("_RDivScalar",)),
+    "_power_scalar": (lambda x, s: x ** s, ("_PowerScalar",)),
+    "_rpower_scalar": (lambda x, s: s ** x, ("_RPowerScalar",)),
+    "_mod_scalar": (lambda x, s: x % s, ("_ModScalar",)),
+    "_rmod_scalar": (lambda x, s: s % x, ("_RModScalar",)),
+    "_maximum_scalar": (lambda x, s: maximum(x, s), ("_MaximumScalar",)),
+    "_minimum_scalar": (lambda x, s: minimum(x, s), ("_MinimumScalar",)),
+    "_hypot_scalar": (lambda x, s: sqrt(x * x + s * s), ("_HypotScalar",)),
+    "_equal_scalar": (lambda x, s: x == s, ("_EqualScalar",)),
+    "_not_equal_scalar": (lambda x, s: x != s, ("_NotEqualScalar",)),
+    "_greater_scalar": (lambda x, s: x > s, ("_GreaterScalar",)),
+    "_greater_equal_scalar": (lambda x, s: x >= s, ("_GreaterEqualScalar",)),
+    "_lesser_scalar": (lambda x, s: x < s, ("_LesserScalar",)),
+    "_lesser_equal_scalar": (lambda x, s: x <= s, ("_LesserEqualScalar",)),
+}
+for _n, (_f, _al) in _SCALAR_OPS.items():
+    mxnet_op(_n, run=_scalar_run(_f), aliases=_al, attrs=("scalar", "is_int"), shape=_sr.same)
 
 
 def _add_n_fwd(*xs):
