@@ -72,6 +72,7 @@ def moments(data: NDArray, axes: Union[int, Sequence[int], None] = None, keepdim
 
 mxnet_op("moments", outputs=2)
 
+
 def L2Normalization(data: NDArray, eps: float = 1e-10, mode: str = "instance",
                     out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
     """``data / sqrt(sum(data ** 2) + eps)``, the sum over every axis but the first
@@ -227,6 +228,7 @@ def khatri_rao(*args: NDArray, num_args: Optional[int] = None, out: Optional[NDA
 
 mxnet_op("khatri_rao", None)
 
+
 def identity(data: NDArray, out: Optional[NDArray] = None,
              name: Optional[str] = None) -> NDArray:
     """A copy of ``data`` (recorded: the gradient passes through unchanged).
@@ -311,6 +313,7 @@ def diag(data: NDArray, k: int = 0, axis1: int = 0, axis2: int = 1,
 
 mxnet_op("diag")
 
+
 def _cumsum_fwd(x, axis, dtype):
     return np.cumsum(x if axis is not None else x.reshape(-1), axis=axis or 0, dtype=dtype)
 
@@ -360,6 +363,7 @@ def cumsum(a: NDArray, axis: Optional[int] = None, dtype: Any = None,
 
 
 mxnet_op("cumsum", ("a",))
+
 
 # ------------------------------------------------------------------ losses & checks
 def _make_loss_grad(g, y, x, grad_scale, valid_thresh, normalization):

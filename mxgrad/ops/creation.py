@@ -157,6 +157,7 @@ _creation_dtype = _dr.from_attr()
 mxnet_op("_zeros", (), run=lambda ins, kw: zeros(kw["shape"], dtype=kw.get("dtype", "float32")),
          attrs=("shape", "dtype"), shape=_creation_shape, dtype=_creation_dtype)
 
+
 def ones(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any
          ) -> NDArray:
     """An array of ones (float32 by default).
@@ -174,6 +175,7 @@ def ones(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = Non
 
 mxnet_op("_ones", (), run=lambda ins, kw: ones(kw["shape"], dtype=kw.get("dtype", "float32")),
          attrs=("shape", "dtype"), shape=_creation_shape, dtype=_creation_dtype)
+
 
 def full(shape: ShapeLike, val: float, ctx: Optional[Context] = None, dtype: DTypeLike = None,
          **kwargs: Any) -> NDArray:
@@ -196,6 +198,7 @@ def full(shape: ShapeLike, val: float, ctx: Optional[Context] = None, dtype: DTy
 mxnet_op("_full", (), run=lambda ins, kw: full(kw["shape"], kw["value"],
                                                 dtype=kw.get("dtype", "float32")),
          attrs=("shape", "dtype", "value"), shape=_creation_shape, dtype=_creation_dtype)
+
 
 def empty(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None) -> NDArray:
     """An uninitialised array (float32 by default).
@@ -251,6 +254,7 @@ mxnet_op("_arange", (), run=lambda ins, kw: arange(
     dtype=kw.get("dtype", "float32")),
     attrs=("start", "stop", "step", "repeat", "infer_range", "dtype"), dtype=_creation_dtype)
 
+
 def linspace(start: float, stop: float, num: int, endpoint: bool = True,
              ctx: Optional[Context] = None, dtype: DTypeLike = None) -> NDArray:
     """``num`` evenly spaced values from ``start`` to ``stop``.
@@ -278,6 +282,7 @@ mxnet_op("_linspace", (), run=lambda ins, kw: linspace(
     dtype=kw.get("dtype")), attrs=("start", "stop", "num", "endpoint", "dtype", "ctx",
                                    "step", "repeat", "infer_range"))
 
+
 def eye(N: int, M: int = 0, k: int = 0, ctx: Optional[Context] = None, dtype: DTypeLike = None,
         **kwargs: Any) -> NDArray:
     """A 2-D array with ones on the ``k``-th diagonal (``M=0`` means square).
@@ -303,6 +308,7 @@ def eye(N: int, M: int = 0, k: int = 0, ctx: Optional[Context] = None, dtype: DT
 mxnet_op("_eye", (), run=lambda ins, kw: eye(int(kw["N"]), int(kw.get("M", 0)),
                                               int(kw.get("k", 0)), dtype=kw.get("dtype")),
          attrs=("N", "M", "k", "dtype", "ctx"))
+
 
 def concatenate_numpy(arrays, axis=0):
     """Concatenate NDArrays into one NumPy array (not recorded)."""
