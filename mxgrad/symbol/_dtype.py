@@ -50,8 +50,6 @@ def _topk(kw, ins, outs):
 
 for _op in ("Cast", "amp_cast", "_zeros", "_ones", "_full", "_arange", "one_hot"):
     _RULES[_op] = _from_attr()
-for _op in ("shape_array", "size_array"):
-    _RULES[_op] = _from_attr("int64")
 for _op in ("BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"):
     _RULES[_op] = _norm
 _RULES["topk"] = _topk
@@ -66,8 +64,7 @@ def _sort(kw, ins, outs):
 
 _RULES["sort"] = _sort
 for _op in ("pick", "take", "batch_take", "gather_nd", "SequenceMask", "SequenceLast",
-            "SequenceReverse", "reshape_like", "broadcast_like", "slice_like",
-            "_contrib_index_copy"):
+            "SequenceReverse", "_contrib_index_copy"):
     _RULES[_op] = _free(1)
 _RULES["where"] = _free(0)
 _RULES["Embedding"] = lambda kw, ins, outs: (
