@@ -224,12 +224,9 @@ def cycles(graph: Dict[str, Set[str]]) -> List[Set[str]]:
 DEBT: Set[Edge] = {
     ('mxgrad.executor', 'mxgrad.symbol'),
     ('mxgrad.executor', 'mxgrad.symbol.plan'),
-    ('mxgrad.symbol._custom', 'mxgrad.symbol._dtype'),
     ('mxgrad.symbol._custom', 'mxgrad.symbol._ops'),
-    ('mxgrad.symbol._custom', 'mxgrad.symbol._shape'),
     ('mxgrad.symbol._custom', 'mxgrad.symbol.symbol'),
     ('mxgrad.symbol._dtype', 'mxgrad.symbol.symbol'),
-    ('mxgrad.symbol._np_ops', 'mxgrad.symbol._shape'),
     ('mxgrad.symbol._shape', 'mxgrad.symbol.symbol'),
     ('mxgrad.symbol.numpy._symbol', 'mxgrad.symbol.numpy._functions'),
     ('mxgrad.symbol.symbol', 'mxgrad.executor'),

@@ -38,12 +38,10 @@ _norm = norm
 _label = label
 
 
-for _op in ("shape_array", "size_array"):
-    _RULES[_op] = _from_attr("int64")
 for _op in ("BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"):
     _RULES[_op] = _norm
 for _op in ("SequenceMask", "SequenceLast",
-            "SequenceReverse", "reshape_like", "broadcast_like", "slice_like"):
+            "SequenceReverse"):
     _RULES[_op] = _free(1)
 _RULES["Embedding"] = lambda kw, ins, outs: (
     [ins[0], as_dtype(kw.get("dtype") or "float32")],

@@ -22,8 +22,6 @@ import ast
 import inspect
 from typing import Any, Callable, Dict, Optional, Tuple
 
-import numpy as np
-
 from .. import ndarray as nd
 from ..base import MXNetError
 from ..ops._mxnet_op import ALIASES, RECORDS, MXNetOp, mxnet_op
@@ -173,13 +171,7 @@ def parse_attrs(spec: OpSpec, attrs: Dict[str, str], node_name: str) -> dict:
 _BINARY = ("lhs", "rhs")
 _op("dot", _BINARY)
 _op("batch_dot", _BINARY)
-_op("broadcast_like", _BINARY)
-_op("reshape_like", _BINARY)
-_op("slice_like", ("data", "shape_like"))
-
-for _n in ("hard_sigmoid",
-           "shape_array", "size_array"):
-    _op(_n)
+_op("hard_sigmoid")
 _op("make_loss", out_names=("loss",))   # MXNet names its output <name>_loss
 _op("MakeLoss")
 _op("SequenceMask", ("data", "sequence_length"))
@@ -188,51 +180,6 @@ _op("SequenceReverse", ("data", "sequence_length"))
 _op("L2Normalization")
 _op("LRN")
 _op("UpSampling", None)
-
-# shape
-_op("Flatten", aliases=("flatten",))
-
-
-def reshape_target(kwargs: dict, in_shape) -> Optional[tuple]:
-    """The ``shape`` of a Reshape node, also from MXNet's deprecated ``target_shape`` (a 0
-    is the one inferred size; ``keep_highest`` keeps the first dimension)."""
-    shape = kwargs.get("shape")
-    target = kwargs.get("target_shape")
-    if not target or shape:
-        if shape is None:
-            return None
-        return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    t = [int(v) for v in target]
-    if kwargs.get("keep_highest") and in_shape is not None:
-        t[0] = in_shape[0]
-    return tuple(-1 if v == 0 else v for v in t)
-
-
-def _reshape(inputs, kwargs):
-    kw = {k: v for k, v in kwargs.items() if k not in ("target_shape", "keep_highest")}
-    kw["shape"] = reshape_target(kwargs, inputs[0].shape)
-    return nd.Reshape(inputs[0], **kw)
-
-
-_op("Reshape", aliases=("reshape",), run=_reshape,
-    attrs=(_attr_names(nd.Reshape) or frozenset()) | {"target_shape", "keep_highest"})
-_op("transpose")
-_op("expand_dims")
-_op("squeeze")
-_op("SwapAxis", aliases=("swapaxes",))
-_op("Concat", None, aliases=("concat",))
-_op("stack", None)
-_op("SliceChannel", aliases=("split",), outputs=lambda kw: int(kw.get("num_outputs", 1)))
-_op("slice_axis")
-_op("slice", aliases=("crop",))
-_op("tile")
-_op("repeat")
-_op("reverse", aliases=("flip",))
-_op("Pad", aliases=("pad",))
-_op("broadcast_to")
-_op("broadcast_axis", aliases=("broadcast_axes",))
-_op("depth_to_space")
-_op("space_to_depth")
 
 # neural network
 _op("Convolution", ("data", "weight", "bias"), params=("weight", "bias"))
@@ -289,8 +236,6 @@ _op("LeakyReLU", ("data", "gamma"), params=("gamma",), run=_leaky_relu,
 _op("Pooling", outputs=lambda kw: 2 if kw.get("pool_type", "max") == "max" else 1,
     visible=1, out_names=("output", "workspace"))
 _op("Dropout", outputs=2, visible=1, out_names=("output", "mask"))
-_op("_rnn_param_concat", None, run=lambda ins, kw: nd.Concat(*ins, **kw),
-    attrs=_attr_names(nd.Concat))
 
 
 def _rnn(inputs, kwargs):
@@ -426,10 +371,6 @@ def nd_function(op: str) -> Optional[Callable]:
     return getattr(nd, op, None)
 
 
-def _identity_like_rhs(inputs, kwargs):
-    return inputs[0].copy()
-
-
 def _install_all() -> None:
     from ._mxnet_op_inputs import OP_INPUTS
     for op, inputs in OP_INPUTS.items():
@@ -449,18 +390,6 @@ def _install_all() -> None:
                             run=run, attrs=attrs, outputs=outputs, visible=visible)
 
 
-_op("_identity_with_attr_like_rhs", ("lhs", "rhs"), run=_identity_like_rhs, attrs=())
-
-def _split_v2(inputs, kwargs):
-    sections = int(kwargs.get("sections", 0) or 0)
-    where = sections if sections > 0 else tuple(kwargs.get("indices", ()))[1:]
-    return nd.split_v2(inputs[0], where, axis=int(kwargs.get("axis", 0)),
-                       squeeze_axis=bool(kwargs.get("squeeze_axis", False)))
-
-
-# MXNet's indices start with a 0; sections > 0 means equal parts
-_op("_split_v2", run=_split_v2, attrs=("indices", "axis", "squeeze_axis", "sections"),
-    outputs=lambda kw: int(kw.get("sections", 0) or 0) or len(tuple(kw.get("indices", ()))))
 # an optimizer update MXNet registers without the _contrib_ prefix
 _op("_adamw_update", ("weight", "grad", "mean", "var", "rescale_grad"),
     run=_nd_runner(nd.contrib.adamw_update), attrs=_attr_names(nd.contrib.adamw_update),
