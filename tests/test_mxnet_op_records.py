@@ -256,6 +256,9 @@ def test_records_elem_fields():
         "_plus_scalar"
     assert lookup("broadcast_plus").shape is sr.broadcast_rule
     assert lookup("exp").shape is sr.same and lookup("_hypot_scalar").shape is sr.same
+    # every *_scalar operator's record carries its rule (the shape pass has no fallback)
+    from mxgrad.symbol._registry import supported_ops
+    assert all(lookup(n).shape is sr.same for n in supported_ops() if n.endswith("_scalar"))
     assert lookup("ElementWiseSum").inputs is None and lookup("add_n").attrs >= {"num_args"}
     assert lookup("take").inputs == ("a", "indices") and lookup("cumsum").inputs == ("a",)
     assert lookup("topk").num_outputs({"ret_typ": "value"}) == 2

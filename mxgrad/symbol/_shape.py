@@ -420,10 +420,7 @@ def _rule_of(op: str) -> Optional[Rule]:
     rec = _lookup(op)
     if rec is not None and rec.shape is not None:
         return rec.shape
-    f = _RULES.get(op)
-    if f is None and op.endswith("_scalar"):       # _plus_scalar, _rpower_scalar...
-        return _same
-    return f
+    return _RULES.get(op)
 
 
 # ------------------------------------------------------------------ the pass
