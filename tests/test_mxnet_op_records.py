@@ -15,6 +15,8 @@ from mxgrad.ops import shape as ops_shape
 from mxgrad.ops._mxnet_op import lookup
 from mxgrad.symbol import _control_flow, _custom, _dtype, _np_ops, _registry, _shape
 
+import op_records_elem_cases
+
 _ROOT = os.path.join(os.path.dirname(__file__), "..", "mxgrad")
 
 
@@ -276,9 +278,6 @@ def test_records_elem_fields():
     assert out.dtype == mx.nd.array([1], dtype="int32").dtype
     assert out.asnumpy().tolist() == [3, 6]
 
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import op_records_elem_cases  # noqa: E402
 
 _ELEM_FIX = json.load(open(os.path.join(os.path.dirname(__file__), "data", "mxnet",
                                       "op_records_elem.json")))
