@@ -221,26 +221,7 @@ def cycles(graph: Dict[str, Set[str]]) -> List[Set[str]]:
 # no cycle and no upward import; tests/test_import_graph.py fails on any other such edge and
 # on an entry here that is gone (remove it). ``python tools/import_graph.py --debt`` prints
 # the list a checkout needs.
-DEBT: Set[Edge] = {
-    ('mxgrad.executor', 'mxgrad.symbol'),
-    ('mxgrad.executor', 'mxgrad.symbol.plan'),
-    ('mxgrad.symbol._custom', 'mxgrad.symbol._dtype'),
-    ('mxgrad.symbol._custom', 'mxgrad.symbol._ops'),
-    ('mxgrad.symbol._custom', 'mxgrad.symbol._shape'),
-    ('mxgrad.symbol._custom', 'mxgrad.symbol.symbol'),
-    ('mxgrad.symbol._dtype', 'mxgrad.symbol.symbol'),
-    ('mxgrad.symbol._np_ops', 'mxgrad.symbol._shape'),
-    ('mxgrad.symbol._shape', 'mxgrad.symbol.symbol'),
-    ('mxgrad.symbol.numpy._symbol', 'mxgrad.symbol.numpy._functions'),
-    ('mxgrad.symbol.symbol', 'mxgrad.executor'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol._control_flow'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol._dtype'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol._ops'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol._shape'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol.numpy'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol.numpy._symbol'),
-}
+DEBT: Set[Edge] = set()
 
 
 def needed_debt(found: Dict[Edge, Tuple[str, int]], mods: Dict[str, str]) -> Set[Edge]:

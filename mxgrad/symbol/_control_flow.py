@@ -30,7 +30,8 @@ from .. import ndarray as nd
 from ..base import DTypeError, MXNetError
 from ..ndarray.contrib import _regroup  # the inverse of a flattening (one home)
 from ._registry import OpSpec
-from .symbol import Symbol, _Node, Group, evaluate, var, _make_name
+from ._core import Symbol, _Node, Group, var, _make_name
+from ._evaluate import evaluate
 
 __all__ = ["foreach", "while_loop", "cond"]
 
