@@ -8,17 +8,18 @@ op, so a Symbol graph is recorded by autograd like imperative code) or planned
 (:mod:`mxgrad.symbol.plan`).
 
 The bottom of ``mxgrad/symbol/`` (issue 20 item 5): this module imports no module of the
-package. The class body below holds a Symbol's
-state and the methods that need nothing else: outputs, listing, attributes, composition,
-copies, the shape of a traced output. The methods that need modules which themselves
-import ``Symbol`` (shape and dtype inference, the operators ``x + y`` and the fluent
-methods, ``bind``/``simple_bind``, ``tojson``...) are the class body of its base class,
-:class:`~mxgrad.symbol.symbol.SymbolMethods` (``symbol/symbol.py``, at the top of the
+package. The class body below holds a Symbol's state and the methods that need nothing
+else: outputs, listing, attributes, composition, copies, the shape of a traced output, the
+face (``as_np_ndarray``). The methods that need modules which themselves import ``Symbol``
+(shape and dtype inference, the operators ``x + y`` and the fluent methods,
+``bind``/``simple_bind``, ``eval``, ``tojson``...) are the class body of its base class,
+:class:`~mxgrad.symbol.symbol.SymbolMethods` (``symbol/symbol.py``, the top of the
 package), as ``NDArray`` and ``NDArrayMethods`` are split (ARCHITECTURE.md, "Symbol's
 face"). Symbol is declared here with a slot-less stand-in base that ``symbol.py`` replaces
 (``Symbol.__bases__ = (SymbolMethods,)``); a type checker sees ``class
-Symbol(SymbolMethods)``. The Symbol classes by face are :data:`SYMBOL_FACES` (``mx.sym.np``'s
-``_Symbol`` registers itself as ``"np"``, as ``mx.np.ndarray`` does in ``FACES``).
+Symbol(SymbolMethods)``. :data:`SYMBOL_FACES` holds the Symbol class of each face
+(``mx.sym.np``'s ``_Symbol`` registers itself as ``"np"``, as ``mx.np.ndarray`` does in
+``_engine.ndarray.FACES``).
 
 Examples
 --------
@@ -191,8 +192,8 @@ class Symbol(_Methods):
     """A symbolic graph: one or more outputs of operator nodes.
 
     Build one with :func:`var` and the ``mx.sym`` operators (or by calling a
-    HybridBlock on a Symbol), load one with :func:`load`, run it with
-    ``gluon.SymbolBlock``.
+    HybridBlock on a Symbol), load one with :func:`mxgrad.symbol.load`, run it with
+    ``gluon.SymbolBlock`` or :meth:`bind`.
 
     Examples
     --------
@@ -579,7 +580,7 @@ def Group(symbols: Sequence[Symbol]) -> Symbol:
     >>> mx.sym.Group([mx.sym.relu(a, name='r'), mx.sym.exp(a, name='e')]).list_outputs()
     ['r_output', 'e_output']
     """
-    outs = []
+    outs: list = []
     for s in symbols:
         if not isinstance(s, Symbol):
             raise DTypeError(f"Group() takes Symbols, got {type(s).__name__}")

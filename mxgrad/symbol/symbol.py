@@ -36,9 +36,11 @@ import numpy as np
 from .._engine.ndarray import NDArray
 from ..base import MXNetError, NotImplementedForSymbol, ShapeError, DTypeError
 from ..util import is_np_shape
-from ._core import Symbol, Group, var, Variable, example_var, _aux_ids
+from ._core import Symbol, Group, var, Variable, _aux_ids
+from ._core import example_var  # noqa: F401  (this path's names, as before the split)
 from . import _dtype, _executor, _json, _ops, _shape
-from ._evaluate import evaluate, with_inferred_shapes
+from ._evaluate import evaluate
+from ._evaluate import with_inferred_shapes  # noqa: F401
 from ._json import load, load_json
 
 __all__ = ["Symbol", "SymbolMethods", "var", "Variable", "Group", "load", "load_json",
@@ -80,6 +82,7 @@ class SymbolMethods:
     _outputs: Tuple[Any, ...]
     _labels: Optional[tuple]
 
+    # ------------------------------------------------------------- inference
     def infer_shape(self, *args, **shapes):
         """``(arg_shapes, out_shapes, aux_shapes)`` from the shapes of some variables.
 
@@ -188,6 +191,7 @@ class SymbolMethods:
         """
         return self._infer_type_impl(args, types)
 
+    # ------------------------------------------------------------- composing
     def _gen_atomic_symbol(self) -> "Symbol":
         """A new node with this Symbol's operator and attributes, on fresh variables
         (MXNet's ``_gen_atomic_symbol``)."""
@@ -196,10 +200,6 @@ class SymbolMethods:
             raise MXNetError("_gen_atomic_symbol: a variable has no operator")
         attrs = {k: v for k, v in node.attrs.items() if not k.startswith("__")}
         return _ops.call(node.op, node.op.lower(), (), dict(attrs, name=node.name))
-
-    def __reduce__(self):
-        # pickled as its JSON, as MXNet does
-        return (load_json, (self.tojson(),))
 
     # ------------------------------------------------------------- running
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None,
@@ -256,7 +256,7 @@ class SymbolMethods:
 
     def eval(self, ctx=None, **kwargs) -> List[NDArray]:
         """Run the graph on the NDArrays given by variable name; a list of outputs."""
-        return evaluate(self, kwargs)
+        return evaluate(self, kwargs)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------- JSON
     def tojson(self, remove_amp_cast: bool = True) -> str:
@@ -266,6 +266,10 @@ class SymbolMethods:
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         """Write :meth:`tojson` to ``fname`` (atomically)."""
         _json.save(self, fname)  # type: ignore[arg-type]
+
+    def __reduce__(self):
+        # pickled as its JSON, as MXNet does
+        return (load_json, (self.tojson(),))
 
     def __deepcopy__(self, memo):
         return load_json(self.tojson())
@@ -351,8 +355,6 @@ class SymbolMethods:
     # ------------------------------------------------------------- fluent methods
     def astype(self, dtype) -> "Symbol":
         return _ops.make("Cast", [self], {"dtype": dtype}, None, "cast")
-
-
 
     def split_v2(self, indices_or_sections, axis=0, squeeze_axis=False, **kwargs):
         """``mx.sym.split_v2(self, ...)``."""
