@@ -32,7 +32,8 @@ from ..ndarray.contrib import _regroup  # the inverse of a flattening (one home)
 from ..ops._shape_rules import Shape, merge
 from ._registry import OpSpec
 from ._shape import infer_entries
-from .symbol import Symbol, _Node, Group, evaluate, var, _make_name
+from ._core import Symbol, _Node, Group, var, _make_name
+from ._evaluate import evaluate
 
 __all__ = ["foreach", "while_loop", "cond"]
 

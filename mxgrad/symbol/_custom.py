@@ -110,7 +110,7 @@ def Custom(*data: Any, op_type: str = "", name=None, attr=None, **kwargs: Any):
     states in the order its property lists them, positionally or by name; those left
     out become variables ``<name>_<input>`` (as MXNet's ``mx.sym.Custom``)."""
     from . import _ops
-    from .symbol import Symbol
+    from ._core import Symbol
     if not isinstance(op_type, str) or not op_type:
         raise DTypeError("mx.sym.Custom: op_type must be the registered name (a str)")
     given = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}

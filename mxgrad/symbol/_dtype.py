@@ -104,7 +104,7 @@ def infer_entries(nodes, given: Dict) -> Dict[tuple, DType]:
 def infer(sym, given: Dict[str, DType]) -> Dict[tuple, DType]:
     """``{(id(node), output index): dtype or None}`` for the entries of ``sym``, from the
     dtypes ``given`` by variable name and the variables' ``__dtype__``."""
-    from .symbol import _FLAG_DTYPES
+    from ._core import _FLAG_DTYPES
     nodes = sym._nodes()
     start: Dict = {}
     for n in nodes:

@@ -401,7 +401,7 @@ def _la_gelqf(kw, ins, outs):
 
 # ------------------------------------------------------------------ running an op on zeros
 def _run_on_zeros(node, ins: List[Shape], dtypes=None) -> List[Shape]:
-    from .symbol import _run_node
+    from ._core import _run_node
     args = []
     for i, s in enumerate(ins):
         dt = dtypes[i] if dtypes and dtypes[i] is not None else "float32"
