@@ -46,3 +46,33 @@ def test_bad_parameters_raise_mxnet_errors(call):
     with pytest.raises(ValueError) as e:
         call()
     assert isinstance(e.value, mx.MXNetError)
+
+
+@pytest.mark.parametrize("name, kw, mean, var", [
+    ("uniform_like", dict(low=1.0, high=3.0), 2.0, 4.0 / 12),
+    ("normal_like", dict(loc=10.0, scale=0.5), 10.0, 0.25),
+    ("gamma_like", dict(alpha=9.0, beta=0.5), 4.5, 9.0 * 0.25),
+    ("exponential_like", dict(lam=4.0), 0.25, 1 / 16),
+    ("poisson_like", dict(lam=4.0), 4.0, 4.0),
+    ("negative_binomial_like", dict(k=3, p=0.4), 3 * 0.6 / 0.4, 3 * 0.6 / 0.16),
+    ("generalized_negative_binomial_like", dict(mu=2.0, alpha=0.3), 2.0, 2.0 + 0.3 * 4.0),
+])
+def test_like_samplers_take_shape_and_dtype_of_data(name, kw, mean, var):
+    """MXNet's ``*_like`` samplers (nd and sym): ``data``'s shape and dtype, the
+    distribution's moments (20,000 draws: 5 standard errors)."""
+    data = mx.nd.zeros((100, 200), dtype="float64")
+    mx.random.seed(3)
+    x = getattr(mx.nd.random, name)(data, **kw)
+    assert x.shape == (100, 200) and x.dtype == np.float64
+    v = x.asnumpy()
+    assert abs(v.mean() - mean) < 5 * np.sqrt(var / v.size)
+    assert abs(v.var() - var) < 0.05 * var
+    s = getattr(mx.sym.random, name)(mx.sym.var("d"), **kw)
+    out = s.eval(d=mx.nd.zeros((3, 4), dtype="float16"))[0]
+    assert out.shape == (3, 4) and out.dtype == np.float16
+
+
+def test_randn_takes_ctx_and_out():
+    out = mx.nd.zeros((2, 3))
+    r = mx.nd.random.randn(2, 3, loc=1.0, ctx=mx.cpu(), out=out)
+    assert r is out and out.asnumpy().std() > 0

@@ -30,7 +30,9 @@ _Param = Union[float, NDArray]
 
 __all__ = ["uniform", "normal", "randn", "randint", "shuffle", "exponential", "gamma",
            "poisson", "multinomial", "bernoulli", "negative_binomial",
-           "generalized_negative_binomial"]
+           "generalized_negative_binomial", "uniform_like", "normal_like", "gamma_like",
+           "exponential_like", "poisson_like", "negative_binomial_like",
+           "generalized_negative_binomial_like"]
 
 
 def _shape(shape, where="random: shape"):
@@ -112,15 +114,16 @@ def normal(loc: _Param = 0.0, scale: _Param = 1.0, shape: Optional[ShapeLike] = 
 
 
 def randn(*shape: int, loc: _Param = 0.0, scale: _Param = 1.0, dtype: DTypeLike = None,
+          ctx: Optional[Context] = None, out: Optional[NDArray] = None,
           **kwargs: Any) -> NDArray:
-    """Standard normal samples of the given shape.
+    """Normal samples (standard unless ``loc``/``scale`` say otherwise) of the given shape.
 
     Examples
     --------
     >>> randn(2, 2).shape
     (2, 2)
     """
-    return normal(loc, scale, shape=shape, dtype=dtype)
+    return normal(loc, scale, shape=shape, ctx=ctx, dtype=dtype, out=out)
 
 
 def randint(low: int, high: int, shape: Optional[ShapeLike] = None, ctx: Optional[Context] = None,
@@ -341,6 +344,123 @@ def _out(out, r):
     return out
 
 
+# ------------------------------------------------------------------ samples shaped like an array
+def _like(sampler, data: NDArray, op: str, out: Optional[NDArray], **params: Any) -> NDArray:
+    """Samples of ``sampler`` with ``params`` (scalars) in ``data``'s shape and dtype."""
+    if not isinstance(data, NDArray):
+        raise DTypeError(f"random.{op}: data must be an NDArray (its shape and dtype are "
+                         f"the samples'), got {type(data).__name__}")
+    r = sampler(shape=data.shape, dtype=data.dtype, **params)
+    return _out(out, r if r.shape == data.shape else r.reshape(data.shape))
+
+
+def uniform_like(data: NDArray, low: float = 0.0, high: float = 1.0,
+                 out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+    """Samples from ``U[low, high)`` in the shape and dtype of ``data``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.random.uniform_like(mx.nd.zeros((2, 3), dtype='float64')).dtype
+    <class 'numpy.float64'>
+    """
+    return _like(uniform, data, "uniform_like", out, low=low, high=high)
+
+
+def normal_like(data: NDArray, loc: float = 0.0, scale: float = 1.0,
+                out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+    """Samples from ``N(loc, scale**2)`` in the shape and dtype of ``data``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.random.normal_like(mx.nd.zeros((2, 3)), loc=1.0).shape
+    (2, 3)
+    """
+    return _like(normal, data, "normal_like", out, loc=loc, scale=scale)
+
+
+def gamma_like(data: NDArray, alpha: float = 1.0, beta: float = 1.0,
+               out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+    """Samples from a gamma distribution (shape ``alpha``, scale ``beta``) in the shape and
+    dtype of ``data``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> bool((mx.nd.random.gamma_like(mx.nd.zeros((4,)), alpha=2.0) > 0).asnumpy().all())
+    True
+    """
+    return _like(gamma, data, "gamma_like", out, alpha=alpha, beta=beta)
+
+
+def exponential_like(data: NDArray, lam: float = 1.0, out: Optional[NDArray] = None,
+                     **kwargs: Any) -> NDArray:
+    """Samples from an exponential distribution of rate ``lam`` in the shape and dtype of
+    ``data``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.random.exponential_like(mx.nd.zeros((2, 2)), lam=4.0).shape
+    (2, 2)
+    """
+    lam = as_real(lam, "random.exponential_like: lam")
+    if lam <= 0:
+        raise StateError(f"random.exponential_like: lam={lam} must be a positive rate")
+    return _like(exponential, data, "exponential_like", out, scale=1.0 / lam)
+
+
+def poisson_like(data: NDArray, lam: float = 1.0, out: Optional[NDArray] = None,
+                 **kwargs: Any) -> NDArray:
+    """Samples from a Poisson distribution of rate ``lam`` in the shape and dtype of
+    ``data``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.random.poisson_like(mx.nd.zeros((3,)), lam=2.0).shape
+    (3,)
+    """
+    return _like(poisson, data, "poisson_like", out, lam=lam)
+
+
+def negative_binomial_like(data: NDArray, k: float = 1, p: float = 1,
+                           out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
+    """Samples from a negative binomial distribution (``k`` successes, success probability
+    ``p``) in the shape and dtype of ``data``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.random.negative_binomial_like(mx.nd.zeros((3,)), k=3, p=0.4).shape
+    (3,)
+    """
+    return _like(negative_binomial, data, "negative_binomial_like", out, k=k, p=p)
+
+
+def generalized_negative_binomial_like(data: NDArray, mu: float = 1, alpha: float = 1,
+                                       out: Optional[NDArray] = None,
+                                       **kwargs: Any) -> NDArray:
+    """Samples from a negative binomial distribution of mean ``mu`` and dispersion
+    ``alpha`` in the shape and dtype of ``data``.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.nd.random.generalized_negative_binomial_like(mx.nd.zeros((3,)), mu=2.0).shape
+    (3,)
+    """
+    return _like(generalized_negative_binomial, data, "generalized_negative_binomial_like",
+                 out, mu=mu, alpha=alpha)
+
+
+_LIKE = {"uniform": uniform_like, "normal": normal_like, "gamma": gamma_like,
+         "exponential": exponential_like, "poisson": poisson_like,
+         "negative_binomial": negative_binomial_like,
+         "generalized_negative_binomial": generalized_negative_binomial_like}
+
+
 # MXNet's sampling operators with scalar parameters: _random_<dist> (the ``shape``
 # attribute) and _random_<dist>_like (its input's shape); dist -> (sampler, parameters)
 _RANDOM_OPS = {"uniform": (uniform, ("low", "high")), "normal": (normal, ("loc", "scale")),
@@ -359,11 +479,12 @@ def _sampler_run(dist: str, like: bool):
     def run(inputs, kwargs):
         kw = dict(kwargs)
         kw.pop("ctx", None)
+        if like:
+            dtype = kw.pop("dtype", None)
+            data = inputs[0] if dtype in (None, "None") else inputs[0].astype(dtype)
+            return _LIKE[dist](data, **kw)
         if dist == "exponential":           # MXNet's operator takes the rate
             kw["scale"] = 1.0 / float(kw.pop("lam", 1.0))
-        if like:
-            kw["shape"] = inputs[0].shape
-            kw.setdefault("dtype", inputs[0].dtype)
         return draw(**kw)
     return run
 
