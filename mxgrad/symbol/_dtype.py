@@ -52,8 +52,6 @@ for _op in ("Cast", "amp_cast", "_zeros", "_ones", "_full", "_arange", "one_hot"
     _RULES[_op] = _from_attr()
 for _op in ("shape_array", "size_array"):
     _RULES[_op] = _from_attr("int64")
-for _op in ("BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"):
-    _RULES[_op] = _norm
 _RULES["topk"] = _topk
 _RULES["argsort"] = lambda kw, ins, outs: (list(ins),
                                            [as_dtype(kw.get("dtype") or "float32")])
@@ -70,9 +68,6 @@ for _op in ("pick", "take", "batch_take", "gather_nd", "SequenceMask", "Sequence
             "_contrib_index_copy"):
     _RULES[_op] = _free(1)
 _RULES["where"] = _free(0)
-_RULES["Embedding"] = lambda kw, ins, outs: (
-    [ins[0], as_dtype(kw.get("dtype") or "float32")],
-    [as_dtype(kw.get("dtype") or "float32")] * len(outs))
 for _op in ("SoftmaxOutput", "SVMOutput", "LinearRegressionOutput", "MAERegressionOutput",
             "LogisticRegressionOutput"):
     _RULES[_op] = _label

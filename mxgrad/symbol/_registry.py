@@ -245,7 +245,7 @@ for _n in ("relu", "sigmoid", "tanh", "exp", "log", "log2", "log10", "log1p", "e
            "sign", "floor", "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan",
            "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
            "degrees", "radians", "erf", "erfinv", "gamma", "gammaln", "softsign",
-           "logical_not", "zeros_like", "ones_like", "hard_sigmoid",
+           "logical_not", "zeros_like", "ones_like",
            "shape_array", "size_array"):
     _op(_n)
 _op("clip")
@@ -347,58 +347,9 @@ _op("argsort")
 # neural network
 _op("Convolution", ("data", "weight", "bias"), params=("weight", "bias"))
 _op("Deconvolution", ("data", "weight", "bias"), params=("weight", "bias"))
-_op("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
-    params=("gamma", "beta", "moving_mean", "moving_var"), aux=(3, 4), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
-    out_names=("output", "mean", "var"))
-_op("LayerNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
-    out_names=("output", "mean", "std"))
-_op("BatchNorm_v1", ("data", "gamma", "beta", "moving_mean", "moving_var"),
-    params=("gamma", "beta", "moving_mean", "moving_var"), aux=(3, 4), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
-    out_names=("output", "mean", "var"))
-_op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
-    visible=1, out_names=("output", "mean", "var"))
-
-
-def _group_norm(inputs, kwargs):
-    """MXNet 1.x's GroupNorm: ``gamma``/``beta`` hold one value per group (shape
-    ``(num_groups,)``), applied to every channel of the group; per-channel ones (shape
-    ``(C,)``) are accepted too."""
-    x, gamma, beta = inputs
-    groups = int(kwargs.get("num_groups", 1))
-    c = x.shape[1]
-    if groups != c and c % groups == 0:
-        if gamma.shape == (groups,):
-            gamma = nd.repeat(gamma, c // groups, axis=0)
-        if beta.shape == (groups,):
-            beta = nd.repeat(beta, c // groups, axis=0)
-    return nd.GroupNorm(x, gamma, beta, **kwargs)
-
-
-_op("GroupNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1, run=_group_norm,
-    attrs=_attr_names(nd.GroupNorm), out_names=("output", "mean", "std"))
-_op("Embedding", ("data", "weight"), params=("weight",))
-_op("Activation")
-def _leaky_relu(inputs, kwargs):
-    """LeakyReLU; ``rrelu`` also has MXNet's second output, the mask (zeros when not
-    training: the fixed slope ``(lower + upper) / 2`` is used)."""
-    out = nd.LeakyReLU(*inputs, **kwargs)
-    if kwargs.get("act_type") == "rrelu":
-        return out, nd.zeros_like(out)
-    return out
-
-
-_rrelu = lambda kw: 2 if kw.get("act_type") == "rrelu" else 1  # noqa: E731
-_op("LeakyReLU", ("data", "gamma"), params=("gamma",), run=_leaky_relu,
-    attrs=_attr_names(nd.LeakyReLU), outputs=_rrelu, visible=_rrelu,
-    out_names=("output", "mask"))
 # max pooling has a hidden second output (the workspace MXNet's MKLDNN kernel keeps)
 _op("Pooling", outputs=lambda kw: 2 if kw.get("pool_type", "max") == "max" else 1,
     visible=1, out_names=("output", "workspace"))
-_op("Dropout", outputs=2, visible=1, out_names=("output", "mask"))
 _op("_rnn_param_concat", None, run=lambda ins, kw: nd.Concat(*ins, **kw),
     attrs=_attr_names(nd.Concat))
 
@@ -438,10 +389,6 @@ def _ctc_loss(inputs, kwargs):
 _op("CTCLoss", ("data", "label", "data_lengths", "label_lengths"), run=_ctc_loss,
     attrs=_attr_names(nd.CTCLoss), outputs=2, visible=1,
     aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"))
-_op("softmax", ("data", "length"))
-_op("log_softmax")
-_op("softmin")
-_op("SoftmaxActivation")
 _op("smooth_l1")
 
 
@@ -508,18 +455,13 @@ _MULTI_OUTPUTS: Dict[str, Tuple[Any, Any]] = {
     "_contrib_quantize": (3, None), "_contrib_box_nms": (2, 1),
     "_contrib_box_non_maximum_suppression": (2, 1), "_contrib_hawkesll": (2, None),
     "_contrib_CTCLoss": (2, 1), "_contrib_ctc_loss": (2, 1), "CTCLoss": (2, 1),
-    "ctc_loss": (2, 1), "_contrib_SyncBatchNorm": (3, 1),
-    "_contrib_BatchNormWithReLU": (3, lambda kw: 3 if kw.get("output_mean_var") else 1),
+    "ctc_loss": (2, 1),
     "_contrib_MultiProposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
     "_contrib_Proposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
 }
-_AUX = {"_contrib_SyncBatchNorm": (3, 4), "_contrib_BatchNormWithReLU": (3, 4),
-        "BatchNorm_v1": ()}
-_PARAMS = {"_contrib_SyncBatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
-           "_contrib_BatchNormWithReLU": ("gamma", "beta", "moving_mean", "moving_var"),
-           "_contrib_DeformableConvolution": ("weight", "bias"),
-           "_contrib_ModulatedDeformableConvolution": ("weight", "bias"),
-           "BatchNorm_v1": ("gamma", "beta")}
+_AUX: Dict[str, Tuple[int, ...]] = {}
+_PARAMS = {"_contrib_DeformableConvolution": ("weight", "bias"),
+           "_contrib_ModulatedDeformableConvolution": ("weight", "bias")}
 _NAMESPACES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_image_", "image"))
 
 

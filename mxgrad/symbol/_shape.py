@@ -59,9 +59,9 @@ _SAME = (
     "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan", "arcsin", "arccos",
     "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "degrees", "radians", "erf",
     "erfinv", "gamma", "gammaln", "softsign", "logical_not", "zeros_like", "ones_like",
-    "hard_sigmoid", "clip", "_copy", "BlockGrad", "make_loss", "MakeLoss", "Cast",
-    "Activation", "softmax", "log_softmax", "softmin", "SoftmaxActivation", "smooth_l1",
-    "L2Normalization", "LRN", "reverse", "Dropout",
+    "clip", "_copy", "BlockGrad", "make_loss", "MakeLoss", "Cast",
+    "smooth_l1",
+    "L2Normalization", "LRN", "reverse",
     "_identity_with_attr_like_rhs", "amp_cast", "gelu", "mish", "log_sigmoid", "softrelu",
     "_contrib_gradientmultiplier", "_contrib_round_ste", "_contrib_sign_ste",
     "_contrib_div_sqrt_dim", "_contrib_quadratic", "_contrib_isfinite", "_contrib_isinf",
@@ -227,60 +227,6 @@ def _pool(kw, ins, outs):
             out[ax] = (-(-span // s[i]) if full else span // s[i]) + 1
     o = merge(outs[0], tuple(out))
     return list(ins), [o] + [o] * (len(outs) - 1)
-
-
-def _norm_rule(kind: str):
-    def f(kw, ins, outs):
-        if ins[0] is None:          # MXNet's rule needs the data (no backward inference)
-            return list(ins), list(outs)
-        (d,), (o,) = _same(kw, ins[:1], outs[:1])
-        axis = int(kw.get("axis", 1 if kind == "batch" else -1)) % len(d)
-        if kind == "group":
-            c = (int(kw.get("num_groups", 1)),)
-        elif kind == "instance":
-            c = (d[1],)
-        else:
-            c = (d[axis],)
-        new_ins = [d] + [c] * (len(ins) - 1)
-        if kind == "batch":
-            stats = [c, c]
-        elif kind == "layer":
-            red = list(d)
-            red[axis] = 1
-            stats = [tuple(red)] * 2
-        elif kind == "group":
-            stats = [(d[0], c[0])] * 2
-        else:
-            stats = [(d[0], d[1])] * 2
-        return new_ins, [o] + stats[:len(outs) - 1]
-    return f
-
-
-_RULES["BatchNorm"] = _RULES["_contrib_BatchNormWithReLU"] = _norm_rule("batch")
-_RULES["BatchNorm_v1"] = _norm_rule("batch")
-_RULES["_contrib_SyncBatchNorm"] = _norm_rule("batch")
-_RULES["LayerNorm"] = _norm_rule("layer")
-_RULES["GroupNorm"] = _norm_rule("group")
-_RULES["InstanceNorm"] = _norm_rule("instance")
-
-
-@rule("LeakyReLU")
-def _leaky(kw, ins, outs):
-    (d,), o = _same(kw, ins[:1], outs)
-    new = [d]
-    if len(ins) > 1:
-        new.append((d[1] if len(d) > 1 else 1,) if d is not None else ins[1])
-    return new, o
-
-
-@rule("Embedding")
-def _embedding(kw, ins, outs):
-    n_in, n_out = int(kw["input_dim"]), int(kw["output_dim"])
-    d = ins[0]
-    if d is None and outs[0] is not None:
-        d = tuple(outs[0][:-1])
-    o = merge(outs[0], tuple(d) + (n_out,)) if d is not None else outs[0]
-    return [d, (n_in, n_out)], [o]
 
 
 @rule("_rnn_param_concat")
