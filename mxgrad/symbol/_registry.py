@@ -345,11 +345,6 @@ _op("sort", outputs=2, visible=1)      # hidden second output: the indices
 _op("argsort")
 
 # neural network
-_op("Convolution", ("data", "weight", "bias"), params=("weight", "bias"))
-_op("Deconvolution", ("data", "weight", "bias"), params=("weight", "bias"))
-# max pooling has a hidden second output (the workspace MXNet's MKLDNN kernel keeps)
-_op("Pooling", outputs=lambda kw: 2 if kw.get("pool_type", "max") == "max" else 1,
-    visible=1, out_names=("output", "workspace"))
 _op("_rnn_param_concat", None, run=lambda ins, kw: nd.Concat(*ins, **kw),
     attrs=_attr_names(nd.Concat))
 
