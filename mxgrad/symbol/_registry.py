@@ -257,15 +257,10 @@ def _copy(inputs, kwargs):
 
 _op("_copy", run=_copy, aliases=("identity",), attrs=())
 _op("BlockGrad", aliases=("stop_gradient",))
-_op("make_loss", out_names=("loss",))   # MXNet names its output <name>_loss
-_op("MakeLoss")
 _op("Cast", nd_name="cast", aliases=("cast",))
 _op("SequenceMask", ("data", "sequence_length"))
 _op("SequenceLast", ("data", "sequence_length"))
 _op("SequenceReverse", ("data", "sequence_length"))
-_op("L2Normalization")
-_op("LRN")
-_op("UpSampling", None)
 _op("khatri_rao", None)
 _op("moments", outputs=2)
 _op("cumsum", ("a",))

@@ -59,9 +59,9 @@ _SAME = (
     "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan", "arcsin", "arccos",
     "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "degrees", "radians", "erf",
     "erfinv", "gamma", "gammaln", "softsign", "logical_not", "zeros_like", "ones_like",
-    "clip", "_copy", "BlockGrad", "make_loss", "MakeLoss", "Cast",
+    "clip", "_copy", "BlockGrad", "Cast",
     "smooth_l1",
-    "L2Normalization", "LRN", "reverse",
+    "reverse",
     "_identity_with_attr_like_rhs", "amp_cast", "gelu", "mish", "log_sigmoid", "softrelu",
     "_contrib_gradientmultiplier", "_contrib_round_ste", "_contrib_sign_ste",
     "_contrib_div_sqrt_dim", "_contrib_quadratic", "_contrib_isfinite", "_contrib_isinf",
@@ -452,24 +452,6 @@ def _rnn(kw, ins, outs):
     new += list(ins[len(new):])
     res = [(d[0], d[1], dirs * ph), state, (layers * dirs, d[1], h)]
     return new, res[:len(outs)]
-
-
-@rule("UpSampling")
-def _upsampling(kw, ins, outs):
-    scale = int(kw["scale"])
-    d = ins[0]
-    if d is None:
-        return list(ins), list(outs)
-    out = (d[0], d[1], d[2] * scale if d[2] >= 0 else -1, d[3] * scale if d[3] >= 0 else -1)
-    new = list(ins)
-    if kw.get("sample_type") == "bilinear":
-        k = 2 * scale - scale % 2
-        new[1] = (int(kw.get("num_filter", d[1])), 1, k, k)
-    elif len(ins) > 1:
-        if kw.get("multi_input_mode", "concat") == "concat":
-            chans = [s[1] if s is not None else -1 for s in ins]
-            out = (out[0], sum(chans) if all(c >= 0 for c in chans) else -1) + out[2:]
-    return new, [merge(outs[0], out)]
 
 
 # linear algebra (MXNet's linalg ops work on the last two axes, batched over the rest)
