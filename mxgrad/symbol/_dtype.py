@@ -68,9 +68,6 @@ for _op in ("pick", "take", "batch_take", "gather_nd", "SequenceMask", "Sequence
             "_contrib_index_copy"):
     _RULES[_op] = _free(1)
 _RULES["where"] = _free(0)
-for _op in ("SoftmaxOutput", "SVMOutput", "LinearRegressionOutput", "MAERegressionOutput",
-            "LogisticRegressionOutput"):
-    _RULES[_op] = _label
 
 
 def _sample(kw, ins, outs):

@@ -28,6 +28,7 @@ from .. import ndarray as nd
 from ..base import MXNetError
 from ..ops._mxnet_op import ALIASES, RECORDS, MXNetOp, mxnet_op
 from ..ops._mxnet_op import lookup as _lookup
+from ..ops.output import LABEL_OPS  # noqa: F401  (label inputs: never parameters to load)
 
 __all__ = ["OpSpec", "lookup", "parse_attrs", "supported_ops", "UnknownOpError"]
 
@@ -380,60 +381,6 @@ _op("CTCLoss", ("data", "label", "data_lengths", "label_lengths"), run=_ctc_loss
     attrs=_attr_names(nd.CTCLoss), outputs=2, visible=1,
     aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"))
 _op("smooth_l1")
-
-
-def _softmax_output(inputs, kwargs):
-    """SoftmaxOutput: with a label, MXNet's loss layer (softmax forward, backward
-    ``softmax - one_hot(label)`` whatever the head gradient); without one (a model
-    imported for inference or fine-tuning with another loss) the plain softmax."""
-    x = inputs[0]
-    if len(inputs) > 1 and inputs[1] is not None:
-        return nd.SoftmaxOutput(x, inputs[1], **kwargs)
-    if kwargs.get("multi_output"):
-        return nd.softmax(x, axis=1)
-    if kwargs.get("preserve_shape") or x.ndim == 2:
-        return nd.softmax(x, axis=-1)
-    return nd.softmax(x.reshape((x.shape[0], -1)), axis=-1).reshape(x.shape)
-
-
-_op("SoftmaxOutput", ("data", "label"), params=("label",), run=_softmax_output,
-    aliases=("Softmax",),
-    attrs=("grad_scale", "ignore_label", "multi_output", "use_ignore", "preserve_shape",
-           "normalization", "out_grad", "smooth_alpha"))
-
-
-def _regression(name, kind):
-    layer = getattr(nd, name)
-
-    def run(inputs, kwargs):
-        x = inputs[0]
-        if len(inputs) > 1 and inputs[1] is not None:     # MXNet's loss layer
-            return layer(x, inputs[1], **kwargs)
-        return nd.sigmoid(x) if kind == "logistic" else x.copy()
-    return run
-
-
-for _n, _k in (("LinearRegressionOutput", "linear"), ("MAERegressionOutput", "linear"),
-               ("LogisticRegressionOutput", "logistic")):
-    _op(_n, ("data", "label"), params=("label",), run=_regression(_n, _k),
-        attrs=("grad_scale",))
-
-
-
-def _svm_output(inputs, kwargs):
-    """SVMOutput: with a label, MXNet's hinge-loss layer; without one, the identity."""
-    if len(inputs) > 1 and inputs[1] is not None:
-        return nd.SVMOutput(inputs[0], inputs[1], **kwargs)
-    return inputs[0].copy()
-
-
-_op("SVMOutput", ("data", "label"), params=("label",), run=_svm_output,
-    attrs=("margin", "regularization_coefficient", "use_linear"))
-_op("IdentityAttachKLSparseReg", ("data", "moving_avg"), params=("moving_avg",), aux=(1,))
-
-# ops whose label input is only used by training losses: never a parameter to load
-LABEL_OPS = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "MAERegressionOutput",
-                       "LogisticRegressionOutput", "SVMOutput"})
 
 
 # ------------------------------------------------------------------ every other mx.nd op

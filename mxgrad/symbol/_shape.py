@@ -86,13 +86,6 @@ def register_same(op: str) -> None:
     _RULES[op] = _same
 
 
-@rule("IdentityAttachKLSparseReg")
-def _kl(kw, ins, outs):
-    (d,), o = _same(kw, ins[:1], outs)
-    avg = (d[1],) if d is not None and len(d) > 1 else None
-    return [d, avg], o
-
-
 def _sequence_rule(drops_time: bool) -> Rule:
     """SequenceMask/Reverse (``drops_time`` False) and SequenceLast (True): data with time
     on ``axis`` (0 or 1) and batch on the other of the first two axes; ``sequence_length``
@@ -341,40 +334,6 @@ def _one_hot(kw, ins, outs):
     if ins[0] is None:
         return list(ins), list(outs)
     return list(ins), [merge(outs[0], tuple(ins[0]) + (int(kw["depth"]),))]
-
-
-def _label_rule(kind: str):
-    def f(kw, ins, outs):
-        # MXNet's rules need the data (regression outputs: all of its shape); no
-        # backward inference from the output
-        if (kind == "same" and not known(ins[0])) or ins[0] is None:
-            return list(ins), list(outs)
-        (d,), (o,) = _same(kw, ins[:1], outs)
-        new = [d]
-        if len(ins) > 1:
-            label = ins[1]
-            if known(d):                # MXNet shapes the label from a known data shape
-                if kind == "same":
-                    want: Shape = d
-                elif kw.get("multi_output"):
-                    want = (d[0], _prod(d[2:]))
-                elif kw.get("preserve_shape"):
-                    want = tuple(d[:-1])
-                else:
-                    want = (d[0],) if kind == "softmax" else tuple(d[:-1])
-                if label is None or len(label) == len(want):
-                    label = merge(label, want)
-                elif kind == "same" and label is not None and not known(label):
-                    pass
-            new.append(label)
-        return new, [o]
-    return f
-
-
-_RULES["SoftmaxOutput"] = _label_rule("softmax")
-_RULES["SVMOutput"] = _label_rule("svm")
-for _op in ("LinearRegressionOutput", "MAERegressionOutput", "LogisticRegressionOutput"):
-    _RULES[_op] = _label_rule("same")
 
 
 def _slice_len(dim: int, b, e, st) -> int:
