@@ -63,8 +63,8 @@ def _sort(kw, ins, outs):
 
 
 _RULES["sort"] = _sort
-for _op in ("pick", "take", "batch_take", "gather_nd", "SequenceMask", "SequenceLast",
-            "SequenceReverse", "reshape_like", "broadcast_like", "slice_like",
+for _op in ("pick", "take", "batch_take", "gather_nd",
+            "reshape_like", "broadcast_like", "slice_like",
             "_contrib_index_copy"):
     _RULES[_op] = _free(1)
 _RULES["where"] = _free(0)

@@ -259,9 +259,6 @@ def _copy(inputs, kwargs):
 _op("_copy", run=_copy, aliases=("identity",), attrs=())
 _op("BlockGrad", aliases=("stop_gradient",))
 _op("Cast", nd_name="cast", aliases=("cast",))
-_op("SequenceMask", ("data", "sequence_length"))
-_op("SequenceLast", ("data", "sequence_length"))
-_op("SequenceReverse", ("data", "sequence_length"))
 _op("khatri_rao", None)
 _op("moments", outputs=2)
 _op("cumsum", ("a",))
@@ -345,41 +342,6 @@ _op("_rnn_param_concat", None, run=lambda ins, kw: nd.Concat(*ins, **kw),
     attrs=_attr_names(nd.Concat))
 
 
-def _rnn(inputs, kwargs):
-    """The fused RNN op. Begin states written by Gluon's export as ``_zeros`` with an
-    unknown (0) batch dimension get their shape from the data (layout TNC)."""
-    inputs = list(inputs)
-    if kwargs.get("mode") != "lstm" and len(inputs) == 4:   # (data, params, state, seq_len)
-        inputs.insert(3, None)
-    data = inputs[0]
-    dirs = 2 if kwargs.get("bidirectional") else 1
-    layers = int(kwargs.get("num_layers", 1))
-    hidden = int(kwargs["state_size"])
-    proj = kwargs.get("projection_size")
-    for i, size in ((2, proj or hidden), (3, hidden)):
-        if i < len(inputs) and inputs[i] is not None and 0 in inputs[i].shape:
-            inputs[i] = nd.zeros((layers * dirs, data.shape[1], size), dtype=data.dtype)
-    return nd.RNN(*inputs, **kwargs)
-
-
-_op("RNN", ("data", "parameters", "state", "state_cell", "sequence_length"), run=_rnn,
-    attrs=_attr_names(nd.RNN),
-    outputs=lambda kw: (3 if kw.get("mode") == "lstm" else 2) if kw.get("state_outputs")
-    else 1)
-
-
-def _ctc_loss(inputs, kwargs):
-    """CTCLoss: the length inputs present are those its use_*_lengths flags say."""
-    rest = list(inputs[2:])
-    dl = rest.pop(0) if kwargs.get("use_data_lengths") and rest else None
-    ll = rest.pop(0) if kwargs.get("use_label_lengths") and rest else None
-    return nd.CTCLoss(inputs[0], inputs[1], dl, ll, **kwargs)
-
-
-# a hidden second output (MXNet's gradient workspace): outputs are named <name>_output0
-_op("CTCLoss", ("data", "label", "data_lengths", "label_lengths"), run=_ctc_loss,
-    attrs=_attr_names(nd.CTCLoss), outputs=2, visible=1,
-    aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"))
 _op("smooth_l1")
 
 
@@ -391,8 +353,6 @@ _MULTI_OUTPUTS: Dict[str, Tuple[Any, Any]] = {
     "_contrib_MultiBoxTarget": (3, None), "_contrib_bipartite_matching": (2, None),
     "_contrib_quantize": (3, None), "_contrib_box_nms": (2, 1),
     "_contrib_box_non_maximum_suppression": (2, 1), "_contrib_hawkesll": (2, None),
-    "_contrib_CTCLoss": (2, 1), "_contrib_ctc_loss": (2, 1), "CTCLoss": (2, 1),
-    "ctc_loss": (2, 1),
     "_contrib_MultiProposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
     "_contrib_Proposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
 }

@@ -86,28 +86,6 @@ def register_same(op: str) -> None:
     _RULES[op] = _same
 
 
-def _sequence_rule(drops_time: bool) -> Rule:
-    """SequenceMask/Reverse (``drops_time`` False) and SequenceLast (True): data with time
-    on ``axis`` (0 or 1) and batch on the other of the first two axes; ``sequence_length``
-    has one value per sequence (lengths are values: these ops cannot run on zeros to find
-    shapes)."""
-    def f(kw, ins, outs):
-        d = ins[0]
-        ax = int(kw.get("axis", 0))
-        out: Shape = d
-        if d is not None and drops_time:
-            out = tuple(d[:ax]) + tuple(d[ax + 1:])
-        new_ins = list(ins)
-        if len(ins) > 1 and d is not None and len(d) >= 2:
-            new_ins[1] = merge(ins[1], (d[1 - ax],))
-        return new_ins, [merge(outs[0], out)]
-    return f
-
-
-_RULES["SequenceMask"] = _RULES["SequenceReverse"] = _sequence_rule(False)
-_RULES["SequenceLast"] = _sequence_rule(True)
-
-
 _broadcast, _broadcast_rule = broadcast, broadcast_rule
 
 
@@ -390,27 +368,6 @@ def reshaped_input(d: Shape, o: Shape) -> Shape:
         if rest > 0 and total % rest == 0:
             return tuple(total // rest if v < 0 else v for v in d)
     return d
-
-
-@rule("RNN")
-def _rnn(kw, ins, outs):
-    from ..ops.rnn import rnn_param_size
-    d = ins[0]
-    if d is None or len(d) != 3 or d[2] < 0:
-        return list(ins), list(outs)
-    mode = kw.get("mode")
-    h, layers = int(kw["state_size"]), int(kw.get("num_layers", 1))
-    dirs = 2 if kw.get("bidirectional") else 1
-    proj = kw.get("projection_size")
-    ph = int(proj) if proj else h
-    size = rnn_param_size(mode, d[2], h, layers, bool(kw.get("bidirectional")), proj)
-    state = (layers * dirs, d[1], ph)
-    new = [d, (size,), state]
-    if len(ins) > 3:
-        new.append((layers * dirs, d[1], h) if mode == "lstm" else ins[3])
-    new += list(ins[len(new):])
-    res = [(d[0], d[1], dirs * ph), state, (layers * dirs, d[1], h)]
-    return new, res[:len(outs)]
 
 
 # linear algebra (MXNet's linalg ops work on the last two axes, batched over the rest)
