@@ -231,8 +231,6 @@ for _n in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
            "broadcast_logical_xor"):
     _op(_n, _BINARY, aliases={"broadcast_add": ("broadcast_plus",),
                               "broadcast_sub": ("broadcast_minus",)}.get(_n, ()))
-_op("dot", _BINARY)
-_op("batch_dot", _BINARY)
 _op("broadcast_like", _BINARY)
 _op("reshape_like", _BINARY)
 _op("where", ("condition", "x", "y"))
@@ -348,8 +346,6 @@ _op("smooth_l1")
 # ------------------------------------------------------------------ every other mx.nd op
 # outputs of the ops registered below that have more than one (hidden ones included)
 _MULTI_OUTPUTS: Dict[str, Tuple[Any, Any]] = {
-    "_linalg_gelqf": (2, None), "_linalg_syevd": (2, None), "_linalg_slogdet": (2, None),
-    "linalg_gelqf": (2, None), "linalg_syevd": (2, None), "linalg_slogdet": (2, None),
     "_contrib_MultiBoxTarget": (3, None), "_contrib_bipartite_matching": (2, None),
     "_contrib_quantize": (3, None), "_contrib_box_nms": (2, 1),
     "_contrib_box_non_maximum_suppression": (2, 1), "_contrib_hawkesll": (2, None),

@@ -194,43 +194,6 @@ def _transpose(kw, ins, outs):
     return [d], [o]
 
 
-def _dot_rule(batch: bool):
-    def f(kw, ins, outs):
-        a, b = ins
-        if a is None or b is None:
-            return list(ins), list(outs)
-        ta, tb = bool(kw.get("transpose_a")), bool(kw.get("transpose_b"))
-        if batch:
-            if len(a) != 3 or len(b) != 3:
-                raise ShapeError(f"batch_dot: inputs must be 3-D, got {_fmt(a)} and {_fmt(b)}")
-            m, ka = (a[2], a[1]) if ta else (a[1], a[2])
-            kb, n = (b[2], b[1]) if tb else (b[1], b[2])
-            if ka < 0 or kb < 0:
-                return list(ins), list(outs)
-            if ka != kb:
-                raise ShapeError(f"batch_dot: shapes {_fmt(a)} and {_fmt(b)} do not match")
-            nb = _dim(a[0], b[0])
-            if a[0] >= 0 and b[0] >= 0 and a[0] != b[0]:
-                raise ShapeError(f"batch_dot: batch sizes of {_fmt(a)} and {_fmt(b)} differ")
-            return list(ins), [merge(outs[0], (nb, m, n))]
-        if len(a) == 1 and len(b) == 1:
-            return list(ins), [merge(outs[0], (1,))]
-        ka = a[0] if ta else a[-1]
-        kb = b[-1] if tb else b[0]
-        if ka < 0 or kb < 0:
-            return list(ins), list(outs)
-        if ka != kb:
-            raise ShapeError(f"dot: shapes {_fmt(a)} and {_fmt(b)} do not match")
-        left = tuple(a[1:]) if ta else tuple(a[:-1])
-        right = tuple(b[:-1]) if tb else tuple(b[1:])
-        return list(ins), [merge(outs[0], left + right)]
-    return f
-
-
-_RULES["dot"] = _dot_rule(False)
-_RULES["batch_dot"] = _dot_rule(True)
-
-
 def _np_contract(matmul: bool):
     """NumPy's ``dot`` / ``matmul`` shapes (MXNet's ``_np_dot`` / ``_npi_matmul``): the
     contracted sizes are made one (so a weight's unknown input size comes from the data),
@@ -368,40 +331,6 @@ def reshaped_input(d: Shape, o: Shape) -> Shape:
         if rest > 0 and total % rest == 0:
             return tuple(total // rest if v < 0 else v for v in d)
     return d
-
-
-# linear algebra (MXNet's linalg ops work on the last two axes, batched over the rest)
-for _op in ("_linalg_potrf", "_linalg_potri", "_linalg_inverse"):
-    _RULES[_op] = _same
-
-
-@rule("_linalg_trmm", "_linalg_trsm")
-def _la_b(kw, ins, outs):
-    return list(ins), [merge(outs[0], ins[1])]
-
-
-@rule("_linalg_gemm")
-def _la_gemm(kw, ins, outs):
-    return list(ins), [merge(outs[0], ins[2])]
-
-
-@rule("_linalg_det", "_linalg_sumlogdiag", "_linalg_slogdet")
-def _la_batch(kw, ins, outs):
-    a = ins[0]
-    batch = None if a is None else (tuple(a[:-2]) or (1,))     # a matrix gives (1,)
-    return list(ins), [batch] * len(outs)
-
-
-@rule("_linalg_syevd")
-def _la_syevd(kw, ins, outs):
-    a = ins[0]
-    return list(ins), [a, None if a is None else tuple(a[:-1])]
-
-
-@rule("_linalg_gelqf")
-def _la_gelqf(kw, ins, outs):
-    a = ins[0]
-    return list(ins), [a, None if a is None else tuple(a[:-1]) + (a[-2],)]
 
 
 @rule("_zeros", "_ones", "_full")
