@@ -34,6 +34,7 @@ import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
+from ._mxnet_op import mxnet_op
 from .conv import _conv_osize
 from .im2col import _geometry
 from .indexing import take
@@ -181,6 +182,11 @@ def DeformableConvolution(data: NDArray, offset: NDArray, weight: NDArray,
                        no_bias, layout)
 
 
+mxnet_op("_contrib_DeformableConvolution", ("data", "offset", "weight", "bias"),
+         nd_name="contrib.DeformableConvolution", params=("weight", "bias"))
+
+
+
 def ModulatedDeformableConvolution(data: NDArray, offset: NDArray, mask: NDArray,
                                    weight: NDArray, bias: Optional[NDArray] = None,
                                    kernel: Sequence[int] = (), stride: Sequence[int] = (),
@@ -206,3 +212,7 @@ def ModulatedDeformableConvolution(data: NDArray, offset: NDArray, mask: NDArray
     return _deformable("ModulatedDeformableConvolution", data, offset, mask, weight, bias,
                        kernel, stride, dilate, pad, num_filter, num_group,
                        num_deformable_group, no_bias, layout)
+
+
+mxnet_op("_contrib_ModulatedDeformableConvolution", ("data", "offset", "mask", "weight", "bias"),
+         nd_name="contrib.ModulatedDeformableConvolution", params=("weight", "bias"))

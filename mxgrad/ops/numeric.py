@@ -21,6 +21,7 @@ import numpy as np
 from .._check import as_int, as_real
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
+from ._mxnet_op import mxnet_op
 
 __all__ = ["histogram", "multi_all_finite", "allclose"]
 
@@ -152,6 +153,11 @@ def quantize(data: NDArray, min_range: NDArray, max_range: NDArray, out_type: st
         q = np.clip(np.rint(x * (np.float32(255.0) / real)), 0, 255).astype(np.uint8)
         return [wrap(q), wrap(np.array([lo], np.float32)), wrap(np.array([hi], np.float32))]
     raise StateError(f"quantize: out_type must be 'int8' or 'uint8', got {out_type!r}")
+
+
+mxnet_op("_contrib_quantize", ("data", "min_range", "max_range"), nd_name="contrib.quantize",
+         outputs=3)
+
 
 
 def dequantize(data: NDArray, min_range: NDArray, max_range: NDArray,

@@ -22,8 +22,7 @@ from typing import Callable, Dict, Optional
 import numpy as np
 
 from ..base import DTypeError
-from ..ops._dtype_rules import (DType, F32, as_dtype, free, from_attr, label, merge, norm,
-                                 same)
+from ..ops._dtype_rules import DType, F32, as_dtype, free, from_attr, merge, same
 from ..ops._mxnet_op import lookup as _lookup
 
 __all__ = ["infer", "as_dtype"]
@@ -34,8 +33,6 @@ _merge = merge
 _same = same
 _free = free
 _from_attr = from_attr
-_norm = norm
-_label = label
 
 
 def _topk(kw, ins, outs):

@@ -344,17 +344,6 @@ _op("smooth_l1")
 
 
 # ------------------------------------------------------------------ every other mx.nd op
-# outputs of the ops registered below that have more than one (hidden ones included)
-_MULTI_OUTPUTS: Dict[str, Tuple[Any, Any]] = {
-    "_contrib_MultiBoxTarget": (3, None), "_contrib_bipartite_matching": (2, None),
-    "_contrib_quantize": (3, None), "_contrib_box_nms": (2, 1),
-    "_contrib_box_non_maximum_suppression": (2, 1), "_contrib_hawkesll": (2, None),
-    "_contrib_MultiProposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
-    "_contrib_Proposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
-}
-_AUX: Dict[str, Tuple[int, ...]] = {}
-_PARAMS = {"_contrib_DeformableConvolution": ("weight", "bias"),
-           "_contrib_ModulatedDeformableConvolution": ("weight", "bias")}
 _NAMESPACES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_image_", "image"))
 
 
@@ -377,6 +366,9 @@ def _identity_like_rhs(inputs, kwargs):
 
 
 def _install_all() -> None:
+    """A record for each of MXNet's other operators that has an ``mx.nd`` function: one
+    output, no parameters (an operator with more declares its record beside its
+    function)."""
     from ._mxnet_op_inputs import OP_INPUTS
     for op, inputs in OP_INPUTS.items():
         if op in _TABLE or op in _ALIASES:
@@ -384,15 +376,13 @@ def _install_all() -> None:
         fn = nd_function(op)
         if fn is None or not callable(fn) or isinstance(fn, type):
             continue
-        outputs, visible = _MULTI_OUTPUTS.get(op, (1, None))
         attrs = _attr_names(fn)
         if attrs is not None and inputs is None:
             attrs = attrs | {"num_args"}
         run = (lambda f: (lambda ins, kw: f(*ins, **{k: v for k, v in kw.items()
                                                       if k != "num_args"})))(fn) \
             if inputs is None else _nd_runner(fn)
-        _TABLE[op] = OpSpec(op, inputs, params=_PARAMS.get(op, ()), aux=_AUX.get(op, ()),
-                            run=run, attrs=attrs, outputs=outputs, visible=visible)
+        _TABLE[op] = OpSpec(op, inputs, run=run, attrs=attrs)
 
 
 _op("_identity_with_attr_like_rhs", ("lhs", "rhs"), run=_identity_like_rhs, attrs=())
@@ -466,11 +456,4 @@ def _split_v2(inputs, kwargs):
 # MXNet's indices start with a 0; sections > 0 means equal parts
 _op("_split_v2", run=_split_v2, attrs=("indices", "axis", "squeeze_axis", "sections"),
     outputs=lambda kw: int(kw.get("sections", 0) or 0) or len(tuple(kw.get("indices", ()))))
-# an optimizer update MXNet registers without the _contrib_ prefix
-_op("_adamw_update", ("weight", "grad", "mean", "var", "rescale_grad"),
-    run=_nd_runner(nd.contrib.adamw_update), attrs=_attr_names(nd.contrib.adamw_update),
-)
-_op("_mp_adamw_update", ("weight", "grad", "mean", "var", "weight32", "rescale_grad"),
-    run=_nd_runner(nd.contrib.mp_adamw_update),
-    attrs=_attr_names(nd.contrib.mp_adamw_update))
 _install_all()
