@@ -119,7 +119,6 @@ mxnet_op("_adamw_update", ("weight", "grad", "mean", "var", "rescale_grad"),
          nd_name="contrib.adamw_update")
 
 
-
 def mp_adamw_update(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray,
                     weight32: NDArray, rescale_grad: Scale, lr: float, eta: float,
                     beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8,
@@ -135,7 +134,6 @@ def mp_adamw_update(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray,
 
 mxnet_op("_mp_adamw_update", ("weight", "grad", "mean", "var", "weight32", "rescale_grad"),
          nd_name="contrib.mp_adamw_update")
-
 
 
 def multi_adamw_update(weights: Sequence[NDArray], grads: Sequence[NDArray],

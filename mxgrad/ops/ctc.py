@@ -29,6 +29,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
 from .._check import guard as _guard
+from . import _dtype_rules as _dr
 from ._mxnet_op import mxnet_op
 from .elemwise import exp, log, maximum, stop_gradient
 from .indexing import where
@@ -193,7 +194,8 @@ def _ctc_loss_run(inputs, kwargs):
 
 # a hidden second output (MXNet's gradient workspace): outputs are named <name>_output0
 mxnet_op("CTCLoss", ("data", "label", "data_lengths", "label_lengths"), run=_ctc_loss_run,
-         outputs=2, visible=1, aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"))
+         outputs=2, visible=1, aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"),
+         dtype=_dr.free(1, 2, 3))       # labels and lengths of any dtype
 
 
 def _ntc_to_tnc(pred):

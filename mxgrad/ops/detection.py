@@ -202,7 +202,6 @@ mxnet_op("_contrib_MultiBoxTarget", ("anchor", "label", "cls_pred"),
          nd_name="contrib.MultiBoxTarget", outputs=3)
 
 
-
 # ------------------------------------------------------------------ decoding
 def MultiBoxDetection(cls_prob: NDArray, loc_pred: NDArray, anchor: NDArray, clip: bool = True,
                       threshold: float = 0.01, background_id: int = 0,

@@ -221,7 +221,6 @@ def _dot_shape(batch: bool):
 mxnet_op("dot", ("lhs", "rhs"), shape=_dot_shape(False))
 
 
-
 def _to_out(out, r):
     if out is None:
         return r
@@ -319,7 +318,6 @@ def batch_dot(lhs: NDArray, rhs: NDArray, transpose_a: bool = False, transpose_b
 mxnet_op("batch_dot", ("lhs", "rhs"), shape=_dot_shape(True))
 
 
-
 def _row_axis(axis, ndim):
     axis = int(axis)
     if not -ndim <= axis < ndim:
@@ -389,12 +387,19 @@ def linalg_gemm(A: NDArray, B: NDArray, C: NDArray, transpose_a: bool = False,
 
 
 def _gemm_shape(kw, ins, outs):
-    """``linalg.gemm``'s output: shaped as its addend ``C``."""
-    return list(ins), [_sr.merge(outs[0], ins[2])]
+    """``linalg.gemm``'s addend ``C`` and output: shaped as each other and, on the default
+    axis, as the product of ``A`` and ``B`` (after ``transpose_a``/``_b``)."""
+    a, b = ins[0], ins[1]
+    o = _sr.merge(outs[0], ins[2])
+    if a is not None and b is not None and len(a) == len(b) >= 2 \
+            and int(kw.get("axis", -2)) == -2:
+        m = a[-1] if kw.get("transpose_a") else a[-2]
+        n = b[-2] if kw.get("transpose_b") else b[-1]
+        o = _sr.merge(o, tuple(_sr.dim(x, y) for x, y in zip(a[:-2], b[:-2])) + (m, n))
+    return [a, b, o], [o]
 
 
 mxnet_op("_linalg_gemm", ("A", "B", "C"), nd_name="linalg.gemm", shape=_gemm_shape)
-
 
 
 # ------------------------------------------------- diagonals, syrk, inverse, det
@@ -480,7 +485,6 @@ def _batch_scalar_shape(kw, ins, outs):
 mxnet_op("_linalg_sumlogdiag", ("A",), nd_name="linalg.sumlogdiag", shape=_batch_scalar_shape)
 
 
-
 def linalg_syrk(A: NDArray, transpose: bool = False, alpha: float = 1.0, **kwargs: Any) -> NDArray:
     """``alpha * A . A^T`` (or ``alpha * A^T . A`` with ``transpose=True``), batched.
 
@@ -554,7 +558,6 @@ def linalg_inverse(A: NDArray, **kwargs: Any) -> NDArray:
 mxnet_op("_linalg_inverse", ("A",), nd_name="linalg.inverse", shape=_sr.same)
 
 
-
 def _batch_scalar(x, ashape):
     """A per-matrix value (shape ``ashape[:-2]`` or ``(1,)``) shaped to broadcast over
     the matrices."""
@@ -595,8 +598,17 @@ def linalg_det(A: NDArray, **kwargs: Any) -> NDArray:
     return call1(_DET, A)
 
 
-mxnet_op("_linalg_det", ("A",), nd_name="linalg.det", shape=_batch_scalar_shape)
+def _det_shape(kw, ins, outs):
+    """``linalg.det``'s output: one value per matrix; its hidden outputs (MXNet's LU factor
+    and pivots) shaped as the input and without its last axis."""
+    a = ins[0]
+    if a is None:
+        return list(ins), list(outs)
+    return list(ins), [tuple(a[:-2]) or (1,), a, tuple(a[:-1])][:len(outs)]
 
+
+# two hidden outputs, as MXNet's (so its output is named <name>_output0)
+mxnet_op("_linalg_det", ("A",), nd_name="linalg.det", outputs=3, visible=1, shape=_det_shape)
 
 
 def _slogdet_fwd(a):
@@ -640,7 +652,6 @@ mxnet_op("_linalg_slogdet", ("A",), nd_name="linalg.slogdet", outputs=2,
 # MXNet's flat name (an alias there) is an operator of its own here, as the other flat
 # linalg names: its nodes keep that name (no shape rule: run on zeros)
 mxnet_op("linalg_slogdet", ("A",), outputs=2)
-
 
 
 # ------------------------------------------------ triangular ops and Cholesky
@@ -729,7 +740,6 @@ def _triangular_shape(kw, ins, outs):
 mxnet_op("_linalg_trmm", ("A", "B"), nd_name="linalg.trmm", shape=_triangular_shape)
 
 
-
 def linalg_trsm(A: NDArray, B: NDArray, transpose: bool = False, rightside: bool = False,
                 lower: bool = True, alpha: float = 1.0, **kwargs: Any) -> NDArray:
     """Solve ``op(A) . X = alpha * B`` (or ``X . op(A) = alpha * B`` with
@@ -757,7 +767,6 @@ def linalg_trsm(A: NDArray, B: NDArray, transpose: bool = False, rightside: bool
 
 
 mxnet_op("_linalg_trsm", ("A", "B"), nd_name="linalg.trsm", shape=_triangular_shape)
-
 
 
 def _potrf_fwd(a, lower):
@@ -814,7 +823,6 @@ def linalg_potrf(A: NDArray, lower: bool = True, **kwargs: Any) -> NDArray:
 mxnet_op("_linalg_potrf", ("A",), nd_name="linalg.potrf", shape=_sr.same)
 
 
-
 def linalg_potri(A: NDArray, lower: bool = True, **kwargs: Any) -> NDArray:
     """Inverse of ``A . A^T`` (``lower=True``) or ``A^T . A`` from a triangular
     (Cholesky) factor ``A``: the inverse of the matrix whose factor ``A`` is.
@@ -835,7 +843,6 @@ def linalg_potri(A: NDArray, lower: bool = True, **kwargs: Any) -> NDArray:
 
 
 mxnet_op("_linalg_potri", ("A",), nd_name="linalg.potri", shape=_sr.same)
-
 
 
 # ------------------------------------------------------------ matmul / @

@@ -176,7 +176,6 @@ mxnet_op("_linalg_gelqf", ("A",), nd_name="linalg.gelqf", outputs=2, shape=_gelq
 mxnet_op("linalg_gelqf", ("A",), outputs=2)
 
 
-
 # --------------------------------------------------------------- eigenvectors
 def _syevd_fwd(a):
     w, v = np.linalg.eigh(a, UPLO="U")
@@ -232,7 +231,6 @@ def _syevd_shape(kw, ins, outs):
 
 
 mxnet_op("_linalg_syevd", ("A",), nd_name="linalg.syevd", outputs=2, shape=_syevd_shape)
-
 
 
 # ---------------------------------------------------------- singular values

@@ -1544,7 +1544,7 @@ def BatchNormWithReLU(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean:
 
 mxnet_op("_contrib_BatchNormWithReLU", _BN_INPUTS, nd_name="contrib.BatchNormWithReLU",
          params=_BN_INPUTS[1:], aux=(3, 4), outputs=3, visible=_mean_var_outputs,
-         shape=_batch_norm_shape)
+         out_names=("output", "mean", "var"), shape=_batch_norm_shape, dtype=_dr.norm)
 
 
 def LayerNorm(data: NDArray, gamma: NDArray, beta: NDArray, axis: int = -1, eps: float = 1e-5,
@@ -1582,7 +1582,7 @@ def LayerNorm(data: NDArray, gamma: NDArray, beta: NDArray, axis: int = -1, eps:
 
 mxnet_op("LayerNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
          visible=_mean_var_outputs, out_names=("output", "mean", "std"),
-         shape=_norm_shape("layer"), dtype=_dr.norm)
+         shape=_norm_shape("layer"))    # one dtype for all (MXNet's rule)
 
 
 def InstanceNorm(data: NDArray, gamma: NDArray, beta: NDArray, eps: float = 1e-3, **kwargs: Any
@@ -1683,7 +1683,7 @@ def _group_norm_run(inputs, kwargs):
 
 mxnet_op("GroupNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
          visible=_mean_var_outputs, run=_group_norm_run, out_names=("output", "mean", "std"),
-         shape=_norm_shape("group"), dtype=_dr.norm)
+         shape=_norm_shape("group"))    # one dtype for all (MXNet's rule)
 
 
 # =============================================================== Embedding

@@ -202,7 +202,6 @@ mxnet_op("_contrib_Proposal", ("cls_prob", "bbox_pred", "im_info"), nd_name="con
          outputs=_score_outputs)
 
 
-
 def MultiProposal(cls_prob: NDArray, bbox_pred: NDArray, im_info: NDArray,
                   rpn_pre_nms_top_n: int = 6000, rpn_post_nms_top_n: int = 300,
                   threshold: float = 0.7, rpn_min_size: int = 16,

@@ -791,4 +791,5 @@ def _rnn_outputs(kw):
 
 
 mxnet_op("RNN", ("data", "parameters", "state", "state_cell", "sequence_length"),
-         run=_rnn_run, outputs=_rnn_outputs, shape=_rnn_shape)
+         run=_rnn_run, outputs=_rnn_outputs,
+         out_names=("output", "state_output", "statecell_output"), shape=_rnn_shape)

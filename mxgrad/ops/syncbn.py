@@ -27,7 +27,7 @@ from ..base import DTypeError, StateError
 from .._engine.ndarray import NDArray, wrap
 from . import _dtype_rules as _dr
 from ._mxnet_op import mxnet_op
-from .nn import BatchNorm, _BN_INPUTS, _batch_norm_shape
+from .nn import BatchNorm, _BN_INPUTS, _batch_norm_shape, _mean_var_outputs
 
 __all__ = ["SyncBatchNorm"]
 
@@ -86,5 +86,5 @@ def SyncBatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDA
 
 
 mxnet_op("_contrib_SyncBatchNorm", _BN_INPUTS, nd_name="contrib.SyncBatchNorm",
-         params=_BN_INPUTS[1:], aux=(3, 4), outputs=3, visible=1, shape=_batch_norm_shape,
-         dtype=_dr.norm)
+         params=_BN_INPUTS[1:], aux=(3, 4), outputs=3, visible=_mean_var_outputs,
+         out_names=("output", "mean", "var"), shape=_batch_norm_shape, dtype=_dr.norm)
