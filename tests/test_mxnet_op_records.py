@@ -1,40 +1,157 @@
-"""MXNet operator records (``mxgrad/ops/_mxnet_op.py``, issue 20 item 1): each operator's
-record is declared once, beside its ``mx.nd`` function, and the Symbol registry, shape and
-dtype passes hold no separate row for it. One block per scope of the move."""
-import importlib
-import inspect
+"""Each MXNet operator's record is declared beside its ``mx.nd`` function (issue 20 item 1):
+the Symbol registry, shape and dtype passes hold no row of their own for it."""
+import ast
 import json
 import os
-import re
 
+import numpy as np
 import pytest
 
 import mxgrad as mx
+from mxgrad.ops import _shape_rules as _sr
+from mxgrad.ops import shape as ops_shape
 from mxgrad.ops._mxnet_op import RECORDS, lookup
-from mxgrad.symbol import _dtype, _registry, _shape
+from mxgrad.symbol import _control_flow, _custom, _dtype, _np_ops, _registry, _shape
 
 import records_nn_cases
 
-_REGISTRY_SOURCE = inspect.getsource(_registry)
+_ROOT = os.path.join(os.path.dirname(__file__), "..", "mxgrad")
 
 
+def _declared(path):
+    """The operator names ``mxnet_op("name", ...)`` / ``_op("name", ...)`` calls in a module
+    declare (first argument a string)."""
+    with open(os.path.join(_ROOT, path), encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ("mxnet_op", "_op") and node.args \
+                and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            names.add(node.args[0].value)
+    return names
+
+
+# ---------------------------------------------------------------- rec-shp: ops/shape.py
+_SHP_OPS = ("Flatten", "Reshape", "transpose", "expand_dims", "squeeze", "SwapAxis", "Concat",
+            "_rnn_param_concat", "stack", "SliceChannel", "_split_v2", "slice", "slice_axis",
+            "slice_like", "broadcast_to", "broadcast_axis", "broadcast_like", "reshape_like",
+            "tile", "repeat", "reverse", "Pad", "depth_to_space", "space_to_depth",
+            "shape_array", "size_array", "_identity_with_attr_like_rhs")
+
+
+def test_records_shp_declared_in_ops_shape_only():
+    declared = _declared("ops/shape.py")
+    assert set(_SHP_OPS) <= declared
+    assert not set(_SHP_OPS) & _declared("symbol/_registry.py")
+    for name in _SHP_OPS:
+        rec = lookup(name)
+        assert rec is not None and rec.name == name and rec.run is not None, name
+        assert name not in _shape._RULES and name not in _dtype._RULES, name
+        for rule in (rec.shape, rec.dtype):
+            if rule is not None and hasattr(rule, "__module__"):
+                assert rule.__module__ in ("mxgrad.ops.shape", "mxgrad.ops._shape_rules",
+                                           "mxgrad.ops._dtype_rules"), (name, rule)
+    for name in ("Reshape", "_split_v2", "_rnn_param_concat", "_identity_with_attr_like_rhs"):
+        assert lookup(name).run.__module__ == "mxgrad.ops.shape", name
+    # the rules that moved, each once
+    assert lookup("Reshape").shape is ops_shape._reshape_shape
+    assert lookup("_rnn_param_concat").shape is ops_shape._rnn_param_concat_shape
+    assert lookup("slice_like").dtype is lookup("reshape_like").dtype \
+        is lookup("broadcast_like").dtype
+    assert lookup("size_array").dtype is lookup("shape_array").dtype
+
+
+def test_records_shp_keep_aliases_inputs_attrs_outputs():
+    assert lookup("flatten").name == "Flatten" and lookup("crop").name == "slice"
+    assert lookup("split").name == "SliceChannel" and lookup("flip").name == "reverse"
+    assert lookup("broadcast_axes").name == "broadcast_axis"
+    assert lookup("Concat").inputs is None and lookup("slice_like").inputs == (
+        "data", "shape_like")
+    assert lookup("SliceChannel").num_outputs({"num_outputs": 3}) == 3
+    assert lookup("_split_v2").num_outputs({"indices": (0, 2, 5)}) == 3
+    assert lookup("_split_v2").num_outputs({"sections": 4}) == 4
+    # Reshape: reshape's keywords, as "auto" gives them, plus MXNet's deprecated ones
+    from mxgrad.symbol._registry import _attr_names
+    assert lookup("Reshape").attrs == _attr_names(mx.nd.Reshape) | {"target_shape",
+                                                                   "keep_highest"}
+    assert lookup("_rnn_param_concat").attrs == _attr_names(mx.nd.Concat)
+
+
+def test_records_shp_infer_shape_and_type_as_mxnet():
+    # MXNet 1.9.1's infer_shape_partial / infer_type on the same graphs (run in /tmp/mxvenv)
+    S = mx.sym
+    a, b, c = S.var("a"), S.var("b"), S.var("c")
+    cat = S.Concat(a, b, dim=1, name="cat")
+    g = S.Group([
+        S.Reshape(S.transpose(cat, axes=(1, 0), name="tr"), shape=(-1,), name="rs"),
+        S.slice_axis(cat, axis=1, begin=1, end=4, name="sa"),
+        S.SliceChannel(cat, num_outputs=2, axis=1, name="sc")[1],
+        S.Flatten(S.expand_dims(cat, axis=2, name="ed"), name="fl"),
+        S.slice(cat, begin=(0, 2), end=(None, 8), step=(1, 3), name="sl"),
+        S.reverse(cat, axis=0, name="rv") + c])
+    args, outs, _ = g.infer_shape_partial(a=(0, 6), b=(0, 4), c=(3, 10))
+    assert dict(zip(g.list_arguments(), args)) == {"a": (3, 6), "b": (3, 4), "c": (3, 10)}
+    assert outs == [(30,), (3, 3), (3, 5), (3, 10), (3, 2), (3, 10)]
+    r = S.Reshape(a, shape=(0, -1), name="r2") + b
+    assert r.infer_shape_partial(a=(2, 3, 4), b=(2, 12))[1] == [(2, 12)]
+    t = S.Concat(S.tile(a, reps=(2, 1), name="ti"), S.repeat(b, repeats=2, axis=0, name="rp"),
+                 dim=1, name="c4")
+    assert t.infer_shape(a=(3, 2), b=(3, 5))[1] == [(6, 7)]
+    like = S.Group([S.broadcast_like(a, b, name="bl") * S.reshape_like(c, b, name="rl"),
+                    S.slice_like(c, b, axes=(0,), name="sl2"),
+                    S.shape_array(a, name="sh"), S.size_array(c, name="sz")])
+    assert like.infer_shape(a=(1, 4), b=(3, 4), c=(12,))[1][0] == (3, 4)
+    ins, outs, _ = like.infer_type(a="float16", b="int32")
+    assert [t.__name__ for t in ins] == ["float16", "int32", "float16"]
+    assert [t.__name__ for t in outs] == ["float16", "float16", "int64", "int64"]
+
+
+def test_records_shp_numpy_mode_custom_and_foreach_rules():
+    for op in ("_np_dot", "_npi_matmul", "_np_reshape", "_npi_add", "_npi_exp",
+               "_npi_add_scalar", "_npx_relu"):
+        assert op not in _shape._RULES and lookup(op).shape is not None, op
+    assert lookup("_np_reshape").shape is _np_ops._np_reshape_shape
+    assert lookup("_npi_add").shape is _sr.broadcast_rule
+    assert lookup("_npi_exp").shape is lookup("_npi_add_scalar").shape is _sr.same
+    # NumPy's matmul: the weight's contracted size from the data, the batch broadcast
+    ins, outs = lookup("_npi_matmul").shape({}, [(2, 3, 4), (-1, 5)], [None])
+    assert ins == [(2, 3, 4), (4, 5)] and outs == [(2, 3, 5)]
+    ins, outs = lookup("_np_reshape").shape({"newshape": (2, -1)}, [(-1, 3)], [(2, 6)])
+    assert ins == [(4, 3)] and outs == [(2, 6)]
+    # Custom: the table's record and each op_type's own carry the property's rules
+    assert lookup("Custom").shape is _custom._custom_shape
+    assert "Custom" not in _shape._RULES and "Custom" not in _dtype._RULES
+    # foreach: the node's own record carries the rule (no table row)
+    assert lookup("_foreach") is None and "_foreach" not in _shape._RULES
+    out, state = mx.sym.contrib.foreach(lambda x, s: (x * 2 + s, s + x), mx.sym.var("d"),
+                                        mx.sym.var("h"))
+    node = out._outputs[0][0]
+    assert node.spec.shape is _control_flow._foreach_shape
+    g = mx.sym.Group([out, state])
+    assert g.infer_shape(d=(5, 3), h=(3,))[1] == [(5, 3), (3,)]
+    # the same graph written and read back
+    back = mx.sym.load_json(g.tojson())
+    assert back.infer_shape(d=(5, 3), h=(3,))[1] == [(5, 3), (3,)]
+    assert np.array_equal(back.eval(d=mx.nd.ones((2, 3)), h=mx.nd.zeros((3,)))[1].asnumpy(),
+                          np.full((3,), 2.0))
+
+
+# ---------------------------------------------------------------- rec-nn: nn, conv, losses...
 def _declared_in(name: str, module: str) -> bool:
-    """Whether ``module`` declares the record of ``name``: its source calls
-    ``mxnet_op("<name>"``, or (a family declared by a loop) the record's own run was written
-    there."""
-    if re.search(r'mxnet_op\(\s*"%s"' % re.escape(name),
-                 inspect.getsource(importlib.import_module(module))):
-        return True
-    return RECORDS[name].run.__module__ == module
+    """Whether ``module`` declares the record of ``name``: it calls ``mxnet_op("<name>"``,
+    or (a family declared by a loop) the record's own run was written there."""
+    path = module.replace("mxgrad.", "", 1).replace(".", "/") + ".py"
+    return name in _declared(path) or RECORDS[name].run.__module__ == module
 
 
 def _no_separate_row(name: str) -> bool:
     """Whether ``symbol/`` holds nothing of ``name`` beside its record."""
-    return (f'_op("{name}"' not in _REGISTRY_SOURCE and name not in _shape._RULES
+    return (name not in _declared("symbol/_registry.py") and name not in _shape._RULES
             and name not in _dtype._RULES)
 
 
-# ------------------------------------------------------------------ rec-nn
 # the operators of ops/nn.py, conv, composed, output, rnn, ctc, sequence, syncbn, linalg and
 # the contrib modules, by the module that declares their records
 _NN_HOMES = {
@@ -125,4 +242,3 @@ def test_records_nn_mxnet_json_loads_and_infers_as_mxnet(name):
     _, shapes, types = _NN_CASES[name]
     sym = mx.sym.load_json(_NN_FIX[name]["json"])
     _nn_check(sym, shapes, types, _NN_FIX[name])
-# ------------------------------------------------------------------ end rec-nn

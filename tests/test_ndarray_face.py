@@ -25,33 +25,29 @@ def _class_body_names(path, name):
         if isinstance(n, ast.If):
             body += n.body + n.orelse
     names = {n.name for n in body if isinstance(n, ast.FunctionDef)}
-    names |= {t.id for n in body if isinstance(n, (ast.Assign, ast.AnnAssign))
-              for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
-              if isinstance(t, ast.Name)}
+    targets = [t for n in body if isinstance(n, (ast.Assign, ast.AnnAssign))
+               for t in (n.targets if isinstance(n, ast.Assign) else [n.target])]
+    targets += [e for t in targets if isinstance(t, ast.Tuple) for e in t.elts]  # a, b = ...
+    names |= {t.id for t in targets if isinstance(t, ast.Name)}
     return names
 
 
-def test_ndarray_methods_are_its_class_bodies():
-    """Every NDArray method is defined in the class body of NDArray (``_engine/ndarray.py``)
-    or of its base NDArrayMethods (``ndarray/_methods.py``): nothing attached at import."""
-    from mxgrad.ndarray import NDArray
-    from mxgrad.ndarray._methods import NDArrayMethods
-    assert NDArray.__bases__ == (NDArrayMethods,)
-    internal = {"__module__", "__doc__", "__weakref__", "__dict__", "__annotations__",
-                "__firstlineno__", "__static_attributes__", "__parameters__",
-                "__orig_bases__", "__annotate_func__", "__annotations_cache__",
-                "__qualname__"}
-    for cls, path in ((NDArray, ("_engine", "ndarray.py")),
-                      (NDArrayMethods, ("ndarray", "_methods.py"))):
-        body = _class_body_names(os.path.join(PKG, *path), cls.__name__)
-        extra = {k for k in vars(cls) if k not in body and k not in internal}
-        assert extra == set(), f"{cls.__name__}: not in its class body: {sorted(extra)}"
-    assert len(set(dir(NDArray)) - set(dir(object))) > 180   # the whole face is there
+_INTERNAL = {"__module__", "__doc__", "__weakref__", "__dict__", "__annotations__",
+             "__firstlineno__", "__static_attributes__", "__parameters__", "__orig_bases__",
+             "__annotate_func__", "__annotations_cache__", "__qualname__"}
 
 
-def test_no_module_attaches_ndarray_methods():
-    """No module of mxgrad sets an attribute of NDArray (``setattr(NDArray, ...)``,
-    ``NDArray.name = ...``), except the one line that makes NDArrayMethods its base."""
+def _not_in_class_body(cls, path):
+    """The attributes of ``cls`` that its class body in ``PKG/<path>`` does not define
+    (its ``__slots__`` count as defined there)."""
+    body = _class_body_names(os.path.join(PKG, *path), cls.__name__)
+    body |= set(vars(cls).get("__slots__", ()))
+    return {k for k in vars(cls) if k not in body and k not in _INTERNAL}
+
+
+def _writes_to_class(name):
+    """``(file, attribute)`` for every ``setattr(<name>, ...)`` and ``<name>.attr = ...``
+    in mxgrad: the modules that attach attributes to the class ``name``."""
     found = []
     for d, _, fs in os.walk(PKG):
         for f in fs:
@@ -62,14 +58,32 @@ def test_no_module_attaches_ndarray_methods():
                 tree = ast.parse(fh.read())
             for n in ast.walk(tree):
                 if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "setattr" \
-                        and n.args and getattr(n.args[0], "id", None) == "NDArray":
-                    found.append((f, n.lineno, "setattr"))
+                        and n.args and getattr(n.args[0], "id", None) == name:
+                    found.append((f, "setattr"))
                 targets = n.targets if isinstance(n, ast.Assign) else \
                     [n.target] if isinstance(n, (ast.AnnAssign, ast.AugAssign)) else []
                 for t in targets:
-                    if isinstance(t, ast.Attribute) and getattr(t.value, "id", None) == "NDArray":
-                        found.append((f, n.lineno, t.attr))
-    assert [(f, what) for f, _, what in found] == [("_methods.py", "__bases__")], found
+                    if isinstance(t, ast.Attribute) and getattr(t.value, "id", None) == name:
+                        found.append((f, t.attr))
+    return found
+
+
+def test_ndarray_methods_are_its_class_bodies():
+    """Every NDArray method is defined in the class body of NDArray (``_engine/ndarray.py``)
+    or of its base NDArrayMethods (``ndarray/_methods.py``): nothing attached at import."""
+    from mxgrad.ndarray import NDArray
+    from mxgrad.ndarray._methods import NDArrayMethods
+    assert NDArray.__bases__ == (NDArrayMethods,)
+    for cls, path in ((NDArray, ("_engine", "ndarray.py")),
+                      (NDArrayMethods, ("ndarray", "_methods.py"))):
+        assert _not_in_class_body(cls, path) == set(), cls.__name__
+    assert len(set(dir(NDArray)) - set(dir(object))) > 180   # the whole face is there
+
+
+def test_no_module_attaches_ndarray_methods():
+    """No module of mxgrad sets an attribute of NDArray (``setattr(NDArray, ...)``,
+    ``NDArray.name = ...``), except the one line that makes NDArrayMethods its base."""
+    assert _writes_to_class("NDArray") == [("_methods.py", "__bases__")]
 
 
 def _python_files():

@@ -132,10 +132,23 @@ def train() -> float:
     return total
 
 
+def symbols() -> None:
+    """Symbol's two class bodies are one class to the checker (its core's methods and
+    SymbolMethods')."""
+    x = assert_type(mx.sym.var("x"), mx.sym.Symbol)
+    assert_type(x.list_arguments(), List[str])                      # the core's
+    assert_type(x.tojson(), str)                                    # SymbolMethods'
+    assert_type(mx.sym.load_json(x.tojson()), mx.sym.Symbol)
+    assert_type(x.astype("float64").copy(), mx.sym.Symbol)
+    out = assert_type(x.eval(x=nd.ones((2,))), List[NDArray])
+    assert out[0].asnumpy().tolist() == [1.0, 1.0]
+
+
 def main() -> None:
     arrays()
     differentiate()
     train()
+    symbols()
 
 
 if __name__ == "__main__":

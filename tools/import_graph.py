@@ -28,7 +28,9 @@ Measured 2026-11-26 (this tool): before issue 20 item 5, one cycle of 143 module
 (model/module/callback: 8, test_utils/symbol._checks/mxgrad: 3) and 81 upward imports (the
 first floor map); after it (session 5), one cycle of 23 modules (``symbol/``: the
 ``Symbol`` class imports, inside its methods, the modules that import it; with
-``executor``) and no upward import: 18 ``DEBT`` edges, all in that cycle.
+``executor``) and no upward import: 18 ``DEBT`` edges, all in that cycle. Measured
+2026-11-26, after Symbol's face (``symbol/_core.py`` at the package's bottom,
+``SymbolMethods`` above; ARCHITECTURE.md): no import cycle, no upward import, ``DEBT`` empty.
 """
 from __future__ import annotations
 
@@ -217,30 +219,11 @@ def cycles(graph: Dict[str, Set[str]]) -> List[Set[str]]:
     return out
 
 
-# Known debt (issue 20 item 5): the import edges still to remove. Without them the graph has
-# no cycle and no upward import; tests/test_import_graph.py fails on any other such edge and
-# on an entry here that is gone (remove it). ``python tools/import_graph.py --debt`` prints
+# Known debt (issue 20 item 5): the import edges still to remove (none today). Without them
+# the graph has no cycle and no upward import; tests/test_import_graph.py fails on any other
+# such edge and on an entry here that is gone (remove it). ``python tools/import_graph.py --debt`` prints
 # the list a checkout needs.
-DEBT: Set[Edge] = {
-    ('mxgrad.executor', 'mxgrad.symbol'),
-    ('mxgrad.executor', 'mxgrad.symbol.plan'),
-    ('mxgrad.symbol._custom', 'mxgrad.symbol._dtype'),
-    ('mxgrad.symbol._custom', 'mxgrad.symbol._ops'),
-    ('mxgrad.symbol._custom', 'mxgrad.symbol._shape'),
-    ('mxgrad.symbol._custom', 'mxgrad.symbol.symbol'),
-    ('mxgrad.symbol._dtype', 'mxgrad.symbol.symbol'),
-    ('mxgrad.symbol._np_ops', 'mxgrad.symbol._shape'),
-    ('mxgrad.symbol._shape', 'mxgrad.symbol.symbol'),
-    ('mxgrad.symbol.numpy._symbol', 'mxgrad.symbol.numpy._functions'),
-    ('mxgrad.symbol.symbol', 'mxgrad.executor'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol._control_flow'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol._dtype'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol._ops'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol._shape'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol.numpy'),
-    ('mxgrad.symbol.symbol', 'mxgrad.symbol.numpy._symbol'),
-}
+DEBT: Set[Edge] = set()
 
 
 def needed_debt(found: Dict[Edge, Tuple[str, int]], mods: Dict[str, str]) -> Set[Edge]:

@@ -835,9 +835,9 @@ class HybridBlock(Block):
     def _symbolic_forward(self, x, *args):
         """``hybrid_forward(mx.sym, x, *args, **param_vars)`` in this block's name scope
         (one variable per Parameter for the whole outermost call)."""
-        outer = _sym.symbol._state.trace is None
+        outer = _sym._core._state.trace is None
         if outer:
-            _sym.symbol._state.trace = {}
+            _sym._core._state.trace = {}
         try:
             params = {k: (None if p is None else _param_var(p))
                       for k, p in self._reg_params.items()}
@@ -847,7 +847,7 @@ class HybridBlock(Block):
                 return self.hybrid_forward(_sym, x, *args, **params)
         finally:
             if outer:
-                _sym.symbol._state.trace = None
+                _sym._core._state.trace = None
 
     def _trace(self):
         """The Symbol of this block, traced on zeros shaped like the recorded input."""
@@ -1173,9 +1173,9 @@ class SymbolBlock(HybridBlock):
                 isinstance(i, Symbol) for i in inputs):
             raise StateError(f"SymbolBlock takes {len(self._in_names)} Symbol input(s) "
                              f"{self._in_names}")
-        outer = _sym.symbol._state.trace is None
+        outer = _sym._core._state.trace is None
         if outer:
-            _sym.symbol._state.trace = {}
+            _sym._core._state.trace = {}
         try:
             mapping = dict(zip(self._in_names, inputs))
             for name, p in self.params.items():
@@ -1183,7 +1183,7 @@ class SymbolBlock(HybridBlock):
             out = self._sym._substitute(mapping)
         finally:
             if outer:
-                _sym.symbol._state.trace = None
+                _sym._core._state.trace = None
         return out if len(out._outputs) == 1 else list(out)
 
     def forward(self, x, *args):

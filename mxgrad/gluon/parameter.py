@@ -48,7 +48,7 @@ from .._warn import warn as _warn
 from .. import autograd
 from .._engine.graph import GRAD_REQS
 from .. import initializer
-from ..symbol import symbol as _symbol
+from ..symbol import _core as _symbol
 from .utils import _brief_print_list, _indent, shape_is_known
 from .._typing import DTypeLike, GradReq, Init, InitLike, ShapeLike
 

@@ -47,6 +47,7 @@ from ..ops.rnn import *  # noqa: F401,F403
 from ..ops.sequence import *  # noqa: F401,F403
 from ..ops.composed import *  # noqa: F401,F403
 from ..ops.sampling import *  # noqa: F401,F403
+from ..ops.pdf import *  # noqa: F401,F403
 from ..ops.numeric import histogram, multi_all_finite  # noqa: F401
 from ..ops.im2col import im2col, col2im  # noqa: F401
 from ..ops.sampler import GridGenerator, BilinearSampler, SpatialTransformer  # noqa: F401

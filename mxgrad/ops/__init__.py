@@ -14,8 +14,14 @@ Where things live
     decision, the node and the tangents once; also gradient fitting. Op modules do not
     build arrays or nodes, and do not read ``autograd`` state to guess whether an op
     will record: they ask ``_apply.records(*arrays)``.
+``_mxnet_op``, ``_shape_rules``, ``_dtype_rules``
+    An MXNet operator's record (its name, inputs, parameters, aux states, outputs, how a
+    Symbol node runs it, its shape and dtype rules) and the vocabulary its rules are
+    written in. ``mx.sym``'s table, ``infer_shape``/``infer_type`` and deferred
+    initialization read the records.
 ``elemwise``, ``reduce``, ``shape``, ``indexing``, ``ordering``, ``linalg``, ``nn``, ``conv``, ...
-    Rule tables (``creation`` too). ``mx.nd`` (``mxgrad/ndarray/__init__.py``) gathers their ``__all__``.
+    Rule tables (``creation`` too), and the records of the MXNet operators their functions
+    run. ``mx.nd`` (``mxgrad/ndarray/__init__.py``) gathers their ``__all__``.
 
 How to add an op
 ----------------
@@ -49,7 +55,21 @@ How to add an op
      function itself is the method; no frame added), or a short ``def`` when the
      method's arguments differ from the function's.
 3. Put the function's name in the module's ``__all__`` (that makes it ``mx.nd.name``)
-   and give it a NumPy-style docstring with a short doctest.
+   and give it a NumPy-style docstring with a short doctest. If it is an MXNet operator
+   (a name MXNet's JSON files use), that is all ``mx.sym`` needs when MXNet's input list
+   (``symbol/_mxnet_op_inputs.py``, generated from MXNet) and the function's arguments say
+   everything: the Symbol registry makes its record. Otherwise declare the operator's
+   record right after the function (``ops/_mxnet_op.py``)::
+
+       mxnet_op("FullyConnected", ("data", "weight", "bias"), params=("weight", "bias"),
+                shape=_fc_shape)
+
+   with its inputs, learnable ``params``, ``aux`` states, ``outputs``/``visible``/
+   ``out_names``, ``aliases``, a ``run(inputs, kwargs)`` when a node's inputs or
+   attributes do not map onto the function's arguments, and its shape rule (``shape=``,
+   written with ``ops/_shape_rules.py``'s vocabulary; without one the operator is run once
+   on zeros to find its output shapes, which cannot size a parameter) and dtype rule
+   (``dtype=``, ``ops/_dtype_rules.py``; default: one dtype for all).
 4. Add one line to the op's test table (``tests/test_ops_<family>.py``), which checks
    the forward against NumPy, the gradient and the second-order gradient by float64
    central differences, and the tangent rule::
@@ -63,7 +83,7 @@ Subclass ``gluon.HybridBlock`` in ``mxgrad/gluon/nn/`` and write
 traces for ``export``); create parameters in ``__init__`` with
 ``self.weight = self.params.get("weight", shape=..., init=...)`` (a 0 in a shape is
 inferred at the first call, by tracing ``hybrid_forward`` through the operators' shape
-rules in ``symbol/_shape.py``, as MXNet does: the layer has no shape code). No gradient
+rules (their records' ``shape=``; the pass is ``symbol/_shape.py``), as MXNet does: the layer has no shape code). No gradient
 code: the ops record themselves. One file and its test: ``gluon/nn/batchnorm_relu.py``
 and ``tests/test_batchnorm_relu.py`` are an example (checked against MXNet-made
 fixtures). Test a layer against a NumPy reference or MXNet and, for new math, with

@@ -1,5 +1,6 @@
 """MXNet 1.x's older flat ``nd`` names that programs and MXNet's own tests still call:
-``onehot_encode``, ``choose_element_0index``, ``fill_element_0index``, ``reset_arrays``.
+``onehot_encode``, ``choose_element_0index``, ``fill_element_0index``, ``reset_arrays``,
+``Crop``.
 
 Examples
 --------
@@ -13,15 +14,20 @@ array([[9., 2., 3.],
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ..base import DTypeError, ShapeError
 from .._engine.ndarray import NDArray, wrap
+from . import _shape_rules as _sr
+from ._apply import write_out
+from ._mxnet_op import mxnet_op
 from .indexing import one_hot, pick
+from .shape import slice_axis
 
-__all__ = ["onehot_encode", "choose_element_0index", "fill_element_0index", "reset_arrays"]
+__all__ = ["onehot_encode", "choose_element_0index", "fill_element_0index", "reset_arrays",
+           "Crop"]
 
 
 def _rows(index: NDArray, n: int, op: str) -> np.ndarray:
@@ -87,3 +93,80 @@ def reset_arrays(*data: NDArray, num_arrays: Optional[int] = None, **kwargs: Any
         if a._node is not None:
             a._check_writable()
         a._write(0)
+
+
+def _crop_window(op: str, shape, like, offset, h_w, center_crop: bool):
+    """(top, left, height, width) of a Crop of an NCHW ``shape``: the size from ``like``'s
+    last two axes or ``h_w``; the corner from ``offset`` or the centre."""
+    if len(shape) != 4:
+        raise ShapeError(f"{op}: data must be 4-D (batch, channel, height, width), got "
+                         f"shape {tuple(shape)}")
+    if like is not None:
+        if len(like) < 2:
+            raise ShapeError(f"{op}: the crop_like input must have height and width axes, "
+                             f"got shape {tuple(like)}")
+        h, w = int(like[-2]), int(like[-1])
+    else:
+        h, w = (int(v) for v in h_w)
+    H, W = int(shape[2]), int(shape[3])
+    if not (0 < h <= H and 0 < w <= W):
+        raise ShapeError(f"{op}: crop size (h, w)=({h}, {w}) must be positive and fit the "
+                         f"data's ({H}, {W}); give h_w or a second input (crop_like)")
+    if center_crop:
+        return (H - h) // 2, (W - w) // 2, h, w
+    top, left = (int(v) for v in offset)
+    if not (0 <= top <= H - h and 0 <= left <= W - w):
+        raise ShapeError(f"{op}: offset=({top}, {left}) leaves no room for a ({h}, {w}) crop "
+                         f"of ({H}, {W}); it must be at most ({H - h}, {W - w})")
+    return top, left, h, w
+
+
+def Crop(*data: NDArray, offset: Sequence[int] = (0, 0), h_w: Sequence[int] = (0, 0),
+         center_crop: bool = False, num_args: Optional[int] = None,
+         out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
+    """MXNet's deprecated ``Crop``: the window of height and width ``h_w`` (or those of a
+    second input, ``crop_like``) of an NCHW array, at ``offset`` ``(y, x)`` or centred.
+    A slice, so its gradient pads back with zeros (the ``crop_like`` input gets none).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> x = mx.nd.arange(16).reshape((1, 1, 4, 4))
+    >>> mx.nd.Crop(x, h_w=(2, 2), center_crop=True).asnumpy()[0, 0]
+    array([[ 5.,  6.],
+           [ 9., 10.]], dtype=float32)
+    >>> mx.nd.Crop(x, mx.nd.zeros((1, 1, 1, 3)), num_args=2, offset=(3, 1)).shape
+    (1, 1, 1, 3)
+    """
+    if num_args is not None and int(num_args) != len(data):
+        raise ShapeError(f"Crop: num_args={num_args} but {len(data)} inputs given")
+    if len(data) not in (1, 2):
+        raise ShapeError(f"Crop: takes the data and at most one crop_like input, got "
+                         f"{len(data)} inputs")
+    for i, a in enumerate(data):
+        if not isinstance(a, NDArray):
+            raise DTypeError(f"Crop: input {i} must be an NDArray, got {type(a).__name__}")
+    x = data[0]
+    like = data[1].shape if len(data) > 1 else None
+    top, left, h, w = _crop_window("Crop", x.shape, like, offset, h_w, bool(center_crop))
+    res = slice_axis(slice_axis(x, 2, top, top + h), 3, left, left + w)
+    return res if out is None else write_out(out, res)
+
+
+def _crop_shape(kw, ins, outs):
+    """Crop's shape rule: batch and channels of the data, height and width of ``h_w`` or
+    of the crop_like input."""
+    d = ins[0]
+    like = ins[1] if len(ins) > 1 else None
+    hw = None
+    if len(ins) > 1:
+        if like is not None and len(like) >= 2 and like[-2] >= 0 and like[-1] >= 0:
+            hw = tuple(like[-2:])
+    else:
+        hw = _sr.as_tuple(kw.get("h_w"), 2)
+    if d is None or hw is None:
+        return list(ins), list(outs)
+    return list(ins), [_sr.merge(outs[0], (d[0], d[1]) + hw)]
+
+
+mxnet_op("Crop", None, shape=_crop_shape)

@@ -36,7 +36,10 @@ import numpy as np
 from ..base import DTypeError, OutOfRangeError, ShapeError, StateError
 from ..util import is_np_shape
 from .._engine.ndarray import NDArray, wrap
+from . import _dtype_rules as _dr
+from . import _shape_rules as _sr
 from ._core import Op, defop, call, call1, as_array
+from ._mxnet_op import mxnet_op
 from .reduce import reshape_exact, broadcast_to, normalize_axes
 from .._typing import ArrayT, Axis, ShapeLike
 
@@ -443,6 +446,68 @@ def _reshape_view(data, shape, reverse):
 Reshape = reshape
 
 
+def reshape_target(kwargs: dict, in_shape) -> Optional[tuple]:
+    """The ``shape`` of a Reshape node, also from MXNet's deprecated ``target_shape`` (a 0
+    is the one inferred size; ``keep_highest`` keeps the first dimension).
+
+    Examples
+    --------
+    >>> reshape_target({'target_shape': (0, 4), 'keep_highest': True}, (2, 3, 4))
+    (2, 4)
+    """
+    shape = kwargs.get("shape")
+    target = kwargs.get("target_shape")
+    if not target or shape:
+        if shape is None:
+            return None
+        return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    t = [int(v) for v in target]
+    if kwargs.get("keep_highest") and in_shape is not None:
+        t[0] = in_shape[0]
+    return tuple(-1 if v == 0 else v for v in t)
+
+
+def _reshape_run(inputs, kwargs):
+    """A Reshape node: its ``shape`` also from the deprecated ``target_shape``."""
+    kw = {k: v for k, v in kwargs.items() if k not in ("target_shape", "keep_highest")}
+    kw["shape"] = reshape_target(kwargs, inputs[0].shape)
+    return reshape(inputs[0], **kw)
+
+
+def reshaped_input(d: _sr.Shape, o: _sr.Shape) -> _sr.Shape:
+    """The input shape ``d`` of a reshape with its one unknown dimension worked out from
+    the known output ``o`` (the same number of elements), else ``d``.
+
+    Examples
+    --------
+    >>> reshaped_input((-1, 4), (2, 6))
+    (3, 4)
+    """
+    if d is not None and _sr.known(o) and sum(1 for v in d if v < 0) == 1:
+        rest = _sr.prod(v for v in d if v >= 0)
+        total = _sr.prod(o)
+        if rest > 0 and total % rest == 0:
+            return tuple(total // rest if v < 0 else v for v in d)
+    return d
+
+
+def _reshape_shape(kw, ins, outs):
+    """Reshape's shape rule: the output from a known input by MXNet's codes; else an
+    input's one unknown dimension from a known output."""
+    d, o = ins[0], outs[0]
+    target = reshape_target(kw, d)
+    if target is None:
+        return list(ins), list(outs)
+    if _sr.known(d):
+        return list(ins), [_sr.merge(o, _infer_reshape(d, target, bool(kw.get("reverse"))))]
+    return [reshaped_input(d, o)], list(outs)
+
+
+# the attributes: reshape's keywords (as "auto" would give) and the deprecated ones
+mxnet_op("Reshape", aliases=("reshape",), run=_reshape_run, shape=_reshape_shape,
+         attrs=("data", "shape", "reverse", "target_shape", "keep_highest"))
+
+
 def reshape_method(self: NDArray, *shape: Any, **kwargs: Any) -> NDArray:
     """``x.reshape(4, 6)``, ``x.reshape((4, 6))`` or ``x.reshape(shape=(4, 6))``;
     MXNet's codes and ``reverse=`` apply (see :func:`mxgrad.nd.reshape`).
@@ -497,6 +562,12 @@ def reshape_like(lhs: NDArray, rhs: NDArray, lhs_begin: Optional[int] = None,
     return _new_memory(_view(lhs, target), lhs)
 
 
+# the data's dtype for the output, the second input (whose shape is read) of any dtype;
+# also broadcast_like's and slice_like's
+_like_dtype = _dr.free(1)
+mxnet_op("reshape_like", ("lhs", "rhs"), dtype=_like_dtype)
+
+
 # ================================================================ transpose
 def _transpose_fwd(x, axes):
     return np.transpose(x, axes).copy()
@@ -534,6 +605,27 @@ def transpose(data: NDArray, axes: Union[int, Sequence[int], None] = None, **kwa
         from .elemwise import identity_copy
         return identity_copy(data)
     return call1(_TRANSPOSE, data, {"axes": tuple(int(a) for a in axes)})
+
+
+def _transpose_shape(kw, ins, outs):
+    """transpose's shape rule: the output as the input's axes permuted, and back."""
+    d, o = ins[0], outs[0]
+    n = len(d) if d is not None else (len(o) if o is not None else None)
+    if n is None:
+        return [d], [o]
+    axes = _sr.as_tuple(kw.get("axes"))
+    axes = tuple(a % n for a in axes) if axes else tuple(reversed(range(n)))
+    if d is not None:
+        o = _sr.merge(o, tuple(d[a] for a in axes))
+    if o is not None:
+        inv = [0] * n
+        for i, a in enumerate(axes):
+            inv[a] = i
+        d = _sr.merge(d, tuple(o[inv[j]] for j in range(n)))
+    return [d], [o]
+
+
+mxnet_op("transpose", shape=_transpose_shape)
 
 
 def transpose_method(self: NDArray, *axes: Any, **kwargs: Any) -> NDArray:
@@ -578,6 +670,7 @@ def swapaxes(data: NDArray, dim1: int = 0, dim2: int = 0, **kwargs: Any) -> NDAr
 
 
 SwapAxis = swapaxes
+mxnet_op("SwapAxis", aliases=("swapaxes",))
 
 
 def moveaxis(tensor: NDArray, source: Union[int, List[int], Tuple[int, ...]],
@@ -627,6 +720,9 @@ def expand_dims(data: NDArray, axis: int, **kwargs: Any) -> NDArray:
     return _new_memory(_view(data, _expanded_shape(data, axis)), data)
 
 
+mxnet_op("expand_dims")
+
+
 def _expanded_shape(data, axis):
     ax = _axis(axis, data.ndim, "expand_dims", extra=1)
     s = tuple(data.shape)
@@ -649,6 +745,9 @@ def squeeze(data: NDArray, axis: Axis = None, **kwargs: Any) -> NDArray:
     """
     data = _arr(data, "squeeze")
     return _new_memory(_view(data, _squeezed_shape(data, axis)), data)
+
+
+mxnet_op("squeeze")
 
 
 def _squeezed_shape(data, axis):
@@ -684,6 +783,17 @@ def _flat_shape(data):
 
 
 Flatten = flatten
+
+
+def _flatten_shape(kw, ins, outs):
+    """Flatten's shape rule: ``(N, product of the other dimensions)``."""
+    d, o = ins[0], outs[0]
+    if d is not None:
+        o = _sr.merge(o, (d[0], _sr.prod(d[1:])) if len(d) > 1 else (d[0], 1))
+    return [d], [o]
+
+
+mxnet_op("Flatten", aliases=("flatten",), shape=_flatten_shape)
 
 
 # ============================================================ concat / split
@@ -758,6 +868,63 @@ def concat(*data: ArrayT, dim: int = 1, num_args: Optional[int] = None, **kwargs
 Concat = concat
 
 
+def _concat_shape(kw, ins, outs):
+    """Concat's shape rule: inputs and output agree off the ``dim`` axis; the output's
+    size along it is the inputs' sum."""
+    dim = int(kw.get("dim", 1))
+    nds = {len(s) for s in list(ins) + list(outs) if s is not None}
+    if not nds:
+        return list(ins), list(outs)
+    if len(nds) > 1:
+        raise ShapeError(f"Concat: inputs of different ranks {sorted(nds)}")
+    n = nds.pop()
+    ax = dim % n
+    rest: _sr.Shape = (-1,) * n
+    for s in list(ins) + list(outs):
+        if s is not None:
+            rest = _sr.merge(rest, tuple(-1 if i == ax else v for i, v in enumerate(s)))
+    new_ins = []
+    for s in ins:
+        s = _sr.merge(s, rest)
+        new_ins.append(s)
+    sizes = [s[ax] for s in new_ins]
+    o = _sr.merge(outs[0], rest)
+    if all(v >= 0 for v in sizes):
+        o = _sr.merge(o, tuple(builtins.sum(sizes) if i == ax else v
+                               for i, v in enumerate(rest)))
+    return new_ins, [o]
+
+
+mxnet_op("Concat", None, aliases=("concat",), shape=_concat_shape)
+
+
+def _rnn_param_concat_run(inputs, kwargs):
+    """An ``_rnn_param_concat`` node: Concat of an RNN layer's flattened parameters."""
+    return concat(*inputs, **kwargs)
+
+
+def _rnn_param_concat_shape(kw, ins, outs):
+    """The shape rule of the Concat of an RNN layer's flattened weights and biases: the RNN
+    op's rule gives the total; the inputs left unknown are the first layer's
+    input-to-hidden weights (one per direction, of one size), which share what the known
+    ones leave."""
+    new_ins, new_outs = _concat_shape(kw, ins, outs)
+    o = new_outs[0]
+    unknown = [i for i, x in enumerate(new_ins) if x is None or len(x) != 1 or x[0] < 0]
+    if o is not None and len(o) == 1 and o[0] >= 0 and unknown and \
+            all(new_ins[i] is None or len(new_ins[i]) == 1 for i in unknown):
+        left = o[0] - builtins.sum(x[0] for i, x in enumerate(new_ins) if i not in unknown)
+        if left >= 0 and left % len(unknown) == 0:
+            for i in unknown:
+                new_ins[i] = (left // len(unknown),)
+    return new_ins, new_outs
+
+
+# Gluon's RNN layers write their parameters' concatenation under this name
+mxnet_op("_rnn_param_concat", None, nd_name="Concat", run=_rnn_param_concat_run,
+         shape=_rnn_param_concat_shape)
+
+
 def concatenate(arrays: Sequence[NDArray], axis: int = 0, always_copy: bool = True) -> NDArray:
     """Join a list of arrays along ``axis`` (default 0), as ``mx.nd.concatenate``.
 
@@ -796,6 +963,9 @@ def stack(*data: NDArray, axis: int = 0, num_args: Optional[int] = None, **kwarg
         from .elemwise import identity_copy
         return identity_copy(parts[0])
     return concat(*parts, dim=ax)
+
+
+mxnet_op("stack", None)
 
 
 def _split_fwd(x, axis, n, squeeze, ishape):
@@ -885,6 +1055,39 @@ def split(data: NDArray, num_outputs: int, axis: int = 1, squeeze_axis: bool = F
 SliceChannel = split
 
 
+def _split_shape(kw, ins, outs):
+    """SliceChannel's shape rule: every output one part of the input along ``axis`` (that
+    axis dropped with ``squeeze_axis``), and the input from a known part."""
+    n = int(kw.get("num_outputs", 1))
+    axis = int(kw.get("axis", 1))
+    squeeze = bool(kw.get("squeeze_axis", False))
+    d = ins[0]
+    part: _sr.Shape = None
+    for s in outs:
+        part = _sr.merge(part, s)
+    if d is not None:
+        ax = axis % len(d)
+        if squeeze:
+            p = tuple(v for i, v in enumerate(d) if i != ax)
+        else:
+            p = tuple((v // n if v >= 0 else -1) if i == ax else v for i, v in enumerate(d))
+        part = _sr.merge(part, p)
+    if part is not None:
+        nd_ = len(part) + (1 if squeeze else 0)
+        ax = axis % nd_
+        full = list(part)
+        if squeeze:
+            full.insert(ax, n)
+        else:
+            full[ax] = full[ax] * n if full[ax] >= 0 else -1
+        d = _sr.merge(d, tuple(full))
+    return [d], [part] * len(outs)
+
+
+mxnet_op("SliceChannel", aliases=("split",), shape=_split_shape,
+         outputs=lambda kw: int(kw.get("num_outputs", 1)))
+
+
 def split_v2(ary: NDArray, indices_or_sections: Union[int, Sequence[int]], axis: int = 0,
              squeeze_axis: bool = False) -> Union[NDArray, List[NDArray]]:
     """Split like ``numpy.split``: into equal sections or at the given indices.
@@ -913,6 +1116,20 @@ def split_v2(ary: NDArray, indices_or_sections: Union[int, Sequence[int]], axis:
             part = squeeze(part, axis=ax)
         outs.append(part)
     return outs if len(outs) > 1 else outs[0]
+
+
+def _split_v2_run(inputs, kwargs):
+    """A ``_split_v2`` node: MXNet's indices start with a 0; ``sections`` > 0 means equal
+    parts."""
+    sections = int(kwargs.get("sections", 0) or 0)
+    where = sections if sections > 0 else tuple(kwargs.get("indices", ()))[1:]
+    return split_v2(inputs[0], where, axis=int(kwargs.get("axis", 0)),
+                    squeeze_axis=bool(kwargs.get("squeeze_axis", False)))
+
+
+mxnet_op("_split_v2", run=_split_v2_run, attrs=("indices", "axis", "squeeze_axis", "sections"),
+         outputs=lambda kw: int(kw.get("sections", 0) or 0)
+         or len(tuple(kw.get("indices", ()))))
 
 
 # ================================================================== slicing
@@ -979,6 +1196,31 @@ def slice_key(shape, begin, end, step, op: str = "slice") -> tuple:
 crop = slice
 
 
+def _sliced_size(dim: int, b, e, st) -> int:
+    """The size of ``b:e:st`` of an axis of size ``dim`` (-1 when unknown)."""
+    if dim < 0:
+        return -1
+    return len(range(*_pyslice(b, e, st).indices(dim)))
+
+
+def _slice_shape(kw, ins, outs):
+    """slice's shape rule: the output from the input and ``begin``/``end``/``step``."""
+    d = ins[0]
+    if d is None:
+        return list(ins), list(outs)
+    begin, end = tuple(kw.get("begin") or ()), tuple(kw.get("end") or ())
+    step = tuple(kw.get("step") or ())
+    out = list(d)
+    for i in range(len(begin)):
+        st = step[i] if i < len(step) and step[i] is not None else None
+        e = end[i] if i < len(end) else None
+        out[i] = _sliced_size(d[i], begin[i], e, st)
+    return list(ins), [_sr.merge(outs[0], tuple(out))]
+
+
+mxnet_op("slice", aliases=("crop",), shape=_slice_shape)
+
+
 def slice_axis(data: NDArray, axis: int, begin: int, end: Optional[int], **kwargs: Any) -> NDArray:
     """Slice ``begin:end`` along one axis (``end=None`` means to the end). A copy.
 
@@ -997,6 +1239,20 @@ def slice_axis(data: NDArray, axis: int, begin: int, end: Optional[int], **kwarg
     ax = _axis(axis, data.ndim, "slice_axis")
     kn = index_spec(data.shape, _axis_key(data.ndim, ax, _pyslice(begin, end)), copy=True)
     return index_apply(data, kn)
+
+
+def _slice_axis_shape(kw, ins, outs):
+    """slice_axis's shape rule: the output from the input and ``axis``/``begin``/``end``."""
+    d = ins[0]
+    if d is None:
+        return list(ins), list(outs)
+    ax = int(kw["axis"]) % len(d)
+    out = list(d)
+    out[ax] = _sliced_size(d[ax], kw.get("begin"), kw.get("end"), None)
+    return list(ins), [_sr.merge(outs[0], tuple(out))]
+
+
+mxnet_op("slice_axis", shape=_slice_axis_shape)
 
 
 def slice_like(data: NDArray, shape_like: NDArray, axes: Union[int, Sequence[int]] = (),
@@ -1036,6 +1292,9 @@ def slice_like(data: NDArray, shape_like: NDArray, axes: Union[int, Sequence[int
     return index_apply(data, index_spec(data.shape, tuple(key), copy=True))
 
 
+mxnet_op("slice_like", ("data", "shape_like"), dtype=_like_dtype)
+
+
 # ============================================================== broadcasting
 def broadcast_axis(data: NDArray, axis: Union[int, Sequence[int]] = (),
                    size: Union[int, Sequence[int]] = (), **kwargs: Any) -> NDArray:
@@ -1067,6 +1326,9 @@ def broadcast_axis(data: NDArray, axis: Union[int, Sequence[int]] = (),
 
 
 broadcast_axes = broadcast_axis
+mxnet_op("broadcast_axis", aliases=("broadcast_axes",))
+# broadcast_to's function is reduce.py's (shape.py's family imports it)
+mxnet_op("broadcast_to")
 
 
 def broadcast_like(lhs: NDArray, rhs: NDArray, lhs_axes: Union[int, Sequence[int], None] = None,
@@ -1109,6 +1371,18 @@ def broadcast_like(lhs: NDArray, rhs: NDArray, lhs_axes: Union[int, Sequence[int
     return _fresh(broadcast_to(lhs, tuple(shape)), lhs)
 
 
+mxnet_op("broadcast_like", ("lhs", "rhs"), dtype=_like_dtype)
+
+
+def _identity_like_rhs_run(inputs, kwargs):
+    """An ``_identity_with_attr_like_rhs`` node (MXNet's graphs): a copy of ``lhs``."""
+    return inputs[0].copy()
+
+
+mxnet_op("_identity_with_attr_like_rhs", ("lhs", "rhs"), run=_identity_like_rhs_run,
+         attrs=(), shape=_sr.same)
+
+
 def tile(data: NDArray, reps: Union[int, Sequence[int]], **kwargs: Any) -> NDArray:
     """Repeat the whole array ``reps`` times along each axis (NumPy's ``tile``).
 
@@ -1149,6 +1423,8 @@ def tile(data: NDArray, reps: Union[int, Sequence[int]], **kwargs: Any) -> NDArr
     r = reshape_exact(x, tuple(r * s for r, s in zip(reps, shape)))
     return _fresh(r, data)
 
+mxnet_op("tile")
+
 
 def repeat(data: NDArray, repeats: int, axis: Optional[int] = None, **kwargs: Any) -> NDArray:
     """Repeat each element ``repeats`` times along ``axis`` (of the flattened array
@@ -1183,6 +1459,9 @@ def repeat(data: NDArray, repeats: int, axis: Optional[int] = None, **kwargs: An
     return _fresh(r, data)
 
 
+mxnet_op("repeat")
+
+
 def flip(data: NDArray, axis: Union[int, Sequence[int]], **kwargs: Any) -> NDArray:
     """Reverse the order of elements along ``axis`` (an int or a tuple). A copy.
 
@@ -1203,6 +1482,7 @@ def flip(data: NDArray, axis: Union[int, Sequence[int]], **kwargs: Any) -> NDArr
 
 
 reverse = flip
+mxnet_op("reverse", aliases=("flip",), shape=_sr.same)
 
 
 # ====================================================================== pad
@@ -1333,6 +1613,7 @@ def pad(data: NDArray, mode: Literal["constant", "edge", "reflect"] = "constant"
 
 
 Pad = pad
+mxnet_op("Pad", aliases=("pad",))
 
 
 # ========================================================= depth <-> space
@@ -1360,6 +1641,9 @@ def depth_to_space(data: NDArray, block_size: int, **kwargs: Any) -> NDArray:
     return reshape_exact(x, (n, c // (b * b), h * b, w * b))
 
 
+mxnet_op("depth_to_space")
+
+
 def space_to_depth(data: NDArray, block_size: int, **kwargs: Any) -> NDArray:
     """Move spatial blocks into depth: ``(N, C, H, W)`` to ``(N, C*b**2, H/b, W/b)``
     (the inverse of :func:`depth_to_space`).
@@ -1385,6 +1669,9 @@ def space_to_depth(data: NDArray, block_size: int, **kwargs: Any) -> NDArray:
     return reshape_exact(x, (n, c * b * b, h // b, w // b))
 
 
+mxnet_op("space_to_depth")
+
+
 # ====================================================== shape as an array
 def shape_array(data: NDArray, **kwargs: Any) -> NDArray:
     """The shape as a 1-D int64 array.
@@ -1400,6 +1687,11 @@ def shape_array(data: NDArray, **kwargs: Any) -> NDArray:
     return wrap(np.array(data.shape, dtype=np.int64))
 
 
+# the output int64 (or the dtype attribute); also size_array's
+_int64_dtype = _dr.from_attr("int64")
+mxnet_op("shape_array", dtype=_int64_dtype)
+
+
 def size_array(data: NDArray, **kwargs: Any) -> NDArray:
     """The number of elements as a 1-element int64 array.
 
@@ -1410,6 +1702,9 @@ def size_array(data: NDArray, **kwargs: Any) -> NDArray:
     6
     """
     return wrap(np.array([data.size], dtype=np.int64))
+
+
+mxnet_op("size_array", dtype=_int64_dtype)
 
 
 # ================================================================= methods

@@ -26,7 +26,7 @@ Examples
 """
 from __future__ import annotations
 
-from .symbol import Symbol, Group, load, load_json, evaluate
+from .symbol import Symbol, Group, load, load_json, evaluate, split_v2
 from .symbol import var as _var
 from ._registry import supported_ops, UnknownOpError, _TABLE, _ALIASES
 from . import _ops
@@ -180,27 +180,6 @@ def linspace(start, stop, num, endpoint=True, name=None, dtype=None, **kwargs) -
     return _ops.call("_linspace", "_linspace", (), dict(
         kwargs, start=start, stop=stop, num=num, endpoint=endpoint, name=name,
         dtype=dtype or "float32"))
-
-
-def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False, **kwargs) -> Symbol:
-    """Split ``ary`` into equal sections (an int) or at the given indices (a tuple), as
-    ``numpy.split`` (MXNet's ``_split_v2``).
-
-    Examples
-    --------
-    >>> y = split_v2(var('x'), (1, 3), axis=1)
-    >>> y.infer_shape(x=(2, 5))[1]
-    [(2, 1), (2, 2), (2, 2)]
-    """
-    if isinstance(indices_or_sections, int):
-        attrs = {"indices": "[]", "sections": indices_or_sections}
-    elif isinstance(indices_or_sections, (tuple, list)):
-        # MXNet writes the list as Python prints it: '[0, 1]'
-        attrs = {"indices": str([0] + [int(i) for i in indices_or_sections]), "sections": 0}
-    else:
-        raise DTypeError("split_v2: indices_or_sections must either int or tuple of ints")
-    return _ops.call("_split_v2", "_split_v2", (ary,),
-                     dict(kwargs, axis=axis, squeeze_axis=squeeze_axis, **attrs))
 
 
 class _NoSuchOp(UnknownOpError, AttributeError):

@@ -25,7 +25,7 @@ from .. import _test_compare as _cmp
 from ..base import StateError, DTypeError
 from ..context import current_context
 from .._engine.ndarray import NDArray
-from .symbol import Symbol
+from ._core import Symbol
 
 __all__ = ["check_symbolic_forward", "check_symbolic_backward", "check_numeric_gradient",
            "check_consistency", "simple_forward", "numeric_grad"]

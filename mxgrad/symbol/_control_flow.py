@@ -29,8 +29,11 @@ from .. import autograd
 from .. import ndarray as nd
 from ..base import DTypeError, MXNetError
 from ..ndarray.contrib import _regroup  # the inverse of a flattening (one home)
+from ..ops._shape_rules import Shape, merge
 from ._registry import OpSpec
-from .symbol import Symbol, _Node, Group, evaluate, var, _make_name
+from ._shape import infer_entries
+from ._core import Symbol, _Node, Group, var, _make_name
+from ._evaluate import evaluate
 
 __all__ = ["foreach", "while_loop", "cond"]
 
@@ -67,14 +70,14 @@ def _free_variables(subs: List[Symbol], placeholders: set) -> List[Symbol]:
 
 
 def _node(op: str, full: str, inputs: List[Symbol], kwargs: dict, n_out: int,
-          run: Callable) -> _Node:
+          run: Callable, shape: Optional[Callable] = None) -> _Node:
     entries = []
     for s in inputs:
         if len(s._outputs) != 1:
             raise MXNetError(f"{op}: an input Symbol has {len(s._outputs)} outputs; select "
                              f"one with sym[i]")
         entries.append(s._outputs[0])
-    spec = OpSpec(op, None, run=run, attrs=None, outputs=n_out)
+    spec = OpSpec(op, None, run=run, attrs=None, outputs=n_out, shape=shape)
     attrs = {"num_args": str(len(inputs)), "num_outputs": str(n_out)}
     return _Node(op, full, attrs, entries, spec, kwargs)
 
@@ -116,7 +119,8 @@ def foreach(body: Callable, data, init_states, name: Optional[str] = None):
           "data_fmt": data_fmt, "state_fmt": state_fmt, "out_fmt": out_fmt,
           "n_out": len(flat_out)}
     n_out = len(flat_out) + len(flat_new)
-    node = _node("_foreach", full, flat_data + flat_init + free, kw, n_out, _run_foreach)
+    node = _node("_foreach", full, flat_data + flat_init + free, kw, n_out, _run_foreach,
+                 _foreach_shape)
     syms = [Symbol([(node, i)]) for i in range(n_out)]
     return _group(syms[:len(flat_out)], out_fmt), _group(syms[len(flat_out):], state_fmt)
 
@@ -145,6 +149,40 @@ def _run_foreach(inputs, kw):
     outs, states = nd.contrib.foreach(step, _group(data, kw["data_fmt"]),
                                       _group(init, kw["state_fmt"]))
     return tuple(_flatten(outs, nd.NDArray)[0] + _flatten(states, nd.NDArray)[0])
+
+
+def _foreach_shape(kw, ins, outs):
+    """A foreach node's shape rule: its body's shapes from the slices of the data (axis 0
+    dropped), the states and the free variables, inferred in the body's graph; then
+    outputs stacked along the time axis, final states shaped as the states, and whatever
+    the body found about the states and free variables (a cell's weights) sent back to
+    the node's inputs."""
+    sub = kw["_subgraphs"][0]
+    d_names, s_names, f_names = kw["d_names"], kw["s_names"], kw["f_names"]
+    nd_, ns, n_out = len(d_names), len(s_names), kw["n_out"]
+    data, states, free = list(ins[:nd_]), list(ins[nd_:nd_ + ns]), list(ins[nd_ + ns:])
+    steps = [d[0] for d in data if d is not None and len(d) > 0]
+    t = steps[0] if steps else -1
+    nodes = sub._nodes()
+    heads = [(id(n), i) for n, i in sub._outputs]
+    body_outs: List[Shape] = [None] * len(heads)
+    for _ in range(2):          # a state the body alone determines: once more with it
+        given: Dict[str, Shape] = {}
+        for name, d in zip(d_names, data):
+            given[name] = None if d is None or len(d) == 0 else tuple(d[1:])
+        given.update(zip(s_names, states))
+        given.update(zip(f_names, free))
+        found = infer_entries(nodes, {k: v for k, v in given.items() if v is not None})
+        body_outs = [found.get(h) for h in heads]
+        by_name = {n.name: found.get((id(n), 0)) for n in nodes if n.is_var}
+        states = [merge(merge(s, by_name.get(name)), body_outs[n_out + i])
+                  for i, (name, s) in enumerate(zip(s_names, states))]
+        free = [merge(f, by_name.get(name)) for name, f in zip(f_names, free)]
+        data = [d if d is not None or by_name.get(name) is None else (t,) + by_name[name]
+                for name, d in zip(d_names, data)]
+    new_outs = [None if o is None else (t,) + tuple(o) for o in body_outs[:n_out]]
+    new_outs += states
+    return data + states + free, [merge(a, b) for a, b in zip(outs, new_outs)]
 
 
 def while_loop(cond: Callable, func: Callable, loop_vars, max_iterations=None,
@@ -303,6 +341,7 @@ def from_json(op: str, name: str, attrs: dict, inputs: list, subs: List[Symbol])
     subgraphs are already loaded as Symbols."""
     n_in = len(inputs)
     names: List[Any] = [None] * n_in
+    shape: Optional[Callable] = None       # while_loop, cond: run on zeros
 
     def bind(sub, locs):
         sub_in = sub.list_inputs()
@@ -327,7 +366,7 @@ def from_json(op: str, name: str, attrs: dict, inputs: list, subs: List[Symbol])
               "state_fmt": [0] * len(sl), "out_fmt": 0 if n_out == 1 else [0] * n_out,
               "n_out": n_out}
         total = n_out + len(sl)
-        run = _run_foreach
+        run, shape = _run_foreach, _foreach_shape
     elif op == "_while_loop":
         cond_sub, func_sub = subs
         bind(cond_sub, _locs(attrs["cond_input_locs"]))
@@ -349,5 +388,5 @@ def from_json(op: str, name: str, attrs: dict, inputs: list, subs: List[Symbol])
         kw = {"_subgraphs": (pred, then_sub, else_sub), "f_names": names}
         total = int(attrs.get("num_outputs", str(len(then_sub._outputs))))
         run = _run_cond
-    spec = OpSpec(op, None, run=run, attrs=None, outputs=total)
+    spec = OpSpec(op, None, run=run, attrs=None, outputs=total, shape=shape)
     return _Node(op, name, dict(attrs), inputs, spec, kw)

@@ -32,7 +32,8 @@ import numpy as np
 
 from .. import ndarray as nd
 from ..base import StateError, DTypeError
-from ._registry import OpSpec, _TABLE, register_specializer
+from ..ops._mxnet_op import mxnet_op
+from ._registry import OpSpec, register_specializer
 
 __all__ = ["Custom", "prop_of"]
 
@@ -56,26 +57,9 @@ def _run(inputs, kwargs):
     return tuple(out) if isinstance(out, list) else out
 
 
-def _specialize(kwargs: dict) -> OpSpec:
-    key = tuple(sorted((k, str(v)) for k, v in kwargs.items()))
-    spec = _SPECS.get(key)
-    if spec is None:
-        prop = prop_of(kwargs)
-        args, aux = list(prop.list_arguments()), list(prop.list_auxiliary_states())
-        outs = list(prop.list_outputs())
-        spec = OpSpec("Custom", tuple(args + aux),
-                      aux=tuple(range(len(args), len(args) + len(aux))), run=_run,
-                      attrs=None, outputs=len(outs), out_names=tuple(outs))
-        _SPECS[key] = spec
-    return spec
-
-
-_TABLE["Custom"] = OpSpec("Custom", None, run=_run, attrs=None)
-register_specializer("Custom", _specialize)
-
-
-def shape_rule(kw, ins, outs):
-    """Shapes from the property's ``infer_shape`` once the arguments' shapes are known."""
+def _custom_shape(kw, ins, outs):
+    """Custom's shape rule: the shapes from the property's ``infer_shape`` once the
+    arguments' shapes are known."""
     prop = prop_of(kw)
     n_args = len(prop.list_arguments())
     args = ins[:n_args]
@@ -88,8 +72,9 @@ def shape_rule(kw, ins, outs):
     return new_ins + list(ins[len(new_ins):]), [tuple(s) for s in out_s]
 
 
-def type_rule(kw, ins, outs):
-    """Dtypes from the property's ``infer_type`` once the arguments' dtypes are known."""
+def _custom_dtype(kw, ins, outs):
+    """Custom's dtype rule: the dtypes from the property's ``infer_type`` once the
+    arguments' dtypes are known."""
     prop = prop_of(kw)
     n_args = len(prop.list_arguments())
     if any(t is None for t in ins[:n_args]):
@@ -100,13 +85,24 @@ def type_rule(kw, ins, outs):
     return new_ins + list(ins[len(new_ins):]), [np.dtype(t) for t in res[1]]
 
 
-def _install_rules() -> None:
-    from . import _shape, _dtype
-    _shape._RULES["Custom"] = shape_rule
-    _dtype._RULES["Custom"] = type_rule
+def _specialize(kwargs: dict) -> OpSpec:
+    key = tuple(sorted((k, str(v)) for k, v in kwargs.items()))
+    spec = _SPECS.get(key)
+    if spec is None:
+        prop = prop_of(kwargs)
+        args, aux = list(prop.list_arguments()), list(prop.list_auxiliary_states())
+        outs = list(prop.list_outputs())
+        spec = OpSpec("Custom", tuple(args + aux),
+                      aux=tuple(range(len(args), len(args) + len(aux))), run=_run,
+                      attrs=None, outputs=len(outs), out_names=tuple(outs),
+                      shape=_custom_shape, dtype=_custom_dtype)
+        _SPECS[key] = spec
+    return spec
 
 
-_install_rules()
+# each node gets its op_type's own record (its inputs and outputs) from _specialize
+mxnet_op("Custom", None, run=_run, attrs=None, shape=_custom_shape, dtype=_custom_dtype)
+register_specializer("Custom", _specialize)
 
 
 def Custom(*data: Any, op_type: str = "", name=None, attr=None, **kwargs: Any):
@@ -114,7 +110,7 @@ def Custom(*data: Any, op_type: str = "", name=None, attr=None, **kwargs: Any):
     states in the order its property lists them, positionally or by name; those left
     out become variables ``<name>_<input>`` (as MXNet's ``mx.sym.Custom``)."""
     from . import _ops
-    from .symbol import Symbol
+    from ._core import Symbol
     if not isinstance(op_type, str) or not op_type:
         raise DTypeError("mx.sym.Custom: op_type must be the registered name (a str)")
     given = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}

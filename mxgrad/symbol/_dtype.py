@@ -47,8 +47,6 @@ def _topk(kw, ins, outs):
 
 for _op in ("Cast", "amp_cast", "_zeros", "_ones", "_full", "_arange", "one_hot"):
     _RULES[_op] = _from_attr()
-for _op in ("shape_array", "size_array"):
-    _RULES[_op] = _from_attr("int64")
 _RULES["topk"] = _topk
 _RULES["argsort"] = lambda kw, ins, outs: (list(ins),
                                            [as_dtype(kw.get("dtype") or "float32")])
@@ -60,9 +58,7 @@ def _sort(kw, ins, outs):
 
 
 _RULES["sort"] = _sort
-for _op in ("pick", "take", "batch_take", "gather_nd",
-            "reshape_like", "broadcast_like", "slice_like",
-            "_contrib_index_copy"):
+for _op in ("pick", "take", "batch_take", "gather_nd", "_contrib_index_copy"):
     _RULES[_op] = _free(1)
 _RULES["where"] = _free(0)
 
@@ -151,7 +147,7 @@ def infer_entries(nodes, given: Dict) -> Dict[tuple, DType]:
 def infer(sym, given: Dict[str, DType]) -> Dict[tuple, DType]:
     """``{(id(node), output index): dtype or None}`` for the entries of ``sym``, from the
     dtypes ``given`` by variable name and the variables' ``__dtype__``."""
-    from .symbol import _FLAG_DTYPES
+    from ._core import _FLAG_DTYPES
     nodes = sym._nodes()
     start: Dict = {}
     for n in nodes:

@@ -26,7 +26,7 @@ from typing import Collection, Dict, List, Sequence, Union
 
 from .. import ndarray as nd
 from ..base import MXNetError, ShapeError
-from .symbol import Symbol, Group, _FLAG_DTYPES
+from ._core import Symbol, Group, _FLAG_DTYPES
 from ._registry import LABEL_OPS, lookup
 from . import _shape
 

@@ -25,10 +25,14 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 
 from .._engine.ndarray import NDArray, as_face
+from ..base import ShapeError
 from .. import numpy as _mnp
 from .. import numpy_extension as _npx
 from ..numpy.multiarray import ndarray as _np_ndarray
-from ._registry import OpSpec, _TABLE, _KERNEL_ONLY, scalar_value
+from ..ops import _shape_rules as _sr
+from ..ops._mxnet_op import mxnet_op
+from ..ops.shape import reshaped_input
+from ._registry import _TABLE, _KERNEL_ONLY, scalar_value
 
 __all__ = ["UNARY", "BINARY", "FUNCTIONS", "ONE_PARAMETER_DRAWS", "np_face", "scalar_value"]
 
@@ -54,11 +58,12 @@ def _accepted(fn: Callable) -> Optional[frozenset]:
                      if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
-def _register(op: str, inputs, run: Callable, attrs, outputs=1) -> None:
-    if op in _TABLE:       # a legacy operator of the same name keeps its entry
+def _register(op: str, inputs, run: Callable, attrs, outputs=1, shape=None) -> None:
+    """Declare the record of ``op`` (a legacy operator of the same name keeps its own)."""
+    if op in _TABLE:
         return
-    _TABLE[op] = OpSpec(op, inputs, run=run, outputs=outputs,
-                        attrs=None if attrs is None else frozenset(attrs) | _IGNORED)
+    mxnet_op(op, inputs, run=run, outputs=outputs, shape=shape,
+             attrs=None if attrs is None else frozenset(attrs) | _IGNORED)
 
 
 def _keywords(kwargs: dict, known) -> dict:
@@ -194,6 +199,68 @@ VARIADIC: Dict[str, str] = {
 }
 
 
+# ------------------------------------------------------------------ shape rules
+# (the elementwise operators: one shape, or NumPy's broadcast; the operators without a
+# rule run on zeros once their inputs are known)
+def _np_contract(matmul: bool) -> _sr.Rule:
+    """NumPy's ``dot`` / ``matmul`` shapes (MXNet's ``_np_dot`` / ``_npi_matmul``): the
+    contracted sizes are made one (so a weight's unknown input size comes from the data),
+    and the output follows."""
+    def f(kw, ins, outs):
+        a, b = ins
+        if a is None or b is None:
+            return list(ins), list(outs)
+        if len(a) == 0 or len(b) == 0:
+            if matmul:
+                raise ShapeError("matmul: an input is 0-d")
+            return list(ins), [_sr.merge(outs[0], b if len(a) == 0 else a)]
+        if len(b) == 1:
+            k = _sr.dim(a[-1], b[0])
+            a2, b2 = tuple(a[:-1]) + (k,), (k,)
+            out = tuple(a[:-1])
+        elif len(a) == 1 and matmul:
+            k = _sr.dim(a[0], b[-2])
+            a2, b2 = (k,), tuple(b[:-2]) + (k, b[-1])
+            out = tuple(b[:-2]) + (b[-1],)
+        else:
+            k = _sr.dim(a[-1], b[-2])
+            a2 = tuple(a[:-1]) + (k,)
+            b2 = tuple(b[:-2]) + (k, b[-1])
+            if matmul:
+                lead = _sr.broadcast(tuple(a[:-2]), tuple(b[:-2])) or ()
+                out = tuple(lead) + (a[-2], b[-1])
+            else:
+                out = tuple(a[:-1]) + tuple(b[:-2]) + (b[-1],)
+        where = "matmul: " if matmul else "dot: "
+        return [_sr.merge(a, a2, where), _sr.merge(b, b2, where)], \
+            [_sr.merge(outs[0], out, where)]
+    return f
+
+
+def _np_reshape_shape(kw, ins, outs):
+    """NumPy's reshape (one -1 inferred), forward and backward: an input with one unknown
+    dimension gets it from a known output (an RNN layer's flattened first-layer weights)."""
+    d, o = ins[0], outs[0]
+    new = kw.get("newshape", ())
+    new = (int(new),) if isinstance(new, (int, np.integer)) else tuple(int(v) for v in new)
+    if _sr.known(d):
+        total = int(np.prod(d, dtype=np.int64))
+        rest = int(np.prod([v for v in new if v != -1], dtype=np.int64))
+        if -1 in new and rest:
+            new = tuple(total // rest if v == -1 else v for v in new)
+        return [d], [_sr.merge(o, new)]
+    if -1 not in new:
+        o = _sr.merge(o, new)
+    return [reshaped_input(d, o)], [o]
+
+
+# the FUNCTIONS operators with a rule of their own
+_FUNCTION_SHAPES: Dict[str, _sr.Rule] = {
+    "_np_dot": _np_contract(False), "_npi_matmul": _np_contract(True),
+    "_np_reshape": _np_reshape_shape, "_npx_relu": _sr.same, "_npx_sigmoid": _sr.same,
+}
+
+
 # ------------------------------------------------------------------ runners
 def _unary_runner(fn):
     def run(inputs, kwargs):
@@ -278,13 +345,15 @@ def _full(inputs, kwargs):
 def _install() -> None:
     for name, op in UNARY.items():
         fn = getattr(_mnp, name)
-        _register(op, ("x",), _unary_runner(fn), ())
+        _register(op, ("x",), _unary_runner(fn), (), shape=_sr.same)
     for name, (op, sop, rop) in BINARY.items():
         fn = getattr(_mnp, name)
-        _register(op, ("lhs", "rhs"), _binary_runner(fn), ())
-        _register(sop, ("data",), _scalar_runner(fn, False), ("scalar", "is_int"))
+        _register(op, ("lhs", "rhs"), _binary_runner(fn), (), shape=_sr.broadcast_rule)
+        _register(sop, ("data",), _scalar_runner(fn, False), ("scalar", "is_int"),
+                  shape=_sr.same)
         if rop != sop:
-            _register(rop, ("data",), _scalar_runner(fn, True), ("scalar", "is_int"))
+            _register(rop, ("data",), _scalar_runner(fn, True), ("scalar", "is_int"),
+                      shape=_sr.same)
     for name, (op, inputs, ns, _) in FUNCTIONS.items():
         if op in _TABLE:        # a legacy operator: runs as it is
             continue
@@ -292,7 +361,8 @@ def _install() -> None:
         fn = getattr(_npx if ns == "npx" else _mnp, short)
         known = _accepted(fn)
         attrs = None if known is None else known - set(inputs) - {"out"}
-        _register(op, inputs, _function_runner(fn, known), attrs)
+        _register(op, inputs, _function_runner(fn, known), attrs,
+                  shape=_FUNCTION_SHAPES.get(op))
     for name, op in CREATION.items():
         fn = getattr(_mnp, name)
         known = _accepted(fn)
@@ -313,9 +383,8 @@ def _install() -> None:
                   None if known is None else known - {"out"})
     _register("_npi_full", (), _full, ("shape", "dtype", "value"))
     for name in ("argmax", "argmin"):          # MXNet's carry keepdims, mx.np's do not
-        _TABLE["_npi_" + name] = OpSpec("_npi_" + name, ("a",),
-                                        run=_arg_reduce(getattr(_mnp, name)),
-                                        attrs=frozenset({"axis", "keepdims"}) | _IGNORED)
+        mxnet_op("_npi_" + name, ("a",), run=_arg_reduce(getattr(_mnp, name)),
+                 attrs=frozenset({"axis", "keepdims"}) | _IGNORED)
     outputs = {"svd": 3, "eigh": 2, "slogdet": 2}
     for name, (op, inputs) in LINALG.items():
         fn = getattr(_mnp.linalg, name)
@@ -335,8 +404,8 @@ def _install() -> None:
         flag = kw.get("flag")
         order = None if flag in (-2, 1) else "nuc" if flag == 2 else kw.get("ord")
         return norm(np_face(ins[0]), order, kw.get("axis"), bool(kw.get("keepdims", False)))
-    _TABLE["_npi_norm"] = OpSpec("_npi_norm", ("x",), run=run_norm,
-                                 attrs=frozenset({"ord", "axis", "keepdims", "flag"}) | _IGNORED)
+    mxnet_op("_npi_norm", ("x",), run=run_norm,
+             attrs=frozenset({"ord", "axis", "keepdims", "flag"}) | _IGNORED)
     where = _mnp.where
     _register("_npi_where", ("condition", "x", "y"),
               lambda ins, kw: where(*[np_face(a) for a in ins]), ())
@@ -417,39 +486,6 @@ def _install_numpy_semantics() -> None:
 
 
 _install_numpy_semantics()
-
-
-def _install_shape_rules() -> None:
-    """Partial shape inference through the elementwise operators (the others run on
-    zeros once their inputs are known; dot/matmul have rules in ``_shape``)."""
-    from . import _shape
-    for op in list(UNARY.values()) + ["_npx_relu", "_npx_sigmoid"]:
-        _shape.register_same(op)
-    for op, _, _ in BINARY.values():
-        if op.startswith("_npi_"):
-            _shape._RULES[op] = _shape._broadcast_rule
-    _shape._RULES["_np_reshape"] = _np_reshape_rule
-
-
-def _np_reshape_rule(kw, ins, outs):
-    """NumPy's reshape (one -1 inferred), forward and backward: an input with one unknown
-    dimension gets it from a known output (an RNN layer's flattened first-layer weights)."""
-    from . import _shape
-    d, o = ins[0], outs[0]
-    new = kw.get("newshape", ())
-    new = (int(new),) if isinstance(new, (int, np.integer)) else tuple(int(v) for v in new)
-    if _shape.known(d):
-        total = int(np.prod(d, dtype=np.int64))
-        rest = int(np.prod([v for v in new if v != -1], dtype=np.int64))
-        if -1 in new and rest:
-            new = tuple(total // rest if v == -1 else v for v in new)
-        return [d], [_shape.merge(o, new)]
-    if -1 not in new:
-        o = _shape.merge(o, new)
-    return [_shape.reshaped_input(d, o)], [o]
-
-
-_install_shape_rules()
 
 
 def aliased_binary() -> Dict[str, str]:

@@ -25,7 +25,8 @@ from .. import ndarray as nd
 from ..base import MXNetError, DTypeError
 from ._registry import lookup, parse_attrs, specialize, UnknownOpError
 from ..attribute import current_attrs, HIDDEN_KEYS, stored_key
-from .symbol import Symbol, _Node, _make_name, _attr_str, _run_node, var
+from ._core import Symbol, _Node, _make_name, _attr_str, _run_node, var
+from ._evaluate import _unknown_dims
 from ._infer import param_examples
 
 __all__ = ["make", "call", "function"]
@@ -80,7 +81,6 @@ def make(op: str, inputs, attrs: dict, name: Optional[str], hint: str,
     node.npface = cls._npface
     if entries and entries[0][0].shadow is not None and spec.params:
         param_examples(node)
-    from .symbol import _unknown_dims
     if all(src.shadow is not None for src, _ in entries) and not _unknown_dims(node):
         with autograd.pause(train_mode=False):
             node.shadow = _run_node(node, [src.shadow[j] for src, j in entries])

@@ -22,8 +22,6 @@ import ast
 import inspect
 from typing import Any, Callable, Dict, Optional, Tuple
 
-import numpy as np
-
 from .. import ndarray as nd
 from ..base import MXNetError
 from ..ops._mxnet_op import ALIASES, RECORDS, MXNetOp, mxnet_op
@@ -231,21 +229,17 @@ for _n in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
            "broadcast_logical_xor"):
     _op(_n, _BINARY, aliases={"broadcast_add": ("broadcast_plus",),
                               "broadcast_sub": ("broadcast_minus",)}.get(_n, ()))
-_op("broadcast_like", _BINARY)
-_op("reshape_like", _BINARY)
 _op("where", ("condition", "x", "y"))
 _op("take", ("a", "indices"))
 _op("pick", ("data", "index"))
 _op("gather_nd", ("data", "indices"))
-_op("slice_like", ("data", "shape_like"))
 
 for _n in ("relu", "sigmoid", "tanh", "exp", "log", "log2", "log10", "log1p", "expm1",
            "sqrt", "rsqrt", "cbrt", "rcbrt", "square", "abs", "negative", "reciprocal",
            "sign", "floor", "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan",
            "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
            "degrees", "radians", "erf", "erfinv", "gamma", "gammaln", "softsign",
-           "logical_not", "zeros_like", "ones_like",
-           "shape_array", "size_array"):
+           "logical_not", "zeros_like", "ones_like"):
     _op(_n)
 _op("clip")
 
@@ -277,51 +271,7 @@ _op("_arange", (), run=lambda ins, kw: nd.arange(
     dtype=kw.get("dtype", "float32")),
     attrs=("start", "stop", "step", "repeat", "infer_range", "dtype"))
 
-# shape
-_op("Flatten", aliases=("flatten",))
-
-
-def reshape_target(kwargs: dict, in_shape) -> Optional[tuple]:
-    """The ``shape`` of a Reshape node, also from MXNet's deprecated ``target_shape`` (a 0
-    is the one inferred size; ``keep_highest`` keeps the first dimension)."""
-    shape = kwargs.get("shape")
-    target = kwargs.get("target_shape")
-    if not target or shape:
-        if shape is None:
-            return None
-        return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    t = [int(v) for v in target]
-    if kwargs.get("keep_highest") and in_shape is not None:
-        t[0] = in_shape[0]
-    return tuple(-1 if v == 0 else v for v in t)
-
-
-def _reshape(inputs, kwargs):
-    kw = {k: v for k, v in kwargs.items() if k not in ("target_shape", "keep_highest")}
-    kw["shape"] = reshape_target(kwargs, inputs[0].shape)
-    return nd.Reshape(inputs[0], **kw)
-
-
-_op("Reshape", aliases=("reshape",), run=_reshape,
-    attrs=(_attr_names(nd.Reshape) or frozenset()) | {"target_shape", "keep_highest"})
-_op("transpose")
-_op("expand_dims")
-_op("squeeze")
-_op("SwapAxis", aliases=("swapaxes",))
-_op("Concat", None, aliases=("concat",))
-_op("stack", None)
-_op("SliceChannel", aliases=("split",), outputs=lambda kw: int(kw.get("num_outputs", 1)))
-_op("slice_axis")
-_op("slice", aliases=("crop",))
-_op("tile")
-_op("repeat")
-_op("reverse", aliases=("flip",))
-_op("Pad", aliases=("pad",))
-_op("broadcast_to")
-_op("broadcast_axis", aliases=("broadcast_axes",))
 _op("one_hot", ("indices",))
-_op("depth_to_space")
-_op("space_to_depth")
 
 # reductions
 for _n in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax",
@@ -334,12 +284,6 @@ _op("topk", outputs=lambda kw: 2 if kw.get("ret_typ") in ("both", "value") else 
     visible=lambda kw: 2 if kw.get("ret_typ") == "both" else 1)
 _op("sort", outputs=2, visible=1)      # hidden second output: the indices
 _op("argsort")
-
-# neural network
-_op("_rnn_param_concat", None, run=lambda ins, kw: nd.Concat(*ins, **kw),
-    attrs=_attr_names(nd.Concat))
-
-
 _op("smooth_l1")
 
 
@@ -361,10 +305,6 @@ def nd_function(op: str) -> Optional[Callable]:
     return getattr(nd, op, None)
 
 
-def _identity_like_rhs(inputs, kwargs):
-    return inputs[0].copy()
-
-
 def _install_all() -> None:
     """A record for each of MXNet's other operators that has an ``mx.nd`` function: one
     output, no parameters (an operator with more declares its record beside its
@@ -384,8 +324,6 @@ def _install_all() -> None:
             if inputs is None else _nd_runner(fn)
         _TABLE[op] = OpSpec(op, inputs, run=run, attrs=attrs)
 
-
-_op("_identity_with_attr_like_rhs", ("lhs", "rhs"), run=_identity_like_rhs, attrs=())
 
 # sampling with scalar parameters (MXNet's _random_<dist>, _random_<dist>_like); the
 # Symbol-parameter forms _sample_<dist> are the mx.nd sample_<dist> functions (below)
@@ -444,16 +382,4 @@ _op("_linspace", (), run=lambda ins, kw: nd.linspace(
     kw["start"], kw["stop"], int(kw["num"]), endpoint=bool(kw.get("endpoint", True)),
     dtype=kw.get("dtype")), attrs=("start", "stop", "num", "endpoint", "dtype", "ctx",
                                    "step", "repeat", "infer_range"))
-
-
-def _split_v2(inputs, kwargs):
-    sections = int(kwargs.get("sections", 0) or 0)
-    where = sections if sections > 0 else tuple(kwargs.get("indices", ()))[1:]
-    return nd.split_v2(inputs[0], where, axis=int(kwargs.get("axis", 0)),
-                       squeeze_axis=bool(kwargs.get("squeeze_axis", False)))
-
-
-# MXNet's indices start with a 0; sections > 0 means equal parts
-_op("_split_v2", run=_split_v2, attrs=("indices", "axis", "squeeze_axis", "sections"),
-    outputs=lambda kw: int(kw.get("sections", 0) or 0) or len(tuple(kw.get("indices", ()))))
 _install_all()

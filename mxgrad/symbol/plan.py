@@ -64,7 +64,8 @@ from ..ops import _apply
 from ..ops import _core
 from ..ops._core import Op, PerCall
 from ..random import generator as _generator
-from .symbol import Symbol, _run_node, with_inferred_shapes
+from ._core import Symbol, _run_node
+from ._evaluate import with_inferred_shapes
 from ._plan_codegen import compile_forward, compile_backward, fresh, per_call
 from ._plan_memory import plan_memory, separate
 
@@ -761,7 +762,7 @@ class PlanOp:
     def _replay_backward(self, node, gouts, needs):
         """``create_graph``: run the graph again imperatively (recorded) from the saved
         inputs, with the random and auxiliary states of the call, and differentiate it."""
-        from .symbol import _eval
+        from ._evaluate import _eval
         plan = self.plan
         arrays = self.arrays
         leaves = []

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..base import DTypeError
 from . import _ops
-from .symbol import Symbol
+from ._core import Symbol
 
 __all__ = ["uniform", "normal", "randn", "poisson", "exponential", "gamma",
            "negative_binomial", "generalized_negative_binomial", "multinomial", "shuffle",

@@ -19,11 +19,10 @@ from typing import Any, Callable, Dict, Optional
 from ... import numpy as _mnp
 from ... import numpy_extension as _npx
 from ...base import DTypeError
-from ..symbol import Symbol
+from .._core import Symbol, SYMBOL_FACES
 from .. import _ops
 from .._np_ops import (UNARY, BINARY, FUNCTIONS, CREATION, RANDOM, VARIADIC, LINALG,
                        ONE_PARAMETER_DRAWS, aliased_binary)
-from ._symbol import _Symbol, as_np_symbol
 
 __all__ = ["FUNCS", "NPX", "LINALG_FUNCS", "RANDOM_FUNCS", "binary", "missing"]
 
@@ -39,6 +38,12 @@ def missing(namespace: str) -> Callable:
         raise AttributeError(f"{namespace} has no function {name!r} in mxgrad (its Symbol "
                              f"functions are listed in its __all__)")
     return __getattr__
+
+
+def _make(op: str, inputs, attrs: dict, name: Optional[str], hint: str) -> Symbol:
+    """A node ``op`` of mx.sym.np's face: a ``_Symbol`` (registered by ``_symbol.py``, whose
+    methods call these functions), computing on ``mx.np`` arrays."""
+    return _ops.make(op, inputs, attrs, name, hint, cls=SYMBOL_FACES["np"])
 
 
 def _hint(op: str) -> str:
@@ -73,11 +78,11 @@ def binary(name: str, a, b, out_name=None) -> Any:
     side is a Python/NumPy scalar (``x + 1`` is ``_npi_add_scalar``)."""
     op, sop, rop = BINARY[name]
     if isinstance(a, Symbol) and isinstance(b, Symbol):
-        return _ops.make(op, [a, b], {}, out_name, _hint(op), cls=_Symbol)
+        return _make(op, [a, b], {}, out_name, _hint(op))
     if isinstance(a, Symbol) and _is_scalar(b):
-        return _ops.make(sop, [a], _scalar_attrs(b), out_name, _hint(sop), cls=_Symbol)
+        return _make(sop, [a], _scalar_attrs(b), out_name, _hint(sop))
     if isinstance(b, Symbol) and _is_scalar(a):
-        return _ops.make(rop, [b], _scalar_attrs(a), out_name, _hint(rop), cls=_Symbol)
+        return _make(rop, [b], _scalar_attrs(a), out_name, _hint(rop))
     if not isinstance(a, Symbol) and not isinstance(b, Symbol):
         raise DTypeError(f"mx.sym.np.{name}: at least one argument must be a Symbol")
     return NotImplemented
@@ -99,7 +104,7 @@ def _binary_function(name: str) -> Callable:
 
 def _unary_function(name: str, op: str) -> Callable:
     def f(x, out=None, name=None, **kwargs):
-        return _ops.make(op, [_symbol(x, fname, "x")], {}, name, _hint(op), cls=_Symbol)
+        return _make(op, [_symbol(x, fname, "x")], {}, name, _hint(op))
     fname = name
     f.__name__ = name
     f.__doc__ = f"Symbolic ``mx.np.{name}`` (MXNet's ``{op}``)."
@@ -167,7 +172,7 @@ def _bound_function(fname: str, op: str, inputs, target: Callable, renames: dict
                 raise DTypeError(f"mx.sym.np.{fname}: argument {k!r} cannot be a Symbol "
                                  f"(it is an attribute of MXNet's {op})")
             attrs[renames.get(k, k)] = v
-        return _ops.make(op, syms, attrs, node_name, _hint(op), cls=_Symbol)
+        return _make(op, syms, attrs, node_name, _hint(op))
     f.__name__ = fname
     f.__doc__ = f"Symbolic ``{target.__module__}.{fname}`` (MXNet's ``{op}``)."
     return f
@@ -203,7 +208,7 @@ def _creation_function(fname: str, op: str, target: Callable, extra: dict,
             attrs[extra.get(k, k)] = v
         if "dtype" in sig.parameters and fname != "randint":
             attrs.setdefault("dtype", "float32")
-        return _ops.make(op, inputs, attrs, node_name, _hint(op), cls=_Symbol)
+        return _make(op, inputs, attrs, node_name, _hint(op))
     f.__name__ = fname
     f.__doc__ = f"Symbolic ``mx.np.{fname}`` (MXNet's ``{op}``)."
     return f
@@ -220,7 +225,7 @@ def _one_parameter_draw(fname: str, op: str, param: str) -> Callable:
             attrs[param] = None
         else:
             attrs[param] = value
-        return _ops.make(op, inputs, attrs, name, _hint(op), cls=_Symbol)
+        return _make(op, inputs, attrs, name, _hint(op))
     f.__name__ = fname
     f.__doc__ = f"Symbolic ``mx.np.random.{fname}`` (MXNet's ``{op}``)."
     return f
@@ -235,7 +240,7 @@ def _variadic_function(fname: str, op: str) -> Callable:
         attrs.update(kwargs)
         if fname in ("concatenate", "stack"):
             attrs.setdefault("axis", 0)
-        return _ops.make(op, arrays, attrs, name, _hint(op), cls=_Symbol)
+        return _make(op, arrays, attrs, name, _hint(op))
     f.__name__ = fname
     f.__doc__ = f"Symbolic ``mx.np.{fname}`` (MXNet's ``{op}``)."
     return f
@@ -249,17 +254,17 @@ def _split(ary, indices_or_sections, axis: int = 0, name=None, op: str = "_split
     else:
         attrs = {"sections": 0, "indices": (0,) + tuple(indices_or_sections), "axis": axis,
                  "squeeze_axis": False}
-    s = _ops.make(op, [_symbol(ary, "split", "ary")], attrs, name, _hint(op), cls=_Symbol)
-    return [_Symbol([o]) for o in s._outputs]
+    s = _make(op, [_symbol(ary, "split", "ary")], attrs, name, _hint(op))
+    return [SYMBOL_FACES["np"]([o]) for o in s._outputs]
 
 
 def _einsum(subscripts, *operands, name=None, out=None, optimize=False, **kwargs):
     """Symbolic ``mx.np.einsum`` (MXNet's ``_npi_einsum``)."""
     arrays = [_symbol(s, "einsum", "operands") for s in operands]
-    return _ops.make("_npi_einsum", arrays, {"subscripts": subscripts,
-                                             "num_args": len(arrays),
-                                             "optimize": int(bool(optimize))},
-                     name, "einsum", cls=_Symbol)
+    return _make("_npi_einsum", arrays, {"subscripts": subscripts,
+                                         "num_args": len(arrays),
+                                         "optimize": int(bool(optimize))},
+                 name, "einsum")
 
 
 def _where(condition, x=None, y=None, name=None):
@@ -270,15 +275,15 @@ def _where(condition, x=None, y=None, name=None):
         raise DTypeError("mx.sym.np.where: give both x and y (the one-argument form "
                          "has a data-dependent shape)")
     if isinstance(x, Symbol) and isinstance(y, Symbol):
-        return _ops.make("_npi_where", [c, x, y], {}, name, "where", cls=_Symbol)
+        return _make("_npi_where", [c, x, y], {}, name, "where")
     if isinstance(y, Symbol):
-        return _ops.make("_npi_where_lscalar", [c, y], {"scalar": float(x)}, name,
-                         "where_lscalar", cls=_Symbol)
+        return _make("_npi_where_lscalar", [c, y], {"scalar": float(x)}, name,
+                     "where_lscalar")
     if isinstance(x, Symbol):
-        return _ops.make("_npi_where_rscalar", [c, x], {"scalar": float(y)}, name,
-                         "where_rscalar", cls=_Symbol)
-    return _ops.make("_npi_where_scalar2", [c], {"x": float(x), "y": float(y)}, name,
-                     "where_scalar2", cls=_Symbol)
+        return _make("_npi_where_rscalar", [c, x], {"scalar": float(y)}, name,
+                     "where_rscalar")
+    return _make("_npi_where_scalar2", [c], {"x": float(x), "y": float(y)}, name,
+                 "where_scalar2")
 
 
 def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
@@ -287,10 +292,9 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axi
     if retstep:
         raise DTypeError("mx.sym.np.linspace: retstep=True is not supported for Symbols "
                          "(as in MXNet)")
-    return _ops.make("_linspace", [], {"start": start, "stop": stop, "num": num,
-                                       "endpoint": endpoint,
-                                       "dtype": dtype or "float32"}, name, "linspace",
-                     cls=_Symbol)
+    return _make("_linspace", [], {"start": start, "stop": stop, "num": num,
+                                   "endpoint": endpoint,
+                                   "dtype": dtype or "float32"}, name, "linspace")
 
 
 def _full(shape, fill_value, dtype=None, order="C", ctx=None, name=None):
@@ -302,9 +306,9 @@ def _full(shape, fill_value, dtype=None, order="C", ctx=None, name=None):
         return out if dtype is None else out.astype(dtype)
     if isinstance(fill_value, bool):
         fill_value, dtype = int(fill_value), dtype or "bool"
-    return _ops.make("_full", [], {"shape": (shape,) if isinstance(shape, int)
-                                   else tuple(shape), "value": fill_value,
-                                   "dtype": dtype or "float32"}, name, "full", cls=_Symbol)
+    return _make("_full", [], {"shape": (shape,) if isinstance(shape, int)
+                               else tuple(shape), "value": fill_value,
+                               "dtype": dtype or "float32"}, name, "full")
 
 
 def _like(fill):
@@ -312,8 +316,8 @@ def _like(fill):
         attrs = {"fill_value": fill}
         if dtype is not None:
             attrs["dtype"] = dtype
-        return _ops.make("_npi_full_like", [_symbol(a, "full_like", "a")], attrs, name,
-                         "full_like", cls=_Symbol)
+        return _make("_npi_full_like", [_symbol(a, "full_like", "a")], attrs, name,
+                     "full_like")
     return f
 
 
@@ -334,17 +338,16 @@ def _norm(x, ord=None, axis=None, keepdims=False, name=None):
     else:
         attrs = {"ord": ord, "flag": -1}
     attrs.update(axis=axis, keepdims=keepdims)
-    return _ops.make("_npi_norm", [x], attrs, name, "norm", cls=_Symbol)
+    return _make("_npi_norm", [x], attrs, name, "norm")
 
 
 def _clip(a, a_min=None, a_max=None, out=None, name=None):
     """Symbolic ``mx.np.clip`` (MXNet's ``clip``; an omitted bound is infinite)."""
     if a_min is None and a_max is None:
         raise DTypeError("mx.sym.np.clip: give a_min or a_max (or both)")
-    return _ops.make("clip", [_symbol(a, "clip", "a")],
-                     {"a_min": float("-inf") if a_min is None else a_min,
-                      "a_max": float("inf") if a_max is None else a_max}, name, "clip",
-                     cls=_Symbol)
+    return _make("clip", [_symbol(a, "clip", "a")],
+                 {"a_min": float("-inf") if a_min is None else a_min,
+                  "a_max": float("inf") if a_max is None else a_max}, name, "clip")
 
 
 def _contraction(kind: str) -> Callable:
@@ -353,14 +356,13 @@ def _contraction(kind: str) -> Callable:
     def f(a, b, name=None):
         a, b = _symbol(a, kind, "a"), _symbol(b, kind, "b")
         if kind == "inner":
-            return _ops.make("_npi_tensordot", [a, b], {"a_axes_summed": (-1,),
-                                                        "b_axes_summed": (-1,)},
-                             name, "tensordot", cls=_Symbol)
-        flat = [_ops.make("_np_reshape", [v], {"newshape": (-1,), "order": "C"}, None,
-                          "reshape", cls=_Symbol) for v in (a, b)]
-        return _ops.make("_npi_tensordot_int_axes", flat,
-                         {"axes": 0 if kind == "outer" else 1}, name, "tensordot",
-                         cls=_Symbol)
+            return _make("_npi_tensordot", [a, b], {"a_axes_summed": (-1,),
+                                                    "b_axes_summed": (-1,)},
+                         name, "tensordot")
+        flat = [_make("_np_reshape", [v], {"newshape": (-1,), "order": "C"}, None,
+                      "reshape") for v in (a, b)]
+        return _make("_npi_tensordot_int_axes", flat,
+                     {"axes": 0 if kind == "outer" else 1}, name, "tensordot")
     f.__name__ = kind
     f.__doc__ = f"Symbolic ``mx.np.{kind}`` (MXNet's tensordot operators)."
     return f
@@ -376,21 +378,20 @@ def _split_along(axis: int, op: str = "_split_v2") -> Callable:
 
 def _ravel(x, order="C", name=None):
     """Symbolic ``mx.np.ravel`` (MXNet's ``_npx_reshape`` to (-1,))."""
-    return _ops.make("_npx_reshape", [_symbol(x, "ravel", "x")], {"newshape": (-1,)},
-                     name, "reshape", cls=_Symbol)
+    return _make("_npx_reshape", [_symbol(x, "ravel", "x")], {"newshape": (-1,)},
+                 name, "reshape")
 
 
 def _append(arr, values, axis=None, name=None):
     """Symbolic ``mx.np.append`` (MXNet's ``_npi_concatenate``; ``axis=None`` flattens)."""
-    return _ops.make("_npi_concatenate", [_symbol(arr, "append", "arr"),
-                                          _symbol(values, "append", "values")],
-                     {"axis": axis, "num_args": 2}, name, "concatenate", cls=_Symbol)
+    return _make("_npi_concatenate", [_symbol(arr, "append", "arr"),
+                                      _symbol(values, "append", "values")],
+                 {"axis": axis, "num_args": 2}, name, "concatenate")
 
 
 def _identity(n, dtype=None, ctx=None, name=None):
     """Symbolic ``mx.np.identity`` (MXNet's ``_npi_eye``)."""
-    return _ops.make("_npi_eye", [], {"N": n, "dtype": dtype or "float32"}, name, "eye",
-                     cls=_Symbol)
+    return _make("_npi_eye", [], {"N": n, "dtype": dtype or "float32"}, name, "eye")
 
 
 def _lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, name=None):
@@ -408,11 +409,10 @@ def _take(a, indices, axis=None, mode="raise", out=None, name=None):
     """Symbolic ``mx.np.take`` (MXNet's ``take``, after flattening for ``axis=None``)."""
     a = _symbol(a, "take", "a")
     if axis is None:
-        a = _ops.make("_npx_reshape", [a], {"newshape": (-1,)}, None, "reshape",
-                      cls=_Symbol)
+        a = _make("_npx_reshape", [a], {"newshape": (-1,)}, None, "reshape")
         axis = 0
-    return _ops.make("take", [a, _symbol(indices, "take", "indices")],
-                     {"axis": axis, "mode": mode}, name, "take", cls=_Symbol)
+    return _make("take", [a, _symbol(indices, "take", "indices")],
+                 {"axis": axis, "mode": mode}, name, "take")
 
 
 # npx functions that are MXNet's legacy operators under a NumPy-interface name
@@ -439,8 +439,8 @@ def _npx_legacy(fname: str, op: str) -> Callable:
         for node, _ in s._outputs:
             node.npface = True
         if len(s._outputs) > 1 and op in ("topk",):
-            return [_Symbol([o]) for o in s._outputs]
-        return as_np_symbol(s)
+            return [SYMBOL_FACES["np"]([o]) for o in s._outputs]
+        return s.as_np_ndarray()
     f.__name__ = fname
     f.__doc__ = f"Symbolic ``mx.npx.{fname}`` (MXNet's ``{op}``)."
     return f

@@ -23,10 +23,11 @@ from typing import Any, List, Optional
 import numpy as _onp
 
 from ...base import MXNetError, NotImplementedForSymbol, OutOfRangeError
-from ..symbol import Symbol
+from .._core import Symbol, SYMBOL_FACES
 from .. import _ops
+from ._functions import FUNCS, binary
 
-__all__ = ["_Symbol", "binary", "np_call", "as_np_symbol"]
+__all__ = ["_Symbol", "binary", "np_call"]
 
 
 class _Symbol(Symbol):
@@ -287,21 +288,10 @@ class _Symbol(Symbol):
         raise NotImplementedForSymbol(self.tolist, None)
 
 
-def as_np_symbol(s: Symbol) -> _Symbol:
-    """``s`` as a ``_Symbol`` (the same graph)."""
-    return s if type(s) is _Symbol else _Symbol(s._outputs)
-
-
-def _np_ns():
-    from . import _functions
-    return _functions
-
-
-def binary(name: str, a, b) -> Any:
-    """``mx.sym.np.<name>(a, b)`` for an operator method."""
-    return _np_ns().binary(name, a, b)
+# mx.sym.np's Symbol class (``Symbol.as_np_ndarray``, the functions of ``_functions``)
+SYMBOL_FACES["np"] = _Symbol
 
 
 def np_call(name: str, *args, **kwargs) -> Any:
     """``mx.sym.np.<name>(*args, **kwargs)`` (``npx.<name>`` for the npx table's)."""
-    return _np_ns().FUNCS[name](*args, **kwargs)
+    return FUNCS[name](*args, **kwargs)
