@@ -189,6 +189,8 @@ def _ctc_loss_run(inputs, kwargs):
     rest = list(inputs[2:])
     dl = rest.pop(0) if kwargs.get("use_data_lengths") and rest else None
     ll = rest.pop(0) if kwargs.get("use_label_lengths") and rest else None
+    # _guard: the function as mx.nd holds it, with the namespace's argument guard (one
+    # wrapper per function, cached), so a loaded graph's bad attribute fails as a call does
     return _guard(ctc_loss, "nd.CTCLoss")(inputs[0], inputs[1], dl, ll, **kwargs)
 
 

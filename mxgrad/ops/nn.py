@@ -530,6 +530,8 @@ def LeakyReLU(data: NDArray, gamma: Optional[NDArray] = None, act_type: str = "l
 def _leaky_relu_run(inputs, kwargs):
     """LeakyReLU; ``rrelu`` also has MXNet's second output, the mask (zeros when not
     training: the fixed slope ``(lower + upper) / 2`` is used)."""
+    # _guard: the function as mx.nd holds it, with the namespace's argument guard (one
+    # wrapper per function, cached), so a loaded graph's bad attribute fails as a call does
     out = _guard(LeakyReLU, "nd.LeakyReLU")(*inputs, **kwargs)
     if kwargs.get("act_type") == "rrelu":
         return out, _ew.zeros_like(out)

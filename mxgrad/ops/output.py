@@ -215,6 +215,8 @@ def _softmax_output_run(inputs, kwargs):
     imported for inference or fine-tuning with another loss) the plain softmax."""
     x = inputs[0]
     if len(inputs) > 1 and inputs[1] is not None:
+        # _guard: the function as mx.nd holds it, with the namespace's argument guard (one
+        # wrapper per function, cached), so a loaded graph's bad attribute fails as a call does
         return _guard(SoftmaxOutput, "nd.SoftmaxOutput")(x, inputs[1], **kwargs)
     if kwargs.get("multi_output"):
         return _softmax(x, axis=1)

@@ -761,6 +761,8 @@ def _rnn_run(inputs, kwargs):
         if i < len(inputs) and inputs[i] is not None and 0 in inputs[i].shape:
             from .creation import zeros     # an op module, at call time
             inputs[i] = zeros((layers * dirs, data.shape[1], size), dtype=data.dtype)
+    # _guard: the function as mx.nd holds it, with the namespace's argument guard (one
+    # wrapper per function, cached), so a loaded graph's bad attribute fails as a call does
     return _guard(RNN, "nd.RNN")(*inputs, **kwargs)
 
 
