@@ -20,6 +20,7 @@ def cases(mx):
     drop = S.Dropout(S.L2Normalization(ups, name="l2"), p=0.5, name="drop")
     gpool = S.Pooling(drop, kernel=(1, 1), global_pool=True, pool_type="avg", name="gpool")
     vision = S.SoftmaxOutput(S.FullyConnected(gpool, num_hidden=5, name="fc"), name="sm")
+    bilinear = S.UpSampling(d, scale=2, sample_type="bilinear", num_filter=3, name="bilinear")
 
     x, length = S.var("x"), S.var("length")
     rnn = S.RNN(x, S.var("rnn_params"), S.var("rnn_state"), S.var("rnn_cell"), mode="lstm",
@@ -39,7 +40,8 @@ def cases(mx):
                       S.LogisticRegressionOutput(p, name="logi"), S.SVMOutput(p, name="svm"),
                       S.MakeLoss(p, name="mk"),
                       S.IdentityAttachKLSparseReg(S.sigmoid(p, name="sig"), name="kl"),
-                      S.LeakyReLU(p, act_type="rrelu", name="rrelu")])
+                      S.LeakyReLU(p, act_type="rrelu", name="rrelu"),
+                      S.BatchNorm_v1(p, name="bn1")])
 
     idx = S.var("idx")
     emb = S.Embedding(idx, input_dim=10, output_dim=6, name="emb")
@@ -71,6 +73,7 @@ def cases(mx):
                     S.SequenceLast(d, length, use_sequence_length=True, name="hsl")])
     return {
         "vision": (vision, {"data": (2, 3, 8, 8)}, None),
+        "bilinear": (bilinear, {"data": (2, 3, 5, 5)}, None),
         "half": (half, {"data": (4, 3, 6, 6), "idx": (2,), "length": (3,)},
                  {"data": "float16", "idx": "int32", "length": "int32"}),
         "sequence": (seq, {"x": (5, 2, 4), "length": (2,), "w": (6, 3)},
