@@ -27,7 +27,10 @@ import math
 import numpy as _np
 
 from ..base import DTypeError, ShapeError, StateError
+from ..ops import _dtype_rules as _dr
+from ..ops import _shape_rules as _sr
 from ..ops._core import call1, defop
+from ..ops._mxnet_op import mxnet_op
 from ..ops.creation import zeros
 from ..ops.elemwise import round as _round, sign as _sign
 from ..ops.indexing import boolean_mask, take, where
@@ -134,6 +137,9 @@ def div_sqrt_dim(data: NDArray, **kwargs: Any) -> NDArray:
     return data / math.sqrt(data.shape[-1])
 
 
+mxnet_op("_contrib_div_sqrt_dim", nd_name="contrib.div_sqrt_dim", shape=_sr.same)
+
+
 def _mask(data, fn, op) -> NDArray:
     data = _nd(data, op)
     a = data._data
@@ -202,6 +208,9 @@ def quadratic(data: NDArray, a: float = 0.0, b: float = 0.0, c: float = 0.0, **k
     return data * data * float(a) + data * float(b) + float(c)
 
 
+mxnet_op("_contrib_quadratic", nd_name="contrib.quadratic", shape=_sr.same)
+
+
 _GRADMUL = defop("gradientmultiplier", lambda x, scalar: x.copy(),
                  [lambda g, y, x, scalar: g * scalar], [lambda t, y, x, scalar: t * scalar],
                  save=())
@@ -228,6 +237,10 @@ def gradientmultiplier(data: NDArray, scalar: float = 1.0, **kwargs: Any) -> NDA
     return call1(_GRADMUL, _nd(data, "gradientmultiplier"), {"scalar": float(scalar)})
 
 
+mxnet_op("_contrib_gradientmultiplier", nd_name="contrib.gradientmultiplier",
+         shape=_sr.same)
+
+
 _ROUND_STE = defop("round_ste", lambda x: _round(x), [lambda g, y, x: g], [lambda t, y, x: t],
                    save=())
 _SIGN_STE = defop("sign_ste", lambda x: _sign(x), [lambda g, y, x: g], [lambda t, y, x: t],
@@ -251,6 +264,9 @@ def round_ste(data: NDArray, **kwargs: Any) -> NDArray:
     return call1(_ROUND_STE, _nd(data, "round_ste"))
 
 
+mxnet_op("_contrib_round_ste", nd_name="contrib.round_ste", shape=_sr.same)
+
+
 def sign_ste(data: NDArray, **kwargs: Any) -> NDArray:
     """``sign(data)`` with the straight-through gradient (the gradient passes unchanged).
 
@@ -262,6 +278,9 @@ def sign_ste(data: NDArray, **kwargs: Any) -> NDArray:
     [-1.0, 0.0, 1.0]
     """
     return call1(_SIGN_STE, _nd(data, "sign_ste"))
+
+
+mxnet_op("_contrib_sign_ste", nd_name="contrib.sign_ste", shape=_sr.same)
 
 
 def _adaptive_matrix(n_in, n_out, dtype):
@@ -355,6 +374,11 @@ def index_copy(old_tensor, index_vector, new_tensor, **kwargs: Any) -> NDArray:
         return old + 0
     rows = take(new, wrap(_np.maximum(src, 0).astype(_np.float32)), axis=0)
     return where(wrap((src >= 0).astype(old.dtype)), rows, old)
+
+
+# the output has old_tensor's dtype; the index vector is of any dtype
+mxnet_op("_contrib_index_copy", ("old_tensor", "index_vector", "new_tensor"),
+         nd_name="contrib.index_copy", dtype=_dr.free(1))
 
 
 def _numpy_int(x, op):

@@ -71,6 +71,9 @@ def moments(data: NDArray, axes: Union[int, Sequence[int], None] = None, keepdim
     return mu, var
 
 
+mxnet_op("moments", outputs=2)
+
+
 def L2Normalization(data: NDArray, eps: float = 1e-10, mode: str = "instance",
                     out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
     """``data / sqrt(sum(data ** 2) + eps)``, the sum over every axis but the first
@@ -253,6 +256,9 @@ def khatri_rao(*args: NDArray, num_args: Optional[int] = None, out: Optional[NDA
     return _finish(result, out)
 
 
+mxnet_op("khatri_rao", None)
+
+
 def identity(data: NDArray, out: Optional[NDArray] = None,
              name: Optional[str] = None) -> NDArray:
     """A copy of ``data`` (recorded: the gradient passes through unchanged).
@@ -335,6 +341,9 @@ def diag(data: NDArray, k: int = 0, axis1: int = 0, axis2: int = 1,
     return _finish(_diag_extract(data, k, axis1, axis2), out)
 
 
+mxnet_op("diag")
+
+
 def _cumsum_fwd(x, axis, dtype):
     return np.cumsum(x if axis is not None else x.reshape(-1), axis=axis or 0, dtype=dtype)
 
@@ -381,6 +390,9 @@ def cumsum(a: NDArray, axis: Optional[int] = None, dtype: Any = None,
         axis = normalize_axes(axis, a.ndim, op="cumsum")[0]
     dt = a._data.dtype if dtype is None else np.dtype(as_dtype(dtype))
     return _finish(_cumsum(a, axis, dt), out)
+
+
+mxnet_op("cumsum", ("a",))
 
 
 # ------------------------------------------------------------------ losses & checks

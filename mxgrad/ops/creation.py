@@ -9,10 +9,13 @@ from typing import Any, Optional
 import numpy as np
 
 from .._check import allocate, as_int, as_real, as_shape, is_attribute_keyword
-from ..util import is_np_shape
+from ..util import is_np_shape, is_unknown_dim
 from ..base import DTypeError, NotSupportedError, ShapeError, StateError, as_dtype
 from ..context import as_context
 from .._engine.ndarray import NDArray, wrap
+from . import _dtype_rules as _dr
+from . import _shape_rules as _sr
+from ._mxnet_op import mxnet_op
 from .._typing import DTypeLike, ShapeLike
 from ..context import Context
 
@@ -142,6 +145,19 @@ def zeros(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = No
     return _into(kwargs, _make("nd.zeros", np.zeros, _not_0d(shape, "nd.zeros"), ctx, dtype))
 
 
+def _creation_shape(kw, ins, outs):
+    """The shape rule of ``_zeros``/``_ones``/``_full``: the ``shape`` attribute (a 0 in
+    it, as in a Gluon export's begin states, an unknown dimension)."""
+    shape = tuple(-1 if is_unknown_dim(v) else v for v in _sr.as_tuple(kw.get("shape")))
+    return list(ins), [_sr.merge(outs[0], shape)]
+
+
+# the creation operators' outputs have the ``dtype`` attribute (float32 without one)
+_creation_dtype = _dr.from_attr()
+mxnet_op("_zeros", (), run=lambda ins, kw: zeros(kw["shape"], dtype=kw.get("dtype", "float32")),
+         attrs=("shape", "dtype"), shape=_creation_shape, dtype=_creation_dtype)
+
+
 def ones(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None, **kwargs: Any
          ) -> NDArray:
     """An array of ones (float32 by default).
@@ -155,6 +171,10 @@ def ones(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = Non
     <NDArray 2 @cpu(0)>
     """
     return _into(kwargs, _make("nd.ones", np.ones, _not_0d(shape, "nd.ones"), ctx, dtype))
+
+
+mxnet_op("_ones", (), run=lambda ins, kw: ones(kw["shape"], dtype=kw.get("dtype", "float32")),
+         attrs=("shape", "dtype"), shape=_creation_shape, dtype=_creation_dtype)
 
 
 def full(shape: ShapeLike, val: float, ctx: Optional[Context] = None, dtype: DTypeLike = None,
@@ -173,6 +193,11 @@ def full(shape: ShapeLike, val: float, ctx: Optional[Context] = None, dtype: DTy
     return _into(kwargs, _make("nd.full", lambda shp, dt: np.full(shp, val, dt),
                                _not_0d(shape, "nd.full"), ctx,
                                dtype))
+
+
+mxnet_op("_full", (), run=lambda ins, kw: full(kw["shape"], kw["value"],
+                                                dtype=kw.get("dtype", "float32")),
+         attrs=("shape", "dtype", "value"), shape=_creation_shape, dtype=_creation_dtype)
 
 
 def empty(shape: ShapeLike, ctx: Optional[Context] = None, dtype: DTypeLike = None) -> NDArray:
@@ -224,6 +249,12 @@ def arange(start: float, stop: Optional[float] = None, step: float = 1.0, repeat
     return _into({"out": out}, wrap(data))
 
 
+mxnet_op("_arange", (), run=lambda ins, kw: arange(
+    kw.get("start", 0), kw.get("stop"), kw.get("step", 1.0), kw.get("repeat", 1),
+    dtype=kw.get("dtype", "float32")),
+    attrs=("start", "stop", "step", "repeat", "infer_range", "dtype"), dtype=_creation_dtype)
+
+
 def linspace(start: float, stop: float, num: int, endpoint: bool = True,
              ctx: Optional[Context] = None, dtype: DTypeLike = None) -> NDArray:
     """``num`` evenly spaced values from ``start`` to ``stop``.
@@ -246,6 +277,12 @@ def linspace(start: float, stop: float, num: int, endpoint: bool = True,
                          .astype(dt), "nd.linspace"))
 
 
+mxnet_op("_linspace", (), run=lambda ins, kw: linspace(
+    kw["start"], kw["stop"], int(kw["num"]), endpoint=bool(kw.get("endpoint", True)),
+    dtype=kw.get("dtype")), attrs=("start", "stop", "num", "endpoint", "dtype", "ctx",
+                                   "step", "repeat", "infer_range"))
+
+
 def eye(N: int, M: int = 0, k: int = 0, ctx: Optional[Context] = None, dtype: DTypeLike = None,
         **kwargs: Any) -> NDArray:
     """A 2-D array with ones on the ``k``-th diagonal (``M=0`` means square).
@@ -266,6 +303,11 @@ def eye(N: int, M: int = 0, k: int = 0, ctx: Optional[Context] = None, dtype: DT
     k = as_int(k, "nd.eye: k")
     _shape((N, M), dt, "nd.eye: (N, M)")
     return wrap(allocate(lambda: np.eye(N, M, k, dtype=dt), "nd.eye"))
+
+
+mxnet_op("_eye", (), run=lambda ins, kw: eye(int(kw["N"]), int(kw.get("M", 0)),
+                                              int(kw.get("k", 0)), dtype=kw.get("dtype")),
+         attrs=("N", "M", "k", "dtype", "ctx"))
 
 
 def concatenate_numpy(arrays, axis=0):

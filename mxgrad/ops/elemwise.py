@@ -18,7 +18,10 @@ import numpy as np
 
 from ..base import ShapeError, as_dtype
 from .._engine.ndarray import NDArray, wrap
+from . import _dtype_rules as _dr
+from . import _shape_rules as _sr
 from ._core import defop, reusable
+from ._mxnet_op import mxnet_op
 from ._apply import (apply, apply1, apply2, as_array, binary_fast, inplace_operator, operator,
                      unary_fast, write_out, _RAW)
 from .._typing import ArrayT, BinaryOp, DTypeLike, UnaryOp
@@ -347,6 +350,14 @@ rint = _piecewise("rint", np.rint, "Round to the nearest integer (half to even).
 fix = _piecewise("fix", np.fix, "Round towards zero.")
 trunc = _piecewise("trunc", np.trunc, "Truncate towards zero.")
 
+# MXNet's operators of the unary family: the output has the input's shape
+for _n in ("relu", "sigmoid", "tanh", "exp", "log", "log2", "log10", "log1p", "expm1",
+           "sqrt", "rsqrt", "cbrt", "rcbrt", "square", "abs", "negative", "reciprocal",
+           "sign", "floor", "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan",
+           "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh",
+           "degrees", "radians", "erf", "erfinv", "gamma", "gammaln", "softsign"):
+    mxnet_op(_n, shape=_sr.same)
+
 
 # --------------------------------------------------------------- clip & casts
 def _clip_fwd(x, a_min, a_max):
@@ -381,6 +392,9 @@ def clip(data: NDArray, a_min: float, a_max: float, out: Optional[NDArray] = Non
     return write_out(out, r) if out is not None else r
 
 
+mxnet_op("clip", shape=_sr.same)
+
+
 def _cast_fwd(x, dtype):
     return x.astype(dtype)
 
@@ -412,6 +426,10 @@ def cast(data: NDArray, dtype: DTypeLike, out: Optional[NDArray] = None, name: O
 
 
 Cast = cast
+# the output has the ``dtype`` attribute (float32 without one)
+_cast_dtype = _dr.from_attr()
+mxnet_op("Cast", nd_name="cast", aliases=("cast",), shape=_sr.same, dtype=_cast_dtype)
+mxnet_op("amp_cast", shape=_sr.same, dtype=_cast_dtype)
 
 _COPY = defop("copy", lambda x: x.copy(), [lambda g, y, x: g], [lambda t, y, x: t], save=())
 
@@ -432,6 +450,14 @@ def identity_copy(data: ArrayT) -> ArrayT:
     return apply1(_COPY, data)
 
 
+def _copy_run(inputs, kwargs):
+    """MXNet's ``_copy`` (``identity``) node: a copy of its input."""
+    return inputs[0].copy()
+
+
+mxnet_op("_copy", run=_copy_run, aliases=("identity",), attrs=(), shape=_sr.same)
+
+
 def zeros_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """An array of zeros with the shape (and dtype) of ``data``.
 
@@ -450,6 +476,9 @@ def zeros_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray
     return r if kwargs.get("out") is None else write_out(kwargs["out"], r)
 
 
+mxnet_op("zeros_like", shape=_sr.same)
+
+
 def ones_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     """An array of ones with the shape (and dtype) of ``data``.
 
@@ -466,6 +495,9 @@ def ones_like(data: NDArray, dtype: DTypeLike = None, **kwargs: Any) -> NDArray:
     data = as_array(data, "ones_like")
     r = wrap(np.ones_like(data._data, dtype=None if dtype is None else as_dtype(dtype)))
     return r if kwargs.get("out") is None else write_out(kwargs["out"], r)
+
+
+mxnet_op("ones_like", shape=_sr.same)
 
 
 def stop_gradient(data: NDArray, name: Optional[str] = None, **kwargs: Any) -> NDArray:
@@ -487,6 +519,7 @@ def stop_gradient(data: NDArray, name: Optional[str] = None, **kwargs: Any) -> N
 
 
 BlockGrad = stop_gradient
+mxnet_op("BlockGrad", aliases=("stop_gradient",), shape=_sr.same)
 
 
 def _smooth_l1_fwd(x, scalar):
@@ -521,6 +554,9 @@ def smooth_l1(data: NDArray, scalar: float = 1.0, **kwargs: Any) -> NDArray:
     <NDArray 2 @cpu(0)>
     """
     return apply1(_SMOOTH_L1, data, {"scalar": float(scalar)})
+
+
+mxnet_op("smooth_l1", shape=_sr.same)
 
 
 # --------------------------------------------------------------- scalar ops
@@ -731,6 +767,9 @@ def logical_not(data: NDArray, **kwargs: Any) -> NDArray:
     return apply1(_LNOT, data)
 
 
+mxnet_op("logical_not", shape=_sr.same)
+
+
 def _same_shape(fn, name) -> BinaryOp:
     def f(lhs, rhs, out=None, name=None, **kwargs):
         if isinstance(lhs, NDArray) and isinstance(rhs, NDArray) and lhs.shape != rhs.shape:
@@ -775,6 +814,81 @@ broadcast_logical_and = logical_and
 broadcast_logical_or = logical_or
 broadcast_logical_xor = logical_xor
 
+# MXNet's binary operators: the elemwise_* and _maximum... ones take one shape, the
+# broadcast_* ones broadcast
+_BINARY = ("lhs", "rhs")
+mxnet_op("elemwise_add", _BINARY, aliases=("_plus", "_Plus", "_add", "_grad_add"),
+         shape=_sr.same)
+mxnet_op("elemwise_sub", _BINARY, aliases=("_minus", "_Minus", "_sub"), shape=_sr.same)
+mxnet_op("elemwise_mul", _BINARY, aliases=("_mul", "_Mul"), shape=_sr.same)
+mxnet_op("elemwise_div", _BINARY, aliases=("_div", "_Div"), shape=_sr.same)
+for _n, _fn in (("_maximum", "maximum"), ("_minimum", "minimum"), ("_power", "power"),
+                ("_mod", "modulo"), ("_hypot", "hypot"), ("_equal", "equal"),
+                ("_not_equal", "not_equal"), ("_greater", "greater"),
+                ("_greater_equal", "greater_equal"), ("_lesser", "lesser"),
+                ("_lesser_equal", "lesser_equal")):
+    mxnet_op(_n, _BINARY, nd_name=_fn, shape=_sr.same,
+             aliases={"_maximum": ("_Maximum",), "_minimum": ("_Minimum",),
+                      "_power": ("_Power",), "_mod": ("_Mod",),
+                      "_hypot": ("_Hypot",)}.get(_n, ()))
+for _n in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
+           "broadcast_maximum", "broadcast_minimum", "broadcast_power", "broadcast_mod",
+           "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
+           "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal",
+           "broadcast_hypot", "broadcast_logical_and", "broadcast_logical_or",
+           "broadcast_logical_xor"):
+    mxnet_op(_n, _BINARY, aliases={"broadcast_add": ("broadcast_plus",),
+                                   "broadcast_sub": ("broadcast_minus",)}.get(_n, ()),
+             shape=_sr.broadcast_rule)
+
+
+def scalar_value(kwargs: dict):
+    """The scalar of a ``*_scalar`` node: an int when MXNet's ``is_int`` says the Python
+    scalar was one (so integer arrays stay integer), else a float.
+
+    Examples
+    --------
+    >>> scalar_value({'scalar': '2.0', 'is_int': True}), scalar_value({'scalar': 2})
+    (2, 2.0)
+    """
+    s = kwargs.get("scalar", 0.0)
+    if kwargs.get("is_int") and float(s).is_integer():
+        return int(float(s))
+    return float(s)
+
+
+def _scalar_run(fn):
+    """The run of a ``*_scalar`` node: ``fn(array, scalar)``."""
+    def run(inputs, kwargs):
+        return fn(inputs[0], scalar_value(kwargs))
+    return run
+
+
+# MXNet's operators of the scalar family: name -> (array op scalar, aliases)
+_SCALAR_OPS = {
+    "_plus_scalar": (lambda x, s: x + s, ("_PlusScalar",)),
+    "_minus_scalar": (lambda x, s: x - s, ("_MinusScalar",)),
+    "_rminus_scalar": (lambda x, s: s - x, ("_RMinusScalar",)),
+    "_mul_scalar": (lambda x, s: x * s, ("_MulScalar",)),
+    "_div_scalar": (lambda x, s: x / s, ("_DivScalar",)),
+    "_rdiv_scalar": (lambda x, s: s / x, ("_RDivScalar",)),
+    "_power_scalar": (lambda x, s: x ** s, ("_PowerScalar",)),
+    "_rpower_scalar": (lambda x, s: s ** x, ("_RPowerScalar",)),
+    "_mod_scalar": (lambda x, s: x % s, ("_ModScalar",)),
+    "_rmod_scalar": (lambda x, s: s % x, ("_RModScalar",)),
+    "_maximum_scalar": (lambda x, s: maximum(x, s), ("_MaximumScalar",)),
+    "_minimum_scalar": (lambda x, s: minimum(x, s), ("_MinimumScalar",)),
+    "_hypot_scalar": (lambda x, s: sqrt(x * x + s * s), ("_HypotScalar",)),
+    "_equal_scalar": (lambda x, s: x == s, ("_EqualScalar",)),
+    "_not_equal_scalar": (lambda x, s: x != s, ("_NotEqualScalar",)),
+    "_greater_scalar": (lambda x, s: x > s, ("_GreaterScalar",)),
+    "_greater_equal_scalar": (lambda x, s: x >= s, ("_GreaterEqualScalar",)),
+    "_lesser_scalar": (lambda x, s: x < s, ("_LesserScalar",)),
+    "_lesser_equal_scalar": (lambda x, s: x <= s, ("_LesserEqualScalar",)),
+}
+for _n, (_f, _al) in _SCALAR_OPS.items():
+    mxnet_op(_n, run=_scalar_run(_f), aliases=_al, attrs=("scalar", "is_int"), shape=_sr.same)
+
 
 def _add_n_fwd(*xs):
     out = xs[0].copy()
@@ -810,6 +924,8 @@ def add_n(*args: NDArray, **kwargs: Any) -> NDArray:
 
 _ADD_N: dict = {}
 ElementWiseSum = add_n
+mxnet_op("add_n", None, aliases=("ElementWiseSum",), attrs=("num_args",),
+         run=lambda ins, kw: add_n(*ins), shape=_sr.same)
 
 
 

@@ -39,8 +39,11 @@ import numpy as np
 from .._check import as_int, as_real
 from ..base import DTypeError, InPlaceError, OutOfRangeError, ShapeError, StateError, as_dtype
 from .._engine.ndarray import NDArray, wrap
+from . import _dtype_rules as _dr
+from . import _shape_rules as _sr
 from ._apply import records
 from ._core import Op, PerCall, defop, call, call1, as_array, inplace_apply, linear_pair, no_grad
+from ._mxnet_op import mxnet_op
 from .reduce import reshape_exact, broadcast_to
 from .shape import (index_spec, index_apply, index_add_apply, _axis, _arr, _isint,
                     _index_fwd, _index_add_fwd)
@@ -142,6 +145,20 @@ def take(a: NDArray, indices: NDArray, axis: int = 0, mode: str = "clip", **kwar
                                       "key": held})
 
 
+def _take_shape(kw, ins, outs):
+    """take's shape rule: the data's shape with the indices' shape in place of ``axis``."""
+    a, idx = ins
+    if a is None or idx is None:
+        return list(ins), list(outs)
+    ax = int(kw.get("axis", 0)) % len(a)
+    return list(ins), [_sr.merge(outs[0], tuple(a[:ax]) + tuple(idx) + tuple(a[ax + 1:]))]
+
+
+# the indexing operators' output has the data's dtype; the indices are of any dtype
+_indices_dtype = _dr.free(1)
+mxnet_op("take", ("a", "indices"), shape=_take_shape, dtype=_indices_dtype)
+
+
 def _take_key(indices, ashape, axis, mode):
     """The NumPy key of ``take``: full slices before ``axis``, then the int indices."""
     idx = _int_indices(indices, "take")
@@ -183,6 +200,9 @@ def batch_take(a: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
     if a.ndim != 2:
         raise ShapeError(f"batch_take needs a 2-D array, got shape {a.shape}")
     return pick(a, indices, axis=1)
+
+
+mxnet_op("batch_take", ("a", "indices"), dtype=_indices_dtype)
 
 
 # ===================================================================== pick
@@ -286,6 +306,26 @@ def pick(data: NDArray, index: NDArray, axis: Optional[int] = -1, keepdims: bool
                                        "keepdims": bool(keepdims), "mode": mode, "key": held})
 
 
+def _pick_shape(kw, ins, outs):
+    """pick's shape rule (MXNet's PickOpShape): the output is the data reduced over
+    ``axis`` (kept as 1 with ``keepdims``); the index has the data's rank with a 1 there,
+    or the reduced shape (also when it is unknown)."""
+    d, idx = ins
+    o = outs[0]
+    axis = kw.get("axis", -1)
+    if d is None or axis is None:
+        return [d, idx], [_sr.merge(o, idx) if not kw.get("keepdims") else o]
+    ax = int(axis) % len(d)
+    kept = tuple(1 if i == ax else v for i, v in enumerate(d))
+    dropped = tuple(v for i, v in enumerate(d) if i != ax)
+    o = _sr.merge(o, kept if bool(kw.get("keepdims", False)) else dropped)
+    idx = _sr.merge(idx, kept if idx is not None and len(idx) == len(d) else dropped)
+    return [d, idx], [o]
+
+
+mxnet_op("pick", ("data", "index"), shape=_pick_shape, dtype=_indices_dtype)
+
+
 # ========================================================= gather / scatter nd
 def _nd_key(indices, op):
     idx = _int_indices(indices, op)
@@ -313,6 +353,9 @@ def gather_nd(data: NDArray, indices: NDArray, **kwargs: Any) -> NDArray:
     held = _Key()
     _held(held, _gather_nd_spec, indices, tuple(data.shape))   # the checks, before recording
     return call(_GATHER_ND, (data, indices), {"dshape": tuple(data.shape), "key": held})
+
+
+mxnet_op("gather_nd", ("data", "indices"), dtype=_indices_dtype)
 
 
 def _gather_nd_spec(indices, dshape):
@@ -409,6 +452,17 @@ def one_hot(indices: Union[NDArray, np.ndarray, Sequence[int]], depth: int,
                                      "dtype": as_dtype(dtype)})
 
 
+def _one_hot_shape(kw, ins, outs):
+    """one_hot's shape rule: the indices' shape with ``depth`` appended."""
+    if ins[0] is None:
+        return list(ins), list(outs)
+    return list(ins), [_sr.merge(outs[0], tuple(ins[0]) + (int(kw["depth"]),))]
+
+
+# the output has the ``dtype`` attribute (float32 without one)
+mxnet_op("one_hot", ("indices",), shape=_one_hot_shape, dtype=_dr.from_attr())
+
+
 # ==================================================================== where
 def _cond_mask(c, xshape):
     if c.shape != xshape and c.ndim == 1 and len(xshape) > 1:
@@ -473,6 +527,22 @@ def where(condition: NDArray, x: NDArray, y: NDArray, **kwargs: Any) -> NDArray:
         raise ShapeError(f"where: condition of shape {tuple(c.shape)} must have the shape of "
                          f"x {tuple(xa.shape)} or be 1-D of length x.shape[0]")
     return call(_WHERE, (c, xa, ya))
+
+
+def _where_shape(kw, ins, outs):
+    """where's shape rule: ``x``, ``y`` and the output one shape; the condition that
+    shape or, as a vector, its first dimension."""
+    c, x, y = ins
+    if not _sr.known(c):
+        return list(ins), list(outs)
+    s = _sr.merge(_sr.merge(_sr.merge(None, x), y), outs[0])
+    if _sr.known(s) and (c != s if len(c) == len(s) else len(c) != 1 or c[0] != s[0]):
+        raise ShapeError(f"where: condition {_sr.fmt(c)} does not match {_sr.fmt(s)}")
+    return [c, s, s], [s]
+
+
+# the output has the dtype of x and y; the condition is of any dtype
+mxnet_op("where", ("condition", "x", "y"), shape=_where_shape, dtype=_dr.free(0))
 
 
 # ============================================================= boolean_mask

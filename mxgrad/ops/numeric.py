@@ -69,6 +69,21 @@ def histogram(a: NDArray, bins: Any = 10, range: Optional[Tuple[float, float]] =
     return wrap(counts.astype(np.int64)), wrap(out_edges.astype(np.float32))
 
 
+def _histogram_run(inputs, kwargs):
+    """MXNet's ``_histogram`` node: the bin edges an input array, else ``bin_cnt`` bins."""
+    bins = inputs[1] if len(inputs) > 1 else int(kwargs.get("bin_cnt", 10))
+    return histogram(inputs[0], bins=bins, range=kwargs.get("range"))
+
+
+def _histogram_dtype(kw, ins, outs):
+    """_histogram's dtype rule: int64 counts, the edges in the data's dtype."""
+    return list(ins), [np.dtype("int64"), ins[0]]
+
+
+mxnet_op("_histogram", ("data", "bins"), run=_histogram_run, attrs=("bin_cnt", "range"),
+         outputs=2, dtype=_histogram_dtype)
+
+
 def multi_all_finite(*data: NDArray, num_arrays: int = 1, init_output: bool = True,
                      out: Optional[NDArray] = None, **kwargs: Any) -> NDArray:
     """``[1.]`` (float32) if every element of every array is finite, else ``[0.]``. With

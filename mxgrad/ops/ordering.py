@@ -21,8 +21,10 @@ import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from .._engine.ndarray import NDArray, wrap
+from . import _dtype_rules as _dr
 from ._apply import records
 from ._core import defop, call1, as_array, inplace_apply
+from ._mxnet_op import mxnet_op
 from .reduce import reshape_exact
 from .._typing import DTypeLike
 
@@ -202,6 +204,9 @@ def argmax(data: NDArray, axis: Optional[int] = None, keepdims: bool = False,
     return _write(_arg_extreme(np.argmax, data, axis, keepdims, "argmax"), out)
 
 
+mxnet_op("argmax")
+
+
 def argmin(data: NDArray, axis: Optional[int] = None, keepdims: bool = False,
            out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """Indices of the minimum values along ``axis`` (the first one among ties).
@@ -225,6 +230,9 @@ def argmin(data: NDArray, axis: Optional[int] = None, keepdims: bool = False,
     return _write(_arg_extreme(np.argmin, data, axis, keepdims, "argmin"), out)
 
 
+mxnet_op("argmin")
+
+
 def argmax_channel(data: NDArray, out: Optional[NDArray] = None, name: Optional[str] = None,
                    **kwargs: Any) -> NDArray:
     """``argmax(data, axis=1)``, MXNet's legacy channel argmax.
@@ -239,6 +247,9 @@ def argmax_channel(data: NDArray, out: Optional[NDArray] = None, name: Optional[
     """
     x = _data(data, "argmax_channel")
     return argmax(data, axis=1 if x.ndim > 1 else 0, out=out)
+
+
+mxnet_op("argmax_channel")
 
 
 def _write(r, out):
@@ -291,6 +302,14 @@ def argsort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True,
     return _write(r if type(data) is np.ndarray else wrap(r, None, 0, type(data)), out)
 
 
+def _argsort_dtype(kw, ins, outs):
+    """argsort's dtype rule: the indices have the ``dtype`` attribute (float32 without)."""
+    return list(ins), [_dr.as_dtype(kw.get("dtype") or "float32")]
+
+
+mxnet_op("argsort", dtype=_argsort_dtype)
+
+
 def sort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True,
          out: Optional[NDArray] = None, name: Optional[str] = None, **kwargs: Any) -> NDArray:
     """A sorted copy of ``data`` along ``axis`` (``axis=None``: the flattened array).
@@ -331,6 +350,15 @@ def sort(data: NDArray, axis: Optional[int] = -1, is_ascend: bool = True,
         return _write(wrap(r, None, 0, type(x)), out)
     idx = _order(_data(x, "sort"), a, bool(is_ascend))
     return _write(_take_along(x, idx, a), out)
+
+
+def _sort_dtype(kw, ins, outs):
+    """sort's dtype rule: the values have the data's dtype, the hidden indices float32."""
+    new_ins, (t,) = _dr.same(kw, ins, outs[:1])
+    return new_ins, [t] + [_dr.F32] * (len(outs) - 1)
+
+
+mxnet_op("sort", outputs=2, visible=1, dtype=_sort_dtype)   # hidden second output: indices
 
 
 # ----------------------------------------------------------------------- topk
@@ -427,5 +455,22 @@ def topk(data: NDArray, axis: Optional[int] = -1, k: int = 1, ret_typ: str = "in
             raise StateError("topk: with ret_typ='both', out= must be a list of two NDArrays")
         return [_write(val, out[0]), _write(ind, out[1])]
     return [val, ind]
+
+
+def _topk_dtype(kw, ins, outs):
+    """topk's dtype rule: the indices have the ``dtype`` attribute (float32 without), the
+    values and the mask the data's dtype (the data's from the values when unknown)."""
+    idx = _dr.as_dtype(kw.get("dtype") or "float32")
+    data = ins[0] if ins[0] is not None else (outs[0] if kw.get("ret_typ") in
+                                              ("value", "both", "mask") else None)
+    ret = kw.get("ret_typ", "indices")
+    if ret == "indices":
+        return [data], [idx] + [data] * (len(outs) - 1)
+    return [data], [data] + [idx] * (len(outs) - 1)
+
+
+# 'value' keeps the indices as a hidden second output
+mxnet_op("topk", outputs=lambda kw: 2 if kw.get("ret_typ") in ("both", "value") else 1,
+         visible=lambda kw: 2 if kw.get("ret_typ") == "both" else 1, dtype=_topk_dtype)
 
 

@@ -22,6 +22,9 @@ from ..context import Context, as_context
 from .._engine.ndarray import NDArray, wrap
 from .._rng import generator
 from .._typing import DTypeLike, ShapeLike
+from . import _dtype_rules as _dr
+from ._mxnet_op import mxnet_op
+from .creation import zeros
 
 _Param = Union[float, NDArray]
 
@@ -289,6 +292,27 @@ def multinomial(data: NDArray, shape: Optional[ShapeLike] = None, get_prob: bool
     return out
 
 
+def _multinomial_run(inputs, kwargs):
+    """MXNet's ``_sample_multinomial`` Symbol always has two outputs, the samples and
+    their log-probabilities (zeros unless ``get_prob``)."""
+    out = multinomial(inputs[0], **kwargs)
+    if kwargs.get("get_prob"):
+        return tuple(out)
+    return out, zeros(out.shape, dtype=inputs[0].dtype)
+
+
+def _multinomial_dtype(kw, ins, outs):
+    """sample_multinomial's dtype rule: the samples have the ``dtype`` attribute (int32
+    without one), the log-probabilities the data's dtype."""
+    t = _dr.as_dtype(kw.get("dtype") or "int32")
+    return list(ins), [t] + [ins[0]] * (len(outs) - 1)
+
+
+mxnet_op("_sample_multinomial", ("data",), nd_name="sample_multinomial", run=_multinomial_run,
+         outputs=2, dtype=_multinomial_dtype)
+mxnet_op("sample_multinomial", ("data",), dtype=_multinomial_dtype)
+
+
 def shuffle(data: NDArray, **kwargs: Any) -> NDArray:
     """A copy of ``data`` with its first axis shuffled.
 
@@ -305,6 +329,9 @@ def shuffle(data: NDArray, **kwargs: Any) -> NDArray:
     return wrap(d[generator().permutation(d.shape[0])])
 
 
+mxnet_op("shuffle", aliases=("_shuffle",))
+
+
 def _out(out, r):
     if out is None:
         return r
@@ -312,3 +339,46 @@ def _out(out, r):
         raise ShapeError(f"out= has shape {out.shape}, the sample has shape {r.shape}")
     out._write(r._data)
     return out
+
+
+# MXNet's sampling operators with scalar parameters: _random_<dist> (the ``shape``
+# attribute) and _random_<dist>_like (its input's shape); dist -> (sampler, parameters)
+_RANDOM_OPS = {"uniform": (uniform, ("low", "high")), "normal": (normal, ("loc", "scale")),
+               "gamma": (gamma, ("alpha", "beta")), "exponential": (exponential, ("lam",)),
+               "poisson": (poisson, ("lam",)),
+               "negative_binomial": (negative_binomial, ("k", "p")),
+               "generalized_negative_binomial": (generalized_negative_binomial,
+                                                 ("mu", "alpha")),
+               "randint": (randint, ("low", "high"))}
+
+
+def _sampler_run(dist: str, like: bool):
+    """The run of a ``_random_<dist>`` node (``like``: of ``_random_<dist>_like``)."""
+    draw = _RANDOM_OPS[dist][0]
+
+    def run(inputs, kwargs):
+        kw = dict(kwargs)
+        kw.pop("ctx", None)
+        if dist == "exponential":           # MXNet's operator takes the rate
+            kw["scale"] = 1.0 / float(kw.pop("lam", 1.0))
+        if like:
+            kw["shape"] = inputs[0].shape
+            kw.setdefault("dtype", inputs[0].dtype)
+        return draw(**kw)
+    return run
+
+
+def _like_dtype(kw, ins, outs):
+    """``_random_<dist>_like``'s dtype rule: the data's dtype unless ``dtype`` is given."""
+    if kw.get("dtype") not in (None, "None"):
+        return list(ins), [_dr.as_dtype(kw["dtype"])] * len(outs)
+    return _dr.same(kw, ins, outs)
+
+
+for _d, (_, _names) in _RANDOM_OPS.items():
+    mxnet_op(f"_random_{_d}", (), run=_sampler_run(_d, False),
+             attrs=_names + ("shape", "dtype", "ctx"), aliases=(f"random_{_d}",),
+             dtype=_dr.from_attr("int32") if _d == "randint" else None)
+    if _d != "randint":
+        mxnet_op(f"_random_{_d}_like", ("data",), run=_sampler_run(_d, True),
+                 attrs=_names + ("dtype",), dtype=_like_dtype)

@@ -24,6 +24,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from .._engine.ndarray import NDArray, wrap
 from ._core import defop, call1, as_array, inplace_apply
+from ._mxnet_op import mxnet_op
 from ._apply import _RAW  # NumPy data in a raw backward (0-d ops give scalars)
 # the exact-shape reshape, broadcast and sum-to are the op record's (gradient fitting)
 from ._core import reshape_exact, broadcast_exact, sum_to  # noqa: F401
@@ -415,6 +416,12 @@ def min(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: bool 
 sum_axis = sum
 max_axis = max
 min_axis = min
+# MXNet's reduction operators (no shape rule: a node runs once on zeros to find its shape)
+mxnet_op("sum", aliases=("sum_axis",))
+mxnet_op("mean")
+mxnet_op("max", aliases=("max_axis",))
+mxnet_op("min", aliases=("min_axis",))
+mxnet_op("prod")
 
 
 # -------------------------------------------------------------------- norm
@@ -509,6 +516,9 @@ def norm(data: NDArray, ord: int = 2, axis: Axis = None, out_dtype: DTypeLike = 
     return _to_out(r, out)
 
 
+mxnet_op("norm")
+
+
 # --------------------------------------------------------- nansum, nanprod
 def _nansum_fwd(x, axis, keepdims, ishape):
     return _no0d(np.nansum(x, axis=axis, keepdims=keepdims)).astype(x.dtype, copy=False)
@@ -576,3 +586,5 @@ def nanprod(data: NDArray, axis: Axis = None, keepdims: bool = False, exclude: b
                 out=out)
 
 
+mxnet_op("nansum")
+mxnet_op("nanprod")

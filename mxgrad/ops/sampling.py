@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from . import _dtype_rules as _dr
 from . import random as _random
+from ._mxnet_op import mxnet_op
 from ..base import DTypeError, ShapeError
 from .._engine.ndarray import NDArray
 from .._typing import DTypeLike, ShapeLike
@@ -86,3 +88,21 @@ def sample_generalized_negative_binomial(mu: NDArray, alpha: NDArray,
     """Generalized negative binomial draws (mean ``mu``, dispersion ``alpha``) per element."""
     _arrays("sample_generalized_negative_binomial", mu=mu, alpha=alpha)
     return _random.generalized_negative_binomial(mu, alpha, shape=shape, dtype=dtype)
+
+
+def _sample_dtype(kw, ins, outs):
+    """``sample_<dist>``'s dtype rule: the draws have the ``dtype`` attribute (float32
+    without one), the parameter arrays one dtype."""
+    t = _dr.as_dtype(kw.get("dtype")) if kw.get("dtype") not in (None, "None") else _dr.F32
+    new_ins, _ = _dr.same(kw, ins, [None] * len(outs))
+    return new_ins, [t] * len(outs)
+
+
+# MXNet's operators (each under its names _sample_<dist> and sample_<dist>, two entries of
+# the table) with their parameter arrays
+for _d, _inputs in (("uniform", ("low", "high")), ("normal", ("mu", "sigma")),
+                    ("gamma", ("alpha", "beta")), ("exponential", ("lam",)),
+                    ("poisson", ("lam",)), ("negative_binomial", ("k", "p")),
+                    ("generalized_negative_binomial", ("mu", "alpha"))):
+    mxnet_op(f"_sample_{_d}", _inputs, nd_name=f"sample_{_d}", dtype=_sample_dtype)
+    mxnet_op(f"sample_{_d}", _inputs, dtype=_sample_dtype)

@@ -35,70 +35,11 @@ _free = free
 _from_attr = from_attr
 
 
-def _topk(kw, ins, outs):
-    idx = as_dtype(kw.get("dtype") or "float32")
-    data = ins[0] if ins[0] is not None else (outs[0] if kw.get("ret_typ") in
-                                              ("value", "both", "mask") else None)
-    ret = kw.get("ret_typ", "indices")
-    if ret == "indices":
-        return [data], [idx] + [data] * (len(outs) - 1)
-    return [data], [data] + [idx] * (len(outs) - 1)
-
-
-for _op in ("Cast", "amp_cast", "_zeros", "_ones", "_full", "_arange", "one_hot"):
-    _RULES[_op] = _from_attr()
-_RULES["topk"] = _topk
-_RULES["argsort"] = lambda kw, ins, outs: (list(ins),
-                                           [as_dtype(kw.get("dtype") or "float32")])
-
-
-def _sort(kw, ins, outs):
-    new_ins, (t,) = _same(kw, ins, outs[:1])
-    return new_ins, [t] + [_F32] * (len(outs) - 1)
-
-
-_RULES["sort"] = _sort
-for _op in ("pick", "take", "batch_take", "gather_nd", "_contrib_index_copy"):
-    _RULES[_op] = _free(1)
-_RULES["where"] = _free(0)
-
-
-def _sample(kw, ins, outs):
-    """``_sample_<dist>``: ``dtype`` (float32 if not given), the parameters one dtype."""
-    t = as_dtype(kw.get("dtype")) if kw.get("dtype") not in (None, "None") else _F32
-    new_ins, _ = _same(kw, ins, [None] * len(outs))
-    return new_ins, [t] * len(outs)
-
-
-def _like(kw, ins, outs):
-    """``_random_<dist>_like``: the data's dtype unless ``dtype`` is given."""
-    if kw.get("dtype") not in (None, "None"):
-        return list(ins), [as_dtype(kw["dtype"])] * len(outs)
-    return _same(kw, ins, outs)
-
-
-def _multinomial(kw, ins, outs):
-    t = as_dtype(kw.get("dtype") or "int32")
-    return list(ins), [t] + [ins[0]] * (len(outs) - 1)
-
-
-_RULES["_random_randint"] = _from_attr("int32")
-_RULES["_sample_multinomial"] = _RULES["sample_multinomial"] = _multinomial
-_RULES["_histogram"] = lambda kw, ins, outs: (list(ins), [np.dtype("int64"), ins[0]])
-
-
 def _rule_of(op: str):
     rec = _lookup(op)
     if rec is not None and rec.dtype is not None:
         return rec.dtype
-    f = _RULES.get(op)
-    if f is not None:
-        return f
-    if op.startswith(("_sample_", "sample_")):
-        return _sample
-    if op.startswith("_random_") and op.endswith("_like"):
-        return _like
-    return None
+    return _RULES.get(op)
 
 
 def _apply(n, types, where_prefix="Error in operator ") -> bool:

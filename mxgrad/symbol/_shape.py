@@ -25,122 +25,20 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Tuple, cast
+from typing import Dict, List, Optional, Tuple, cast
 
 import numpy as np
 
 from .. import autograd
 from .. import ndarray as nd
 from ..base import MXNetError, ShapeError, DTypeError
-from ..util import is_np_shape, is_unknown_dim
+from ..util import is_np_shape
 from ..ops._mxnet_op import lookup as _lookup
-from ..ops._shape_rules import (Rule, Shape, as_tuple, broadcast, broadcast_rule, dim, fmt,
-                                known, merge, prod, same)
+from ..ops._shape_rules import Rule, Shape, known, merge
 
 __all__ = ["infer", "infer_entries", "node_rule_for", "to_user", "from_user"]
 
-_RULES: Dict[str, Rule] = {}
-_fmt, _dim, _prod, _tuple = fmt, dim, prod, as_tuple
-
-
-def rule(*ops: str):
-    def deco(f: Rule) -> Rule:
-        for op in ops:
-            _RULES[op] = f
-        return f
-    return deco
-
-
-# ------------------------------------------------------------------ rules
-_SAME = (
-    # unary math and activations
-    "relu", "sigmoid", "tanh", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt",
-    "rsqrt", "cbrt", "rcbrt", "square", "abs", "negative", "reciprocal", "sign", "floor",
-    "ceil", "round", "rint", "fix", "trunc", "sin", "cos", "tan", "arcsin", "arccos",
-    "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "degrees", "radians", "erf",
-    "erfinv", "gamma", "gammaln", "softsign", "logical_not", "zeros_like", "ones_like",
-    "clip", "_copy", "BlockGrad", "Cast",
-    "smooth_l1",
-    "amp_cast", "gelu", "mish", "log_sigmoid", "softrelu",
-    "_contrib_gradientmultiplier", "_contrib_round_ste", "_contrib_sign_ste",
-    "_contrib_div_sqrt_dim", "_contrib_quadratic", "_contrib_isfinite", "_contrib_isinf",
-    "_contrib_isnan",
-    # binary, same shape
-    "elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_maximum", "_minimum",
-    "_power", "_mod", "_hypot", "_equal", "_not_equal", "_greater", "_greater_equal",
-    "_lesser", "_lesser_equal", "_logical_and", "_logical_or", "_logical_xor", "add_n",
-    "arctan2",
-)
-
-
-_same = same
-
-
-for _op in _SAME:
-    _RULES[_op] = _same
-
-
-_broadcast, _broadcast_rule = broadcast, broadcast_rule
-
-
-for _op in ("broadcast_add", "broadcast_sub", "broadcast_mul", "broadcast_div",
-            "broadcast_maximum", "broadcast_minimum", "broadcast_power", "broadcast_mod",
-            "broadcast_equal", "broadcast_not_equal", "broadcast_greater",
-            "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal",
-            "broadcast_hypot", "broadcast_logical_and", "broadcast_logical_or",
-            "broadcast_logical_xor"):
-    _RULES[_op] = _broadcast_rule
-
-
-@rule("pick")
-def _pick(kw, ins, outs):
-    # MXNet's PickOpShape: the output is the data reduced over axis (kept as 1 with
-    # keepdims); the index has the data's rank with a 1 there, or the reduced shape
-    d, idx = ins
-    o = outs[0]
-    axis = kw.get("axis", -1)
-    if d is None or axis is None:
-        return [d, idx], [merge(o, idx) if not kw.get("keepdims") else o]
-    ax = int(axis) % len(d)
-    kept = tuple(1 if i == ax else v for i, v in enumerate(d))
-    dropped = tuple(v for i, v in enumerate(d) if i != ax)
-    o = merge(o, kept if bool(kw.get("keepdims", False)) else dropped)
-    if idx is not None:
-        idx = merge(idx, kept if len(idx) == len(d) else dropped)
-    return [d, idx], [o]
-
-
-@rule("where")
-def _where(kw, ins, outs):
-    c, x, y = ins
-    if not known(c):
-        return list(ins), list(outs)
-    s = merge(merge(merge(None, x), y), outs[0])
-    if known(s) and (c != s if len(c) == len(s) else len(c) != 1 or c[0] != s[0]):
-        raise ShapeError(f"where: condition {_fmt(c)} does not match {_fmt(s)}")
-    return [c, s, s], [s]
-
-
-@rule("take")
-def _take(kw, ins, outs):
-    a, idx = ins
-    if a is None or idx is None:
-        return list(ins), list(outs)
-    ax = int(kw.get("axis", 0)) % len(a)
-    return list(ins), [merge(outs[0], tuple(a[:ax]) + tuple(idx) + tuple(a[ax + 1:]))]
-
-
-@rule("one_hot")
-def _one_hot(kw, ins, outs):
-    if ins[0] is None:
-        return list(ins), list(outs)
-    return list(ins), [merge(outs[0], tuple(ins[0]) + (int(kw["depth"]),))]
-
-
-@rule("_zeros", "_ones", "_full")
-def _creation(kw, ins, outs):
-    shape = tuple(-1 if is_unknown_dim(v) else v for v in _tuple(kw.get("shape")))
-    return list(ins), [merge(outs[0], shape)]
+_RULES: Dict[str, Rule] = {}     # operators without a record's rule (none left: all moved)
 
 
 # ------------------------------------------------------------------ running an op on zeros
@@ -164,10 +62,7 @@ def _rule_of(op: str) -> Optional[Rule]:
     rec = _lookup(op)
     if rec is not None and rec.shape is not None:
         return rec.shape
-    f = _RULES.get(op)
-    if f is None and op.endswith("_scalar"):       # _plus_scalar, _rpower_scalar...
-        return _same
-    return f
+    return _RULES.get(op)
 
 
 # ------------------------------------------------------------------ the pass
