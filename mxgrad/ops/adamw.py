@@ -29,6 +29,7 @@ import numpy as np
 from .._check import as_real
 from ..base import ShapeError
 from .._engine.ndarray import NDArray
+from ._mxnet_op import mxnet_op
 from .optimizer_update import _buffers, _finish, _nd, prepare_grad
 
 __all__ = ["adamw_update", "mp_adamw_update", "multi_adamw_update", "multi_mp_adamw_update"]
@@ -113,6 +114,11 @@ def adamw_update(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray,
                 clip_gradient)[0]
 
 
+# an optimizer update MXNet registers without the _contrib_ prefix
+mxnet_op("_adamw_update", ("weight", "grad", "mean", "var", "rescale_grad"),
+         nd_name="contrib.adamw_update")
+
+
 def mp_adamw_update(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray,
                     weight32: NDArray, rescale_grad: Scale, lr: float, eta: float,
                     beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8,
@@ -124,6 +130,10 @@ def mp_adamw_update(weight: NDArray, grad: NDArray, mean: NDArray, var: NDArray,
     return _run("mp_adamw_update", [weight], [grad], [mean], [var], [weight32], rescale_grad,
                 [lr], [wd], [eta], None if out is None else [out], 1, beta1, beta2, epsilon,
                 clip_gradient)[0]
+
+
+mxnet_op("_mp_adamw_update", ("weight", "grad", "mean", "var", "weight32", "rescale_grad"),
+         nd_name="contrib.mp_adamw_update")
 
 
 def multi_adamw_update(weights: Sequence[NDArray], grads: Sequence[NDArray],

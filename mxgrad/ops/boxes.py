@@ -22,6 +22,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
 from .indexing import take, where
+from ._mxnet_op import mxnet_op
 from .shape import reshape
 
 __all__ = ["box_iou", "box_nms", "box_non_maximum_suppression", "box_encode", "box_decode",
@@ -165,6 +166,11 @@ def _convert_rows(out: NDArray, start: int, to: str) -> NDArray:
 
 box_non_maximum_suppression = box_nms
 
+# a hidden second output (the indices); MXNet's two names are two operators here, as before
+mxnet_op("_contrib_box_nms", nd_name="contrib.box_nms", outputs=2, visible=1)
+mxnet_op("_contrib_box_non_maximum_suppression", nd_name="contrib.box_non_maximum_suppression",
+         outputs=2, visible=1)
+
 
 def box_encode(samples: NDArray, matches: NDArray, anchors: NDArray, refs: NDArray,
                means: NDArray, stds: NDArray, **kwargs: Any):
@@ -246,3 +252,6 @@ def bipartite_matching(data: NDArray, threshold: float, is_ascend: bool = False,
             else:
                 break
     return [wrap(rows.reshape(x.shape[:-1])), wrap(cols.reshape(x.shape[:-2] + (m,)))]
+
+
+mxnet_op("_contrib_bipartite_matching", nd_name="contrib.bipartite_matching", outputs=2)

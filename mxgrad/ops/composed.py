@@ -25,6 +25,7 @@ import numpy as np
 from .._check import as_int, as_real
 from ..base import DTypeError, ShapeError, StateError, as_dtype
 from .._engine.ndarray import NDArray, wrap
+from . import _shape_rules as _sr
 from ._core import call1, defop
 from ._mxnet_op import mxnet_op
 from .conv import Deconvolution
@@ -102,6 +103,9 @@ def L2Normalization(data: NDArray, eps: float = 1e-10, mode: str = "instance",
     return _finish(data / sqrt(_sum(square(data), axis=axes, keepdims=True) + eps), out)
 
 
+mxnet_op("L2Normalization", shape=_sr.same)
+
+
 def LRN(data: NDArray, alpha: float = 1e-4, beta: float = 0.75, knorm: float = 2.0,
         nsize: Optional[int] = None, out: Optional[NDArray] = None,
         name: Optional[str] = None) -> NDArray:
@@ -132,6 +136,9 @@ def LRN(data: NDArray, alpha: float = 1e-4, beta: float = 0.75, knorm: float = 2
         window = window + slice_axis(sq, axis=1, begin=j, end=j + channels)
     scale = window * (as_real(alpha, "LRN: alpha") / nsize) + as_real(knorm, "LRN: knorm")
     return _finish(data / scale ** as_real(beta, "LRN: beta"), out)
+
+
+mxnet_op("LRN", shape=_sr.same)
 
 
 # ------------------------------------------------------------------ shapes
@@ -196,6 +203,29 @@ def UpSampling(*data: NDArray, scale: int, sample_type: str = "nearest",
         for u in ups[1:]:
             result = result + u
     return _finish(result, out)
+
+
+def _upsampling_shape(kw, ins, outs):
+    """UpSampling's shapes: the output's height and width ``scale`` times the data's (its
+    channels summed over the inputs with ``multi_input_mode='concat'``), the bilinear
+    kernel's weight ``(num_filter, 1, k, k)``."""
+    scale = int(kw["scale"])
+    d = ins[0]
+    if d is None:
+        return list(ins), list(outs)
+    out = (d[0], d[1], d[2] * scale if d[2] >= 0 else -1, d[3] * scale if d[3] >= 0 else -1)
+    new = list(ins)
+    if kw.get("sample_type") == "bilinear":
+        k = 2 * scale - scale % 2
+        new[1] = (int(kw.get("num_filter", d[1])), 1, k, k)
+    elif len(ins) > 1:
+        if kw.get("multi_input_mode", "concat") == "concat":
+            chans = [s[1] if s is not None else -1 for s in ins]
+            out = (out[0], sum(chans) if all(c >= 0 for c in chans) else -1) + out[2:]
+    return new, [_sr.merge(outs[0], out)]
+
+
+mxnet_op("UpSampling", None, shape=_upsampling_shape)
 
 
 def khatri_rao(*args: NDArray, num_args: Optional[int] = None, out: Optional[NDArray] = None,
@@ -410,6 +440,9 @@ def MakeLoss(data: NDArray, grad_scale: float = 1.0, valid_thresh: float = 0.0,
     return _finish(call1(_MAKE_LOSS, data, attrs), out)
 
 
+mxnet_op("MakeLoss", shape=_sr.same)
+
+
 def make_loss(data: NDArray, out: Optional[NDArray] = None, name: Optional[str] = None
               ) -> NDArray:
     """MXNet's other loss marker: the identity forward, a gradient of ones whatever the
@@ -425,6 +458,9 @@ def make_loss(data: NDArray, out: Optional[NDArray] = None, name: Optional[str] 
     array([2., 4.], dtype=float32)
     """
     return MakeLoss(data, out=out, name=name)
+
+
+mxnet_op("make_loss", out_names=("loss",), shape=_sr.same)   # MXNet names its output <name>_loss
 
 
 def all_finite(data: NDArray, init_output: bool = True, out: Optional[NDArray] = None,

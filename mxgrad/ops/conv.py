@@ -59,7 +59,9 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray
+from . import _shape_rules as _sr
 from ._apply import records
+from ._mxnet_op import mxnet_op
 from ._core import Op, PerCall, defop, call, call1, as_array, inplace_apply
 from .reduce import sum as _nd_sum, reshape_exact
 from .._typing import Shape
@@ -740,6 +742,68 @@ def Convolution(data: Optional[NDArray] = None, weight: Optional[NDArray] = None
     return _finish(y, out)
 
 
+def _layout_axes(kw, nsp: int):
+    """(channel axis, spatial axes) of a convolution/pooling layout."""
+    layout = kw.get("layout") or ("NC" + "DHW"[3 - nsp:] if nsp <= 3 else None)
+    if layout is None:
+        return 1, tuple(range(2, 2 + nsp))
+    return layout.index("C"), tuple(i for i, c in enumerate(layout) if c in "DHW")
+
+
+def _conv_attrs(kw):
+    """A (de)convolution's kernel, its number of spatial axes, stride, dilation and pad
+    (0 read as 1 for the first two), groups, filters, channel axis and spatial axes."""
+    k = _sr.as_tuple(kw["kernel"])
+    nsp = len(k)
+    s = tuple(x or 1 for x in _sr.as_tuple(kw.get("stride"), nsp))
+    dl = tuple(x or 1 for x in _sr.as_tuple(kw.get("dilate"), nsp))
+    p = _sr.as_tuple(kw.get("pad"), nsp)
+    g, f = int(kw.get("num_group", 1)), int(kw["num_filter"])
+    c_ax, sp = _layout_axes(kw, nsp)
+    return k, nsp, s, dl, p, g, f, c_ax, sp
+
+
+def _conv_shape(kw, ins, outs):
+    """Convolution's shapes: the weight and bias from the data's channels and the
+    attributes, the output's spatial sizes from the data's, the data's from the output's
+    (stride 1) and its channels from the weight."""
+    k, nsp, s, dl, p, g, f, c_ax, sp = _conv_attrs(kw)
+    d, o = ins[0], outs[0]
+    w = ins[1] if len(ins) > 1 else None
+    nd_ = nsp + 2
+    if d is not None and len(d) != nd_:
+        raise ShapeError(f"Convolution: data of shape {_sr.fmt(d)} must be {nd_}-D (batch, "
+                         f"channel and {nsp} spatial axes) for the {nsp}-D kernel {k}")
+    d = _sr.merge(d, (-1,) * nd_) if d is not None or o is not None else None
+    o = _sr.merge(o, (-1,) * nd_) if d is not None else o
+    if d is None:
+        return list(ins), [o]
+    c = d[c_ax]
+    if c < 0 and w is not None and w[1 if c_ax == 1 else -1] >= 0:
+        c = w[1 if c_ax == 1 else -1] * g
+    wshape = (f, c // g if c >= 0 else -1) + k if c_ax == 1 else \
+        (f,) + k + (c // g if c >= 0 else -1,)
+    dk = [dl[i] * (k[i] - 1) + 1 for i in range(nsp)]
+    out = [-1] * nd_
+    out[0], out[c_ax] = d[0], f
+    new_d = list(d)
+    new_d[c_ax] = c
+    for i, ax in enumerate(sp):
+        if d[ax] >= 0:
+            out[ax] = (d[ax] + 2 * p[i] - dk[i]) // s[i] + 1
+        elif o is not None and o[ax] >= 0 and s[i] == 1:
+            new_d[ax] = o[ax] - 1 + dk[i] - 2 * p[i]
+    if o is not None:
+        new_d[0] = _sr.dim(new_d[0], o[0])
+    o = _sr.merge(o, tuple(out))
+    new_ins = [tuple(new_d), wshape] + ([(f,)] if len(ins) > 2 else [])
+    return new_ins, [o]
+
+
+mxnet_op("Convolution", ("data", "weight", "bias"), params=("weight", "bias"),
+         shape=_conv_shape)
+
+
 def _cl_shape(shape):
     nd = len(shape) - 2
     return tuple(shape[i] for i in _to_channel_last(nd))
@@ -849,6 +913,32 @@ def Deconvolution(data: Optional[NDArray] = None, weight: Optional[NDArray] = No
     if last:
         y = _transpose(y, _to_channel_last(nd))
     return _finish(y, out)
+
+
+def _deconv_shape(kw, ins, outs):
+    """Deconvolution's shapes: the weight and bias from the data's channels and the
+    attributes, the output's spatial sizes from the data's (or ``target_shape``)."""
+    k, nsp, s, dl, p, g, f, c_ax, sp = _conv_attrs(kw)
+    adj = _sr.as_tuple(kw.get("adj"), nsp)
+    target = _sr.as_tuple(kw.get("target_shape"))
+    d, o = ins[0], outs[0]
+    if d is None:
+        return list(ins), [o]
+    c = d[c_ax]
+    wshape = (c, f // g) + k if c_ax == 1 else (c,) + k + (f // g,)
+    out = [-1] * (nsp + 2)
+    out[0], out[c_ax] = d[0], f
+    for i, ax in enumerate(sp):
+        if target and target[i] > 0:
+            out[ax] = target[i]
+        elif d[ax] >= 0:
+            out[ax] = s[i] * (d[ax] - 1) + dl[i] * (k[i] - 1) + 1 - 2 * p[i] + adj[i]
+    new_ins = [d, wshape] + ([(f,)] if len(ins) > 2 else [])
+    return new_ins, [_sr.merge(o, tuple(out))]
+
+
+mxnet_op("Deconvolution", ("data", "weight", "bias"), params=("weight", "bias"),
+         shape=_deconv_shape)
 
 
 # ------------------------------------------------------------------ pooling
@@ -1256,3 +1346,39 @@ def Pooling(data: Optional[NDArray] = None, kernel: Shape = (), pool_type: str =
     if last:
         y = _transpose(y, _to_channel_last(nd))
     return _finish(y, out)
+
+
+def _pool_shape(kw, ins, outs):
+    """Pooling's shapes: the output's spatial sizes from the data's (1 for a global
+    pool); max pooling's hidden workspace output is shaped as the output."""
+    d = ins[0]
+    if d is None:
+        return list(ins), list(outs)
+    nsp = len(d) - 2
+    c_ax, sp = _layout_axes(kw, nsp)
+    out = list(d)
+    if kw.get("global_pool"):
+        for ax in sp:
+            out[ax] = 1
+    else:
+        k = _sr.as_tuple(kw.get("kernel"), nsp)
+        s = tuple(x or 1 for x in _sr.as_tuple(kw.get("stride"), nsp)) or (1,) * nsp
+        p = _sr.as_tuple(kw.get("pad"), nsp) or (0,) * nsp
+        full = kw.get("pooling_convention", "valid") == "full"
+        for i, ax in enumerate(sp):
+            if d[ax] < 0:
+                continue
+            span = d[ax] + 2 * p[i] - k[i]
+            out[ax] = (-(-span // s[i]) if full else span // s[i]) + 1
+    o = _sr.merge(outs[0], tuple(out))
+    return list(ins), [o] + [o] * (len(outs) - 1)
+
+
+def _pool_outputs(kw):
+    """Max pooling has a hidden second output (the workspace MXNet's MKLDNN kernel
+    keeps)."""
+    return 2 if kw.get("pool_type", "max") == "max" else 1
+
+
+mxnet_op("Pooling", outputs=_pool_outputs, visible=1, out_names=("output", "workspace"),
+         shape=_pool_shape)

@@ -28,6 +28,9 @@ import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
+from .._check import guard as _guard
+from . import _dtype_rules as _dr
+from ._mxnet_op import mxnet_op
 from .elemwise import exp, log, maximum, stop_gradient
 from .indexing import where
 from .nn import log_softmax
@@ -179,6 +182,22 @@ def ctc_loss(data: NDArray, label: NDArray, data_lengths: Optional[NDArray] = No
 
 
 CTCLoss = ctc_loss
+
+
+def _ctc_loss_run(inputs, kwargs):
+    """CTCLoss: the length inputs present are those its use_*_lengths flags say."""
+    rest = list(inputs[2:])
+    dl = rest.pop(0) if kwargs.get("use_data_lengths") and rest else None
+    ll = rest.pop(0) if kwargs.get("use_label_lengths") and rest else None
+    # _guard: the function as mx.nd holds it, with the namespace's argument guard (one
+    # wrapper per function, cached), so a loaded graph's bad attribute fails as a call does
+    return _guard(ctc_loss, "nd.CTCLoss")(inputs[0], inputs[1], dl, ll, **kwargs)
+
+
+# a hidden second output (MXNet's gradient workspace): outputs are named <name>_output0
+mxnet_op("CTCLoss", ("data", "label", "data_lengths", "label_lengths"), run=_ctc_loss_run,
+         outputs=2, visible=1, aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"),
+         dtype=_dr.free(1, 2, 3))       # labels and lengths of any dtype
 
 
 def _ntc_to_tnc(pred):

@@ -34,7 +34,8 @@ import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
-from .conv import _conv_osize
+from ._mxnet_op import mxnet_op
+from .conv import _conv_osize, _conv_shape
 from .im2col import _geometry
 from .indexing import take
 from .linalg import dot
@@ -181,6 +182,23 @@ def DeformableConvolution(data: NDArray, offset: NDArray, weight: NDArray,
                        no_bias, layout)
 
 
+def _deformable_shape(n_extra: int):
+    """The shape rule of a deformable convolution with ``n_extra`` inputs (offsets, masks)
+    between its data and its weight."""
+    def rule(kw, ins, outs):
+        """A deformable convolution's shapes: a Convolution's (weight and bias from the
+        data's channels and the attributes, the output's spatial sizes), the offsets (and
+        masks) as given."""
+        conv_ins, new_outs = _conv_shape(kw, [ins[0]] + list(ins[1 + n_extra:]), outs)
+        return [conv_ins[0]] + list(ins[1:1 + n_extra]) + conv_ins[1:], new_outs
+    return rule
+
+
+mxnet_op("_contrib_DeformableConvolution", ("data", "offset", "weight", "bias"),
+         nd_name="contrib.DeformableConvolution", params=("weight", "bias"),
+         shape=_deformable_shape(1))
+
+
 def ModulatedDeformableConvolution(data: NDArray, offset: NDArray, mask: NDArray,
                                    weight: NDArray, bias: Optional[NDArray] = None,
                                    kernel: Sequence[int] = (), stride: Sequence[int] = (),
@@ -206,3 +224,8 @@ def ModulatedDeformableConvolution(data: NDArray, offset: NDArray, mask: NDArray
     return _deformable("ModulatedDeformableConvolution", data, offset, mask, weight, bias,
                        kernel, stride, dilate, pad, num_filter, num_group,
                        num_deformable_group, no_bias, layout)
+
+
+mxnet_op("_contrib_ModulatedDeformableConvolution", ("data", "offset", "mask", "weight", "bias"),
+         nd_name="contrib.ModulatedDeformableConvolution", params=("weight", "bias"),
+         shape=_deformable_shape(2))

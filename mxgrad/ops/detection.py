@@ -27,6 +27,7 @@ from .._check import as_real
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
 from ._core import call, defop
+from ._mxnet_op import mxnet_op
 
 __all__ = ["MultiBoxPrior", "MultiBoxTarget", "MultiBoxDetection", "ROIPooling"]
 
@@ -195,6 +196,10 @@ def MultiBoxTarget(anchor: NDArray, label: NDArray, cls_pred: NDArray,
         loc_t[b, pos] = _encode(anc[pos], gts[match[pos], 1:5], var)
         cls_t[b, flags == 0] = 0
     return [wrap(loc_t.reshape(n, -1)), wrap(loc_m.reshape(n, -1)), wrap(cls_t)]
+
+
+mxnet_op("_contrib_MultiBoxTarget", ("anchor", "label", "cls_pred"),
+         nd_name="contrib.MultiBoxTarget", outputs=3)
 
 
 # ------------------------------------------------------------------ decoding

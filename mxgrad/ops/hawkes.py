@@ -26,6 +26,7 @@ import numpy as np
 
 from ..base import DTypeError, ShapeError
 from .._engine.ndarray import NDArray, wrap
+from ._mxnet_op import mxnet_op
 from .elemwise import exp, log
 from .indexing import where
 from .linalg import dot
@@ -90,3 +91,8 @@ def hawkesll(lda: NDArray, alpha: NDArray, beta: NDArray, state: NDArray, lags: 
     ed_end = exp(-b.reshape((1, k)) * d_end)
     rem = mu * d_end + a.reshape((1, k)) * st * (1 - ed_end)
     return [ll - _sum(rem, axis=1), ed_end * st]
+
+
+mxnet_op("_contrib_hawkesll", ("lda", "alpha", "beta", "state", "lags", "marks",
+                               "valid_length", "max_time"), nd_name="contrib.hawkesll",
+         outputs=2)

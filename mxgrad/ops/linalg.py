@@ -20,7 +20,9 @@ import numpy as np
 from ..base import DTypeError, ShapeError
 from .._threads import matmul as _matmul   # np.matmul on the thread policy's threads
 from .._engine.ndarray import NDArray
+from . import _shape_rules as _sr
 from ._core import Op, defop, call1, call2, as_array
+from ._mxnet_op import mxnet_op
 from .reduce import reshape_exact
 
 __all__ = ["dot", "batch_dot", "linalg_gemm2", "linalg_gemm", "matmul", "linalg_extractdiag",
@@ -177,6 +179,48 @@ def dot(lhs: NDArray, rhs: NDArray, transpose_a: bool = False, transpose_b: bool
     return _to_out(out, r)
 
 
+def _dot_shape(batch: bool):
+    """The shape rule of ``dot`` (``batch`` False) and ``batch_dot`` (True)."""
+    def rule(kw, ins, outs):
+        """A product's output shape from its inputs' (after ``transpose_a``/``_b``); the
+        contracted sizes must agree."""
+        a, b = ins
+        if a is None or b is None:
+            return list(ins), list(outs)
+        ta, tb = bool(kw.get("transpose_a")), bool(kw.get("transpose_b"))
+        if batch:
+            if len(a) != 3 or len(b) != 3:
+                raise ShapeError(f"batch_dot: inputs must be 3-D, got {_sr.fmt(a)} and "
+                                 f"{_sr.fmt(b)}")
+            m, ka = (a[2], a[1]) if ta else (a[1], a[2])
+            kb, n = (b[2], b[1]) if tb else (b[1], b[2])
+            if ka < 0 or kb < 0:
+                return list(ins), list(outs)
+            if ka != kb:
+                raise ShapeError(f"batch_dot: shapes {_sr.fmt(a)} and {_sr.fmt(b)} do not "
+                                 f"match")
+            nb = _sr.dim(a[0], b[0])
+            if a[0] >= 0 and b[0] >= 0 and a[0] != b[0]:
+                raise ShapeError(f"batch_dot: batch sizes of {_sr.fmt(a)} and {_sr.fmt(b)} "
+                                 f"differ")
+            return list(ins), [_sr.merge(outs[0], (nb, m, n))]
+        if len(a) == 1 and len(b) == 1:
+            return list(ins), [_sr.merge(outs[0], (1,))]
+        ka = a[0] if ta else a[-1]
+        kb = b[-1] if tb else b[0]
+        if ka < 0 or kb < 0:
+            return list(ins), list(outs)
+        if ka != kb:
+            raise ShapeError(f"dot: shapes {_sr.fmt(a)} and {_sr.fmt(b)} do not match")
+        left = tuple(a[1:]) if ta else tuple(a[:-1])
+        right = tuple(b[:-1]) if tb else tuple(b[1:])
+        return list(ins), [_sr.merge(outs[0], left + right)]
+    return rule
+
+
+mxnet_op("dot", ("lhs", "rhs"), shape=_dot_shape(False))
+
+
 def _to_out(out, r):
     if out is None:
         return r
@@ -271,6 +315,9 @@ def batch_dot(lhs: NDArray, rhs: NDArray, transpose_a: bool = False, transpose_b
     return _to_out(out, r)
 
 
+mxnet_op("batch_dot", ("lhs", "rhs"), shape=_dot_shape(True))
+
+
 def _row_axis(axis, ndim):
     axis = int(axis)
     if not -ndim <= axis < ndim:
@@ -337,6 +384,22 @@ def linalg_gemm(A: NDArray, B: NDArray, C: NDArray, transpose_a: bool = False,
                          f"{r.shape}")
     r = r + (C * float(beta) if beta != 1.0 else C)
     return _to_out(out, r)
+
+
+def _gemm_shape(kw, ins, outs):
+    """``linalg.gemm``'s addend ``C`` and output: shaped as each other and, on the default
+    axis, as the product of ``A`` and ``B`` (after ``transpose_a``/``_b``)."""
+    a, b = ins[0], ins[1]
+    o = _sr.merge(outs[0], ins[2])
+    if a is not None and b is not None and len(a) == len(b) >= 2 \
+            and int(kw.get("axis", -2)) == -2:
+        m = a[-1] if kw.get("transpose_a") else a[-2]
+        n = b[-2] if kw.get("transpose_b") else b[-1]
+        o = _sr.merge(o, tuple(_sr.dim(x, y) for x, y in zip(a[:-2], b[:-2])) + (m, n))
+    return [a, b, o], [o]
+
+
+mxnet_op("_linalg_gemm", ("A", "B", "C"), nd_name="linalg.gemm", shape=_gemm_shape)
 
 
 # ------------------------------------------------- diagonals, syrk, inverse, det
@@ -411,6 +474,17 @@ def linalg_sumlogdiag(A: NDArray, **kwargs: Any) -> NDArray:
     return _sum(log(linalg_extractdiag(A)), axis=-1)
 
 
+def _batch_scalar_shape(kw, ins, outs):
+    """A per-matrix scalar's shape (det, sumlogdiag, slogdet): the batch axes, ``(1,)`` for
+    one matrix."""
+    a = ins[0]
+    batch = None if a is None else (tuple(a[:-2]) or (1,))     # a matrix gives (1,)
+    return list(ins), [batch] * len(outs)
+
+
+mxnet_op("_linalg_sumlogdiag", ("A",), nd_name="linalg.sumlogdiag", shape=_batch_scalar_shape)
+
+
 def linalg_syrk(A: NDArray, transpose: bool = False, alpha: float = 1.0, **kwargs: Any) -> NDArray:
     """``alpha * A . A^T`` (or ``alpha * A^T . A`` with ``transpose=True``), batched.
 
@@ -481,6 +555,9 @@ def linalg_inverse(A: NDArray, **kwargs: Any) -> NDArray:
     return call1(_INVERSE, A)
 
 
+mxnet_op("_linalg_inverse", ("A",), nd_name="linalg.inverse", shape=_sr.same)
+
+
 def _batch_scalar(x, ashape):
     """A per-matrix value (shape ``ashape[:-2]`` or ``(1,)``) shaped to broadcast over
     the matrices."""
@@ -521,6 +598,19 @@ def linalg_det(A: NDArray, **kwargs: Any) -> NDArray:
     return call1(_DET, A)
 
 
+def _det_shape(kw, ins, outs):
+    """``linalg.det``'s output: one value per matrix; its hidden outputs (MXNet's LU factor
+    and pivots) shaped as the input and without its last axis."""
+    a = ins[0]
+    if a is None:
+        return list(ins), list(outs)
+    return list(ins), [tuple(a[:-2]) or (1,), a, tuple(a[:-1])][:len(outs)]
+
+
+# two hidden outputs, as MXNet's (so its output is named <name>_output0)
+mxnet_op("_linalg_det", ("A",), nd_name="linalg.det", outputs=3, visible=1, shape=_det_shape)
+
+
 def _slogdet_fwd(a):
     s, l = np.linalg.slogdet(a)
     if a.ndim == 2:
@@ -555,6 +645,13 @@ def linalg_slogdet(A: NDArray, **kwargs: Any) -> List[NDArray]:
     A = _prep1("linalg_slogdet", A)
     _square("linalg_slogdet", A.shape)
     return list(call1(_SLOGDET, A))
+
+
+mxnet_op("_linalg_slogdet", ("A",), nd_name="linalg.slogdet", outputs=2,
+         shape=_batch_scalar_shape)
+# MXNet's flat name (an alias there) is an operator of its own here, as the other flat
+# linalg names: its nodes keep that name (no shape rule: run on zeros)
+mxnet_op("linalg_slogdet", ("A",), outputs=2)
 
 
 # ------------------------------------------------ triangular ops and Cholesky
@@ -635,6 +732,14 @@ def linalg_trmm(A: NDArray, B: NDArray, transpose: bool = False, rightside: bool
     return _gemm2(T, B, bool(transpose), False, float(alpha), -2)
 
 
+def _triangular_shape(kw, ins, outs):
+    """``linalg.trmm``/``trsm``'s output: shaped as ``B``."""
+    return list(ins), [_sr.merge(outs[0], ins[1])]
+
+
+mxnet_op("_linalg_trmm", ("A", "B"), nd_name="linalg.trmm", shape=_triangular_shape)
+
+
 def linalg_trsm(A: NDArray, B: NDArray, transpose: bool = False, rightside: bool = False,
                 lower: bool = True, alpha: float = 1.0, **kwargs: Any) -> NDArray:
     """Solve ``op(A) . X = alpha * B`` (or ``X . op(A) = alpha * B`` with
@@ -659,6 +764,9 @@ def linalg_trsm(A: NDArray, B: NDArray, transpose: bool = False, rightside: bool
     if rightside:
         return _mT(_solve(_mT(opT), _mT(Bs)))
     return _solve(opT, Bs)
+
+
+mxnet_op("_linalg_trsm", ("A", "B"), nd_name="linalg.trsm", shape=_triangular_shape)
 
 
 def _potrf_fwd(a, lower):
@@ -712,6 +820,9 @@ def linalg_potrf(A: NDArray, lower: bool = True, **kwargs: Any) -> NDArray:
     return call1(_POTRF, A, {"lower": bool(lower)})
 
 
+mxnet_op("_linalg_potrf", ("A",), nd_name="linalg.potrf", shape=_sr.same)
+
+
 def linalg_potri(A: NDArray, lower: bool = True, **kwargs: Any) -> NDArray:
     """Inverse of ``A . A^T`` (``lower=True``) or ``A^T . A`` from a triangular
     (Cholesky) factor ``A``: the inverse of the matrix whose factor ``A`` is.
@@ -729,6 +840,9 @@ def linalg_potri(A: NDArray, lower: bool = True, **kwargs: Any) -> NDArray:
     _square("linalg_potri", A.shape)
     T = _tri(A, bool(lower))
     return linalg_inverse(_gemm2(T, T, not lower, bool(lower), 1.0, -2))
+
+
+mxnet_op("_linalg_potri", ("A",), nd_name="linalg.potri", shape=_sr.same)
 
 
 # ------------------------------------------------------------ matmul / @

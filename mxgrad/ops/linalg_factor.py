@@ -24,6 +24,7 @@ import numpy as np
 from ..base import ShapeError
 from .._engine.ndarray import NDArray
 from ._core import call1, defop
+from ._mxnet_op import mxnet_op
 from ._apply import write_out
 from .elemwise import maximum
 from .linalg import _COPY_LTU, _gemm2, _mT, _prep1, _solve, _square, _tri, linalg_makediag
@@ -163,6 +164,18 @@ def linalg_gelqf(A: NDArray, out: Optional[Sequence[NDArray]] = None, **kwargs: 
     return _outs(list(call1(_GELQF, A)), out, "linalg_gelqf")
 
 
+def _gelqf_shape(kw, ins, outs):
+    """``linalg.gelqf``'s outputs: ``Q`` shaped as ``A``, ``L`` square of its rows."""
+    a = ins[0]
+    return list(ins), [a, None if a is None else tuple(a[:-1]) + (a[-2],)]
+
+
+mxnet_op("_linalg_gelqf", ("A",), nd_name="linalg.gelqf", outputs=2, shape=_gelqf_shape)
+# MXNet's flat name (an alias there) is an operator of its own here, as the other flat
+# linalg names: its nodes keep that name (no shape rule: run on zeros)
+mxnet_op("linalg_gelqf", ("A",), outputs=2)
+
+
 # --------------------------------------------------------------- eigenvectors
 def _syevd_fwd(a):
     w, v = np.linalg.eigh(a, UPLO="U")
@@ -208,6 +221,16 @@ def linalg_syevd(A: NDArray, out: Optional[Sequence[NDArray]] = None, **kwargs: 
     A = _prep1("linalg_syevd", A)
     _square("linalg_syevd", A.shape)
     return _outs(list(call1(_SYEVD, A)), out, "linalg_syevd")
+
+
+def _syevd_shape(kw, ins, outs):
+    """``linalg.syevd``'s outputs: the eigenvectors shaped as ``A``, the eigenvalues
+    without its last axis."""
+    a = ins[0]
+    return list(ins), [a, None if a is None else tuple(a[:-1])]
+
+
+mxnet_op("_linalg_syevd", ("A",), nd_name="linalg.syevd", outputs=2, shape=_syevd_shape)
 
 
 # ---------------------------------------------------------- singular values

@@ -38,13 +38,15 @@ try:   # np.einsum without its Python wrapper (same function for two plain opera
     from numpy._core.multiarray import c_einsum as _c_einsum
 except ImportError:  # pragma: no cover - other NumPy layouts
     _c_einsum = np.einsum
-from . import _shape_rules as _sr
+from . import _dtype_rules as _dr, _shape_rules as _sr
+from .._check import guard as _guard
 from ._mxnet_op import mxnet_op
 from ._core import Op, PerCall, defop, call, call1, call2, as_array, no_grad
 from .reduce import sum as _sum, mean as _mean, reshape_exact
 from .linalg import dot
 from . import elemwise as _ew
 from .conv import _check_dtypes    # one home for the layers' dtype rule
+from .shape import repeat as _repeat
 
 __all__ = ["FullyConnected", "Activation", "LeakyReLU", "softmax", "log_softmax", "softmin",
            "SoftmaxActivation", "Dropout", "BatchNorm", "LayerNorm", "InstanceNorm",
@@ -312,6 +314,9 @@ def hard_sigmoid(data: NDArray, alpha: float = 0.2, beta: float = 0.5, **kwargs:
     return _ew.clip(data * float(alpha) + float(beta), 0.0, 1.0)
 
 
+mxnet_op("hard_sigmoid", shape=_sr.same)
+
+
 _ACT_TYPES: Dict[str, Callable[..., Any]] = {
     "relu": _ew.relu,
     "sigmoid": _ew.sigmoid,
@@ -345,6 +350,9 @@ def Activation(data: NDArray, act_type: str, **kwargs: Any) -> NDArray:
         raise StateError(f"Activation: unknown act_type {act_type!r}; choose one of "
                          f"{sorted(_ACT_TYPES)}")
     return fn(_arr(data, "Activation"))
+
+
+mxnet_op("Activation", shape=_sr.same)
 
 
 # ------------------------------------------------------------- LeakyReLU
@@ -517,6 +525,36 @@ def LeakyReLU(data: NDArray, gamma: Optional[NDArray] = None, act_type: str = "l
         return call1(_LEAKY, data, {"slope": sl})
     raise StateError(f"LeakyReLU: unknown act_type {act_type!r}; choose one of "
                      f"{list(_LEAKY_TYPES)}")
+
+
+def _leaky_relu_run(inputs, kwargs):
+    """LeakyReLU; ``rrelu`` also has MXNet's second output, the mask (zeros when not
+    training: the fixed slope ``(lower + upper) / 2`` is used)."""
+    # _guard: the function as mx.nd holds it, with the namespace's argument guard (one
+    # wrapper per function, cached), so a loaded graph's bad attribute fails as a call does
+    out = _guard(LeakyReLU, "nd.LeakyReLU")(*inputs, **kwargs)
+    if kwargs.get("act_type") == "rrelu":
+        return out, _ew.zeros_like(out)
+    return out
+
+
+def _leaky_relu_shape(kw, ins, outs):
+    """LeakyReLU's shapes: the output the data's, ``gamma`` one value per channel."""
+    (d,), o = _sr.same(kw, ins[:1], outs)
+    new = [d]
+    if len(ins) > 1:
+        new.append((d[1] if len(d) > 1 else 1,) if d is not None else ins[1])
+    return new, o
+
+
+def _rrelu_outputs(kw):
+    """``rrelu`` has a second output, the mask."""
+    return 2 if kw.get("act_type") == "rrelu" else 1
+
+
+mxnet_op("LeakyReLU", ("data", "gamma"), params=("gamma",), run=_leaky_relu_run,
+         outputs=_rrelu_outputs, visible=_rrelu_outputs, out_names=("output", "mask"),
+         shape=_leaky_relu_shape)
 
 
 def _channel_param(p, dshape, axis, op, arg, allow_scalar=False):
@@ -727,6 +765,9 @@ def softmax(data: NDArray, length: Optional[NDArray] = None, axis: int = -1,
                                _temperature(temperature, "softmax")), dtype)
 
 
+mxnet_op("softmax", ("data", "length"), shape=_sr.same)
+
+
 def _softmax(data, length, ax, t):
     """Softmax along ``ax`` with temperature ``t``; entries past ``length`` (when given)
     get probability 0."""
@@ -756,6 +797,9 @@ def softmin(data: NDArray, axis: int = -1, temperature: Optional[float] = None,
                                -_temperature(temperature, "softmin")), dtype)
 
 
+mxnet_op("softmin", shape=_sr.same)
+
+
 def log_softmax(data: NDArray, axis: int = -1, temperature: Optional[float] = None,
                 dtype: DTypeLike = None, use_length: bool = False, **kwargs: Any) -> NDArray:
     """Log of the softmax along ``axis``, computed stably (no overflow for large
@@ -778,6 +822,9 @@ def log_softmax(data: NDArray, axis: int = -1, temperature: Optional[float] = No
     return _out_dtype(r, dtype)
 
 
+mxnet_op("log_softmax", shape=_sr.same)
+
+
 def SoftmaxActivation(data: NDArray, mode: str = "instance", **kwargs: Any) -> NDArray:
     """Softmax over the last axes of each instance (``mode='instance'``, data flattened
     to ``(batch, -1)``) or over axis 1 (``mode='channel'``). Deprecated in MXNet; use
@@ -797,6 +844,9 @@ def SoftmaxActivation(data: NDArray, mode: str = "instance", **kwargs: Any) -> N
                          f"{mode!r}")
     flat = reshape_exact(data, (data.shape[0], _prod(data.shape[1:])))
     return reshape_exact(softmax(flat, axis=-1), data.shape)
+
+
+mxnet_op("SoftmaxActivation", shape=_sr.same)
 
 
 # ================================================================= Dropout
@@ -876,6 +926,9 @@ def Dropout(data: NDArray, p: float = 0.5, mode: str = "training", axes: Sequenc
     else:
         mshape = shape
     return call1(_DROPOUT, data, {"p": p, "mshape": tuple(mshape), "drawn": _DropMask()})
+
+
+mxnet_op("Dropout", outputs=2, visible=1, out_names=("output", "mask"), shape=_sr.same)
 
 
 # ============================================================ normalisation
@@ -1417,6 +1470,52 @@ def BatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray
     return out
 
 
+def _norm_shape(kind: str):
+    """The shape rule of a normalization layer (``kind``: batch, layer, group or
+    instance)."""
+    def rule(kw, ins, outs):
+        """A normalization's shapes: the output the data's, the parameters one value per
+        channel (per group for GroupNorm), the statistics per channel, sample or group."""
+        if ins[0] is None:          # MXNet's rule needs the data (no backward inference)
+            return list(ins), list(outs)
+        (d,), (o,) = _sr.same(kw, ins[:1], outs[:1])
+        axis = int(kw.get("axis", 1 if kind == "batch" else -1)) % len(d)
+        if kind == "group":
+            c = (int(kw.get("num_groups", 1)),)
+        elif kind == "instance":
+            c = (d[1],)
+        else:
+            c = (d[axis],)
+        new_ins = [d] + [c] * (len(ins) - 1)
+        if kind == "batch":
+            stats = [c, c]
+        elif kind == "layer":
+            red = list(d)
+            red[axis] = 1
+            stats = [tuple(red)] * 2
+        elif kind == "group":
+            stats = [(d[0], c[0])] * 2
+        else:
+            stats = [(d[0], d[1])] * 2
+        return new_ins, [o] + stats[:len(outs) - 1]
+    return rule
+
+
+def _mean_var_outputs(kw):
+    """The mean and variance are visible outputs with ``output_mean_var``."""
+    return 3 if kw.get("output_mean_var") else 1
+
+
+_batch_norm_shape = _norm_shape("batch")
+_BN_INPUTS = ("data", "gamma", "beta", "moving_mean", "moving_var")
+mxnet_op("BatchNorm", _BN_INPUTS, params=_BN_INPUTS[1:], aux=(3, 4), outputs=3,
+         visible=_mean_var_outputs, out_names=("output", "mean", "var"),
+         shape=_batch_norm_shape, dtype=_dr.norm)
+mxnet_op("BatchNorm_v1", _BN_INPUTS, params=_BN_INPUTS[1:], aux=(3, 4), outputs=3,
+         visible=_mean_var_outputs, out_names=("output", "mean", "var"),
+         shape=_batch_norm_shape, dtype=_dr.norm)
+
+
 def BatchNormWithReLU(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray,
                       moving_var: NDArray, eps: float = 1e-3, momentum: float = 0.9,
                       fix_gamma: bool = True, use_global_stats: bool = False,
@@ -1443,6 +1542,11 @@ def BatchNormWithReLU(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean:
     if isinstance(out, list):
         return [_ew.relu(out[0])] + out[1:]
     return _ew.relu(out)
+
+
+mxnet_op("_contrib_BatchNormWithReLU", _BN_INPUTS, nd_name="contrib.BatchNormWithReLU",
+         params=_BN_INPUTS[1:], aux=(3, 4), outputs=3, visible=_mean_var_outputs,
+         out_names=("output", "mean", "var"), shape=_batch_norm_shape, dtype=_dr.norm)
 
 
 def LayerNorm(data: NDArray, gamma: NDArray, beta: NDArray, axis: int = -1, eps: float = 1e-5,
@@ -1478,6 +1582,11 @@ def LayerNorm(data: NDArray, gamma: NDArray, beta: NDArray, axis: int = -1, eps:
     return out
 
 
+mxnet_op("LayerNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
+         visible=_mean_var_outputs, out_names=("output", "mean", "std"),
+         shape=_norm_shape("layer"))    # one dtype for all (MXNet's rule)
+
+
 def InstanceNorm(data: NDArray, gamma: NDArray, beta: NDArray, eps: float = 1e-3, **kwargs: Any
                  ) -> NDArray:
     """Instance normalisation: standardise each sample and channel over the spatial
@@ -1505,6 +1614,11 @@ def InstanceNorm(data: NDArray, gamma: NDArray, beta: NDArray, eps: float = 1e-3
     bshape = (1, c) + (1,) * (nd_ - 2)
     xhat, _, _ = _normalize(data, tuple(range(2, nd_)), eps)
     return _affine(xhat, reshape_exact(gamma, bshape), reshape_exact(beta, bshape))
+
+
+mxnet_op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
+         visible=1, out_names=("output", "mean", "var"), shape=_norm_shape("instance"),
+         dtype=_dr.norm)
 
 
 def GroupNorm(data: NDArray, gamma: NDArray, beta: NDArray, num_groups: int = 1, eps: float = 1e-5,
@@ -1552,6 +1666,26 @@ def GroupNorm(data: NDArray, gamma: NDArray, beta: NDArray, num_groups: int = 1,
         return [out, reshape_exact(mean, (shape[0], ng)),
                 reshape_exact(_ew.sqrt(var + float(eps)), (shape[0], ng))]
     return out
+
+
+def _group_norm_run(inputs, kwargs):
+    """MXNet 1.x's GroupNorm: ``gamma``/``beta`` hold one value per group (shape
+    ``(num_groups,)``), applied to every channel of the group; per-channel ones (shape
+    ``(C,)``) are accepted too."""
+    x, gamma, beta = inputs
+    groups = int(kwargs.get("num_groups", 1))
+    c = x.shape[1]
+    if groups != c and c % groups == 0:
+        if gamma.shape == (groups,):
+            gamma = _repeat(gamma, c // groups, axis=0)
+        if beta.shape == (groups,):
+            beta = _repeat(beta, c // groups, axis=0)
+    return _guard(GroupNorm, "nd.GroupNorm")(x, gamma, beta, **kwargs)
+
+
+mxnet_op("GroupNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
+         visible=_mean_var_outputs, run=_group_norm_run, out_names=("output", "mean", "std"),
+         shape=_norm_shape("group"))    # one dtype for all (MXNet's rule)
 
 
 # =============================================================== Embedding
@@ -1645,6 +1779,27 @@ def Embedding(data: NDArray, weight: NDArray, input_dim: Optional[int] = None,
     if output_dim is not None and int(output_dim) != ws[1]:
         raise ShapeError(f"Embedding: output_dim={output_dim} but weight has shape {ws}")
     return call2(_EMBED, data, weight, {"input_dim": ws[0]})
+
+
+def _embedding_shape(kw, ins, outs):
+    """Embedding's shapes: the weight ``(input_dim, output_dim)``, the output the indices'
+    shape plus ``output_dim``, the indices' shape back from the output."""
+    n_in, n_out = int(kw["input_dim"]), int(kw["output_dim"])
+    d = ins[0]
+    if d is None and outs[0] is not None:
+        d = tuple(outs[0][:-1])
+    o = _sr.merge(outs[0], tuple(d) + (n_out,)) if d is not None else outs[0]
+    return [d, (n_in, n_out)], [o]
+
+
+def _embedding_dtype(kw, ins, outs):
+    """Embedding's dtypes: the weight and output of ``dtype`` (float32), indices any."""
+    t = _dr.as_dtype(kw.get("dtype") or "float32")
+    return [ins[0], t], [t] * len(outs)
+
+
+mxnet_op("Embedding", ("data", "weight"), params=("weight",), shape=_embedding_shape,
+         dtype=_embedding_dtype)
 
 
 # ================================================================== losses

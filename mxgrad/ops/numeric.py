@@ -170,6 +170,10 @@ def quantize(data: NDArray, min_range: NDArray, max_range: NDArray, out_type: st
     raise StateError(f"quantize: out_type must be 'int8' or 'uint8', got {out_type!r}")
 
 
+mxnet_op("_contrib_quantize", ("data", "min_range", "max_range"), nd_name="contrib.quantize",
+         outputs=3)
+
+
 def dequantize(data: NDArray, min_range: NDArray, max_range: NDArray,
                out_type: str = "float32", **kwargs: Any) -> NDArray:
     """MXNet 1.9's ``contrib.dequantize``: ``q * r / 127.5`` (int8) or ``q * r / 255.5``

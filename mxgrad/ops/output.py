@@ -27,12 +27,14 @@ import numpy as np
 
 from ..base import ArgumentTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
-from .._check import as_real
+from .._check import as_real, guard as _guard
 from ._core import defop, call1, call2
 from ._apply import write_out
 from .reduce import reshape_exact
 from . import elemwise as _ew
-from .nn import _arr, _raw, _prod, _no_grad, _softmax_fwd, _sm_bwd
+from . import _dtype_rules as _dr, _shape_rules as _sr
+from ._mxnet_op import mxnet_op
+from .nn import _arr, _raw, _prod, _no_grad, _softmax_fwd, _sm_bwd, softmax as _softmax
 
 __all__ = ["SoftmaxOutput", "Softmax", "LinearRegressionOutput", "LogisticRegressionOutput",
            "MAERegressionOutput", "SVMOutput", "IdentityAttachKLSparseReg"]
@@ -207,6 +209,59 @@ def SoftmaxOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
                          {"s3": s3, "out_grad": bool(out_grad), "opts": opts}), out)
 
 
+def _softmax_output_run(inputs, kwargs):
+    """SoftmaxOutput: with a label, MXNet's loss layer (softmax forward, backward
+    ``softmax - one_hot(label)`` whatever the head gradient); without one (a model
+    imported for inference or fine-tuning with another loss) the plain softmax."""
+    x = inputs[0]
+    if len(inputs) > 1 and inputs[1] is not None:
+        # _guard: the function as mx.nd holds it, with the namespace's argument guard (one
+        # wrapper per function, cached), so a loaded graph's bad attribute fails as a call does
+        return _guard(SoftmaxOutput, "nd.SoftmaxOutput")(x, inputs[1], **kwargs)
+    if kwargs.get("multi_output"):
+        return _softmax(x, axis=1)
+    if kwargs.get("preserve_shape") or x.ndim == 2:
+        return _softmax(x, axis=-1)
+    return _softmax(x.reshape((x.shape[0], -1)), axis=-1).reshape(x.shape)
+
+
+def _label_shape(kind: str):
+    """The shape rule of a loss layer with a label (``kind``: softmax, svm, or same for
+    the regression outputs)."""
+    def rule(kw, ins, outs):
+        """A loss layer's shapes: the output the data's, the label the data's (regression)
+        or without its class axis."""
+        # MXNet's rules need the data (regression outputs: all of its shape); no
+        # backward inference from the output
+        if (kind == "same" and not _sr.known(ins[0])) or ins[0] is None:
+            return list(ins), list(outs)
+        (d,), (o,) = _sr.same(kw, ins[:1], outs)
+        new = [d]
+        if len(ins) > 1:
+            label = ins[1]
+            if _sr.known(d):            # MXNet shapes the label from a known data shape
+                if kind == "same":
+                    want: _sr.Shape = d
+                elif kw.get("multi_output"):
+                    want = (d[0], _sr.prod(d[2:]))
+                elif kw.get("preserve_shape"):
+                    want = tuple(d[:-1])
+                else:
+                    want = (d[0],) if kind == "softmax" else tuple(d[:-1])
+                if label is None or len(label) == len(want):
+                    label = _sr.merge(label, want)
+            new.append(label)
+        return new, [o]
+    return rule
+
+
+mxnet_op("SoftmaxOutput", ("data", "label"), params=("label",), run=_softmax_output_run,
+         aliases=("Softmax",),
+         attrs=("grad_scale", "ignore_label", "multi_output", "use_ignore", "preserve_shape",
+                "normalization", "out_grad", "smooth_alpha"),
+         shape=_label_shape("softmax"), dtype=_dr.label)
+
+
 Softmax = SoftmaxOutput      # MXNet's deprecated name of the same op
 
 
@@ -304,6 +359,26 @@ def MAERegressionOutput(data: NDArray, label: NDArray, grad_scale: float = 1.0,
     return _regression("MAERegressionOutput", "mae", data, label, grad_scale, out)
 
 
+def _regression_run(layer, kind: str):
+    """The run of the regression output ``layer``: with a label, MXNet's loss layer;
+    without one, its forward (``sigmoid`` for logistic, else the identity)."""
+    where = "nd." + layer.__name__
+
+    def run(inputs, kwargs):
+        x = inputs[0]
+        if len(inputs) > 1 and inputs[1] is not None:     # MXNet's loss layer
+            return _guard(layer, where)(x, inputs[1], **kwargs)
+        return _ew.sigmoid(x) if kind == "logistic" else x.copy()
+    return run
+
+
+_regression_shape = _label_shape("same")
+for _f, _k in ((LinearRegressionOutput, "linear"), (MAERegressionOutput, "linear"),
+               (LogisticRegressionOutput, "logistic")):
+    mxnet_op(_f.__name__, ("data", "label"), params=("label",), run=_regression_run(_f, _k),
+             attrs=("grad_scale",), shape=_regression_shape, dtype=_dr.label)
+
+
 # ================================================================ SVMOutput
 def _svm_grad(g, y, x, onehot, margin, reg, linear):
     oh = _like(x, onehot)
@@ -351,6 +426,18 @@ def SVMOutput(data: NDArray, label: NDArray, margin: float = 1.0,
         "reg": float(as_real(regularization_coefficient,
                              "SVMOutput: regularization_coefficient")),
         "linear": bool(use_linear)}), out)
+
+
+def _svm_output_run(inputs, kwargs):
+    """SVMOutput: with a label, MXNet's hinge-loss layer; without one, the identity."""
+    if len(inputs) > 1 and inputs[1] is not None:
+        return _guard(SVMOutput, "nd.SVMOutput")(inputs[0], inputs[1], **kwargs)
+    return inputs[0].copy()
+
+
+mxnet_op("SVMOutput", ("data", "label"), params=("label",), run=_svm_output_run,
+         attrs=("margin", "regularization_coefficient", "use_linear"),
+         shape=_label_shape("svm"), dtype=_dr.label)
 
 
 # ================================================================ IdentityAttachKLSparseReg
@@ -421,3 +508,19 @@ def IdentityAttachKLSparseReg(data: NDArray, moving_avg: Optional[NDArray] = Non
     pen = float(as_real(penalty, "IdentityAttachKLSparseReg: penalty"))
     return _finish(call1(_KL, data, {"moving_avg": avg, "rho": rho, "penalty": pen,
                                      "momentum": mom}), out)
+
+
+def _kl_sparse_reg_shape(kw, ins, outs):
+    """IdentityAttachKLSparseReg's shapes: the output the data's, ``moving_avg`` one value
+    per unit (axis 1)."""
+    (d,), o = _sr.same(kw, ins[:1], outs)
+    avg = (d[1],) if d is not None and len(d) > 1 else None
+    return [d, avg], o
+
+
+mxnet_op("IdentityAttachKLSparseReg", ("data", "moving_avg"), params=("moving_avg",),
+         aux=(1,), shape=_kl_sparse_reg_shape)
+
+# ops whose label input is only used by training losses: never a parameter to load
+LABEL_OPS = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "MAERegressionOutput",
+                       "LogisticRegressionOutput", "SVMOutput"})

@@ -29,6 +29,7 @@ import numpy as np
 from .._check import as_real
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
+from ._mxnet_op import mxnet_op
 
 __all__ = ["Proposal", "MultiProposal"]
 
@@ -192,6 +193,15 @@ def Proposal(cls_prob: NDArray, bbox_pred: NDArray, im_info: NDArray,
                       ratios, feature_stride, output_score, iou_loss)
 
 
+def _score_outputs(kw):
+    """The proposals, and their scores with ``output_score``."""
+    return 2 if kw.get("output_score") else 1
+
+
+mxnet_op("_contrib_Proposal", ("cls_prob", "bbox_pred", "im_info"), nd_name="contrib.Proposal",
+         outputs=_score_outputs)
+
+
 def MultiProposal(cls_prob: NDArray, bbox_pred: NDArray, im_info: NDArray,
                   rpn_pre_nms_top_n: int = 6000, rpn_post_nms_top_n: int = 300,
                   threshold: float = 0.7, rpn_min_size: int = 16,
@@ -216,3 +226,7 @@ def MultiProposal(cls_prob: NDArray, bbox_pred: NDArray, im_info: NDArray,
     return _proposals(cls_prob, bbox_pred, im_info, "contrib.MultiProposal", False,
                       rpn_pre_nms_top_n, rpn_post_nms_top_n, threshold, rpn_min_size, scales,
                       ratios, feature_stride, output_score, iou_loss)
+
+
+mxnet_op("_contrib_MultiProposal", ("cls_prob", "bbox_pred", "im_info"),
+         nd_name="contrib.MultiProposal", outputs=_score_outputs)

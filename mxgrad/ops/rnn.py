@@ -45,7 +45,9 @@ from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray
 from .._engine.scope import state as _scope
 from .._rng import generator as _generator
+from .._check import guard as _guard
 from ._core import defop, call, as_array
+from ._mxnet_op import mxnet_op
 
 __all__ = ["RNN", "rnn_param_size"]
 
@@ -742,3 +744,54 @@ def RNN(data=None, parameters=None, state=None, state_cell=None, sequence_length
     if not state_outputs:
         return out
     return [out, hy, cy] if mode == "lstm" else [out, hy]
+
+
+def _rnn_run(inputs, kwargs):
+    """The fused RNN op. Begin states written by Gluon's export as ``_zeros`` with an
+    unknown (0) batch dimension get their shape from the data (layout TNC)."""
+    inputs = list(inputs)
+    if kwargs.get("mode") != "lstm" and len(inputs) == 4:   # (data, params, state, seq_len)
+        inputs.insert(3, None)
+    data = inputs[0]
+    dirs = 2 if kwargs.get("bidirectional") else 1
+    layers = int(kwargs.get("num_layers", 1))
+    hidden = int(kwargs["state_size"])
+    proj = kwargs.get("projection_size")
+    for i, size in ((2, proj or hidden), (3, hidden)):
+        if i < len(inputs) and inputs[i] is not None and 0 in inputs[i].shape:
+            from .creation import zeros     # an op module, at call time
+            inputs[i] = zeros((layers * dirs, data.shape[1], size), dtype=data.dtype)
+    # _guard: the function as mx.nd holds it, with the namespace's argument guard (one
+    # wrapper per function, cached), so a loaded graph's bad attribute fails as a call does
+    return _guard(RNN, "nd.RNN")(*inputs, **kwargs)
+
+
+def _rnn_shape(kw, ins, outs):
+    """RNN's shapes: the flat parameter vector's size, the begin states and the outputs
+    from the data ``(T, N, input_size)`` and the attributes."""
+    d = ins[0]
+    if d is None or len(d) != 3 or d[2] < 0:
+        return list(ins), list(outs)
+    mode = kw.get("mode")
+    h, layers = int(kw["state_size"]), int(kw.get("num_layers", 1))
+    dirs = 2 if kw.get("bidirectional") else 1
+    proj = kw.get("projection_size")
+    ph = int(proj) if proj else h
+    size = rnn_param_size(mode, d[2], h, layers, bool(kw.get("bidirectional")), proj)
+    state = (layers * dirs, d[1], ph)
+    new = [d, (size,), state]
+    if len(ins) > 3:
+        new.append((layers * dirs, d[1], h) if mode == "lstm" else ins[3])
+    new += list(ins[len(new):])
+    res = [(d[0], d[1], dirs * ph), state, (layers * dirs, d[1], h)]
+    return new, res[:len(outs)]
+
+
+def _rnn_outputs(kw):
+    """The output, and with ``state_outputs`` the final states (two for an LSTM)."""
+    return (3 if kw.get("mode") == "lstm" else 2) if kw.get("state_outputs") else 1
+
+
+mxnet_op("RNN", ("data", "parameters", "state", "state_cell", "sequence_length"),
+         run=_rnn_run, outputs=_rnn_outputs,
+         out_names=("output", "state_output", "statecell_output"), shape=_rnn_shape)

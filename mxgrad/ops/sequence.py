@@ -29,7 +29,9 @@ import numpy as np
 from .._check import as_int
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray
+from . import _dtype_rules as _dr, _shape_rules as _sr
 from ._core import Op, call, defop, linear_pair, no_grad
+from ._mxnet_op import mxnet_op
 
 __all__ = ["SequenceMask", "SequenceLast", "SequenceReverse"]
 
@@ -115,6 +117,32 @@ def SequenceMask(data: NDArray, sequence_length: Optional[NDArray] = None,
     return _finish(result, out)
 
 
+def _sequence_shape(drops_time: bool):
+    """The shape rule of SequenceMask/Reverse (``drops_time`` False) and SequenceLast
+    (True)."""
+    def rule(kw, ins, outs):
+        """A sequence op's shapes: data with time on ``axis`` (0 or 1) and batch on the
+        other of the first two axes; ``sequence_length`` one value per sequence; the output
+        the data's (without the time axis for SequenceLast). Lengths are values: these ops
+        cannot run on zeros to find shapes."""
+        d = ins[0]
+        ax = int(kw.get("axis", 0))
+        out: _sr.Shape = d
+        if d is not None and drops_time:
+            out = tuple(d[:ax]) + tuple(d[ax + 1:])
+        new_ins = list(ins)
+        if len(ins) > 1 and d is not None and len(d) >= 2:
+            new_ins[1] = _sr.merge(ins[1], (d[1 - ax],))
+        return new_ins, [_sr.merge(outs[0], out)]
+    return rule
+
+
+_SEQUENCE_INPUTS = ("data", "sequence_length")
+_sequence_keep_shape = _sequence_shape(False)
+_sequence_dtype = _dr.free(1)         # lengths of any dtype
+mxnet_op("SequenceMask", _SEQUENCE_INPUTS, shape=_sequence_keep_shape, dtype=_sequence_dtype)
+
+
 def SequenceLast(data: NDArray, sequence_length: Optional[NDArray] = None,
                  use_sequence_length: bool = False, axis: int = 0,
                  out: Optional[NDArray] = None, name: Optional[str] = None) -> NDArray:
@@ -146,6 +174,9 @@ def SequenceLast(data: NDArray, sequence_length: Optional[NDArray] = None,
         sequence_length = None
     return _finish(call(_GATHER, (data, _as_lengths(sequence_length)),
                         {"dshape": tuple(data.shape), "axis": axis, "kind": "last"}), out)
+
+
+mxnet_op("SequenceLast", _SEQUENCE_INPUTS, shape=_sequence_shape(True), dtype=_sequence_dtype)
 
 
 def SequenceReverse(data: NDArray, sequence_length: Optional[NDArray] = None,
@@ -182,6 +213,10 @@ def SequenceReverse(data: NDArray, sequence_length: Optional[NDArray] = None,
         sequence_length = None
     return _finish(call(_GATHER, (data, _as_lengths(sequence_length)),
                         {"dshape": tuple(data.shape), "axis": 0, "kind": "reverse"}), out)
+
+
+mxnet_op("SequenceReverse", _SEQUENCE_INPUTS, shape=_sequence_keep_shape,
+         dtype=_sequence_dtype)
 
 
 # ------------------------------------------------------------------ the ops

@@ -25,7 +25,9 @@ import numpy as np
 from .._engine.scope import state
 from ..base import DTypeError, StateError
 from .._engine.ndarray import NDArray, wrap
-from .nn import BatchNorm
+from . import _dtype_rules as _dr
+from ._mxnet_op import mxnet_op
+from .nn import BatchNorm, _BN_INPUTS, _batch_norm_shape, _mean_var_outputs
 
 __all__ = ["SyncBatchNorm"]
 
@@ -81,3 +83,8 @@ def SyncBatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDA
         var = np.square(x - mean.reshape((1, -1) + (1,) * (x.ndim - 2))).mean(axis=axes)
         return [out, wrap(mean.astype(x.dtype)), wrap(var.astype(x.dtype))]
     return [out, wrap(np.array(moving_mean._data)), wrap(np.array(moving_var._data))]
+
+
+mxnet_op("_contrib_SyncBatchNorm", _BN_INPUTS, nd_name="contrib.SyncBatchNorm",
+         params=_BN_INPUTS[1:], aux=(3, 4), outputs=3, visible=_mean_var_outputs,
+         out_names=("output", "mean", "var"), shape=_batch_norm_shape, dtype=_dr.norm)

@@ -22,8 +22,7 @@ from typing import Callable, Dict, Optional
 import numpy as np
 
 from ..base import DTypeError
-from ..ops._dtype_rules import (DType, F32, as_dtype, free, from_attr, label, merge, norm,
-                                 same)
+from ..ops._dtype_rules import DType, F32, as_dtype, free, from_attr, merge, same
 from ..ops._mxnet_op import lookup as _lookup
 
 __all__ = ["infer", "as_dtype"]
@@ -34,21 +33,6 @@ _merge = merge
 _same = same
 _free = free
 _from_attr = from_attr
-_norm = norm
-_label = label
-
-
-for _op in ("BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm", "LayerNorm", "GroupNorm", "InstanceNorm"):
-    _RULES[_op] = _norm
-for _op in ("SequenceMask", "SequenceLast",
-            "SequenceReverse"):
-    _RULES[_op] = _free(1)
-_RULES["Embedding"] = lambda kw, ins, outs: (
-    [ins[0], as_dtype(kw.get("dtype") or "float32")],
-    [as_dtype(kw.get("dtype") or "float32")] * len(outs))
-for _op in ("SoftmaxOutput", "SVMOutput", "LinearRegressionOutput", "MAERegressionOutput",
-            "LogisticRegressionOutput"):
-    _RULES[_op] = _label
 
 
 def _rule_of(op: str):

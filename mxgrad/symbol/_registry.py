@@ -24,9 +24,10 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 from .. import ndarray as nd
 from ..base import MXNetError
-from ..ops._mxnet_op import ALIASES, RECORDS, MXNetOp, mxnet_op
+from ..ops._mxnet_op import ALIASES, RECORDS, MXNetOp
 from ..ops._mxnet_op import lookup as _lookup
 from ..ops.elemwise import scalar_value  # noqa: F401  (its home; _np_ops imports it here)
+from ..ops.output import LABEL_OPS  # noqa: F401  (label inputs: never parameters to load)
 
 __all__ = ["OpSpec", "lookup", "parse_attrs", "supported_ops", "UnknownOpError"]
 
@@ -75,10 +76,6 @@ def _resolve(rec: MXNetOp) -> MXNetOp:
     elif rec.attrs is not None:
         rec.attrs = frozenset(rec.attrs) | _KERNEL_ONLY
     return rec
-
-
-def _op(name: str, inputs=("data",), **fields) -> None:
-    _resolve(mxnet_op(name, inputs, **fields))
 
 
 for _rec in list(RECORDS.values()):       # the records the op families declare
@@ -167,193 +164,7 @@ def parse_attrs(spec: OpSpec, attrs: Dict[str, str], node_name: str) -> dict:
     return out
 
 
-# ------------------------------------------------------------------ the table
-_BINARY = ("lhs", "rhs")
-_op("dot", _BINARY)
-_op("batch_dot", _BINARY)
-_op("hard_sigmoid")
-_op("make_loss", out_names=("loss",))   # MXNet names its output <name>_loss
-_op("MakeLoss")
-_op("SequenceMask", ("data", "sequence_length"))
-_op("SequenceLast", ("data", "sequence_length"))
-_op("SequenceReverse", ("data", "sequence_length"))
-_op("L2Normalization")
-_op("LRN")
-_op("UpSampling", None)
-
-# neural network
-_op("Convolution", ("data", "weight", "bias"), params=("weight", "bias"))
-_op("Deconvolution", ("data", "weight", "bias"), params=("weight", "bias"))
-_op("BatchNorm", ("data", "gamma", "beta", "moving_mean", "moving_var"),
-    params=("gamma", "beta", "moving_mean", "moving_var"), aux=(3, 4), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
-    out_names=("output", "mean", "var"))
-_op("LayerNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
-    out_names=("output", "mean", "std"))
-_op("BatchNorm_v1", ("data", "gamma", "beta", "moving_mean", "moving_var"),
-    params=("gamma", "beta", "moving_mean", "moving_var"), aux=(3, 4), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1,
-    out_names=("output", "mean", "var"))
-_op("InstanceNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
-    visible=1, out_names=("output", "mean", "var"))
-
-
-def _group_norm(inputs, kwargs):
-    """MXNet 1.x's GroupNorm: ``gamma``/``beta`` hold one value per group (shape
-    ``(num_groups,)``), applied to every channel of the group; per-channel ones (shape
-    ``(C,)``) are accepted too."""
-    x, gamma, beta = inputs
-    groups = int(kwargs.get("num_groups", 1))
-    c = x.shape[1]
-    if groups != c and c % groups == 0:
-        if gamma.shape == (groups,):
-            gamma = nd.repeat(gamma, c // groups, axis=0)
-        if beta.shape == (groups,):
-            beta = nd.repeat(beta, c // groups, axis=0)
-    return nd.GroupNorm(x, gamma, beta, **kwargs)
-
-
-_op("GroupNorm", ("data", "gamma", "beta"), params=("gamma", "beta"), outputs=3,
-    visible=lambda kw: 3 if kw.get("output_mean_var") else 1, run=_group_norm,
-    attrs=_attr_names(nd.GroupNorm), out_names=("output", "mean", "std"))
-_op("Embedding", ("data", "weight"), params=("weight",))
-_op("Activation")
-def _leaky_relu(inputs, kwargs):
-    """LeakyReLU; ``rrelu`` also has MXNet's second output, the mask (zeros when not
-    training: the fixed slope ``(lower + upper) / 2`` is used)."""
-    out = nd.LeakyReLU(*inputs, **kwargs)
-    if kwargs.get("act_type") == "rrelu":
-        return out, nd.zeros_like(out)
-    return out
-
-
-_rrelu = lambda kw: 2 if kw.get("act_type") == "rrelu" else 1  # noqa: E731
-_op("LeakyReLU", ("data", "gamma"), params=("gamma",), run=_leaky_relu,
-    attrs=_attr_names(nd.LeakyReLU), outputs=_rrelu, visible=_rrelu,
-    out_names=("output", "mask"))
-# max pooling has a hidden second output (the workspace MXNet's MKLDNN kernel keeps)
-_op("Pooling", outputs=lambda kw: 2 if kw.get("pool_type", "max") == "max" else 1,
-    visible=1, out_names=("output", "workspace"))
-_op("Dropout", outputs=2, visible=1, out_names=("output", "mask"))
-
-
-def _rnn(inputs, kwargs):
-    """The fused RNN op. Begin states written by Gluon's export as ``_zeros`` with an
-    unknown (0) batch dimension get their shape from the data (layout TNC)."""
-    inputs = list(inputs)
-    if kwargs.get("mode") != "lstm" and len(inputs) == 4:   # (data, params, state, seq_len)
-        inputs.insert(3, None)
-    data = inputs[0]
-    dirs = 2 if kwargs.get("bidirectional") else 1
-    layers = int(kwargs.get("num_layers", 1))
-    hidden = int(kwargs["state_size"])
-    proj = kwargs.get("projection_size")
-    for i, size in ((2, proj or hidden), (3, hidden)):
-        if i < len(inputs) and inputs[i] is not None and 0 in inputs[i].shape:
-            inputs[i] = nd.zeros((layers * dirs, data.shape[1], size), dtype=data.dtype)
-    return nd.RNN(*inputs, **kwargs)
-
-
-_op("RNN", ("data", "parameters", "state", "state_cell", "sequence_length"), run=_rnn,
-    attrs=_attr_names(nd.RNN),
-    outputs=lambda kw: (3 if kw.get("mode") == "lstm" else 2) if kw.get("state_outputs")
-    else 1)
-
-
-def _ctc_loss(inputs, kwargs):
-    """CTCLoss: the length inputs present are those its use_*_lengths flags say."""
-    rest = list(inputs[2:])
-    dl = rest.pop(0) if kwargs.get("use_data_lengths") and rest else None
-    ll = rest.pop(0) if kwargs.get("use_label_lengths") and rest else None
-    return nd.CTCLoss(inputs[0], inputs[1], dl, ll, **kwargs)
-
-
-# a hidden second output (MXNet's gradient workspace): outputs are named <name>_output0
-_op("CTCLoss", ("data", "label", "data_lengths", "label_lengths"), run=_ctc_loss,
-    attrs=_attr_names(nd.CTCLoss), outputs=2, visible=1,
-    aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"))
-_op("softmax", ("data", "length"))
-_op("log_softmax")
-_op("softmin")
-_op("SoftmaxActivation")
-
-
-def _softmax_output(inputs, kwargs):
-    """SoftmaxOutput: with a label, MXNet's loss layer (softmax forward, backward
-    ``softmax - one_hot(label)`` whatever the head gradient); without one (a model
-    imported for inference or fine-tuning with another loss) the plain softmax."""
-    x = inputs[0]
-    if len(inputs) > 1 and inputs[1] is not None:
-        return nd.SoftmaxOutput(x, inputs[1], **kwargs)
-    if kwargs.get("multi_output"):
-        return nd.softmax(x, axis=1)
-    if kwargs.get("preserve_shape") or x.ndim == 2:
-        return nd.softmax(x, axis=-1)
-    return nd.softmax(x.reshape((x.shape[0], -1)), axis=-1).reshape(x.shape)
-
-
-_op("SoftmaxOutput", ("data", "label"), params=("label",), run=_softmax_output,
-    aliases=("Softmax",),
-    attrs=("grad_scale", "ignore_label", "multi_output", "use_ignore", "preserve_shape",
-           "normalization", "out_grad", "smooth_alpha"))
-
-
-def _regression(name, kind):
-    layer = getattr(nd, name)
-
-    def run(inputs, kwargs):
-        x = inputs[0]
-        if len(inputs) > 1 and inputs[1] is not None:     # MXNet's loss layer
-            return layer(x, inputs[1], **kwargs)
-        return nd.sigmoid(x) if kind == "logistic" else x.copy()
-    return run
-
-
-for _n, _k in (("LinearRegressionOutput", "linear"), ("MAERegressionOutput", "linear"),
-               ("LogisticRegressionOutput", "logistic")):
-    _op(_n, ("data", "label"), params=("label",), run=_regression(_n, _k),
-        attrs=("grad_scale",))
-
-
-
-def _svm_output(inputs, kwargs):
-    """SVMOutput: with a label, MXNet's hinge-loss layer; without one, the identity."""
-    if len(inputs) > 1 and inputs[1] is not None:
-        return nd.SVMOutput(inputs[0], inputs[1], **kwargs)
-    return inputs[0].copy()
-
-
-_op("SVMOutput", ("data", "label"), params=("label",), run=_svm_output,
-    attrs=("margin", "regularization_coefficient", "use_linear"))
-_op("IdentityAttachKLSparseReg", ("data", "moving_avg"), params=("moving_avg",), aux=(1,))
-
-# ops whose label input is only used by training losses: never a parameter to load
-LABEL_OPS = frozenset({"SoftmaxOutput", "LinearRegressionOutput", "MAERegressionOutput",
-                       "LogisticRegressionOutput", "SVMOutput"})
-
-
 # ------------------------------------------------------------------ every other mx.nd op
-# outputs of the ops registered below that have more than one (hidden ones included)
-_MULTI_OUTPUTS: Dict[str, Tuple[Any, Any]] = {
-    "_linalg_gelqf": (2, None), "_linalg_syevd": (2, None), "_linalg_slogdet": (2, None),
-    "linalg_gelqf": (2, None), "linalg_syevd": (2, None), "linalg_slogdet": (2, None),
-    "_contrib_MultiBoxTarget": (3, None), "_contrib_bipartite_matching": (2, None),
-    "_contrib_quantize": (3, None), "_contrib_box_nms": (2, 1),
-    "_contrib_box_non_maximum_suppression": (2, 1), "_contrib_hawkesll": (2, None),
-    "_contrib_CTCLoss": (2, 1), "_contrib_ctc_loss": (2, 1), "CTCLoss": (2, 1),
-    "ctc_loss": (2, 1), "_contrib_SyncBatchNorm": (3, 1),
-    "_contrib_BatchNormWithReLU": (3, lambda kw: 3 if kw.get("output_mean_var") else 1),
-    "_contrib_MultiProposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
-    "_contrib_Proposal": (lambda kw: 2 if kw.get("output_score") else 1, None),
-}
-_AUX = {"_contrib_SyncBatchNorm": (3, 4), "_contrib_BatchNormWithReLU": (3, 4),
-        "BatchNorm_v1": ()}
-_PARAMS = {"_contrib_SyncBatchNorm": ("gamma", "beta", "moving_mean", "moving_var"),
-           "_contrib_BatchNormWithReLU": ("gamma", "beta", "moving_mean", "moving_var"),
-           "_contrib_DeformableConvolution": ("weight", "bias"),
-           "_contrib_ModulatedDeformableConvolution": ("weight", "bias"),
-           "BatchNorm_v1": ("gamma", "beta")}
 _NAMESPACES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_image_", "image"))
 
 
@@ -372,6 +183,9 @@ def nd_function(op: str) -> Optional[Callable]:
 
 
 def _install_all() -> None:
+    """A record for each of MXNet's other operators that has an ``mx.nd`` function: one
+    output, no parameters (an operator with more declares its record beside its
+    function)."""
     from ._mxnet_op_inputs import OP_INPUTS
     for op, inputs in OP_INPUTS.items():
         if op in _TABLE or op in _ALIASES:
@@ -379,22 +193,13 @@ def _install_all() -> None:
         fn = nd_function(op)
         if fn is None or not callable(fn) or isinstance(fn, type):
             continue
-        outputs, visible = _MULTI_OUTPUTS.get(op, (1, None))
         attrs = _attr_names(fn)
         if attrs is not None and inputs is None:
             attrs = attrs | {"num_args"}
         run = (lambda f: (lambda ins, kw: f(*ins, **{k: v for k, v in kw.items()
                                                       if k != "num_args"})))(fn) \
             if inputs is None else _nd_runner(fn)
-        _TABLE[op] = OpSpec(op, inputs, params=_PARAMS.get(op, ()), aux=_AUX.get(op, ()),
-                            run=run, attrs=attrs, outputs=outputs, visible=visible)
+        _TABLE[op] = OpSpec(op, inputs, run=run, attrs=attrs)
 
 
-# an optimizer update MXNet registers without the _contrib_ prefix
-_op("_adamw_update", ("weight", "grad", "mean", "var", "rescale_grad"),
-    run=_nd_runner(nd.contrib.adamw_update), attrs=_attr_names(nd.contrib.adamw_update),
-)
-_op("_mp_adamw_update", ("weight", "grad", "mean", "var", "weight32", "rescale_grad"),
-    run=_nd_runner(nd.contrib.mp_adamw_update),
-    attrs=_attr_names(nd.contrib.mp_adamw_update))
 _install_all()
