@@ -51,7 +51,6 @@ def test_records_shp_declared_in_ops_shape_only():
     for name in _SHP_OPS:
         rec = lookup(name)
         assert rec is not None and rec.name == name and rec.run is not None, name
-        assert name not in _shape._RULES and name not in _dtype._RULES, name
         for rule in (rec.shape, rec.dtype):
             if rule is not None and hasattr(rule, "__module__"):
                 assert rule.__module__ in ("mxgrad.ops.shape", "mxgrad.ops._shape_rules",
@@ -114,7 +113,7 @@ def test_records_shp_infer_shape_and_type_as_mxnet():
 def test_records_shp_numpy_mode_custom_and_foreach_rules():
     for op in ("_np_dot", "_npi_matmul", "_np_reshape", "_npi_add", "_npi_exp",
                "_npi_add_scalar", "_npx_relu"):
-        assert op not in _shape._RULES and lookup(op).shape is not None, op
+        assert lookup(op).shape is not None, op
     assert lookup("_np_reshape").shape is _np_ops._np_reshape_shape
     assert lookup("_npi_add").shape is _sr.broadcast_rule
     assert lookup("_npi_exp").shape is lookup("_npi_add_scalar").shape is _sr.same
@@ -125,9 +124,8 @@ def test_records_shp_numpy_mode_custom_and_foreach_rules():
     assert ins == [(4, 3)] and outs == [(2, 6)]
     # Custom: the table's record and each op_type's own carry the property's rules
     assert lookup("Custom").shape is _custom._custom_shape
-    assert "Custom" not in _shape._RULES and "Custom" not in _dtype._RULES
     # foreach: the node's own record carries the rule (no table row)
-    assert lookup("_foreach") is None and "_foreach" not in _shape._RULES
+    assert lookup("_foreach") is None
     out, state = mx.sym.contrib.foreach(lambda x, s: (x * 2 + s, s + x), mx.sym.var("d"),
                                         mx.sym.var("h"))
     node = out._outputs[0][0]
@@ -246,7 +244,6 @@ def test_records_elem_declared_beside_their_functions(home):
         rec = lookup(name)
         assert rec is not None and rec.name == name and rec.run is not None, name
         assert name not in rows, f"{name}: a row in symbol/_registry.py besides its record"
-        assert name not in _shape._RULES and name not in _dtype._RULES, name
         for rule in (rec.shape, rec.dtype):     # a rule of its own lives in its module
             if rule is not None and not rule.__module__.startswith("mxgrad.ops._"):
                 assert rule.__module__ == home, (name, rule)
@@ -313,8 +310,7 @@ def _declared_in(name: str, module: str) -> bool:
 
 def _no_separate_row(name: str) -> bool:
     """Whether ``symbol/`` holds nothing of ``name`` beside its record."""
-    return (name not in _declared("symbol/_registry.py") and name not in _shape._RULES
-            and name not in _dtype._RULES)
+    return name not in _declared("symbol/_registry.py")
 
 
 # the operators of ops/nn.py, conv, composed, output, rnn, ctc, sequence, syncbn, linalg and
@@ -399,12 +395,7 @@ def _nn_check(sym, shapes, types, want):
 # mx.sym.UpSampling(sample_type='bilinear') makes no <name>_weight variable (symbol/_ops.py
 # creates parameters for a fixed input list only; UpSampling's is variadic): a known gap.
 # MXNet's JSON of that graph loads and infers as MXNet (the next test).
-_NN_GAPS = {"bilinear": "mx.sym.UpSampling(sample_type='bilinear') creates no weight variable"}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_NN_GAPS[n]))
-    if n in _NN_GAPS else n for n in sorted(_NN_CASES)])
+@pytest.mark.parametrize("name", sorted(_NN_CASES))
 def test_records_nn_graphs_infer_as_mxnet(name):
     sym, shapes, types = _NN_CASES[name]
     _nn_check(sym, shapes, types, _NN_FIX[name])
@@ -415,3 +406,14 @@ def test_records_nn_mxnet_json_loads_and_infers_as_mxnet(name):
     _, shapes, types = _NN_CASES[name]
     sym = mx.sym.load_json(_NN_FIX[name]["json"])
     _nn_check(sym, shapes, types, _NN_FIX[name])
+
+
+def test_the_passes_hold_no_rule_tables():
+    """Shape and dtype inference read each node's record (ops/_mxnet_op.py) only: no table
+    of rules keyed by operator name is left in symbol/ (issue 20 item 1)."""
+    for module in (_shape, _dtype):
+        tables = [k for k, v in vars(module).items() if isinstance(v, dict) and v
+                  and all(isinstance(key, str) for key in v) and all(callable(f) for f in
+                                                                     v.values())]
+        assert tables == [], (module.__name__, tables)
+    assert _declared("symbol/_registry.py") == set()

@@ -71,17 +71,22 @@ class MXNetOp:
     shape, dtype : callable or None
         ``rule(kwargs, in_shapes, out_shapes) -> (in_shapes, out_shapes)`` (the same for
         dtypes): from what is known, what more is.
+    variant : callable or None
+        ``variant(kwargs) -> MXNetOp``: the record of one node given its attributes, when
+        its inputs depend on them (a bilinear ``UpSampling`` takes a weight; a ``Custom``
+        node has its ``op_type``'s inputs); see :meth:`derive`.
     """
 
     __slots__ = ("name", "inputs", "params", "aux", "nd_name", "run", "np_run", "attrs",
-                 "out_names", "shape", "dtype", "aliases", "_outputs", "_visible")
+                 "out_names", "shape", "dtype", "aliases", "variant", "_outputs", "_visible")
 
     def __init__(self, name: str, inputs: Optional[Tuple[str, ...]] = ("data",), *,
                  params: Sequence[str] = (), aux: Sequence[int] = (),
                  nd_name: Optional[str] = None, run: Optional[Callable] = None,
                  attrs: Any = "auto", outputs: Count = 1, visible: Optional[Count] = None,
                  out_names: Optional[Tuple[str, ...]] = None, shape: Optional[Callable] = None,
-                 dtype: Optional[Callable] = None, aliases: Iterable[str] = ()) -> None:
+                 dtype: Optional[Callable] = None, aliases: Iterable[str] = (),
+                 variant: Optional[Callable[[dict], "MXNetOp"]] = None) -> None:
         self.name = name
         self.inputs = inputs
         self.params = tuple(params)
@@ -94,6 +99,7 @@ class MXNetOp:
         self.shape = shape
         self.dtype = dtype
         self.aliases = tuple(aliases)
+        self.variant = variant
         self._outputs = outputs
         self._visible = visible
 
@@ -108,6 +114,23 @@ class MXNetOp:
         if n is None:
             return self.num_outputs(kwargs)
         return n(kwargs) if callable(n) else n
+
+    def derive(self, **fields: Any) -> "MXNetOp":
+        """A copy with ``fields`` changed (a variant's record: the same run, attributes and
+        rules, other inputs). Not put in the table.
+
+        Examples
+        --------
+        >>> rec = lookup('UpSampling').derive(inputs=('data', 'weight'), params=('weight',))
+        >>> rec.name, rec.inputs, rec.params, rec.shape is lookup('UpSampling').shape
+        ('UpSampling', ('data', 'weight'), ('weight',), True)
+        """
+        new = MXNetOp.__new__(MXNetOp)
+        for slot in MXNetOp.__slots__:
+            setattr(new, slot, getattr(self, slot))
+        for k, v in fields.items():
+            setattr(new, k, tuple(v) if k in ("params", "aux") else v)
+        return new
 
     def __repr__(self) -> str:
         return f"MXNetOp({self.name})"

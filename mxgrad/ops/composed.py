@@ -18,7 +18,7 @@ array([1., 3., 6.], dtype=float32)
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from ..base import DTypeError, ShapeError, StateError, as_dtype
 from .._engine.ndarray import NDArray, wrap
 from . import _shape_rules as _sr
 from ._core import call1, defop
-from ._mxnet_op import mxnet_op
+from ._mxnet_op import MXNetOp, mxnet_op
 from .conv import Deconvolution
 from .elemwise import sqrt, square
 from .reduce import mean, normalize_axes, sum as _sum
@@ -225,7 +225,21 @@ def _upsampling_shape(kw, ins, outs):
     return new, [_sr.merge(outs[0], out)]
 
 
-mxnet_op("UpSampling", None, shape=_upsampling_shape)
+def _upsampling_variant(kw: dict) -> MXNetOp:
+    """A bilinear UpSampling node takes ``(data, weight)``, its weight a learnable
+    parameter (a symbolic call without it makes ``<name>_weight``, as MXNet); a nearest
+    one any number of data inputs."""
+    if kw.get("sample_type") != "bilinear":
+        return _UPSAMPLING
+    rec = _UPSAMPLING_BILINEAR.get("record")
+    if rec is None:         # derived once, after the registry resolved the run
+        rec = _UPSAMPLING.derive(inputs=("data", "weight"), params=("weight",), variant=None)
+        _UPSAMPLING_BILINEAR["record"] = rec
+    return rec
+
+
+_UPSAMPLING_BILINEAR: Dict[str, MXNetOp] = {}
+_UPSAMPLING = mxnet_op("UpSampling", None, shape=_upsampling_shape, variant=_upsampling_variant)
 
 
 def khatri_rao(*args: NDArray, num_args: Optional[int] = None, out: Optional[NDArray] = None,

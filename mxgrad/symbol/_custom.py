@@ -33,7 +33,7 @@ import numpy as np
 from .. import ndarray as nd
 from ..base import StateError, DTypeError
 from ..ops._mxnet_op import mxnet_op
-from ._registry import OpSpec, register_specializer
+from ._registry import OpSpec
 
 __all__ = ["Custom", "prop_of"]
 
@@ -101,8 +101,8 @@ def _specialize(kwargs: dict) -> OpSpec:
 
 
 # each node gets its op_type's own record (its inputs and outputs) from _specialize
-mxnet_op("Custom", None, run=_run, attrs=None, shape=_custom_shape, dtype=_custom_dtype)
-register_specializer("Custom", _specialize)
+mxnet_op("Custom", None, run=_run, attrs=None, shape=_custom_shape, dtype=_custom_dtype,
+         variant=_specialize)
 
 
 def Custom(*data: Any, op_type: str = "", name=None, attr=None, **kwargs: Any):

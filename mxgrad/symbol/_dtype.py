@@ -22,24 +22,10 @@ from typing import Callable, Dict, Optional
 import numpy as np
 
 from ..base import DTypeError
-from ..ops._dtype_rules import DType, F32, as_dtype, free, from_attr, merge, same
-from ..ops._mxnet_op import lookup as _lookup
+from ..ops._dtype_rules import DType, as_dtype, from_attr, merge, same
 
 __all__ = ["infer", "as_dtype"]
 
-_RULES: Dict[str, Callable] = {}
-_F32 = F32
-_merge = merge
-_same = same
-_free = free
-_from_attr = from_attr
-
-
-def _rule_of(op: str):
-    rec = _lookup(op)
-    if rec is not None and rec.dtype is not None:
-        return rec.dtype
-    return _RULES.get(op)
 
 
 def _apply(n, types, where_prefix="Error in operator ") -> bool:
@@ -48,9 +34,9 @@ def _apply(n, types, where_prefix="Error in operator ") -> bool:
     ins = [types.get(k) for k in keys_in]
     outs = [types.get(k) for k in keys_out]
     where = f"{where_prefix}{n.name}: "
-    f = _rule_of(n.op)
+    f = n.spec.dtype          # the operator's record (ops/_mxnet_op.py), or the node's own
     if f is None:       # creation ops (no inputs) take dtype (float32); others one dtype
-        f = _from_attr() if not n.inputs else _same
+        f = from_attr() if not n.inputs else same
     try:
         new_ins, new_outs = f(n.kwargs, ins, outs)
     except DTypeError as err:
@@ -61,7 +47,7 @@ def _apply(n, types, where_prefix="Error in operator ") -> bool:
             if b is None:
                 continue
             old = types.get(k)
-            m = _merge(old, b, where)
+            m = merge(old, b, where)
             if old is None or m != old:     # (np.dtype('float64') == None is True)
                 types[k] = m
                 changed = True

@@ -103,6 +103,7 @@ def call(op: str, hint: str, args: tuple, kwargs: dict) -> Symbol:
             attr[k] = kwargs.pop(k)
     attr = {stored_key(k): str(v) for k, v in attr.items()}
     kwargs.pop("out", None)
+    base, spec = spec, specialize(spec, kwargs)     # a variant's inputs (bilinear UpSampling)
     if spec.inputs is None:       # variadic: Concat(*data, dim=1)
         data = list(args)
         if len(data) == 1 and isinstance(data[0], (list, tuple)):
@@ -118,7 +119,7 @@ def call(op: str, hint: str, args: tuple, kwargs: dict) -> Symbol:
         sym = make(op, data, kwargs, name, hint)
     else:
         bound = {}
-        sig = _signature(spec)
+        sig = _signature(spec) if spec is base else False   # a variant: its inputs' names
         if sig:
             params = [q.name for q in sig.parameters.values()
                       if q.kind is q.POSITIONAL_OR_KEYWORD]

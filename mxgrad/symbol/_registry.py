@@ -82,19 +82,10 @@ for _rec in list(RECORDS.values()):       # the records the op families declare
     _resolve(_rec)
 
 
-_SPECIALIZERS: Dict[str, Callable[[dict], OpSpec]] = {}
-
-
-def register_specializer(op: str, fn: Callable[[dict], OpSpec]) -> None:
-    """Let ``op``'s nodes get their own spec from their attributes (``Custom``: the inputs
-    and outputs its ``op_type`` lists)."""
-    _SPECIALIZERS[op] = fn
-
-
 def specialize(spec: OpSpec, kwargs: dict) -> OpSpec:
-    """The spec of one node of ``spec``'s operator with parsed attributes ``kwargs``."""
-    fn = _SPECIALIZERS.get(spec.name)
-    return fn(kwargs) if fn is not None else spec
+    """The record of one node of ``spec``'s operator with attributes ``kwargs`` (its
+    ``variant``'s, when the operator has variants)."""
+    return spec.variant(kwargs) if spec.variant is not None else spec
 
 
 def lookup(op: str) -> Optional[OpSpec]:

@@ -38,9 +38,6 @@ from ..ops._shape_rules import Rule, Shape, known, merge
 
 __all__ = ["infer", "infer_entries", "node_rule_for", "to_user", "from_user"]
 
-_RULES: Dict[str, Rule] = {}     # operators without a record's rule (none left: all moved)
-
-
 # ------------------------------------------------------------------ running an op on zeros
 def _run_on_zeros(node, ins: List[Shape], dtypes=None) -> List[Shape]:
     from ._core import _run_node
@@ -54,15 +51,10 @@ def _run_on_zeros(node, ins: List[Shape], dtypes=None) -> List[Shape]:
 
 
 def node_rule_for(op: str) -> Optional[Rule]:
-    """The shape rule of the operator ``op``, or None (then it is run on zeros)."""
-    return _rule_of(op)
-
-
-def _rule_of(op: str) -> Optional[Rule]:
+    """The shape rule of the operator ``op`` (its record's), or None (then it is run on
+    zeros)."""
     rec = _lookup(op)
-    if rec is not None and rec.shape is not None:
-        return rec.shape
-    return _RULES.get(op)
+    return rec.shape if rec is not None else None
 
 
 # ------------------------------------------------------------------ the pass
@@ -92,7 +84,7 @@ def _apply(n, shapes, tried) -> bool:
     ins = [shapes.get(k) for k in keys_in]
     outs = [shapes.get(k) for k in keys_out]
     where = f"Error in operator {n.name}: "
-    f = n.spec.shape or _rule_of(n.op)       # the node's own record first (a foreach's)
+    f = n.spec.shape          # the operator's record (ops/_mxnet_op.py), or the node's own
     try:
         if f is not None:
             new_ins, new_outs = f(n.kwargs, ins, outs)
