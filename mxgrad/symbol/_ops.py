@@ -119,7 +119,7 @@ def call(op: str, hint: str, args: tuple, kwargs: dict) -> Symbol:
         sym = make(op, data, kwargs, name, hint)
     else:
         bound = {}
-        sig = _signature(spec) if spec is base else False   # a variant: its inputs' names
+        sig = _signature(spec) if spec is base else None    # a variant: its inputs' names
         if sig:
             params = [q.name for q in sig.parameters.values()
                       if q.kind is q.POSITIONAL_OR_KEYWORD]
