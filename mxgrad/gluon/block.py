@@ -62,6 +62,7 @@ from ..symbol.symbol import Symbol, example_var
 from ..util import is_np_array
 from ..symbol._registry import LABEL_OPS as _LABEL_OPS
 from ..symbol._infer import var_shapes as _var_shapes
+from ..symbol._core import _known_shape
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError
 from .parameter import _check_dtype_source, _param_var
 from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
@@ -1230,13 +1231,8 @@ def _default_init(name):
 
 
 def _known_param_shape(node):
-    s = node.attrs.get("__shape__")
-    if s is None:
-        return None
-    try:
-        shape = tuple(int(d) for d in s.strip("()[] ").split(",") if d.strip())
-    except ValueError:
-        return None
-    return shape if shape and all(d > 0 for d in shape) else None
+    """A variable's ``__shape__`` when every dimension is known (one reading: the Symbol
+    core's), else None."""
+    return _known_shape(node) or None
 
 
