@@ -71,7 +71,26 @@ def cases(mx):
                     S.LayerNorm(d, name="hln"), S.GroupNorm(d, num_groups=3, name="hgn"),
                     S.Embedding(idx, input_dim=4, output_dim=2, dtype="float16", name="hem"),
                     S.SequenceLast(d, length, use_sequence_length=True, name="hsl")])
+    # inputs a node has only with some attributes (the records' ``takes``): those left out
+    # of the call become variables exactly when MXNet makes them
+    o = S.var("o")
+    optional = S.Group([
+        S.FullyConnected(o, num_hidden=3, no_bias=True, name="fc_nb"),
+        S.FullyConnected(o, num_hidden=3, name="fc_b"),
+        S.Deconvolution(o, kernel=(2, 2), num_filter=2, name="dc"),
+        S.Deconvolution(o, kernel=(2, 2), num_filter=2, no_bias=False, name="dc_b"),
+        S.Convolution(o, kernel=(1, 1), num_filter=2, no_bias=True, name="cv_nb"),
+        S.LeakyReLU(o, act_type="prelu", name="lr_p"), S.LeakyReLU(o, name="lr_l"),
+        S.softmax(o, use_length=True, name="sm_len"),
+        S.contrib.BilinearResize2D(o, mode="like", name="rs_like"),
+        S.RNN(S.var("t"), state_size=4, num_layers=1, mode="gru", use_sequence_length=True,
+              name="gru"),
+        S.RNN(S.var("t"), state_size=4, num_layers=1, mode="lstm", name="lstm"),
+        S.SequenceMask(S.var("t"), use_sequence_length=True, name="sq"),
+        S.CTCLoss(S.var("t"), S.var("lab"), use_label_lengths=True, name="ctc")])
     return {
+        "optional_inputs": (optional, {"o": (2, 3, 4, 4), "t": (5, 2, 3), "rs_like_like": (2, 3, 6, 6),
+                                       "lab": (2, 4), "ctc_label_lengths": (2,)}, None),
         "vision": (vision, {"data": (2, 3, 8, 8)}, None),
         "bilinear": (bilinear, {"data": (2, 3, 5, 5)}, None),
         "half": (half, {"data": (4, 3, 6, 6), "idx": (2,), "length": (3,)},

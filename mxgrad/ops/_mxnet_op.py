@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
 
-__all__ = ["MXNetOp", "mxnet_op", "lookup", "RECORDS", "ALIASES", "Count"]
+__all__ = ["MXNetOp", "mxnet_op", "lookup", "RECORDS", "ALIASES", "Count", "optional_inputs",
+           "flag_set", "flag_unset"]
 
 #: a number of outputs: fixed, or computed from a node's parsed attributes
 Count = Union[int, Callable[[dict], int]]
@@ -71,6 +72,11 @@ class MXNetOp:
     shape, dtype : callable or None
         ``rule(kwargs, in_shapes, out_shapes) -> (in_shapes, out_shapes)`` (the same for
         dtypes): from what is known, what more is.
+    takes : callable or None
+        ``takes(input, kwargs) -> bool``: whether a node with attributes ``kwargs`` has the
+        input (``bias`` unless ``no_bias``; ``None``: every input). A symbolic call makes a
+        variable for each input it leaves out that the node has (MXNet's Compose); see
+        :func:`optional_inputs`.
     variant : callable or None
         ``variant(kwargs) -> MXNetOp``: the record of one node given its attributes, when
         its inputs depend on them (a bilinear ``UpSampling`` takes a weight; a ``Custom``
@@ -78,7 +84,8 @@ class MXNetOp:
     """
 
     __slots__ = ("name", "inputs", "params", "aux", "nd_name", "run", "np_run", "attrs",
-                 "out_names", "shape", "dtype", "aliases", "variant", "_outputs", "_visible")
+                 "out_names", "shape", "dtype", "aliases", "takes", "variant", "_outputs",
+                 "_visible")
 
     def __init__(self, name: str, inputs: Optional[Tuple[str, ...]] = ("data",), *,
                  params: Sequence[str] = (), aux: Sequence[int] = (),
@@ -86,6 +93,7 @@ class MXNetOp:
                  attrs: Any = "auto", outputs: Count = 1, visible: Optional[Count] = None,
                  out_names: Optional[Tuple[str, ...]] = None, shape: Optional[Callable] = None,
                  dtype: Optional[Callable] = None, aliases: Iterable[str] = (),
+                 takes: Optional[Callable[[str, dict], bool]] = None,
                  variant: Optional[Callable[[dict], "MXNetOp"]] = None) -> None:
         self.name = name
         self.inputs = inputs
@@ -99,6 +107,7 @@ class MXNetOp:
         self.shape = shape
         self.dtype = dtype
         self.aliases = tuple(aliases)
+        self.takes = takes
         self.variant = variant
         self._outputs = outputs
         self._visible = visible
@@ -114,6 +123,10 @@ class MXNetOp:
         if n is None:
             return self.num_outputs(kwargs)
         return n(kwargs) if callable(n) else n
+
+    def takes_input(self, name: str, kwargs: dict) -> bool:
+        """Whether a node with attributes ``kwargs`` has the input ``name``."""
+        return self.takes is None or self.takes(name, kwargs)
 
     def derive(self, **fields: Any) -> "MXNetOp":
         """A copy with ``fields`` changed (a variant's record: the same run, attributes and
@@ -173,3 +186,37 @@ def lookup(op: str) -> Optional[MXNetOp]:
         if canon is not None:
             rec = RECORDS[canon]
     return rec
+
+
+# ------------------------------------------------------------------ inputs attributes switch
+def is_set(value: Any) -> bool:
+    """A flag attribute's truth, from Python or MXNet's strings (``'True'``, ``'1'``)."""
+    if isinstance(value, str):
+        return value.strip() in ("True", "true", "1")
+    return bool(value)
+
+
+def flag_set(flag: str, default: bool = False) -> Callable[[dict], bool]:
+    """The predicate "attribute ``flag`` is set" (``use_length``)."""
+    return lambda kw: is_set(kw.get(flag, default))
+
+
+def flag_unset(flag: str, default: bool = False) -> Callable[[dict], bool]:
+    """The predicate "attribute ``flag`` is not set" (``no_bias``)."""
+    return lambda kw: not is_set(kw.get(flag, default))
+
+
+def optional_inputs(**when: Callable[[dict], bool]) -> Callable[[str, dict], bool]:
+    """A record's ``takes``: the inputs named here exist when their predicate holds for the
+    node's attributes, every other input always.
+
+    Examples
+    --------
+    >>> takes = optional_inputs(bias=flag_unset('no_bias'))
+    >>> takes('bias', {'no_bias': 'True'}), takes('bias', {}), takes('weight', {'no_bias': 1})
+    (False, True, True)
+    """
+    def takes(name: str, kwargs: dict) -> bool:
+        holds = when.get(name)
+        return holds is None or holds(kwargs)
+    return takes

@@ -61,7 +61,7 @@ from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray
 from . import _shape_rules as _sr
 from ._apply import records
-from ._mxnet_op import mxnet_op
+from ._mxnet_op import flag_unset, mxnet_op, optional_inputs
 from ._core import Op, PerCall, defop, call, call1, as_array, inplace_apply
 from .reduce import sum as _nd_sum, reshape_exact
 from .._typing import Shape
@@ -801,7 +801,7 @@ def _conv_shape(kw, ins, outs):
 
 
 mxnet_op("Convolution", ("data", "weight", "bias"), params=("weight", "bias"),
-         shape=_conv_shape)
+         shape=_conv_shape, takes=optional_inputs(bias=flag_unset("no_bias")))
 
 
 def _cl_shape(shape):
@@ -938,7 +938,8 @@ def _deconv_shape(kw, ins, outs):
 
 
 mxnet_op("Deconvolution", ("data", "weight", "bias"), params=("weight", "bias"),
-         shape=_deconv_shape)
+         shape=_deconv_shape,    # MXNet's Deconvolution has no bias unless no_bias=False
+         takes=optional_inputs(bias=flag_unset("no_bias", default=True)))
 
 
 # ------------------------------------------------------------------ pooling

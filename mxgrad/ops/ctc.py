@@ -30,7 +30,7 @@ from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
 from .._check import guard as _guard
 from . import _dtype_rules as _dr
-from ._mxnet_op import mxnet_op
+from ._mxnet_op import flag_set, mxnet_op, optional_inputs
 from .elemwise import exp, log, maximum, stop_gradient
 from .indexing import where
 from .nn import log_softmax
@@ -197,7 +197,9 @@ def _ctc_loss_run(inputs, kwargs):
 # a hidden second output (MXNet's gradient workspace): outputs are named <name>_output0
 mxnet_op("CTCLoss", ("data", "label", "data_lengths", "label_lengths"), run=_ctc_loss_run,
          outputs=2, visible=1, aliases=("ctc_loss", "_contrib_CTCLoss", "_contrib_ctc_loss"),
-         dtype=_dr.free(1, 2, 3))       # labels and lengths of any dtype
+         dtype=_dr.free(1, 2, 3),       # labels and lengths of any dtype
+         takes=optional_inputs(data_lengths=flag_set("use_data_lengths"),
+                               label_lengths=flag_set("use_label_lengths")))
 
 
 def _ntc_to_tnc(pred):

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
-from ._mxnet_op import mxnet_op
+from ._mxnet_op import flag_unset, mxnet_op, optional_inputs
 from .conv import _conv_osize, _conv_shape
 from .im2col import _geometry
 from .indexing import take
@@ -196,7 +196,7 @@ def _deformable_shape(n_extra: int):
 
 mxnet_op("_contrib_DeformableConvolution", ("data", "offset", "weight", "bias"),
          nd_name="contrib.DeformableConvolution", params=("weight", "bias"),
-         shape=_deformable_shape(1))
+         shape=_deformable_shape(1), takes=optional_inputs(bias=flag_unset("no_bias")))
 
 
 def ModulatedDeformableConvolution(data: NDArray, offset: NDArray, mask: NDArray,
@@ -228,4 +228,4 @@ def ModulatedDeformableConvolution(data: NDArray, offset: NDArray, mask: NDArray
 
 mxnet_op("_contrib_ModulatedDeformableConvolution", ("data", "offset", "mask", "weight", "bias"),
          nd_name="contrib.ModulatedDeformableConvolution", params=("weight", "bias"),
-         shape=_deformable_shape(2))
+         shape=_deformable_shape(2), takes=optional_inputs(bias=flag_unset("no_bias")))

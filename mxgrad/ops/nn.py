@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - other NumPy layouts
     _c_einsum = np.einsum
 from . import _dtype_rules as _dr, _shape_rules as _sr
 from .._check import guard as _guard
-from ._mxnet_op import mxnet_op
+from ._mxnet_op import flag_set, flag_unset, mxnet_op, optional_inputs
 from ._core import Op, PerCall, defop, call, call1, call2, as_array, no_grad
 from .reduce import sum as _sum, mean as _mean, reshape_exact
 from .linalg import dot
@@ -239,7 +239,7 @@ def _fc_shape(kw, ins, outs):
 
 
 mxnet_op("FullyConnected", ("data", "weight", "bias"), params=("weight", "bias"),
-         shape=_fc_shape)
+         shape=_fc_shape, takes=optional_inputs(bias=flag_unset("no_bias")))
 
 
 # ============================================================ activations
@@ -554,7 +554,8 @@ def _rrelu_outputs(kw):
 
 mxnet_op("LeakyReLU", ("data", "gamma"), params=("gamma",), run=_leaky_relu_run,
          outputs=_rrelu_outputs, visible=_rrelu_outputs, out_names=("output", "mask"),
-         shape=_leaky_relu_shape)
+         shape=_leaky_relu_shape,
+         takes=optional_inputs(gamma=lambda kw: kw.get("act_type") == "prelu"))
 
 
 def _channel_param(p, dshape, axis, op, arg, allow_scalar=False):
@@ -765,7 +766,22 @@ def softmax(data: NDArray, length: Optional[NDArray] = None, axis: int = -1,
                                _temperature(temperature, "softmax")), dtype)
 
 
-mxnet_op("softmax", ("data", "length"), shape=_sr.same)
+def _softmax_shape(kw, ins, outs):
+    """softmax's shapes: the output is the data's; ``length`` (with ``use_length``) has
+    the data's shape without ``axis``."""
+    (d,), o = _sr.same(kw, ins[:1], outs)
+    new = [d]
+    if len(ins) > 1:
+        length = ins[1]
+        if d is not None:
+            ax = int(kw.get("axis", -1)) % len(d)
+            length = _sr.merge(length, tuple(d[:ax]) + tuple(d[ax + 1:]))
+        new.append(length)
+    return new, o
+
+
+mxnet_op("softmax", ("data", "length"), shape=_softmax_shape,
+         takes=optional_inputs(length=flag_set("use_length")))
 
 
 def _softmax(data, length, ax, t):

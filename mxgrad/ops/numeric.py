@@ -21,7 +21,7 @@ import numpy as np
 from .._check import as_int, as_real
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
-from ._mxnet_op import mxnet_op
+from ._mxnet_op import mxnet_op, optional_inputs
 
 __all__ = ["histogram", "multi_all_finite", "allclose"]
 
@@ -81,7 +81,8 @@ def _histogram_dtype(kw, ins, outs):
 
 
 mxnet_op("_histogram", ("data", "bins"), run=_histogram_run, attrs=("bin_cnt", "range"),
-         outputs=2, dtype=_histogram_dtype)
+         outputs=2, dtype=_histogram_dtype,
+         takes=optional_inputs(bins=lambda kw: "bin_cnt" not in kw))   # bins: edges or a count
 
 
 def multi_all_finite(*data: NDArray, num_arrays: int = 1, init_output: bool = True,

@@ -19,6 +19,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray, wrap
 from .linalg import dot
+from ._mxnet_op import mxnet_op, optional_inputs
 from .shape import reshape, swapaxes
 
 __all__ = ["BilinearResize2D"]
@@ -103,3 +104,7 @@ def BilinearResize2D(data: NDArray, like: Optional[NDArray] = None, height: int 
     cols = swapaxes(reshape(cols, (n * c, h, ow)), 1, 2)                   # (n*c, ow, h)
     out = dot(reshape(cols, (n * c * ow, h)), wy.T)                         # (n*c*ow, oh)
     return swapaxes(reshape(out, (n, c, ow, oh)), 2, 3)
+
+
+mxnet_op("_contrib_BilinearResize2D", ("data", "like"), nd_name="contrib.BilinearResize2D",
+         takes=optional_inputs(like=lambda kw: kw.get("mode") == "like"))

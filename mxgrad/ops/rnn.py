@@ -47,7 +47,8 @@ from .._engine.scope import state as _scope
 from .._rng import generator as _generator
 from .._check import guard as _guard
 from ._core import defop, call, as_array
-from ._mxnet_op import mxnet_op
+from . import _shape_rules as _sr
+from ._mxnet_op import flag_set, is_set, mxnet_op, optional_inputs
 
 __all__ = ["RNN", "rnn_param_size"]
 
@@ -783,6 +784,9 @@ def _rnn_shape(kw, ins, outs):
     if len(ins) > 3:
         new.append((layers * dirs, d[1], h) if mode == "lstm" else ins[3])
     new += list(ins[len(new):])
+    at = 4 if mode == "lstm" else 3               # sequence_length: one length per sequence
+    if is_set(kw.get("use_sequence_length", False)) and len(new) > at:
+        new[at] = _sr.merge(new[at], (d[1],))
     res = [(d[0], d[1], dirs * ph), state, (layers * dirs, d[1], h)]
     return new, res[:len(outs)]
 
@@ -794,4 +798,6 @@ def _rnn_outputs(kw):
 
 mxnet_op("RNN", ("data", "parameters", "state", "state_cell", "sequence_length"),
          run=_rnn_run, outputs=_rnn_outputs,
-         out_names=("output", "state_output", "statecell_output"), shape=_rnn_shape)
+         out_names=("output", "state_output", "statecell_output"), shape=_rnn_shape,
+         takes=optional_inputs(state_cell=lambda kw: kw.get("mode") == "lstm",
+                               sequence_length=flag_set("use_sequence_length")))

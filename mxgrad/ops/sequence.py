@@ -31,7 +31,7 @@ from ..base import DTypeError, ShapeError, StateError
 from .._engine.ndarray import NDArray
 from . import _dtype_rules as _dr, _shape_rules as _sr
 from ._core import Op, call, defop, linear_pair, no_grad
-from ._mxnet_op import mxnet_op
+from ._mxnet_op import flag_set, mxnet_op, optional_inputs
 
 __all__ = ["SequenceMask", "SequenceLast", "SequenceReverse"]
 
@@ -138,9 +138,11 @@ def _sequence_shape(drops_time: bool):
 
 
 _SEQUENCE_INPUTS = ("data", "sequence_length")
+_SEQUENCE_TAKES = optional_inputs(sequence_length=flag_set("use_sequence_length"))
 _sequence_keep_shape = _sequence_shape(False)
 _sequence_dtype = _dr.free(1)         # lengths of any dtype
-mxnet_op("SequenceMask", _SEQUENCE_INPUTS, shape=_sequence_keep_shape, dtype=_sequence_dtype)
+mxnet_op("SequenceMask", _SEQUENCE_INPUTS, shape=_sequence_keep_shape, dtype=_sequence_dtype,
+         takes=_SEQUENCE_TAKES)
 
 
 def SequenceLast(data: NDArray, sequence_length: Optional[NDArray] = None,
@@ -176,7 +178,8 @@ def SequenceLast(data: NDArray, sequence_length: Optional[NDArray] = None,
                         {"dshape": tuple(data.shape), "axis": axis, "kind": "last"}), out)
 
 
-mxnet_op("SequenceLast", _SEQUENCE_INPUTS, shape=_sequence_shape(True), dtype=_sequence_dtype)
+mxnet_op("SequenceLast", _SEQUENCE_INPUTS, shape=_sequence_shape(True), dtype=_sequence_dtype,
+         takes=_SEQUENCE_TAKES)
 
 
 def SequenceReverse(data: NDArray, sequence_length: Optional[NDArray] = None,
@@ -216,7 +219,7 @@ def SequenceReverse(data: NDArray, sequence_length: Optional[NDArray] = None,
 
 
 mxnet_op("SequenceReverse", _SEQUENCE_INPUTS, shape=_sequence_keep_shape,
-         dtype=_sequence_dtype)
+         dtype=_sequence_dtype, takes=_SEQUENCE_TAKES)
 
 
 # ------------------------------------------------------------------ the ops

@@ -183,6 +183,10 @@ class _Names:
     def __init__(self, spec, inputs):
         self.name, self.inputs, self.params = spec.name, inputs, spec.params
 
+    def takes_input(self, name: str, kwargs: dict) -> bool:
+        """Every input the op's property lists."""
+        return True
+
 
 def _with_inputs(spec, op, hint, inputs, attrs, name, attr) -> Symbol:
     """The node ``op`` on ``inputs`` (by input name) in the order of ``spec.inputs``; a
@@ -190,18 +194,16 @@ def _with_inputs(spec, op, hint, inputs, attrs, name, attr) -> Symbol:
     (MXNet's Compose), unless the op lacks that input with these attributes."""
     ordered = []
     full = None
-    for i, k in enumerate(spec.inputs):
+    for k in spec.inputs:
         if k in inputs:
             ordered.append(inputs[k])
-        elif _present(spec, k, attrs):
+        elif spec.takes_input(k, attrs):
             if full is None:
                 full = _make_name(name, hint)
             own = {a: _attr_str(v) for a, v in attrs.items()}
             own.update(attr)
             ordered.append(var(f"{full}_{k}", attr=own))
-        elif not any(later in inputs for later in spec.inputs[i + 1:]):
-            break
-        # else (an RNN's state_cell unless mode='lstm'): skipped, later ones follow
+        # else the node has no such input (a GRU's state_cell): later ones follow
     if full is not None:      # the name already counted: use it as given
         return _make_with_full_name(op, ordered, attrs, full)
     return make(op, ordered, attrs, name, hint)
@@ -214,38 +216,6 @@ def _make_with_full_name(op, inputs, attrs, full):
         return make(op, inputs, attrs, full, op.lower())
     finally:
         restore()
-
-
-# inputs that an operator has only when a parameter asks for them
-_OPTIONAL_INPUTS = {
-    "length": "use_length", "sequence_length": "use_sequence_length",
-    "data_lengths": "use_data_lengths", "label_lengths": "use_label_lengths",
-}
-
-
-def _present(spec, k, attrs) -> bool:
-    """Whether the operator ``spec`` called with ``attrs`` has the input ``k`` (MXNet
-    creates a variable for each such input left out of the call)."""
-    if k == "bias":
-        return not _true(attrs.get("no_bias", spec.name == "Deconvolution"))
-    if k == "gamma" and spec.name == "LeakyReLU":
-        return attrs.get("act_type") == "prelu"
-    if k == "state_cell" and spec.name == "RNN":
-        return attrs.get("mode") == "lstm"
-    if k == "bins" and spec.name == "_histogram":
-        return "bin_cnt" not in attrs
-    if k == "like":                     # BilinearResize2D(mode='like')
-        return attrs.get("mode") == "like"
-    flag = _OPTIONAL_INPUTS.get(k)
-    if flag is not None:
-        return _true(attrs.get(flag, False))
-    return True
-
-
-def _true(v) -> bool:
-    if isinstance(v, str):
-        return v.strip() in ("True", "true", "1")
-    return bool(v)
 
 
 def function(op: str, hint: str):
