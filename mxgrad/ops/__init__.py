@@ -65,7 +65,8 @@ How to add an op
                 shape=_fc_shape)
 
    with its inputs, learnable ``params``, ``aux`` states, ``outputs``/``visible``/
-   ``out_names``, ``aliases``, a ``run(inputs, kwargs)`` when a node's inputs or
+   ``out_names``, ``aliases``, which inputs a node has with its attributes (``takes=
+   optional_inputs(bias=flag_unset("no_bias"))``), a ``run(inputs, kwargs)`` when a node's inputs or
    attributes do not map onto the function's arguments, and its shape rule (``shape=``,
    written with ``ops/_shape_rules.py``'s vocabulary; without one the operator is run once
    on zeros to find its output shapes, which cannot size a parameter) and dtype rule

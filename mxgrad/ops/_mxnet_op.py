@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Iterable, Optional, Sequence, Tuple, Union
 
 __all__ = ["MXNetOp", "mxnet_op", "lookup", "RECORDS", "ALIASES", "Count", "optional_inputs",
-           "flag_set", "flag_unset"]
+           "is_set", "flag_set", "flag_unset"]
 
 #: a number of outputs: fixed, or computed from a node's parsed attributes
 Count = Union[int, Callable[[dict], int]]
