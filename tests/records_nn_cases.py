@@ -88,7 +88,15 @@ def cases(mx):
         S.RNN(S.var("t"), state_size=4, num_layers=1, mode="lstm", name="lstm"),
         S.SequenceMask(S.var("t"), use_sequence_length=True, name="sq"),
         S.CTCLoss(S.var("t"), S.var("lab"), use_label_lengths=True, name="ctc")])
+    # MXNet's flat names are aliases: a graph is written with the canonical names
+    M = S.var("M")
+    flat = S.Group([S.linalg_gelqf(M, name="lq")[0], S.linalg_slogdet(M, name="sd")[1],
+                    S.linalg_potrf(M, name="pf"), S.linalg_sumlogdiag(M, name="sl"),
+                    S.sample_normal(S.var("mu"), S.var("sg"), name="sn"),
+                    S.contrib.box_non_maximum_suppression(S.var("bx"), name="bn")])
     return {
+        "flat_names": (flat, {"M": (2, 3, 3), "mu": (2,), "sg": (2,), "bx": (1, 4, 6)},
+                       None),
         "optional_inputs": (optional, {"o": (2, 3, 4, 4), "t": (5, 2, 3), "rs_like_like": (2, 3, 6, 6),
                                        "lab": (2, 4), "ctc_label_lengths": (2,)}, None),
         "vision": (vision, {"data": (2, 3, 8, 8)}, None),

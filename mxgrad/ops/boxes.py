@@ -166,10 +166,9 @@ def _convert_rows(out: NDArray, start: int, to: str) -> NDArray:
 
 box_non_maximum_suppression = box_nms
 
-# a hidden second output (the indices); MXNet's two names are two operators here, as before
-mxnet_op("_contrib_box_nms", nd_name="contrib.box_nms", outputs=2, visible=1)
-mxnet_op("_contrib_box_non_maximum_suppression", nd_name="contrib.box_non_maximum_suppression",
-         outputs=2, visible=1)
+# a hidden second output (the indices); box_non_maximum_suppression is MXNet's alias
+mxnet_op("_contrib_box_nms", nd_name="contrib.box_nms", outputs=2, visible=1,
+         aliases=("_contrib_box_non_maximum_suppression",))
 
 
 def box_encode(samples: NDArray, matches: NDArray, anchors: NDArray, refs: NDArray,

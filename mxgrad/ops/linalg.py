@@ -648,10 +648,7 @@ def linalg_slogdet(A: NDArray, **kwargs: Any) -> List[NDArray]:
 
 
 mxnet_op("_linalg_slogdet", ("A",), nd_name="linalg.slogdet", outputs=2,
-         shape=_batch_scalar_shape)
-# MXNet's flat name (an alias there) is an operator of its own here, as the other flat
-# linalg names: its nodes keep that name (no shape rule: run on zeros)
-mxnet_op("linalg_slogdet", ("A",), outputs=2)
+         shape=_batch_scalar_shape)     # linalg_slogdet: its alias (symbol/_registry.py)
 
 
 # ------------------------------------------------ triangular ops and Cholesky

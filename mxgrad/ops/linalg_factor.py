@@ -171,9 +171,6 @@ def _gelqf_shape(kw, ins, outs):
 
 
 mxnet_op("_linalg_gelqf", ("A",), nd_name="linalg.gelqf", outputs=2, shape=_gelqf_shape)
-# MXNet's flat name (an alias there) is an operator of its own here, as the other flat
-# linalg names: its nodes keep that name (no shape rule: run on zeros)
-mxnet_op("linalg_gelqf", ("A",), outputs=2)
 
 
 # --------------------------------------------------------------- eigenvectors

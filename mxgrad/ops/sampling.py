@@ -98,11 +98,10 @@ def _sample_dtype(kw, ins, outs):
     return new_ins, [t] * len(outs)
 
 
-# MXNet's operators (each under its names _sample_<dist> and sample_<dist>, two entries of
-# the table) with their parameter arrays
+# MXNet's operators with their parameter arrays (sample_<dist>: MXNet's alias, made one by
+# symbol/_registry.py's _flat_names_as_aliases with the other flat names)
 for _d, _inputs in (("uniform", ("low", "high")), ("normal", ("mu", "sigma")),
                     ("gamma", ("alpha", "beta")), ("exponential", ("lam",)),
                     ("poisson", ("lam",)), ("negative_binomial", ("k", "p")),
                     ("generalized_negative_binomial", ("mu", "alpha"))):
     mxnet_op(f"_sample_{_d}", _inputs, nd_name=f"sample_{_d}", dtype=_sample_dtype)
-    mxnet_op(f"sample_{_d}", _inputs, dtype=_sample_dtype)
