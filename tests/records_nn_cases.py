@@ -93,10 +93,13 @@ def cases(mx):
     flat = S.Group([S.linalg_gelqf(M, name="lq")[0], S.linalg_slogdet(M, name="sd")[1],
                     S.linalg_potrf(M, name="pf"), S.linalg_sumlogdiag(M, name="sl"),
                     S.sample_normal(S.var("mu"), S.var("sg"), name="sn"),
-                    S.contrib.box_non_maximum_suppression(S.var("bx"), name="bn")])
+                    S.contrib.box_non_maximum_suppression(S.var("bx"), name="bn"),
+                    S.sample_multinomial(S.var("pr"), name="mn"),
+                    S.sample_multinomial(S.var("pr"), get_prob=True, name="mnp")[1],
+                    S.random.multinomial(S.var("pr"), name="rmn")[1]])
     return {
-        "flat_names": (flat, {"M": (2, 3, 3), "mu": (2,), "sg": (2,), "bx": (1, 4, 6)},
-                       None),
+        "flat_names": (flat, {"M": (2, 3, 3), "mu": (2,), "sg": (2,), "bx": (1, 4, 6),
+                              "pr": (2, 3)}, None),
         "optional_inputs": (optional, {"o": (2, 3, 4, 4), "t": (5, 2, 3), "rs_like_like": (2, 3, 6, 6),
                                        "lab": (2, 4), "ctc_label_lengths": (2,)}, None),
         "vision": (vision, {"data": (2, 3, 8, 8)}, None),

@@ -225,7 +225,7 @@ ELEM_HOMES = {
     "mxgrad.ops.indexing": ("take", "batch_take", "pick", "gather_nd", "one_hot", "where"),
     "mxgrad.ops.random": tuple(f"_random_{d}" for d in _DISTS + ("randint",))
     + tuple(f"_random_{d}_like" for d in _DISTS)
-    + ("_sample_multinomial", "sample_multinomial", "shuffle"),
+    + ("_sample_multinomial", "shuffle"),
     "mxgrad.ops.sampling": tuple(f"_sample_{d}" for d in _DISTS),
     "mxgrad.ops.numeric": ("_histogram",),
     "mxgrad.ndarray.contrib": ("_contrib_div_sqrt_dim", "_contrib_quadratic",
@@ -266,7 +266,9 @@ def test_records_elem_fields():
     assert lookup("random_uniform").name == "_random_uniform"
     assert lookup("_random_uniform").attrs >= {"low", "high", "shape", "dtype"}
     assert lookup("sample_normal").inputs == ("mu", "sigma")
-    assert lookup("_sample_multinomial").num_outputs({}) == 2
+    assert lookup("sample_multinomial") is lookup("_sample_multinomial")
+    assert lookup("_sample_multinomial").num_outputs({}) == 1
+    assert lookup("_sample_multinomial").num_outputs({"get_prob": True}) == 2
     assert lookup("_contrib_index_copy").inputs == ("old_tensor", "index_vector",
                                                     "new_tensor")
     # the scalar of a *_scalar node keeps an int an int

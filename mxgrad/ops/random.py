@@ -23,7 +23,8 @@ from .._engine.ndarray import NDArray, wrap
 from .._rng import generator
 from .._typing import DTypeLike, ShapeLike
 from . import _dtype_rules as _dr
-from ._mxnet_op import mxnet_op
+from . import _shape_rules as _sr
+from ._mxnet_op import is_set, mxnet_op
 from .creation import zeros
 
 _Param = Union[float, NDArray]
@@ -296,12 +297,14 @@ def multinomial(data: NDArray, shape: Optional[ShapeLike] = None, get_prob: bool
 
 
 def _multinomial_run(inputs, kwargs):
-    """MXNet's ``_sample_multinomial`` Symbol always has two outputs, the samples and
-    their log-probabilities (zeros unless ``get_prob``)."""
+    """A ``_sample_multinomial`` node: the samples, and their log-probabilities with
+    ``get_prob`` (MXNet's ``mx.sym.random.multinomial`` sets it by default)."""
     out = multinomial(inputs[0], **kwargs)
-    if kwargs.get("get_prob"):
-        return tuple(out)
-    return out, zeros(out.shape, dtype=inputs[0].dtype)
+    return tuple(out) if isinstance(out, list) else out
+
+
+def _multinomial_outputs(kw: dict) -> int:
+    return 2 if is_set(kw.get("get_prob", False)) else 1
 
 
 def _multinomial_dtype(kw, ins, outs):
@@ -311,9 +314,21 @@ def _multinomial_dtype(kw, ins, outs):
     return list(ins), [t] + [ins[0]] * (len(outs) - 1)
 
 
+def _multinomial_shape(kw, ins, outs):
+    """sample_multinomial's shapes: one draw (or ``shape`` draws) per distribution, the
+    rows of ``data`` (its last axis holds the probabilities); log-probabilities alike."""
+    d = ins[0]
+    if d is None:
+        return list(ins), list(outs)
+    shape = kw.get("shape")
+    extra = () if shape in (None, (), "()") else _sr.as_tuple(shape)
+    o = tuple(d[:-1]) + extra
+    return list(ins), [_sr.merge(x, o) for x in outs]
+
+
 mxnet_op("_sample_multinomial", ("data",), nd_name="sample_multinomial", run=_multinomial_run,
-         outputs=2, dtype=_multinomial_dtype)
-mxnet_op("sample_multinomial", ("data",), dtype=_multinomial_dtype)
+         outputs=_multinomial_outputs, dtype=_multinomial_dtype, shape=_multinomial_shape,
+         aliases=("sample_multinomial",))
 
 
 def shuffle(data: NDArray, **kwargs: Any) -> NDArray:

@@ -176,13 +176,11 @@ def nd_function(op: str) -> Optional[Callable]:
 def _flat_names_as_aliases() -> None:
     """MXNet's flat names of its ``_linalg_*``/``_sample_*`` operators (``linalg_gemm``,
     ``sample_normal``) are aliases there: a node made by either is written with the
-    canonical name. ``sample_multinomial`` keeps its own record (one output unless
-    ``get_prob``; MXNet's ``mx.sym.random.multinomial`` makes two)."""
+    canonical name."""
     from ._mxnet_op_inputs import OP_INPUTS
     for op in OP_INPUTS:
         canon = "_" + op
-        if op.startswith(("linalg_", "sample_")) and op != "sample_multinomial" \
-                and canon in _TABLE:
+        if op.startswith(("linalg_", "sample_")) and canon in _TABLE:
             _TABLE.pop(op, None)
             _ALIASES[op] = canon
 

@@ -98,8 +98,9 @@ def randint(low, high, shape=None, dtype=None, **kwargs) -> Symbol:
     return _helper("randint", ("low", "high"), [low, high], shape, dtype, kwargs)
 
 
-def multinomial(data, shape=None, get_prob=False, dtype="int32", **kwargs) -> Symbol:
-    """Samples from the categorical distributions of the rows of ``data``."""
+def multinomial(data, shape=None, get_prob=True, dtype="int32", **kwargs) -> Symbol:
+    """Samples from the categorical distributions of the rows of ``data`` and, with
+    ``get_prob`` (the default here, as MXNet's Symbol API), their log-probabilities."""
     attrs = dict(kwargs, get_prob=get_prob, dtype=dtype)
     if shape is not None:
         attrs["shape"] = shape
