@@ -34,3 +34,15 @@ def record_op_case(mx, rs, out, name, op, ins, kw, diff, all_heads=False):
         out[f"{name}_head"] = head
     for i in diff:
         out[f"{name}_grad{i}"] = arrays[i].grad.asnumpy()
+
+
+def write_cases(mx, cases, out_path, all_heads=False, seed=0):
+    """Run every ``(name, op, inputs, kwargs, differentiable inputs)`` that
+    ``cases(rs)`` yields (``rs``: a ``RandomState(seed)``, also drawing the head gradients)
+    with :func:`record_op_case` and write them all to the ``.npz`` ``out_path``."""
+    rs = np.random.RandomState(seed)
+    out = {}
+    for name, op, ins, kw, diff in cases(rs):
+        record_op_case(mx, rs, out, name, op, ins, kw, diff, all_heads=all_heads)
+    np.savez_compressed(out_path, **out)
+    print("wrote", out_path, len(out), "arrays")

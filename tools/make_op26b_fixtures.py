@@ -14,7 +14,7 @@ import os
 import mxnet as mx
 import numpy as np
 
-from _mxnet_case import record_op_case
+from _mxnet_case import write_cases
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tests", "data",
                    "mxnet", "ops26b.npz")
@@ -74,12 +74,7 @@ def cases(rs):
 
 
 def main():
-    rs = np.random.RandomState(0)
-    out = {}
-    for name, op, ins, kw, diff in cases(rs):
-        record_op_case(mx, rs, out, name, op, ins, kw, diff, all_heads=True)
-    np.savez_compressed(OUT, **out)
-    print("wrote", OUT, len(out), "arrays")
+    write_cases(mx, cases, OUT, all_heads=True)
 
 
 if __name__ == "__main__":
