@@ -76,3 +76,44 @@ def test_randn_takes_ctx_and_out():
     out = mx.nd.zeros((2, 3))
     r = mx.nd.random.randn(2, 3, loc=1.0, ctx=mx.cpu(), out=out)
     assert r is out and out.asnumpy().std() > 0
+
+
+def test_unique_zipfian_draws_distinct_classes_and_counts_draws():
+    """MXNet's ``_sample_unique_zipfian``: distinct classes per row, the number of draws it
+    took (checked against a sequential re-draw with the same generator state), int64."""
+    mx.random.seed(11)
+    classes, tries = mx.nd._internal._sample_unique_zipfian(1000, shape=(3, 50))
+    assert classes.dtype == np.int64 and tries.dtype == np.int64
+    c = classes.asnumpy()
+    assert all(len(set(row)) == 50 for row in c) and c.min() >= 0 and c.max() < 1000
+    mx.random.seed(11)
+    gen = mx.random.generator()
+    for i in range(3):       # the same draws one at a time: first 50 distinct, and when
+        seen, n = [], 0
+        while len(seen) < 50:
+            chunk = (np.exp(gen.uniform(0.0, np.log(1001.0), size=max(2 * (50 - len(seen)),
+                                                                     64))) - 1)
+            for v in chunk.astype(np.int64) % 1000:
+                n += 1
+                if v not in seen:
+                    seen.append(v)
+                    if len(seen) == 50:
+                        break
+        assert seen == c[i].tolist() and n == tries.asnumpy()[i]
+    s = mx.sym.Group(list(mx.sym._internal._sample_unique_zipfian(range_max=40, shape=(2, 5))))
+    assert s.infer_shape()[1] == [(2, 5), (2,)]
+    assert s.infer_type()[1] == [np.int64, np.int64]
+
+
+def test_rand_zipfian_symbol_counts_match_the_distribution():
+    """``mx.sym.contrib.rand_zipfian`` as ``mx.nd.contrib.rand_zipfian``: the expected count
+    of a class is ``P(c) * num_sampled`` with ``P(c) = log((c + 2) / (c + 1)) / log(R + 1)``."""
+    true = mx.nd.array([0, 3, 7])
+    out = mx.sym.Group(mx.sym.contrib.rand_zipfian(mx.sym.var("t"), 200, 20))
+    sampled, count_true, count_sampled = out.eval(t=true)
+    p = lambda c: np.log((c + 2.0) / (c + 1.0)) / np.log(21.0)  # noqa: E731
+    assert sampled.dtype == np.int64 and sampled.shape == (200,)
+    np.testing.assert_allclose(count_true.asnumpy(), p(np.array([0, 3, 7.])) * 200)
+    np.testing.assert_allclose(count_sampled.asnumpy(), p(sampled.asnumpy()) * 200)
+    freq = np.bincount(sampled.asnumpy(), minlength=20) / 200.0
+    assert abs(freq[0] - p(0.0)) < 0.1

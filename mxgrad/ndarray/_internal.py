@@ -20,10 +20,12 @@ from typing import Any, Optional
 
 from ..ops._apply import write_out
 from ..ops.indexing import index_assign
+from ..ops.random import sample_unique_zipfian as _sample_unique_zipfian
 from ..ops.shape import slice_key
 from .._engine.ndarray import NDArray
 
-__all__ = ["_slice_assign", "_slice_assign_scalar", "_crop_assign", "_crop_assign_scalar"]
+__all__ = ["_slice_assign", "_slice_assign_scalar", "_crop_assign", "_crop_assign_scalar",
+           "_sample_unique_zipfian"]
 
 
 def _slice_assign(lhs: NDArray, rhs: NDArray, begin: Any, end: Any, step: Any = None,

@@ -32,6 +32,7 @@ from ..ops import _shape_rules as _sr
 from ..ops._core import call1, defop
 from ..ops._mxnet_op import mxnet_op
 from ..ops.creation import zeros
+from ..ops.random import _log_uniform_classes
 from ..ops.elemwise import round as _round, sign as _sign
 from ..ops.indexing import boolean_mask, take, where
 from ..ops.linalg import dot
@@ -436,15 +437,14 @@ def rand_zipfian(true_classes, num_sampled: int, range_max: int, ctx: Optional[C
     >>> s.shape, s.dtype.__name__, round(float(ct.asscalar()), 6)
     ((4,), 'int64', 0.498155)
     """
-    from .. import random as _random
     log_range = math.log(range_max + 1)
-    rand = _random.uniform(0, log_range, shape=(int(num_sampled),), dtype="float64")
-    sampled = ((_np.exp(rand._data) - 1).astype(_np.int64) % int(range_max))
+    sampled = _log_uniform_classes(int(num_sampled), int(range_max))
     true_cls = _nd(true_classes, "rand_zipfian", "true_classes")._data.astype(_np.float64)
-    count_true = _np.log((true_cls + 2.0) / (true_cls + 1.0)) / log_range * num_sampled
-    s64 = sampled.astype(_np.float64)
-    count_sampled = _np.log((s64 + 2.0) / (s64 + 1.0)) / log_range * num_sampled
-    return wrap(sampled), wrap(count_true), wrap(count_sampled)
+
+    def expected(c):
+        return _np.log((c + 2.0) / (c + 1.0)) / log_range * num_sampled
+    return (wrap(sampled), wrap(expected(true_cls)),
+            wrap(expected(sampled.astype(_np.float64))))
 
 
 # ------------------------------------------------------------------ control flow

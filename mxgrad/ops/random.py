@@ -331,6 +331,70 @@ mxnet_op("_sample_multinomial", ("data",), nd_name="sample_multinomial", run=_mu
          aliases=("sample_multinomial",))
 
 
+def _log_uniform_classes(n: int, range_max: int) -> np.ndarray:
+    """``n`` classes in ``[0, range_max)`` drawn from the approximately log-uniform (Zipfian)
+    distribution ``P(c) = log((c + 2) / (c + 1)) / log(range_max + 1)``."""
+    r = generator().uniform(0.0, np.log(range_max + 1.0), size=n)
+    return (np.exp(r) - 1.0).astype(np.int64) % range_max
+
+
+def sample_unique_zipfian(range_max: int, shape: ShapeLike = (1, 1),
+                          **kwargs: Any) -> List[NDArray]:
+    """MXNet's ``_sample_unique_zipfian``: for each of ``shape[0]`` rows, ``shape[1]``
+    distinct classes from the log-uniform distribution over ``[0, range_max)`` (drawn until
+    that many distinct ones came up), and the number of draws each row took (what a
+    sampled softmax needs to correct its expected counts). Both int64.
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> classes, tries = mx.nd._internal._sample_unique_zipfian(50, shape=(2, 10))
+    >>> classes.shape, tries.shape, len(set(classes[0].asnumpy().tolist()))
+    ((2, 10), (2,), 10)
+    """
+    range_max = as_int(range_max, "_sample_unique_zipfian: range_max", minimum=1)
+    rows, n = (as_int(v, "_sample_unique_zipfian: shape", minimum=0)
+               for v in as_shape(shape, "_sample_unique_zipfian: shape"))
+    if n > range_max:
+        raise ShapeError(f"_sample_unique_zipfian: cannot draw {n} distinct classes out of "
+                         f"range_max={range_max}; ask for at most range_max")
+    out = np.empty((rows, n), dtype=np.int64)
+    tries = np.zeros(rows, dtype=np.int64)
+    for i in range(rows):
+        got = np.empty(0, dtype=np.int64)
+        while got.size < n:
+            draw = _log_uniform_classes(max(2 * (n - got.size), 64), range_max)
+            _, first = np.unique(draw, return_index=True)
+            new = np.zeros(draw.size, dtype=bool)
+            new[first] = True                      # first time in this chunk...
+            new &= ~np.isin(draw, got)             # ...and not drawn before
+            need = n - got.size
+            hits = np.flatnonzero(new)
+            if hits.size >= need:                  # the draw that completed the row
+                tries[i] += hits[need - 1] + 1
+                got = np.concatenate([got, draw[hits[:need]]])
+            else:
+                tries[i] += draw.size
+                got = np.concatenate([got, draw[hits]])
+        out[i] = got
+    return [wrap(out), wrap(tries)]
+
+
+def _unique_zipfian_run(inputs, kwargs):
+    return tuple(sample_unique_zipfian(**kwargs))
+
+
+def _unique_zipfian_shape(kw, ins, outs):
+    """``_sample_unique_zipfian``'s shapes: ``shape`` and one count per row."""
+    shape = _sr.as_tuple(kw.get("shape", (1, 1)))
+    return list(ins), [_sr.merge(outs[0], shape), _sr.merge(outs[1], shape[:1])]
+
+
+mxnet_op("_sample_unique_zipfian", (), run=_unique_zipfian_run, attrs=("range_max", "shape"),
+         outputs=2, shape=_unique_zipfian_shape,
+         dtype=lambda kw, ins, outs: (list(ins), [np.dtype("int64")] * len(outs)))
+
+
 def shuffle(data: NDArray, **kwargs: Any) -> NDArray:
     """A copy of ``data`` with its first axis shuffled.
 
