@@ -408,3 +408,12 @@ def test_name_scopes_as_mxnet():
         th.start()
         th.join()
     assert not seen[0].startswith("main_")
+
+
+def test_var_with_an_int_shape_is_one_dimensional():
+    """``mx.sym.var('b', shape=1)`` (MXNet's tests write ``shape=(1)``): stored as MXNet
+    stores it ('1') and inferred as ``(1,)``."""
+    b = mx.sym.var("b", shape=1)
+    assert b.attr("__shape__") == "1"
+    assert (b + 1).infer_shape() == ([(1,)], [(1,)], [])
+    assert (mx.sym.var("c", shape=3) * 2).simple_bind(mx.cpu()).forward()[0].shape == (3,)

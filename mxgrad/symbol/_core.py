@@ -541,8 +541,9 @@ def var(name: str, attr: Optional[dict] = None, shape=None, lr_mult=None, wd_mul
     attrs = {}
     if attr:
         attrs.update({stored_key(k): str(v) for k, v in attr.items()})
-    if shape is not None:
-        attrs["__shape__"] = str(tuple(shape))
+    if shape is not None:       # an int is a 1-d shape, stored as MXNet does ('1')
+        attrs["__shape__"] = str(int(shape)) if isinstance(shape, (int, np.integer)) \
+            else str(tuple(shape))
     if lr_mult is not None:
         attrs["__lr_mult__"] = str(lr_mult)
     if wd_mult is not None:
