@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 import mxgrad as mx
 from mxgrad import autograd, gluon, np, npx
-from mxgrad.base import MXNetError
+from mxgrad.base import MXNetError, ShapeError
 from mxgrad.test_utils import check_numeric_gradient, check_second_order
 
 from numpy_cases import GRAD_CASES, GRAD_CASES_MXNET_WRONG, GRAD_X, VALUE_CASES
@@ -402,3 +402,33 @@ def test_npx_random_and_constraint_check():
     assert npx.constraint_check(np.ones(3, dtype=bool)).item() is True
     with pytest.raises(ValueError, match="bad"):
         npx.constraint_check(np.zeros(3, dtype=bool), "bad")
+
+
+@pytest.mark.parametrize("src, target, want", [
+    ((5,), (3, 4, -2), (3, 4, 5)), ((1, 0), (2, -2, -2), (2, 1, 0)),
+    ((3, 4), (1, 0, -2, 4), (1, 0, 3, 4))])
+def test_broadcast_to_minus_two_keeps_the_input_axis(src, target, want):
+    """MXNet's ``np.broadcast_to``: a -2 keeps the input's size there (axes aligned to the
+    end), imperative and hybridized, with the summed-back gradient."""
+    class Net(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.np.broadcast_to(x, target)
+
+    for hybridize in (False, True):
+        net = Net()
+        if hybridize:
+            net.hybridize()
+        a = onp.random.default_rng(0).uniform(size=src).astype("float32")
+        x = mx.np.array(a)
+        x.attach_grad()
+        with mx.autograd.record():
+            y = net(x)
+        y.backward()
+        onp.testing.assert_array_equal(y.asnumpy(), onp.broadcast_to(a, want))
+        lead = len(want) - len(src)
+        g = onp.ones(want).sum(axis=tuple(range(lead)))
+        g = g.sum(axis=tuple(i for i, s in enumerate(src) if s == 1 and g.shape[i] != 1),
+                  keepdims=True)
+        onp.testing.assert_array_equal(x.grad.asnumpy(), g)
+    with pytest.raises(ShapeError, match="-2"):
+        mx.np.broadcast_to(mx.np.ones((5,)), (-2, 3, 5))

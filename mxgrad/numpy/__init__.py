@@ -424,8 +424,26 @@ def ravel(a: Any, order: str = "C") -> ndarray:
 
 
 def broadcast_to(array: Any, shape: Any) -> ndarray:
-    """``array`` broadcast to ``shape`` (differentiable)."""
-    return _np(_R.broadcast_exact(_in(array), tuple(shape)))
+    """``array`` broadcast to ``shape`` (differentiable). As in MXNet, a ``-2`` in ``shape``
+    keeps the input's size there (the input's axes aligned to the end of ``shape``).
+
+    Examples
+    --------
+    >>> import mxgrad as mx
+    >>> mx.np.broadcast_to(mx.np.ones((5,)), (3, 4, -2)).shape
+    (3, 4, 5)
+    """
+    a = _in(array)
+    target = (int(shape),) if isinstance(shape, (int, _onp.integer)) else \
+        tuple(int(d) for d in shape)
+    if -2 in target:
+        lead = len(target) - a.ndim
+        if lead < 0 or _builtins.any(d == -2 and i < lead for i, d in enumerate(target)):
+            raise ShapeError(f"broadcast_to: a -2 in shape {target} keeps an axis of the "
+                             f"input's shape {a.shape}, aligned to the end; the input has "
+                             f"no axis there")
+        target = tuple(a.shape[i - lead] if d == -2 else d for i, d in enumerate(target))
+    return _np(_R.broadcast_exact(a, target))
 
 
 def tile(A: Any, reps: Any) -> ndarray:
