@@ -320,3 +320,20 @@ def test_nan_to_num_without_copy_hybridized_keeps_its_input_and_gradient(np_mode
     y.backward()
     assert y.asnumpy()[1] == 0.0 and onp.isnan(x.asnumpy()[1])   # a graph makes a new value
     assert x.grad.asnumpy().tolist() == [1.0, 0.0, 0.0]
+
+
+def test_pinv_with_an_array_rcond_is_mxnets_npi_pinv():
+    """``mx.sym.np.linalg.pinv(a, rcond)`` with a Symbol ``rcond``: MXNet's ``_npi_pinv``
+    node (two inputs, as MXNet 1.9.1 writes it), a number: ``_npi_pinv_scalar_rcond``."""
+    a = mx.sym.var("a").as_np_ndarray()
+    r = mx.sym.var("r").as_np_ndarray()
+    s = mx.sym.np.linalg.pinv(a, r)
+    nodes = json.loads(s.tojson())["nodes"]
+    assert [n["op"] for n in nodes] == ["null", "null", "_npi_pinv"]
+    assert nodes[2]["inputs"] == [[0, 0, 0], [1, 0, 0]]
+    A = onp.random.default_rng(0).uniform(size=(2, 3, 3))
+    R = onp.array([1e-3, 0.5])
+    got = s.eval(a=mx.np.array(A, dtype="float64"), r=mx.np.array(R, dtype="float64"))[0]
+    onp.testing.assert_allclose(got.asnumpy(), onp.linalg.pinv(A, R), rtol=1e-10)
+    ops = [n["op"] for n in json.loads(mx.sym.np.linalg.pinv(a, 1e-3).tojson())["nodes"]]
+    assert ops == ["null", "_npi_pinv_scalar_rcond"]

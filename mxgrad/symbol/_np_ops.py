@@ -391,6 +391,10 @@ def _install() -> None:
         known = _accepted(fn)
         _register(op, inputs, _function_runner(fn, known),
                   None if known is None else known - set(inputs), outputs.get(name, 1))
+    pinv = _mnp.linalg.pinv
+    _register("_npi_pinv", ("A", "rcond"), lambda ins, kw: pinv(
+        np_face(ins[0]), np_face(ins[1]), hermitian=bool(kw.get("hermitian", False))),
+        ("hermitian",))
     tensordot = _mnp.tensordot
     _register("_npi_tensordot", ("a", "b"), lambda ins, kw: tensordot(
         np_face(ins[0]), np_face(ins[1]),

@@ -341,6 +341,16 @@ def _norm(x, ord=None, axis=None, keepdims=False, name=None):
     return _make("_npi_norm", [x], attrs, name, "norm")
 
 
+def _pinv(a, rcond=1e-15, hermitian=False, name=None):
+    """Symbolic ``mx.np.linalg.pinv``: ``rcond`` a number (MXNet's
+    ``_npi_pinv_scalar_rcond``) or a Symbol (``_npi_pinv``, an input)."""
+    a = _symbol(a, "linalg.pinv", "a")
+    if isinstance(rcond, Symbol):
+        return _make("_npi_pinv", [a, rcond], {"hermitian": hermitian}, name, "pinv")
+    return _make("_npi_pinv_scalar_rcond", [a], {"rcond": float(rcond),
+                                                 "hermitian": hermitian}, name, "pinv")
+
+
 def _clip(a, a_min=None, a_max=None, out=None, name=None):
     """Symbolic ``mx.np.clip`` (MXNet's ``clip``; an omitted bound is infinite)."""
     if a_min is None and a_max is None:
@@ -477,7 +487,7 @@ def _build():
     linalg = {}
     for name, (op, inputs) in LINALG.items():
         linalg[name] = _bound_function(name, op, inputs, getattr(_mnp.linalg, name), {})
-    linalg["norm"] = _norm
+    linalg.update(norm=_norm, pinv=_pinv)
     rand = {}
     for name, op in RANDOM.items():
         target = getattr(_mnp.random, name, None)
