@@ -432,3 +432,36 @@ def test_broadcast_to_minus_two_keeps_the_input_axis(src, target, want):
         onp.testing.assert_array_equal(x.grad.asnumpy(), g)
     with pytest.raises(ShapeError, match="-2"):
         mx.np.broadcast_to(mx.np.ones((5,)), (-2, 3, 5))
+
+
+def test_internal_boolean_mask_assign_as_numpy_setitem():
+    """``mx.np._internal.boolean_mask_assign_scalar/_tensor`` (MXNet's operators behind
+    ``a[mask] = v``): NumPy's assignment with the mask over the axes from ``start_axis``,
+    ``out=`` written, gradients to data outside the mask and to the value."""
+    rng = onp.random.default_rng(1)
+    d = rng.uniform(size=(2, 3, 4))
+    m = rng.uniform(size=(3, 4)) > 0.4
+    want = d.copy()
+    want[:, m] = 42.0
+    out = mx.np.zeros((2, 3, 4), dtype="float64")
+    r = mx.np._internal.boolean_mask_assign_scalar(mx.np.array(d, dtype="float64"),
+                                                   mx.np.array(m, dtype=bool), 42.0,
+                                                   start_axis=1, out=out)
+    assert r is out
+    onp.testing.assert_array_equal(out.asnumpy(), want)
+    x = mx.np.array(d, dtype="float64")
+    v = mx.np.array(rng.uniform(size=(2, int(m.sum()))), dtype="float64")
+    x.attach_grad()
+    v.attach_grad()
+    with mx.autograd.record():
+        y = mx.np._internal.boolean_mask_assign_tensor(x, mx.np.array(m, dtype=bool), v,
+                                                       start_axis=1)
+    y.backward()
+    want = d.copy()
+    want[:, m] = v.asnumpy()
+    onp.testing.assert_array_equal(y.asnumpy(), want)
+    onp.testing.assert_array_equal(x.grad.asnumpy(), onp.broadcast_to(~m, d.shape))
+    onp.testing.assert_array_equal(v.grad.asnumpy(), onp.ones(v.shape))
+    with pytest.raises(ShapeError, match="start_axis=2"):
+        mx.np._internal.boolean_mask_assign_scalar(x, mx.np.array(m, dtype=bool), 1.0,
+                                                   start_axis=2)

@@ -1145,6 +1145,7 @@ def _register_dispatch() -> None:
 
 _register_dispatch()
 from . import fallback, fallback_linalg  # noqa: E402  (MXNet's lists of NumPy-computed names)
+from . import _internal  # noqa: E402,F401  (MXNet's boolean-mask assignment operators)
 
 
 def __dir__() -> List[str]:
