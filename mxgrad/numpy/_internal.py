@@ -17,7 +17,7 @@ array([[7., 0., 7.],
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 import numpy as _onp
 
@@ -48,7 +48,7 @@ def _masked(op: str, data: Any, mask: Any, value: Any, start_axis: int,
     else:
         key = (slice(None),) * start + (m,)
         result = as_face(index_assign(data, key, value), ndarray)
-    return result if out is None else write_out(out, result)
+    return result if out is None else cast(ndarray, write_out(out, result))
 
 
 def boolean_mask_assign_scalar(data: NDArray, mask: NDArray, value: float,
