@@ -10,17 +10,11 @@ import pytest
 import mxgrad as mx
 from mxgrad import nd
 from mxgrad.base import ShapeError
+from crop_cases import CASES
 from opcheck import OpCase, check_op_fixture, op_tests, randn
 
 FIX = np.load(os.path.join(os.path.dirname(__file__), "data", "mxnet", "crop.npz"))
-KW = {
-    "hw_offset": dict(h_w=(2, 3), offset=(1, 2)),
-    "hw_center": dict(h_w=(3, 4), center_crop=True),
-    "hw_center_even": dict(h_w=(2, 2), center_crop=True),
-    "like": dict(num_args=2),
-    "like_offset": dict(num_args=2, offset=(2, 1)),
-    "like_center": dict(num_args=2, center_crop=True),
-}
+KW = CASES
 
 
 @pytest.mark.parametrize("name", sorted(KW))

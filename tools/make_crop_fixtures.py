@@ -8,23 +8,19 @@ Needs real MXNet (not run in CI)::
     /tmp/mxvenv/bin/python tools/make_crop_fixtures.py
 """
 import os
+import sys
 
 import mxnet as mx
 import numpy as np
 
 from _mxnet_case import record_op_case
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
+                                "tests"))
+from crop_cases import CASES  # noqa: E402
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tests", "data",
                    "mxnet", "crop.npz")
-
-CASES = {
-    "hw_offset": dict(h_w=(2, 3), offset=(1, 2)),
-    "hw_center": dict(h_w=(3, 4), center_crop=True),
-    "hw_center_even": dict(h_w=(2, 2), center_crop=True),
-    "like": dict(num_args=2),
-    "like_offset": dict(num_args=2, offset=(2, 1)),
-    "like_center": dict(num_args=2, center_crop=True),
-}
 
 
 def main():
