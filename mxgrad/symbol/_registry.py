@@ -1,11 +1,12 @@
-"""The table of MXNet operators a Symbol graph may use, and how mxgrad runs each one.
+"""The table of MXNet operators a Symbol graph may use: their records.
 
-One entry per MXNet operator (its canonical name, as MXNet's JSON writes it): the names
-of its array inputs, which inputs are auxiliary states (mutated by the op, like
-BatchNorm's running statistics), how many outputs it has (and how many are visible),
-which inputs are learnable parameters (created as variables when a symbolic call leaves
-them out) and the function that runs it on NDArrays. Every op runs through ``mx.nd``, so a
-graph interpreted from this table is recorded by autograd like any imperative code.
+Each operator's record (``ops/_mxnet_op.py``: its inputs, parameters, aux states, outputs,
+rules) is declared beside the ``mx.nd`` function that runs it; this module resolves each
+record's run through ``mx.nd``'s guarded namespace (so a graph interpreted from the table
+is recorded by autograd like any imperative code, with the same argument errors), makes
+the records of MXNet's other operators from the input lists generated from MXNet
+(``_mxnet_op_inputs.py``), makes MXNet's flat names aliases of their canonical operators,
+and reads a loaded graph's string attributes (:func:`parse_attrs`).
 
 Examples
 --------
