@@ -1522,14 +1522,14 @@ def _mean_var_outputs(kw):
     return 3 if kw.get("output_mean_var") else 1
 
 
-_batch_norm_shape = _norm_shape("batch")
+# what BatchNorm and its variants (BatchNorm_v1, BatchNormWithReLU, SyncBatchNorm) share:
+# learnable gamma/beta, the running statistics as aux states, mean/var as outputs
 _BN_INPUTS = ("data", "gamma", "beta", "moving_mean", "moving_var")
-mxnet_op("BatchNorm", _BN_INPUTS, params=_BN_INPUTS[1:], aux=(3, 4), outputs=3,
-         visible=_mean_var_outputs, out_names=("output", "mean", "var"),
-         shape=_batch_norm_shape, dtype=_dr.norm)
-mxnet_op("BatchNorm_v1", _BN_INPUTS, params=_BN_INPUTS[1:], aux=(3, 4), outputs=3,
-         visible=_mean_var_outputs, out_names=("output", "mean", "var"),
-         shape=_batch_norm_shape, dtype=_dr.norm)
+BATCH_NORM_FIELDS = dict(params=_BN_INPUTS[1:], aux=(3, 4), outputs=3,
+                         visible=_mean_var_outputs, out_names=("output", "mean", "var"),
+                         shape=_norm_shape("batch"), dtype=_dr.norm)
+mxnet_op("BatchNorm", _BN_INPUTS, **BATCH_NORM_FIELDS)
+mxnet_op("BatchNorm_v1", _BN_INPUTS, **BATCH_NORM_FIELDS)
 
 
 def BatchNormWithReLU(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDArray,
@@ -1561,8 +1561,7 @@ def BatchNormWithReLU(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean:
 
 
 mxnet_op("_contrib_BatchNormWithReLU", _BN_INPUTS, nd_name="contrib.BatchNormWithReLU",
-         params=_BN_INPUTS[1:], aux=(3, 4), outputs=3, visible=_mean_var_outputs,
-         out_names=("output", "mean", "var"), shape=_batch_norm_shape, dtype=_dr.norm)
+         **BATCH_NORM_FIELDS)
 
 
 def LayerNorm(data: NDArray, gamma: NDArray, beta: NDArray, axis: int = -1, eps: float = 1e-5,

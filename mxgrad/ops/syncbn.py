@@ -25,9 +25,8 @@ import numpy as np
 from .._engine.scope import state
 from ..base import DTypeError, StateError
 from .._engine.ndarray import NDArray, wrap
-from . import _dtype_rules as _dr
 from ._mxnet_op import mxnet_op
-from .nn import BatchNorm, _BN_INPUTS, _batch_norm_shape, _mean_var_outputs
+from .nn import BATCH_NORM_FIELDS, BatchNorm, _BN_INPUTS
 
 __all__ = ["SyncBatchNorm"]
 
@@ -86,5 +85,4 @@ def SyncBatchNorm(data: NDArray, gamma: NDArray, beta: NDArray, moving_mean: NDA
 
 
 mxnet_op("_contrib_SyncBatchNorm", _BN_INPUTS, nd_name="contrib.SyncBatchNorm",
-         params=_BN_INPUTS[1:], aux=(3, 4), outputs=3, visible=_mean_var_outputs,
-         out_names=("output", "mean", "var"), shape=_batch_norm_shape, dtype=_dr.norm)
+         **BATCH_NORM_FIELDS)
