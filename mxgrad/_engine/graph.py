@@ -22,7 +22,7 @@ import heapq
 import itertools
 import threading
 import weakref
-from typing import Any, Callable, List, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 import numpy as np
 

@@ -255,7 +255,6 @@ def _conv_fwd(x, w, b, stride, pad, dilate, groups, keep=None):
     """y[n, f, o] = sum_{c, k} xpad[n, g*Cg + c, o*s + k*d] * w[f, c, k] (+ b[f]);
     with ``keep`` (a :class:`_KeptColumns`) the columns are left in it."""
     N, C = x.shape[:2]
-    nd = x.ndim - 2
     F = w.shape[0]
     kernel = w.shape[2:]
     osize = _conv_osize(x.shape[2:], kernel, stride, pad, dilate)

@@ -22,7 +22,7 @@ from . import _dtype_rules as _dr
 from . import _shape_rules as _sr
 from ._core import defop, reusable
 from ._mxnet_op import mxnet_op
-from ._apply import (apply, apply1, apply2, as_array, binary_fast, inplace_operator, operator,
+from ._apply import (apply, apply1, as_array, binary_fast, inplace_operator, operator,
                      unary_fast, write_out, _RAW)
 from .._typing import ArrayT, BinaryOp, DTypeLike, UnaryOp
 

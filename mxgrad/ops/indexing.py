@@ -42,7 +42,7 @@ from .._engine.ndarray import NDArray, wrap
 from . import _dtype_rules as _dr
 from . import _shape_rules as _sr
 from ._apply import records
-from ._core import Op, PerCall, defop, call, call1, as_array, inplace_apply, linear_pair, no_grad
+from ._core import PerCall, defop, call, call1, as_array, inplace_apply, linear_pair, no_grad
 from ._mxnet_op import mxnet_op
 from .reduce import reshape_exact, broadcast_to
 from .shape import (index_spec, index_apply, index_add_apply, _axis, _arr, _isint,

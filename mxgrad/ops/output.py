@@ -86,7 +86,7 @@ _SOFTMAX_OUTPUT = defop("SoftmaxOutput", _so_fwd, [_so_grad, _no_grad], [_so_jvp
 
 
 def _so_multi_label(lab, shape):
-    n, k = shape[0], shape[1]
+    n = shape[0]
     spatial = tuple(shape[2:])
     s = _prod(spatial)
     ok = [(n, s), (n,) + spatial, (n, 1) + spatial]

@@ -25,7 +25,6 @@ from .._typing import DTypeLike, ShapeLike
 from . import _dtype_rules as _dr
 from . import _shape_rules as _sr
 from ._mxnet_op import is_set, mxnet_op
-from .creation import zeros
 
 _Param = Union[float, NDArray]
 

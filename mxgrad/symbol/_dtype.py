@@ -17,7 +17,7 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional
+from typing import Dict
 
 import numpy as np
 
