@@ -62,7 +62,7 @@ from ..symbol.symbol import Symbol, example_var
 from ..util import is_np_array
 from ..symbol._registry import LABEL_OPS as _LABEL_OPS
 from ..symbol._infer import var_shapes as _var_shapes
-from ..symbol._core import _known_shape
+from ..symbol._core import _known_shape, tracing as _tracing
 from .parameter import Parameter, ParameterDict, DeferredInitializationError, _LoadError
 from .parameter import _check_dtype_source, _param_var
 from .utils import _indent, _brief_print_list, HookHandle, shape_is_known
@@ -836,19 +836,13 @@ class HybridBlock(Block):
     def _symbolic_forward(self, x, *args):
         """``hybrid_forward(mx.sym, x, *args, **param_vars)`` in this block's name scope
         (one variable per Parameter for the whole outermost call)."""
-        outer = _sym._core._state.trace is None
-        if outer:
-            _sym._core._state.trace = {}
-        try:
+        with _tracing():
             params = {k: (None if p is None else _param_var(p))
                       for k, p in self._reg_params.items()}
             if self._empty_prefix:      # prefix='': ops are named in the caller's scope
                 return self.hybrid_forward(_sym, x, *args, **params)
             with self.name_scope(), _name.Prefix(self.prefix):
                 return self.hybrid_forward(_sym, x, *args, **params)
-        finally:
-            if outer:
-                _sym._core._state.trace = None
 
     def _trace(self):
         """The Symbol of this block, traced on zeros shaped like the recorded input."""
@@ -1174,17 +1168,11 @@ class SymbolBlock(HybridBlock):
                 isinstance(i, Symbol) for i in inputs):
             raise StateError(f"SymbolBlock takes {len(self._in_names)} Symbol input(s) "
                              f"{self._in_names}")
-        outer = _sym._core._state.trace is None
-        if outer:
-            _sym._core._state.trace = {}
-        try:
+        with _tracing():
             mapping = dict(zip(self._in_names, inputs))
             for name, p in self.params.items():
                 mapping[name] = _param_var(p)
             out = self._sym._substitute(mapping)
-        finally:
-            if outer:
-                _sym._core._state.trace = None
         return out if len(out._outputs) == 1 else list(out)
 
     def forward(self, x, *args):

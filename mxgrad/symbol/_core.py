@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import itertools
 import threading
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Type
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Type
 
 import numpy as np
 
@@ -93,10 +94,24 @@ class _Node:
 # ------------------------------------------------------------------ naming
 class _TraceState(threading.local):
     def __init__(self) -> None:
-        self.trace = None     # dict id(Parameter) -> Symbol while a block is traced
+        self.trace: Optional[Dict[int, "Symbol"]] = None   # id(Parameter) -> its variable
 
 
 _state = _TraceState()
+
+
+@contextmanager
+def tracing() -> Iterator[None]:
+    """While a block is traced into Symbols: one variable per Parameter for the whole
+    outermost trace (nested blocks share the outermost call's cache)."""
+    outer = _state.trace is None
+    if outer:
+        _state.trace = {}
+    try:
+        yield
+    finally:
+        if outer:
+            _state.trace = None
 # unnamed nodes are named by the scopes of mx.name (NameManager, Prefix)
 _make_name = _naming.current_name
 
